@@ -1,0 +1,25 @@
+//! blockscope: offline forensics of database page images.
+//!
+//! The crate is layered the way the data flows:
+//!
+//! * [`input`] turns raw bytes or text dumps (hex, bytea, base64, od, xxd,
+//!   hexdump -C, gdb) into page bytes;
+//! * [`source`] cuts those bytes into blocks, streaming files;
+//! * [`parse`] holds one parser per engine and page kind, built on the checked
+//!   [`reader`], producing the plain structures of [`model`] plus problems;
+//! * [`render`] turns model structures into tables, annotated hex or JSON —
+//!   renderers never parse;
+//! * [`cli`] wires them together for the `blockscope` binary.
+
+#![forbid(unsafe_code)]
+
+pub mod cli;
+pub mod error;
+pub mod input;
+pub mod model;
+pub mod parse;
+pub mod reader;
+pub mod render;
+pub mod source;
+
+pub use error::Error;

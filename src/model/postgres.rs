@@ -1,0 +1,308 @@
+//! PostgreSQL page structures, named after their C counterparts.
+//!
+//! ```text
+//!  0                24            pd_lower          pd_upper        pd_special   BLCKSZ
+//!  +----------------+--------------+------------------+---------------+------------+
+//!  | PageHeaderData | ItemIdData[] |   free space     |    tuples     |  special   |
+//!  |  (24 bytes)    | 4 bytes each |                  | (grow down)   | (AM data)  |
+//!  +----------------+--------------+------------------+---------------+------------+
+//! ```
+//!
+//! Heap tuple (`HeapTupleHeaderData`, htup_details.h), at `lp_off`:
+//!
+//! ```text
+//!  0       4       8          12        18            20           22      23      t_hoff
+//!  | t_xmin| t_xmax| t_field3 |  t_ctid | t_infomask2 | t_infomask | t_hoff| t_bits… | data…
+//! ```
+
+use std::fmt;
+
+use serde::{Serialize, Serializer};
+
+use super::span::Span;
+use super::Problem;
+
+/// Size of `PageHeaderData` (bufpage.h `SizeOfPageHeaderData`).
+pub const SIZE_OF_PAGE_HEADER: usize = 24;
+/// Size of one `ItemIdData` (itemid.h).
+pub const SIZE_OF_ITEM_ID: usize = 4;
+/// `SizeofHeapTupleHeader` (htup_details.h): offsetof(HeapTupleHeaderData, t_bits).
+pub const SIZEOF_HEAP_TUPLE_HEADER: usize = 23;
+/// `MAXIMUM_ALIGNOF` on the 64-bit platforms PostgreSQL is built for.
+pub const MAXALIGN: usize = 8;
+/// `MinHeapTupleSize`: MAXALIGN(SizeofHeapTupleHeader).
+pub const MIN_HEAP_TUPLE_SIZE: usize = 24;
+/// `PG_PAGE_LAYOUT_VERSION` (bufpage.h).
+pub const PG_PAGE_LAYOUT_VERSION: u8 = 4;
+/// `HEAP_NATTS_MASK` (htup_details.h): low 11 bits of t_infomask2.
+pub const HEAP_NATTS_MASK: u16 = 0x07FF;
+/// `HEAP_HASNULL`.
+pub const HEAP_HASNULL: u16 = 0x0001;
+/// `HEAP_HASOID_OLD` (HEAP_HASOID before PostgreSQL 12).
+pub const HEAP_HASOID_OLD: u16 = 0x0008;
+
+pub fn maxalign(n: usize) -> usize {
+    n.saturating_add(MAXALIGN - 1) & !(MAXALIGN - 1)
+}
+
+/// `PageXLogRecPtr` (bufpage.h): two 32-bit halves, printed as `%X/%X`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Lsn {
+    pub xlogid: u32,
+    pub xrecoff: u32,
+}
+
+impl fmt::Display for Lsn {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:X}/{:X}", self.xlogid, self.xrecoff)
+    }
+}
+
+impl Serialize for Lsn {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+/// `ItemPointerData` (itemptr.h): block id as two uint16 halves + offset number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct ItemPointer {
+    /// `ip_blkid`: bi_hi << 16 | bi_lo.
+    pub block: u32,
+    /// `ip_posid`.
+    pub offset: u16,
+}
+
+impl fmt::Display for ItemPointer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "({},{})", self.block, self.offset)
+    }
+}
+
+impl Serialize for ItemPointer {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+/// `PageHeaderData` (bufpage.h).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PageHeader {
+    pub pd_lsn: Lsn,
+    pub pd_checksum: u16,
+    pub pd_flags: u16,
+    pub pd_lower: u16,
+    pub pd_upper: u16,
+    pub pd_special: u16,
+    pub pd_pagesize_version: u16,
+    pub pd_prune_xid: u32,
+}
+
+impl PageHeader {
+    /// `PageGetPageSize`: the high byte of pd_pagesize_version × 256.
+    pub fn page_size(&self) -> usize {
+        usize::from(self.pd_pagesize_version & 0xFF00)
+    }
+
+    /// `PageGetPageLayoutVersion`.
+    pub fn layout_version(&self) -> u8 {
+        (self.pd_pagesize_version & 0x00FF) as u8
+    }
+
+    /// `PageGetMaxOffsetNumber`: line pointers implied by pd_lower.
+    pub fn max_offset_number(&self) -> usize {
+        usize::from(self.pd_lower).saturating_sub(SIZE_OF_PAGE_HEADER) / SIZE_OF_ITEM_ID
+    }
+}
+
+/// `lp_flags` (itemid.h).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LpFlags {
+    Unused,
+    Normal,
+    Redirect,
+    Dead,
+}
+
+impl LpFlags {
+    pub fn from_bits(bits: u32) -> LpFlags {
+        match bits & 3 {
+            0 => LpFlags::Unused,
+            1 => LpFlags::Normal,
+            2 => LpFlags::Redirect,
+            _ => LpFlags::Dead,
+        }
+    }
+
+    pub fn code(self) -> u8 {
+        match self {
+            LpFlags::Unused => 0,
+            LpFlags::Normal => 1,
+            LpFlags::Redirect => 2,
+            LpFlags::Dead => 3,
+        }
+    }
+
+    /// `LP_NORMAL` etc.
+    pub fn name(self) -> &'static str {
+        match self {
+            LpFlags::Unused => "LP_UNUSED",
+            LpFlags::Normal => "LP_NORMAL",
+            LpFlags::Redirect => "LP_REDIRECT",
+            LpFlags::Dead => "LP_DEAD",
+        }
+    }
+
+    /// `NORMAL` etc.
+    pub fn short(self) -> &'static str {
+        &self.name()[3..]
+    }
+}
+
+impl Serialize for LpFlags {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u8(self.code())
+    }
+}
+
+/// `ItemIdData` (itemid.h): a 32-bit bitfield, lp_off:15, lp_flags:2, lp_len:15
+/// (little-endian GCC allocation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct ItemId {
+    /// 1-based offset number of this line pointer.
+    pub lp: u16,
+    pub raw: u32,
+    pub lp_off: u16,
+    pub lp_flags: LpFlags,
+    pub lp_len: u16,
+}
+
+impl ItemId {
+    pub fn from_word(lp: u16, raw: u32) -> ItemId {
+        ItemId {
+            lp,
+            raw,
+            lp_off: (raw & 0x7FFF) as u16,
+            lp_flags: LpFlags::from_bits(raw >> 15),
+            lp_len: ((raw >> 17) & 0x7FFF) as u16,
+        }
+    }
+
+    /// `ItemIdHasStorage`.
+    pub fn has_storage(&self) -> bool {
+        self.lp_len != 0
+    }
+}
+
+/// `HeapTupleHeaderData` (htup_details.h), fixed part.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct HeapTupleHeader {
+    pub t_xmin: u32,
+    pub t_xmax: u32,
+    /// `t_cid` or `t_xvac` (a union).
+    pub t_field3: u32,
+    pub t_ctid: ItemPointer,
+    pub t_infomask2: u16,
+    pub t_infomask: u16,
+    pub t_hoff: u8,
+}
+
+impl HeapTupleHeader {
+    /// `HeapTupleHeaderGetNatts`.
+    pub fn natts(&self) -> u16 {
+        self.t_infomask2 & HEAP_NATTS_MASK
+    }
+}
+
+/// A heap tuple as `heap_page_items` shows it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct HeapTuple {
+    pub header: HeapTupleHeader,
+    /// The null bitmap as pageinspect prints it ('1' = not null, LSB first, whole bytes).
+    pub t_bits: Option<String>,
+    /// `t_oid`, only when HEAP_HASOID_OLD is set.
+    pub t_oid: Option<u32>,
+    /// Page offset of the user data (lp_off + t_hoff).
+    pub data_offset: usize,
+    /// User data: lp_len − t_hoff bytes from t_hoff; `None` when t_hoff runs past lp_len.
+    pub t_data: Option<Vec<u8>>,
+    /// heap_tuple_infomask_flags' `raw_flags`.
+    pub raw_flags: Vec<&'static str>,
+    /// heap_tuple_infomask_flags' `combined_flags`.
+    pub combined_flags: Vec<&'static str>,
+}
+
+/// One line pointer and, when it has a readable tuple, the tuple.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct HeapItem {
+    pub id: ItemId,
+    pub tuple: Option<HeapTuple>,
+    /// What the line pointer and tuple header say, in plain words.
+    pub verdict: String,
+}
+
+/// What kind of page this is, as established from the page itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PageKind {
+    /// All zero bytes: a new page (`PageIsNew` with nothing in it).
+    New,
+    /// No special space: heap (table, TOAST, materialised view, sequence-free).
+    Heap,
+    Btree,
+    Hash,
+    Gist,
+    SpGist,
+    Gin,
+    Brin,
+    Sequence,
+    /// Header readable, kind not established.
+    Unknown,
+}
+
+impl PageKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            PageKind::New => "new",
+            PageKind::Heap => "heap",
+            PageKind::Btree => "btree",
+            PageKind::Hash => "hash",
+            PageKind::Gist => "gist",
+            PageKind::SpGist => "sp-gist",
+            PageKind::Gin => "gin",
+            PageKind::Brin => "brin",
+            PageKind::Sequence => "sequence",
+            PageKind::Unknown => "unknown",
+        }
+    }
+}
+
+/// Stored vs computed data checksum (`pg_checksum_page`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct ChecksumCheck {
+    /// pd_checksum as stored.
+    pub stored: u16,
+    /// pg_checksum_page(page, blkno); `None` for new (all-zero) pages, which carry none.
+    pub computed: Option<u16>,
+    /// stored == computed (true for new pages).
+    pub valid: bool,
+}
+
+/// One decoded PostgreSQL page.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PgPage {
+    /// Block number within the relation (used for the checksum).
+    pub blkno: u64,
+    pub kind: PageKind,
+    /// Bytes in the page image.
+    pub size: usize,
+    /// `None` only for a page too short to hold a header.
+    pub header: Option<PageHeader>,
+    /// Line pointers (and heap tuples for heap pages), in offset-number order.
+    pub items: Vec<HeapItem>,
+    pub checksum: Option<ChecksumCheck>,
+    pub problems: Vec<Problem>,
+    /// Byte ranges and the fields they hold, for the annotated hex view.
+    #[serde(skip)]
+    pub spans: Vec<Span>,
+}
