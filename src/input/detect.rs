@@ -1,0 +1,222 @@
+//! Guessing the format from the first 64 KiB.
+//!
+//! Binary data is raw (a leading UTF-8 byte order mark does not make text binary).
+//! Text is recognised by its first non-blank line: a gdb prompt
+//! or `0x...:` address, a `\x` bytea value, psql's table header or expanded
+//! record header (then the value decides), a `hexdump -C`, `xxd` or `od` line. Anything else is hex when it holds
+//! only hex digits and base64 when it holds only base64 characters; text that is
+//! neither is called hex so that the hex decoder says where it goes wrong.
+
+use super::text::{content_lines, hex_run, is_space, lines, psql_layout, Line, Psql, BOM};
+use super::{InputFormat, SNIFF_LEN};
+
+/// Printable ASCII and the whitespace dump tools print.
+fn is_text_byte(b: u8) -> bool {
+    matches!(b, 0x20..=0x7e) || is_space(b)
+}
+
+/// `0x1a5576000:` or `0x4040 <buf+8>:` followed by a `0x..` byte.
+fn is_gdb_line(t: &[u8]) -> bool {
+    let Some(rest) = t.strip_prefix(b"0x") else {
+        return false;
+    };
+    let digits = hex_run(rest);
+    let Some(colon) = rest.iter().position(|&b| b == b':') else {
+        return false;
+    };
+    let between = rest.get(digits..colon).unwrap_or(&[]);
+    let between_ok = between.is_empty()
+        || between
+            .iter()
+            .position(|&b| !is_space(b))
+            .is_some_and(|p| between.get(p) == Some(&b'<') && between.ends_with(b">"));
+    let after = rest.get(colon.saturating_add(1)..).unwrap_or(&[]);
+    let first_byte = after.iter().position(|&b| !is_space(b));
+    digits > 0
+        && between_ok
+        && first_byte.is_some_and(|p| after.get(p..).is_some_and(|a| a.starts_with(b"0x")))
+}
+
+/// `00000000  00 00 ...`: an offset, two spaces, a hex pair.
+fn is_hexdump_line(t: &[u8]) -> bool {
+    let digits = hex_run(t);
+    digits >= 4
+        && t.get(digits..digits.saturating_add(2)) == Some(b"  ")
+        && hex_run(t.get(digits.saturating_add(2)..).unwrap_or(&[])) == 2
+        && t.contains(&b'|')
+}
+
+/// `00000000: 0000 ...`: an offset, a colon and a space, a hex digit.
+fn is_xxd_line(t: &[u8]) -> bool {
+    let digits = hex_run(t);
+    digits >= 4
+        && t.get(digits..digits.saturating_add(2)) == Some(b": ")
+        && t.get(digits.saturating_add(2))
+            .is_some_and(u8::is_ascii_hexdigit)
+}
+
+/// `0000000 00 00 ...`: an offset of 6 or more digits, then space-separated pairs.
+fn is_od_line(t: &[u8]) -> bool {
+    let digits = hex_run(t);
+    let rest = t.get(digits..).unwrap_or(&[]);
+    // With -t x1z the ASCII column starts at the first '>'.
+    let pairs = rest.split(|&b| b == b'>').next().unwrap_or(&[]);
+    digits >= 6
+        && rest.first() == Some(&b' ')
+        && pairs
+            .split(|&b| is_space(b))
+            .filter(|c| !c.is_empty())
+            .all(|c| c.len() == 2 && hex_run(c) == 2)
+        && pairs.iter().any(|b| !is_space(*b))
+}
+
+/// Hex or base64, judged by the characters of `lines`.
+///
+/// Base64 of real data mixes upper- and lower-case letters, or shows `+`, `/` or
+/// `=`; hex tools print one case. So text is base64 when it does either, or when it
+/// is upper-case in lines of exactly 76 characters (the width of both PostgreSQL's
+/// and coreutils' base64), and hex otherwise: a typo in hex (`a8kb`) stays hex, and
+/// the hex decoder points at it. Other characters decide nothing: the decoder
+/// chosen reports them.
+fn hex_or_base64<'a>(lines: impl Iterator<Item = Line<'a>>) -> InputFormat {
+    let (mut upper, mut lower, mut symbol) = (false, false, false);
+    let (mut lines_seen, mut lines_76) = (0usize, 0usize);
+    let mut last_len = 0usize;
+    for line in lines.filter(|l| !l.is_blank()) {
+        for &b in line.text {
+            match b {
+                b'A'..=b'Z' => upper = true,
+                b'a'..=b'z' => lower = true,
+                b'0'..=b'9' => {}
+                b'+' | b'/' | b'=' => symbol = true,
+                _ => {}
+            }
+        }
+        lines_seen += 1;
+        if line.text.len() == 76 {
+            lines_76 += 1;
+        }
+        last_len = line.text.len();
+    }
+    // The last line of the sample may be short (or cut at 64 KiB).
+    let full_lines = if last_len == 76 {
+        lines_seen
+    } else {
+        lines_seen.saturating_sub(1)
+    };
+    let base64_shaped = lines_seen >= 2 && lines_76 == full_lines;
+    if symbol || (upper && lower) || (upper && base64_shaped) {
+        InputFormat::Base64
+    } else {
+        InputFormat::Hex
+    }
+}
+
+pub(super) fn detect(data: &[u8]) -> InputFormat {
+    let sample = data.get(..SNIFF_LEN).unwrap_or(data);
+    let text = sample.strip_prefix(BOM).unwrap_or(sample);
+    if text.is_empty() || !text.iter().all(|&b| is_text_byte(b)) {
+        return InputFormat::Raw;
+    }
+    let Some(first) = lines(sample).find(|l| !l.is_blank()) else {
+        // Whitespace only: the hex decoder will say there is no data.
+        return InputFormat::Hex;
+    };
+    let t = first.text;
+    if t.starts_with(b"(gdb)") || is_gdb_line(t) {
+        return InputFormat::Gdb;
+    }
+    if t.starts_with(b"\\x") || t.starts_with(b"\\X") {
+        return InputFormat::Bytea;
+    }
+    if psql_layout(sample) != Psql::No {
+        // psql's table or expanded display: the values decide.
+        let mut values = content_lines(InputFormat::Auto, sample).map_while(Result::ok);
+        let Some(value) = values.next() else {
+            return InputFormat::Hex;
+        };
+        if value.text.starts_with(b"\\x") || value.text.starts_with(b"\\X") {
+            return InputFormat::Bytea;
+        }
+        return hex_or_base64(std::iter::once(value).chain(values));
+    }
+    if is_hexdump_line(t) {
+        InputFormat::Hexdump
+    } else if is_xxd_line(t) {
+        InputFormat::Xxd
+    } else if is_od_line(t) {
+        InputFormat::Od
+    } else {
+        hex_or_base64(lines(sample))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn small_cases() {
+        assert_eq!(detect(b""), InputFormat::Raw);
+        assert_eq!(detect(b"\x00\x01"), InputFormat::Raw);
+        assert_eq!(detect("caf\u{e9}".as_bytes()), InputFormat::Raw);
+        assert_eq!(detect(b"  \n\n"), InputFormat::Hex);
+        assert_eq!(detect(b"00ab\n"), InputFormat::Hex);
+        assert_eq!(detect(b"00AB\n"), InputFormat::Hex);
+        assert_eq!(detect(b"AAAAAAAA==\n"), InputFormat::Base64);
+        assert_eq!(detect(b"TWFu\n"), InputFormat::Base64);
+        assert_eq!(detect(b"aBcD\n"), InputFormat::Base64);
+        assert_eq!(detect(b"00a8kb\n"), InputFormat::Hex);
+        assert_eq!(detect(b"00A8KB\n"), InputFormat::Hex);
+        assert_eq!(detect(b" \\x0011\n"), InputFormat::Bytea);
+        assert_eq!(detect(b"(gdb) x/8bx buf\n"), InputFormat::Gdb);
+        assert_eq!(detect(b"0x55d0c3 <buf+8>:\t0x00\n"), InputFormat::Gdb);
+        assert_eq!(detect(b"0x1a5576000:\t0x06\t0xa2\n"), InputFormat::Gdb);
+        assert_eq!(detect(b"00000000  00 01  |..|\n"), InputFormat::Hexdump);
+        assert_eq!(detect(b"00000000: 0001  ..\n"), InputFormat::Xxd);
+        assert_eq!(detect(b"0000000 00 01\n0000002\n"), InputFormat::Od);
+        assert_eq!(detect(b"000000 00 01  >..<\n"), InputFormat::Od);
+        assert_eq!(detect(b"hello, world\n"), InputFormat::Hex);
+    }
+
+    #[test]
+    fn upper_case_base64_in_76_character_lines() {
+        let line = "A".repeat(76);
+        let text = format!("{line}\n{line}\nAAAA\n");
+        assert_eq!(detect(text.as_bytes()), InputFormat::Base64);
+        let hex = "A".repeat(60);
+        let text = format!("{hex}\n{hex}\nAAAA\n");
+        assert_eq!(detect(text.as_bytes()), InputFormat::Hex);
+    }
+
+    #[test]
+    fn psql_tables() {
+        assert_eq!(
+            detect(b" get_raw_page\n--------------\n \\x0011\n(1 row)\n"),
+            InputFormat::Bytea
+        );
+        assert_eq!(
+            detect(b" encode\n--------\n 0011\n(1 row)\n"),
+            InputFormat::Hex
+        );
+        assert_eq!(
+            detect(b" encode\n--------\n TWFu+\n TWE=\n(1 row)\n"),
+            InputFormat::Base64
+        );
+        assert_eq!(
+            detect(b"-[ RECORD 1 ]+---\nget_raw_page | \\x0011\n"),
+            InputFormat::Bytea
+        );
+        assert_eq!(
+            detect(b"-[ RECORD 1 ]---\nencode | TWFu+\n       | TWE=\n"),
+            InputFormat::Base64
+        );
+    }
+
+    #[test]
+    fn looks_only_at_the_first_64_kib() {
+        let mut data = vec![b'0'; SNIFF_LEN];
+        data.extend_from_slice(b"\x00\x00 binary later");
+        assert_eq!(detect(&data), InputFormat::Hex);
+    }
+}

@@ -1,0 +1,271 @@
+//! Reassembly of dumps whose lines carry offsets: od, xxd and hexdump -C.
+//!
+//! Each format parses its own lines into [`DumpLine`]s, validating them, and feeds
+//! them one by one to an [`Assembler`], which places the bytes. The first offset is
+//! the start of the dump. A `*` line means the line before it repeats until the
+//! next offset; a bare offset ends the dump. Every other offset must be exactly
+//! where the bytes before it end.
+//!
+//! An assembler can also run dry, checking the offsets without keeping any bytes:
+//! od uses that to find the radix of its offsets before decoding for real.
+
+use super::text::{excerpt, hex_val, parse_number, Line};
+use super::{InputError, InputFormat};
+
+/// What one line of a dump says.
+pub(super) enum DumpKind<'a> {
+    /// A line of bytes: the offset's digits, the hex area (already checked to be
+    /// whole hex pairs, possibly separated by whitespace) and how many bytes it holds.
+    Data {
+        offset: &'a [u8],
+        hex: &'a [u8],
+        count: usize,
+    },
+    /// `*`: the previous line repeats up to the next offset.
+    Repeat,
+    /// A bare offset: the end of the dump.
+    End { offset: &'a [u8] },
+}
+
+pub(super) struct DumpLine<'a> {
+    pub line: Line<'a>,
+    pub kind: DumpKind<'a>,
+}
+
+/// `value` written like `like`: same radix, zero-padded to the same width.
+fn format_offset(value: u64, radix: u32, like: &[u8]) -> String {
+    let width = like.len();
+    match radix {
+        8 => format!("{value:0width$o}"),
+        16 => format!("{value:0width$x}"),
+        _ => format!("{value:0width$}"),
+    }
+}
+
+fn radix_name(radix: u32) -> &'static str {
+    match radix {
+        8 => "octal",
+        16 => "hex",
+        _ => "decimal",
+    }
+}
+
+/// Append the bytes of a checked hex area.
+fn push_hex_area(hex: &[u8], out: &mut Vec<u8>) {
+    let mut high: Option<u8> = None;
+    for value in hex.iter().filter_map(|&b| hex_val(b)) {
+        match high.take() {
+            Some(h) => out.push(h << 4 | value),
+            None => high = Some(value),
+        }
+    }
+}
+
+/// Places the bytes of a dump's lines, fed in order.
+pub(super) struct Assembler<'a> {
+    format: InputFormat,
+    radix: u32,
+    limit: u64,
+    input_len: usize,
+    /// The bytes so far; `None` in a dry run, which only checks the offsets.
+    out: Option<Vec<u8>>,
+    /// How many bytes there are so far.
+    len: u64,
+    /// The first offset.
+    base: Option<u64>,
+    /// The widest line so far: a narrower line followed by more was cut short.
+    width: usize,
+    /// The previous line of bytes and its byte count.
+    previous: Option<(Line<'a>, usize)>,
+    /// A `*` line waiting for the offset that ends its run.
+    repeat: Option<Line<'a>>,
+    /// The bare end offset, once seen.
+    end: Option<Line<'a>>,
+}
+
+impl<'a> Assembler<'a> {
+    /// An assembler reading offsets in `radix` that expands `*` runs to at most
+    /// `limit` bytes of output; `input_len` is only for messages.
+    pub fn new(
+        format: InputFormat,
+        radix: u32,
+        limit: u64,
+        input_len: usize,
+        dry: bool,
+    ) -> Assembler<'a> {
+        Assembler {
+            format,
+            radix,
+            limit,
+            input_len,
+            out: if dry {
+                None
+            } else {
+                Some(Vec::with_capacity(input_len / 3))
+            },
+            len: 0,
+            base: None,
+            width: 0,
+            previous: None,
+            repeat: None,
+            end: None,
+        }
+    }
+
+    pub fn push(&mut self, dump_line: DumpLine<'a>) -> Result<(), InputError> {
+        let format = self.format;
+        let line = dump_line.line;
+        if let Some(end) = &self.end {
+            return Err(line.error(
+                format,
+                0,
+                format!(
+                    "expected nothing after the final offset on line {}, found {}",
+                    end.no,
+                    excerpt(line.text)
+                ),
+            ));
+        }
+        let offset_text = match dump_line.kind {
+            DumpKind::Repeat => {
+                if self.previous.is_none() {
+                    return Err(line.error(
+                        format,
+                        0,
+                        "expected a line of bytes before the '*' repeat line, found \"*\""
+                            .to_string(),
+                    ));
+                }
+                self.repeat = Some(line);
+                return Ok(());
+            }
+            DumpKind::Data { offset, .. } | DumpKind::End { offset } => offset,
+        };
+        let Some(offset) = parse_number(offset_text, self.radix) else {
+            return Err(line.error(
+                format,
+                0,
+                format!(
+                    "expected a {} offset of at most 64 bits, found {}",
+                    radix_name(self.radix),
+                    excerpt(offset_text)
+                ),
+            ));
+        };
+        let start = *self.base.get_or_insert(offset);
+        let expected = start.saturating_add(self.len);
+        if offset != expected {
+            self.bridge(&line, offset, offset_text, expected)?;
+        }
+        self.repeat = None;
+        match dump_line.kind {
+            DumpKind::Data { hex, count, .. } => {
+                if let Some(out) = &mut self.out {
+                    push_hex_area(hex, out);
+                }
+                self.len = self.len.saturating_add(count as u64);
+                self.width = self.width.max(count);
+                self.previous = Some((line, count));
+            }
+            _ => self.end = Some(line),
+        }
+        Ok(())
+    }
+
+    /// `offset` on `line` is not `expected`: fill a `*` run up to it, or fail.
+    fn bridge(
+        &mut self,
+        line: &Line<'a>,
+        offset: u64,
+        offset_text: &[u8],
+        expected: u64,
+    ) -> Result<(), InputError> {
+        let format = self.format;
+        let shown = String::from_utf8_lossy(offset_text);
+        let expected_text = format_offset(expected, self.radix, offset_text);
+        if offset < expected {
+            return Err(line.error(
+                format,
+                0,
+                format!(
+                    "offset {shown} on line {} goes backwards: expected offset {expected_text}",
+                    line.no
+                ),
+            ));
+        }
+        let gap = offset - expected;
+        match (&self.repeat, &self.previous) {
+            (Some(star), Some((_, unit))) => {
+                let unit = *unit as u64;
+                let wanted = self.len.saturating_add(gap);
+                if wanted > self.limit {
+                    return Err(line.error(
+                        format,
+                        0,
+                        format!(
+                            "offset {shown} on line {} is implausibly far: filling the '*' run from line {} would make {wanted} bytes of output, more than the {} allowed for {} bytes of input",
+                            line.no, star.no, self.limit, self.input_len
+                        ),
+                    ));
+                }
+                if unit == 0 || !gap.is_multiple_of(unit) {
+                    return Err(line.error(
+                        format,
+                        0,
+                        format!(
+                            "offset {shown} on line {} does not end the '*' run from line {} after a whole number of repeated {unit}-byte lines: expected a multiple of {unit} bytes after offset {expected_text}",
+                            line.no, star.no
+                        ),
+                    ));
+                }
+                if let Some(out) = &mut self.out {
+                    let from = out.len().saturating_sub(unit as usize);
+                    let repeated = out.get(from..).map(<[u8]>::to_vec).unwrap_or_default();
+                    out.reserve(usize::try_from(gap).unwrap_or(0));
+                    for _ in 0..gap / unit {
+                        out.extend_from_slice(&repeated);
+                    }
+                }
+                self.len = wanted;
+                Ok(())
+            }
+            (_, Some((prev, count))) if *count < self.width => Err(prev.error(
+                format,
+                0,
+                format!(
+                    "expected {} bytes on line {} like the lines before it, found {count} (a truncated line?): the next offset is {shown}",
+                    self.width, prev.no
+                ),
+            )),
+            _ => Err(line.error(
+                format,
+                0,
+                format!(
+                    "offset {shown} on line {} skips {gap} bytes with no '*' line before it: expected offset {expected_text}",
+                    line.no
+                ),
+            )),
+        }
+    }
+
+    /// The bytes, once every line is in. A dry run gives no bytes.
+    pub fn finish(self) -> Result<Vec<u8>, InputError> {
+        if let Some(star) = self.repeat {
+            return Err(star.error(
+                self.format,
+                0,
+                format!(
+                    "expected an offset line after the '*' repeat line {}, found the end of the input",
+                    star.no
+                ),
+            ));
+        }
+        if self.len == 0 {
+            return Err(InputError::whole(
+                self.format,
+                "expected lines of an offset followed by bytes, found no data".to_string(),
+            ));
+        }
+        Ok(self.out.unwrap_or_default())
+    }
+}

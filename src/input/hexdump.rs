@@ -1,0 +1,156 @@
+//! `hexdump -C` (also `hd`) output:
+//!
+//! ```text
+//! 00000000  00 00 00 00 a8 6b 57 01  00 00 00 00 28 00 60 1f  |.....kW.....(.`.|
+//! 00000010  00 20 04 20 00 00 00 00  d8 9f 4e 00 b0 9f 4e 00  |. . ......N...N.|
+//! *
+//! 00001ff0  01 00 00 00 17 61 61 61  61 61 61 61 61 61 61 00  |.....aaaaaaaaaa.|
+//! 00002000
+//! ```
+//!
+//! A hex offset, byte pairs (an extra space after the eighth), then the ASCII column
+//! between `|` and `|` with one character per byte; `*` folds repeated lines and a
+//! bare offset ends the dump.
+
+use super::dump::{Assembler, DumpKind, DumpLine};
+use super::text::{excerpt, hex_pair, hex_run, is_space, lines, Line};
+use super::{InputError, InputFormat};
+
+const FORMAT: InputFormat = InputFormat::Hexdump;
+
+fn parse_line(line: Line<'_>) -> Result<DumpLine<'_>, InputError> {
+    let t = line.text;
+    if t == b"*" {
+        return Ok(DumpLine {
+            line,
+            kind: DumpKind::Repeat,
+        });
+    }
+    let digits = hex_run(t);
+    let offset = t.get(..digits).unwrap_or(&[]);
+    let rest = line.rest(digits);
+    if digits == 0 || rest.first().is_some_and(|&b| !is_space(b)) {
+        return Err(line.error(
+            FORMAT,
+            0,
+            format!(
+                "expected an offset followed by hex byte pairs and |ascii|, found {}",
+                excerpt(t)
+            ),
+        ));
+    }
+    if rest.is_empty() {
+        return Ok(DumpLine {
+            line,
+            kind: DumpKind::End { offset },
+        });
+    }
+    // The ASCII column starts at the first '|': no hex pair holds one.
+    let Some(bar) = rest.iter().position(|&b| b == b'|') else {
+        return Err(line.error(
+            FORMAT,
+            t.len(),
+            "expected the ascii column \"|...|\" after the hex bytes, found the end of the line (a truncated line?)".to_string(),
+        ));
+    };
+    let hex_part = rest.get(..bar).unwrap_or(&[]);
+    let ascii = rest.get(bar..).unwrap_or(&[]);
+    let mut count = 0usize;
+    let mut col = digits;
+    for chunk in hex_part.split(|&b| is_space(b)) {
+        if !chunk.is_empty() {
+            if hex_pair(chunk).is_none() {
+                return Err(line.error(
+                    FORMAT,
+                    col,
+                    format!(
+                        "expected hex byte pairs after the offset, found {}",
+                        excerpt(line.rest(col))
+                    ),
+                ));
+            }
+            count += 1;
+        }
+        col = col.saturating_add(chunk.len()).saturating_add(1);
+    }
+    let ascii_col = t.len().saturating_sub(ascii.len());
+    if count == 0 {
+        return Err(line.error(
+            FORMAT,
+            digits,
+            format!(
+                "expected hex byte pairs after the offset, found {}",
+                excerpt(rest)
+            ),
+        ));
+    }
+    let inner = ascii.strip_prefix(b"|").and_then(|a| a.strip_suffix(b"|"));
+    if inner.map(<[u8]>::len) != Some(count) {
+        return Err(line.error(
+            FORMAT,
+            ascii_col,
+            format!(
+                "expected an ascii column of {count} characters between '|' and '|', found {} (a truncated line?)",
+                excerpt(ascii)
+            ),
+        ));
+    }
+    Ok(DumpLine {
+        line,
+        kind: DumpKind::Data {
+            offset,
+            hex: hex_part,
+            count,
+        },
+    })
+}
+
+/// Decode `hexdump -C` output, expanding `*` runs to at most `limit` bytes.
+pub(super) fn decode(data: &[u8], limit: u64) -> Result<Vec<u8>, InputError> {
+    let mut assembler = Assembler::new(FORMAT, 16, limit, data.len(), false);
+    for line in lines(data).filter(|l| !l.is_blank()) {
+        assembler.push(parse_line(line)?)?;
+    }
+    assembler.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ascii_column_holding_bars_is_fine() {
+        let text = "00000000  64 65 20 7c 7c  |de ||| \n00000005\n";
+        // trailing whitespace is trimmed but the column ends with '|'.
+        let text = text.replace("||| \n", "|||\n");
+        assert_eq!(
+            decode(text.as_bytes(), 1 << 20).expect("ok"),
+            b"de ||".to_vec()
+        );
+    }
+
+    #[test]
+    fn malformed_lines() {
+        let text = b"00000000  41 42 43 44  |ABCD|\n00000004  45 46\n00000006\n";
+        let err = decode(text, 1 << 20).expect_err("truncated");
+        assert_eq!((err.line, err.offset), (Some(2), Some(45)));
+        let text = b"00000000  41 42 43 44  |ABC|\n00000004\n";
+        let err = decode(text, 1 << 20).expect_err("short ascii");
+        assert_eq!((err.line, err.offset), (Some(1), Some(23)));
+        let text = b"00000000  41 4g 43 44  |ABCD|\n";
+        let err = decode(text, 1 << 20).expect_err("bad digit");
+        assert_eq!((err.line, err.offset), (Some(1), Some(13)));
+        assert!(err.message.ends_with("found \"4g 43 44  |ABCD|\""), "{err}");
+        let text = b"00000000  41 42 43 44  |ABCD|\n00000002  45  |E|\n";
+        let err = decode(text, 1 << 20).expect_err("backwards");
+        assert_eq!(err.line, Some(2));
+    }
+
+    #[test]
+    fn huge_star_jump_is_refused() {
+        let text = b"00000000  00 00  |..|\n*\nffffffffff\n";
+        let err = decode(text, 1 << 20).expect_err("too far");
+        assert_eq!(err.line, Some(3));
+        assert!(err.message.contains("implausibly far"), "{err}");
+    }
+}
