@@ -1,0 +1,3 @@
+//! Per-engine parsers: bytes in, model structures plus problems out.
+
+pub mod postgres;

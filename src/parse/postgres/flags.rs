@@ -1,0 +1,226 @@
+//! Flag words and their bit names, as the PostgreSQL headers define them.
+
+/// One named bit (or multi-bit mask) of a flag word.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Flag {
+    pub mask: u16,
+    pub name: &'static str,
+    pub meaning: &'static str,
+}
+
+const fn flag(mask: u16, name: &'static str, meaning: &'static str) -> Flag {
+    Flag {
+        mask,
+        name,
+        meaning,
+    }
+}
+
+/// `t_infomask` bits (htup_details.h), in heap_tuple_infomask_flags' order.
+pub const INFOMASK: &[Flag] = &[
+    flag(0x0001, "HEAP_HASNULL", "has null attribute(s)"),
+    flag(
+        0x0002,
+        "HEAP_HASVARWIDTH",
+        "has variable-width attribute(s)",
+    ),
+    flag(
+        0x0004,
+        "HEAP_HASEXTERNAL",
+        "has external stored attribute(s)",
+    ),
+    flag(
+        0x0008,
+        "HEAP_HASOID_OLD",
+        "has an object-id field (before PostgreSQL 12)",
+    ),
+    flag(
+        0x0010,
+        "HEAP_XMAX_KEYSHR_LOCK",
+        "xmax is a key-shared locker",
+    ),
+    flag(0x0020, "HEAP_COMBOCID", "t_cid is a combo cid"),
+    flag(0x0040, "HEAP_XMAX_EXCL_LOCK", "xmax is exclusive locker"),
+    flag(
+        0x0080,
+        "HEAP_XMAX_LOCK_ONLY",
+        "xmax, if valid, is only a locker",
+    ),
+    flag(0x0100, "HEAP_XMIN_COMMITTED", "t_xmin committed"),
+    flag(0x0200, "HEAP_XMIN_INVALID", "t_xmin invalid/aborted"),
+    flag(0x0400, "HEAP_XMAX_COMMITTED", "t_xmax committed"),
+    flag(0x0800, "HEAP_XMAX_INVALID", "t_xmax invalid/aborted"),
+    flag(0x1000, "HEAP_XMAX_IS_MULTI", "t_xmax is a MultiXactId"),
+    flag(0x2000, "HEAP_UPDATED", "this is UPDATEd version of row"),
+    flag(
+        0x4000,
+        "HEAP_MOVED_OFF",
+        "moved to another place by pre-9.0 VACUUM FULL",
+    ),
+    flag(
+        0x8000,
+        "HEAP_MOVED_IN",
+        "moved from another place by pre-9.0 VACUUM FULL",
+    ),
+];
+
+/// Composite `t_infomask` masks, reported when all their bits are set.
+pub const INFOMASK_COMBINED: &[Flag] = &[
+    flag(
+        0x0050,
+        "HEAP_XMAX_SHR_LOCK",
+        "xmax is a shared locker (KEYSHR | EXCL)",
+    ),
+    flag(
+        0x0300,
+        "HEAP_XMIN_FROZEN",
+        "xmin frozen (COMMITTED | INVALID)",
+    ),
+    flag(
+        0xC000,
+        "HEAP_MOVED",
+        "moved by pre-9.0 VACUUM FULL (OFF | IN)",
+    ),
+];
+
+/// `t_infomask2` flag bits; the low 11 bits are the attribute count.
+pub const INFOMASK2: &[Flag] = &[
+    flag(
+        0x2000,
+        "HEAP_KEYS_UPDATED",
+        "tuple was updated and key cols modified, or tuple deleted",
+    ),
+    flag(0x4000, "HEAP_HOT_UPDATED", "tuple was HOT-updated"),
+    flag(0x8000, "HEAP_ONLY_TUPLE", "this is heap-only tuple"),
+];
+
+/// `pd_flags` (bufpage.h).
+pub const PD_FLAGS: &[Flag] = &[
+    flag(
+        0x0001,
+        "PD_HAS_FREE_LINES",
+        "are there any unused line pointers?",
+    ),
+    flag(
+        0x0002,
+        "PD_PAGE_FULL",
+        "not enough free space for new tuple?",
+    ),
+    flag(
+        0x0004,
+        "PD_ALL_VISIBLE",
+        "all tuples on page are visible to everyone",
+    ),
+];
+
+/// `btpo_flags` (nbtree.h).
+pub const BTPO_FLAGS: &[Flag] = &[
+    flag(0x0001, "BTP_LEAF", "leaf page, i.e. not internal page"),
+    flag(0x0002, "BTP_ROOT", "root page (has no parent)"),
+    flag(0x0004, "BTP_DELETED", "page has been deleted from tree"),
+    flag(0x0008, "BTP_META", "meta-page"),
+    flag(0x0010, "BTP_HALF_DEAD", "empty, but still in tree"),
+    flag(0x0020, "BTP_SPLIT_END", "rightmost page of split group"),
+    flag(
+        0x0040,
+        "BTP_HAS_GARBAGE",
+        "page has LP_DEAD tuples (deprecated)",
+    ),
+    flag(
+        0x0080,
+        "BTP_INCOMPLETE_SPLIT",
+        "right sibling's downlink is missing",
+    ),
+    flag(0x0100, "BTP_HAS_FULLXID", "contains BTDeletedPageData"),
+];
+
+/// The flags of `table` whose bits are all set in `value`, and the bits of
+/// `value` (within `considered`) that no single-bit flag of `table` names.
+pub fn names(value: u16, table: &'static [Flag], considered: u16) -> (Vec<&'static Flag>, u16) {
+    let mut known = 0u16;
+    let mut set = Vec::new();
+    for f in table {
+        known |= f.mask;
+        if value & f.mask == f.mask {
+            set.push(f);
+        }
+    }
+    (set, value & considered & !known)
+}
+
+/// heap_tuple_infomask_flags(t_infomask, t_infomask2): (raw_flags, combined_flags).
+pub fn infomask_flags(t_infomask: u16, t_infomask2: u16) -> (Vec<&'static str>, Vec<&'static str>) {
+    let mut raw: Vec<&'static str> = INFOMASK
+        .iter()
+        .filter(|f| t_infomask & f.mask != 0)
+        .map(|f| f.name)
+        .collect();
+    raw.extend(
+        INFOMASK2
+            .iter()
+            .filter(|f| t_infomask2 & f.mask != 0)
+            .map(|f| f.name),
+    );
+    let combined = INFOMASK_COMBINED
+        .iter()
+        .filter(|f| t_infomask & f.mask == f.mask)
+        .map(|f| f.name)
+        .collect();
+    (raw, combined)
+}
+
+/// `NAME | NAME | unknown 0x0800` for a flag word, or `none`.
+pub fn join(value: u16, table: &'static [Flag], considered: u16) -> String {
+    let (set, unknown) = names(value, table, considered);
+    let mut parts: Vec<String> = set
+        .iter()
+        .filter(|f| f.mask.count_ones() == 1)
+        .map(|f| f.name.to_string())
+        .collect();
+    if unknown != 0 {
+        parts.push(format!("unknown 0x{unknown:04x}"));
+    }
+    if parts.is_empty() {
+        "none".to_string()
+    } else {
+        parts.join(" | ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn infomask_2050_is_hasvarwidth_xmax_invalid() {
+        let (raw, combined) = infomask_flags(2050, 2);
+        assert_eq!(raw, vec!["HEAP_HASVARWIDTH", "HEAP_XMAX_INVALID"]);
+        assert!(combined.is_empty());
+    }
+
+    #[test]
+    fn frozen_is_reported_raw_and_combined() {
+        // Verified against heap_tuple_infomask_flags(2816, 0).
+        let (raw, combined) = infomask_flags(2816, 0);
+        assert_eq!(
+            raw,
+            vec![
+                "HEAP_XMIN_COMMITTED",
+                "HEAP_XMIN_INVALID",
+                "HEAP_XMAX_INVALID"
+            ]
+        );
+        assert_eq!(combined, vec!["HEAP_XMIN_FROZEN"]);
+    }
+
+    #[test]
+    fn unknown_bits_are_called_out() {
+        assert_eq!(
+            join(0x0009, PD_FLAGS, 0xFFFF),
+            "PD_HAS_FREE_LINES | unknown 0x0008"
+        );
+        assert_eq!(join(0, PD_FLAGS, 0xFFFF), "none");
+        // natts bits are not flags: leave them out of consideration.
+        assert_eq!(join(0x1802, INFOMASK2, !0x07FF), "unknown 0x1800");
+    }
+}
