@@ -1,0 +1,613 @@
+//! Command line: clap arguments turned into validated options, then wired to
+//! sources, parsers and renderers. The only module that sees all the others.
+
+use std::io::{self, BufWriter, IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
+use serde::Serialize;
+
+use crate::error::Error;
+use crate::input::InputFormat;
+use crate::model::postgres::{ItemId, PageKind, PgPage};
+use crate::parse::postgres::{flags, parse_page, PageOptions};
+use crate::reader::Endian;
+use crate::render::{self, RenderOptions};
+use crate::source::{segment_from_name, Source, DEFAULT_SEGMENT_BYTES};
+
+/// Offline forensics of database page images.
+#[derive(Parser, Debug)]
+#[command(name = "blockscope", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Decode pages and render them as tables, annotated hex or JSON.
+    Show(ShowArgs),
+    /// Explain one flag word: every bit set, by name; unknown bits called out.
+    Decode(DecodeArgs),
+    /// Print shell completions.
+    Completions {
+        /// The shell to generate completions for.
+        shell: clap_complete::Shell,
+    },
+}
+
+#[derive(Args, Debug)]
+pub struct ShowArgs {
+    /// A file of pages (raw or a text dump); `-` or nothing reads standard input.
+    pub input: Option<PathBuf>,
+
+    /// How the input is written.
+    #[arg(long = "input", value_enum, default_value_t = InputArg::Auto)]
+    pub input_format: InputArg,
+
+    /// Which database wrote the pages.
+    #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
+    pub engine: EngineArg,
+
+    /// Decode every page as this kind instead of detecting it.
+    #[arg(long, value_enum)]
+    pub kind: Option<KindArg>,
+
+    /// Blocks to show, by block number: `3`, `0..9` (inclusive), `5..`, `..4`.
+    #[arg(long, value_name = "RANGE", conflicts_with = "block")]
+    pub blocks: Option<String>,
+
+    /// One block to show, by block number.
+    #[arg(long, value_name = "N")]
+    pub block: Option<u64>,
+
+    /// Page size in bytes (default: read from the first page header, else 8192).
+    #[arg(long, value_name = "BYTES")]
+    pub block_size: Option<usize>,
+
+    /// Segment number of a relation file (default: from a `.N` file-name suffix).
+    #[arg(long, value_name = "N", conflicts_with = "blkno")]
+    pub segment: Option<u64>,
+
+    /// Block number of the input's first page (for page images cut out of a
+    /// relation, e.g. by get_raw_page; the checksum depends on it).
+    #[arg(long, value_name = "N")]
+    pub blkno: Option<u64>,
+
+    /// Output format.
+    #[arg(long, short = 'f', value_enum, default_value_t = FormatArg::Table)]
+    pub format: FormatArg,
+
+    /// Show wide fields in full (t_data, flag names).
+    #[arg(long)]
+    pub wide: bool,
+
+    /// Colour the hex view by region.
+    #[arg(long, value_enum, default_value_t = ColorArg::Auto)]
+    pub color: ColorArg,
+}
+
+#[derive(Args, Debug)]
+pub struct DecodeArgs {
+    /// Which kind of word VALUE is.
+    #[arg(value_enum)]
+    pub what: DecodeWhat,
+    /// The word: decimal (negative smallints allowed) or 0x-prefixed hex.
+    #[arg(allow_hyphen_values = true)]
+    pub value: String,
+    /// Output format.
+    #[arg(long, short = 'f', value_enum, default_value_t = DecodeFormat::Text)]
+    pub format: DecodeFormat,
+}
+
+/// Input encodings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum InputArg {
+    /// Detect from the content.
+    Auto,
+    /// Binary page images.
+    Raw,
+    /// Hex digits, as encode(get_raw_page(...), 'hex') prints them.
+    Hex,
+    /// `\x` followed by hex digits, as psql prints a bytea.
+    Bytea,
+    /// Base64, as encode(..., 'base64') or coreutils base64 print it.
+    Base64,
+    /// `od -A d -t x1` / `od -A x -t x1z` output.
+    Od,
+    /// `xxd` or `xxd -p` output.
+    Xxd,
+    /// `hexdump -C` output.
+    Hexdump,
+    /// gdb `x/Nbx ADDR` output.
+    Gdb,
+}
+
+impl From<InputArg> for InputFormat {
+    fn from(a: InputArg) -> Self {
+        match a {
+            InputArg::Auto => InputFormat::Auto,
+            InputArg::Raw => InputFormat::Raw,
+            InputArg::Hex => InputFormat::Hex,
+            InputArg::Bytea => InputFormat::Bytea,
+            InputArg::Base64 => InputFormat::Base64,
+            InputArg::Od => InputFormat::Od,
+            InputArg::Xxd => InputFormat::Xxd,
+            InputArg::Hexdump => InputFormat::Hexdump,
+            InputArg::Gdb => InputFormat::Gdb,
+        }
+    }
+}
+
+/// Database engines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum EngineArg {
+    /// Detect from the content (PostgreSQL is the only engine decoded so far).
+    Auto,
+    /// PostgreSQL pages (layout version 4, 8.3 and later).
+    Postgres,
+}
+
+/// Page kinds that can be forced with `--kind`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum KindArg {
+    /// Heap (table) page: line pointers and tuples.
+    Heap,
+    /// Header and line pointers only.
+    Generic,
+}
+
+/// Output formats of `show`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FormatArg {
+    /// One table per structure.
+    Table,
+    /// Annotated hex: offset, 16 bytes, ASCII, and the fields starting there.
+    Hex,
+    /// One JSON document (an array when more than one block).
+    Json,
+    /// One JSON object per block, one per line, streamed.
+    Ndjson,
+}
+
+/// When to colour output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ColorArg {
+    /// Colour when standard output is a terminal.
+    Auto,
+    Always,
+    Never,
+}
+
+/// Words `decode` explains.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum DecodeWhat {
+    /// Heap tuple t_infomask.
+    Infomask,
+    /// Heap tuple t_infomask2 (natts and flags).
+    Infomask2,
+    /// A line pointer word (ItemIdData) as a 32-bit integer.
+    Lp,
+    /// Page header pd_flags.
+    PdFlags,
+    /// Btree page btpo_flags.
+    BtpoFlags,
+}
+
+/// Output formats of `decode`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum DecodeFormat {
+    Text,
+    Json,
+}
+
+/// Entry point of the binary: run and map the result to an exit status.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        Err(Error::Io { source, .. }) if source.kind() == io::ErrorKind::BrokenPipe => {
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("blockscope: error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Run a parsed command line.
+pub fn run(cli: Cli) -> Result<ExitCode, Error> {
+    match cli.command {
+        Command::Show(args) => show(&args),
+        Command::Decode(args) => decode(&args),
+        Command::Completions { shell } => {
+            let mut cmd = Cli::command();
+            clap_complete::generate(shell, &mut cmd, "blockscope", &mut io::stdout());
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn stdout_error(source: io::Error) -> Error {
+    Error::Io {
+        path: PathBuf::from("<stdout>"),
+        source,
+    }
+}
+
+/// Inclusive range of block numbers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BlockRange {
+    pub first: u64,
+    pub last: u64,
+}
+
+impl BlockRange {
+    pub const ALL: BlockRange = BlockRange {
+        first: 0,
+        last: u64::MAX,
+    };
+
+    /// `3`, `0..9`, `0..=9` (both inclusive), `5..`, `..4`.
+    pub fn parse(text: &str) -> Result<BlockRange, Error> {
+        let bad = || {
+            Error::Usage(format!(
+                "--blocks: expected N, A..B, A.. or ..B, found {text:?}"
+            ))
+        };
+        let num = |s: &str| s.trim().parse::<u64>().map_err(|_| bad());
+        match text.split_once("..") {
+            None => {
+                let n = num(text)?;
+                Ok(BlockRange { first: n, last: n })
+            }
+            Some((a, b)) => {
+                let b = b.strip_prefix('=').unwrap_or(b);
+                let first = if a.trim().is_empty() { 0 } else { num(a)? };
+                let last = if b.trim().is_empty() {
+                    u64::MAX
+                } else {
+                    num(b)?
+                };
+                if first > last {
+                    return Err(Error::Usage(format!("--blocks: {first} is after {last}")));
+                }
+                Ok(BlockRange { first, last })
+            }
+        }
+    }
+
+    pub fn contains(&self, n: u64) -> bool {
+        self.first <= n && n <= self.last
+    }
+}
+
+fn show(args: &ShowArgs) -> Result<ExitCode, Error> {
+    let range = match (&args.blocks, args.block) {
+        (Some(r), _) => BlockRange::parse(r)?,
+        (None, Some(n)) => BlockRange { first: n, last: n },
+        (None, None) => BlockRange::ALL,
+    };
+    let source = Source::open(
+        args.input.as_deref(),
+        args.input_format.into(),
+        args.block_size,
+    )?;
+    let segment = args.segment.or_else(|| {
+        (source.format == InputFormat::Raw)
+            .then(|| args.input.as_deref().and_then(segment_from_name))
+            .flatten()
+    });
+    let blocks_per_segment = DEFAULT_SEGMENT_BYTES / source.block_size as u64;
+    let first_blkno = args
+        .blkno
+        .unwrap_or_else(|| segment.unwrap_or(0).saturating_mul(blocks_per_segment));
+    let kind = args.kind.map(|k| match k {
+        KindArg::Heap => PageKind::Heap,
+        KindArg::Generic => PageKind::Unknown,
+    });
+
+    let stdout = io::stdout();
+    let is_tty = stdout.is_terminal();
+    let mut out = BufWriter::new(stdout.lock());
+    let opts = RenderOptions {
+        wide: args.wide,
+        color: match args.color {
+            ColorArg::Always => true,
+            ColorArg::Never => false,
+            ColorArg::Auto => is_tty,
+        },
+        width: if is_tty { terminal_width() } else { None },
+    };
+
+    let mut collected: Vec<PgPage> = Vec::new();
+    let mut shown = 0usize;
+    for block in source.blocks() {
+        let block = block?;
+        let blkno = first_blkno.saturating_add(block.index);
+        if blkno > range.last {
+            break;
+        }
+        if !range.contains(blkno) {
+            continue;
+        }
+        let page = parse_page(
+            &block.data,
+            &PageOptions {
+                blkno,
+                kind,
+                endian: Endian::Little,
+            },
+        );
+        match args.format {
+            FormatArg::Json => collected.push(page),
+            FormatArg::Ndjson => {
+                render::json::write_line(&mut out, &render::json::PgPageJson::from_page(&page))
+                    .map_err(stdout_error)?;
+            }
+            FormatArg::Table => {
+                if shown > 0 {
+                    writeln!(out).map_err(stdout_error)?;
+                }
+                render::table::render_page(&mut out, &page, &opts).map_err(stdout_error)?;
+            }
+            FormatArg::Hex => {
+                if shown > 0 {
+                    writeln!(out).map_err(stdout_error)?;
+                }
+                writeln!(
+                    out,
+                    "block {} · {} page · {} bytes",
+                    page.blkno,
+                    page.kind.name(),
+                    page.size
+                )
+                .map_err(stdout_error)?;
+                render::hex::render(&mut out, &block.data, &page.spans, &opts)
+                    .map_err(stdout_error)?;
+            }
+        }
+        shown += 1;
+    }
+    if args.format == FormatArg::Json {
+        let pages: Vec<_> = collected
+            .iter()
+            .map(render::json::PgPageJson::from_page)
+            .collect();
+        match pages.as_slice() {
+            [one] => render::json::write_pretty(&mut out, one),
+            many => render::json::write_pretty(&mut out, &many),
+        }
+        .map_err(stdout_error)?;
+    }
+    out.flush().map_err(stdout_error)?;
+    if shown == 0 {
+        return Err(Error::Usage(format!(
+            "{}: no blocks to show (input empty or --blocks outside it)",
+            source_name(args)
+        )));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn source_name(args: &ShowArgs) -> String {
+    args.input
+        .as_ref()
+        .map_or("-".to_string(), |p| p.display().to_string())
+}
+
+fn terminal_width() -> Option<u16> {
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .or(Some(120))
+}
+
+/// One flag of a decoded word.
+#[derive(Serialize)]
+struct FlagJson {
+    mask: String,
+    name: &'static str,
+    meaning: &'static str,
+}
+
+#[derive(Serialize)]
+struct DecodedWord {
+    word: &'static str,
+    value: u64,
+    hex: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    natts: Option<u16>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lp_off: Option<u16>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lp_flags: Option<u8>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lp_flags_name: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lp_len: Option<u16>,
+    flags: Vec<FlagJson>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    combined_flags: Option<Vec<FlagJson>>,
+    unknown_bits: String,
+}
+
+/// Parse `2050`, `0x0802`, or a negative smallint like `-32768`.
+fn parse_word(text: &str, bits: u32) -> Result<u64, Error> {
+    let t = text.trim();
+    let bad = || {
+        Error::Usage(format!(
+            "decode: expected a {bits}-bit value (decimal or 0x hex), found {text:?}"
+        ))
+    };
+    let value: i128 = if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        i128::from_str_radix(h, 16).map_err(|_| bad())?
+    } else {
+        t.parse::<i128>().map_err(|_| bad())?
+    };
+    let max = (1i128 << bits) - 1;
+    let min = -(1i128 << (bits - 1));
+    if value > max || value < min {
+        return Err(bad());
+    }
+    Ok((value & max) as u64)
+}
+
+fn decode(args: &DecodeArgs) -> Result<ExitCode, Error> {
+    let bits = if args.what == DecodeWhat::Lp { 32 } else { 16 };
+    let value = parse_word(&args.value, bits)?;
+    let flags_json = |set: Vec<&'static flags::Flag>| -> Vec<FlagJson> {
+        set.into_iter()
+            .map(|f| FlagJson {
+                mask: format!("0x{:04x}", f.mask),
+                name: f.name,
+                meaning: f.meaning,
+            })
+            .collect()
+    };
+    let word16 = value as u16;
+    let mut d = DecodedWord {
+        word: "",
+        value,
+        hex: if bits == 32 {
+            format!("0x{value:08x}")
+        } else {
+            format!("0x{value:04x}")
+        },
+        natts: None,
+        lp_off: None,
+        lp_flags: None,
+        lp_flags_name: None,
+        lp_len: None,
+        flags: Vec::new(),
+        combined_flags: None,
+        unknown_bits: "0x0000".to_string(),
+    };
+    let single = |set: Vec<&'static flags::Flag>| -> Vec<&'static flags::Flag> {
+        set.into_iter()
+            .filter(|f| f.mask.count_ones() == 1)
+            .collect()
+    };
+    match args.what {
+        DecodeWhat::Infomask => {
+            d.word = "t_infomask";
+            let (set, unknown) = flags::names(word16, flags::INFOMASK, 0xFFFF);
+            d.flags = flags_json(set);
+            let (combined, _) = flags::names(word16, flags::INFOMASK_COMBINED, 0);
+            d.combined_flags = Some(flags_json(combined));
+            d.unknown_bits = format!("0x{unknown:04x}");
+        }
+        DecodeWhat::Infomask2 => {
+            d.word = "t_infomask2";
+            d.natts = Some(word16 & 0x07FF);
+            let (set, unknown) = flags::names(word16, flags::INFOMASK2, !0x07FF);
+            d.flags = flags_json(single(set));
+            d.unknown_bits = format!("0x{unknown:04x}");
+        }
+        DecodeWhat::PdFlags => {
+            d.word = "pd_flags";
+            let (set, unknown) = flags::names(word16, flags::PD_FLAGS, 0xFFFF);
+            d.flags = flags_json(set);
+            d.unknown_bits = format!("0x{unknown:04x}");
+        }
+        DecodeWhat::BtpoFlags => {
+            d.word = "btpo_flags";
+            let (set, unknown) = flags::names(word16, flags::BTPO_FLAGS, 0xFFFF);
+            d.flags = flags_json(set);
+            d.unknown_bits = format!("0x{unknown:04x}");
+        }
+        DecodeWhat::Lp => {
+            d.word = "lp";
+            let id = ItemId::from_word(0, value as u32);
+            d.lp_off = Some(id.lp_off);
+            d.lp_flags = Some(id.lp_flags.code());
+            d.lp_flags_name = Some(id.lp_flags.name());
+            d.lp_len = Some(id.lp_len);
+        }
+    }
+
+    let mut out = BufWriter::new(io::stdout().lock());
+    match args.format {
+        DecodeFormat::Json => render::json::write_pretty(&mut out, &d),
+        DecodeFormat::Text => write_decoded(&mut out, &d),
+    }
+    .map_err(stdout_error)?;
+    out.flush().map_err(stdout_error)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn write_decoded(out: &mut dyn Write, d: &DecodedWord) -> io::Result<()> {
+    writeln!(out, "{} {} ({})", d.word, d.value, d.hex)?;
+    if let (Some(off), Some(code), Some(name), Some(len)) =
+        (d.lp_off, d.lp_flags, d.lp_flags_name, d.lp_len)
+    {
+        writeln!(out, "  lp_off    {off:>5}  bits 0-14")?;
+        writeln!(out, "  lp_flags  {code:>5}  bits 15-16  {name}")?;
+        writeln!(out, "  lp_len    {len:>5}  bits 17-31")?;
+        if name == "LP_REDIRECT" {
+            writeln!(out, "  redirect to line pointer {off}")?;
+        }
+        return Ok(());
+    }
+    if let Some(natts) = d.natts {
+        writeln!(out, "  natts {natts:>5}  (low 11 bits, HEAP_NATTS_MASK)")?;
+    }
+    let name_width = d.flags.iter().map(|f| f.name.len()).max().unwrap_or(0);
+    for f in &d.flags {
+        writeln!(out, "  {}  {:<name_width$}  {}", f.mask, f.name, f.meaning)?;
+    }
+    if d.flags.is_empty() {
+        writeln!(out, "  no flag bits set")?;
+    }
+    if let Some(combined) = &d.combined_flags {
+        if !combined.is_empty() {
+            let names: Vec<&str> = combined.iter().map(|f| f.name).collect();
+            writeln!(out, "  combined: {}", names.join(", "))?;
+        }
+    }
+    if d.unknown_bits != "0x0000" {
+        writeln!(
+            out,
+            "  unknown bits: {} (no {} flag has them)",
+            d.unknown_bits, d.word
+        )?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn block_ranges() {
+        assert_eq!(
+            BlockRange::parse("3").unwrap(),
+            BlockRange { first: 3, last: 3 }
+        );
+        assert_eq!(
+            BlockRange::parse("0..9").unwrap(),
+            BlockRange { first: 0, last: 9 }
+        );
+        assert_eq!(
+            BlockRange::parse("0..=9").unwrap(),
+            BlockRange { first: 0, last: 9 }
+        );
+        assert_eq!(BlockRange::parse("5..").unwrap().last, u64::MAX);
+        assert_eq!(BlockRange::parse("..4").unwrap().first, 0);
+        assert!(BlockRange::parse("9..1").is_err());
+        assert!(BlockRange::parse("x").is_err());
+    }
+
+    #[test]
+    fn words() {
+        assert_eq!(parse_word("2050", 16).unwrap(), 2050);
+        assert_eq!(parse_word("0x0802", 16).unwrap(), 2050);
+        assert_eq!(parse_word("-1", 16).unwrap(), 0xFFFF);
+        assert!(parse_word("65536", 16).is_err());
+        assert_eq!(parse_word("0x004e9fd8", 32).unwrap(), 0x004e9fd8);
+        assert!(parse_word("nope", 16).is_err());
+    }
+}

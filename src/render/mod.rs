@@ -1,0 +1,17 @@
+//! Renderers: model structures (and the page bytes, for hex) in, text out.
+//! Nothing here parses.
+
+pub mod hex;
+pub mod json;
+pub mod table;
+
+/// What the CLI decided about presentation.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RenderOptions {
+    /// Show wide fields (t_data, flag names) in full.
+    pub wide: bool,
+    /// ANSI colour by region (only when writing to a terminal, unless forced).
+    pub color: bool,
+    /// Fit tables to this many columns; `None` = natural width (pipes, golden files).
+    pub width: Option<u16>,
+}

@@ -1,0 +1,285 @@
+//! Inputs as sequences of blocks.
+//!
+//! A raw file or pipe is streamed one block at a time (never read whole);
+//! text dumps are small and are decoded in memory by [`crate::input`].
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+
+use crate::error::Error;
+use crate::input::{self, InputFormat};
+
+/// How many bytes detection looks at.
+const SNIFF: usize = 64 * 1024;
+/// PostgreSQL's default BLCKSZ.
+pub const DEFAULT_BLOCK_SIZE: usize = 8192;
+/// PostgreSQL's default RELSEG_SIZE in bytes (1 GiB).
+pub const DEFAULT_SEGMENT_BYTES: u64 = 1 << 30;
+
+/// An opened input, ready to be cut into blocks.
+pub struct Source {
+    /// What to call it in messages: the path, or `-` for standard input.
+    pub name: PathBuf,
+    /// The format actually used (after detection).
+    pub format: InputFormat,
+    /// Block size in bytes.
+    pub block_size: usize,
+    data: Data,
+}
+
+enum Data {
+    Memory { bytes: Vec<u8>, pos: usize },
+    Stream(Box<dyn Read>),
+}
+
+/// One block of an input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Block {
+    /// 0-based position of the block within this input.
+    pub index: u64,
+    /// Byte offset of the block within the (decoded) input.
+    pub offset: u64,
+    /// The bytes; shorter than the block size only for a truncated last block.
+    pub data: Vec<u8>,
+}
+
+impl Source {
+    /// Open `path` (`None` or `-` = standard input) in `format`
+    /// (`Auto` detects), with `block_size` or one read from the first page.
+    pub fn open(
+        path: Option<&Path>,
+        format: InputFormat,
+        block_size: Option<usize>,
+    ) -> Result<Source, Error> {
+        let (name, reader): (PathBuf, Box<dyn Read>) = match path {
+            None => (PathBuf::from("-"), Box::new(io::stdin().lock())),
+            Some(p) if p.as_os_str() == "-" => (PathBuf::from("-"), Box::new(io::stdin().lock())),
+            Some(p) => {
+                let f = File::open(p).map_err(|source| Error::Io {
+                    path: p.to_path_buf(),
+                    source,
+                })?;
+                (p.to_path_buf(), Box::new(f))
+            }
+        };
+        Source::from_reader(name, reader, format, block_size)
+    }
+
+    /// Like [`Source::open`] over any reader.
+    pub fn from_reader(
+        name: PathBuf,
+        mut reader: Box<dyn Read>,
+        format: InputFormat,
+        block_size: Option<usize>,
+    ) -> Result<Source, Error> {
+        let io_err = |source| Error::Io {
+            path: name.clone(),
+            source,
+        };
+        let mut head = Vec::with_capacity(SNIFF);
+        (&mut reader)
+            .take(SNIFF as u64)
+            .read_to_end(&mut head)
+            .map_err(io_err)?;
+        let format = match format {
+            InputFormat::Auto => input::detect(&head),
+            f => f,
+        };
+        let data = if format == InputFormat::Raw {
+            Data::Stream(Box::new(io::Cursor::new(head).chain(reader)))
+        } else {
+            // Text dumps are decoded whole; they describe a handful of pages.
+            let mut text = head;
+            reader.read_to_end(&mut text).map_err(io_err)?;
+            let (bytes, _) = input::decode(&text, format).map_err(|source| Error::Input {
+                path: name.clone(),
+                source,
+            })?;
+            Data::Memory { bytes, pos: 0 }
+        };
+        let mut src = Source {
+            name,
+            format,
+            block_size: block_size.unwrap_or(DEFAULT_BLOCK_SIZE),
+            data,
+        };
+        if let Some(bs) = block_size {
+            if !(64..=(1 << 20)).contains(&bs) {
+                return Err(Error::Usage(format!(
+                    "block size {bs} is out of range (64 bytes to 1 MiB)"
+                )));
+            }
+        } else if let Some(bs) = src.sniff_block_size() {
+            src.block_size = bs;
+        }
+        Ok(src)
+    }
+
+    /// PostgreSQL pages carry their size in pd_pagesize_version (bytes 18–19).
+    fn sniff_block_size(&mut self) -> Option<usize> {
+        let first: &[u8] = match &mut self.data {
+            Data::Memory { bytes, .. } => bytes,
+            Data::Stream(_) => {
+                // Peek by buffering the first page-header's worth.
+                let Data::Stream(reader) = std::mem::replace(
+                    &mut self.data,
+                    Data::Memory {
+                        bytes: vec![],
+                        pos: 0,
+                    },
+                ) else {
+                    return None;
+                };
+                let mut head = Vec::with_capacity(24);
+                let mut reader = reader;
+                let ok = (&mut reader).take(24).read_to_end(&mut head).is_ok();
+                self.data = Data::Stream(Box::new(io::Cursor::new(head.clone()).chain(reader)));
+                if !ok {
+                    return None;
+                }
+                return page_size_from_header(&head);
+            }
+        };
+        page_size_from_header(first)
+    }
+
+    /// The blocks of this input, in order.
+    pub fn blocks(self) -> Blocks {
+        Blocks {
+            data: self.data,
+            block_size: self.block_size,
+            index: 0,
+            offset: 0,
+            name: self.name,
+            done: false,
+        }
+    }
+}
+
+/// The page size a PostgreSQL page header announces, if it is a plausible one.
+fn page_size_from_header(head: &[u8]) -> Option<usize> {
+    let bytes = head.get(18..20)?;
+    let v = u16::from_le_bytes([bytes[0], bytes[1]]);
+    let size = usize::from(v & 0xFF00);
+    let version = v & 0x00FF;
+    (size >= 1024 && size.is_power_of_two() && version == 4).then_some(size)
+}
+
+/// Iterator over the blocks of a [`Source`].
+pub struct Blocks {
+    data: Data,
+    block_size: usize,
+    index: u64,
+    offset: u64,
+    name: PathBuf,
+    done: bool,
+}
+
+impl Iterator for Blocks {
+    type Item = Result<Block, Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        let data = match &mut self.data {
+            Data::Memory { bytes, pos } => {
+                let end = pos.saturating_add(self.block_size).min(bytes.len());
+                let chunk = bytes.get(*pos..end).unwrap_or_default().to_vec();
+                *pos = end;
+                chunk
+            }
+            Data::Stream(reader) => {
+                let mut buf = Vec::with_capacity(self.block_size);
+                if let Err(source) = reader.take(self.block_size as u64).read_to_end(&mut buf) {
+                    self.done = true;
+                    return Some(Err(Error::Io {
+                        path: self.name.clone(),
+                        source,
+                    }));
+                }
+                buf
+            }
+        };
+        if data.is_empty() {
+            self.done = true;
+            return None;
+        }
+        if data.len() < self.block_size {
+            self.done = true;
+        }
+        let block = Block {
+            index: self.index,
+            offset: self.offset,
+            data,
+        };
+        self.index += 1;
+        self.offset += block.data.len() as u64;
+        Some(Ok(block))
+    }
+}
+
+/// The segment number in a relation file name like `16385.3` (`None` for `16385`).
+pub fn segment_from_name(path: &Path) -> Option<u64> {
+    let name = path.file_name()?.to_str()?;
+    let (stem, suffix) = name.rsplit_once('.')?;
+    // relfilenode digits, optionally with a fork suffix: 16385, 16385_fsm, 16385_vm, 16385_init
+    let relfilenode = ["_fsm", "_vm", "_init"]
+        .iter()
+        .find_map(|fork| stem.strip_suffix(fork))
+        .unwrap_or(stem);
+    let all_digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if !all_digits(relfilenode) || !all_digits(suffix) {
+        return None;
+    }
+    suffix.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn segment_numbers_come_from_the_suffix() {
+        assert_eq!(segment_from_name(Path::new("base/5/16385.3")), Some(3));
+        assert_eq!(segment_from_name(Path::new("16385_fsm.1")), Some(1));
+        assert_eq!(segment_from_name(Path::new("16385")), None);
+        assert_eq!(segment_from_name(Path::new("page.bin")), None);
+        assert_eq!(segment_from_name(Path::new("heap.0.page")), None);
+    }
+
+    #[test]
+    fn raw_streams_are_cut_into_blocks_with_a_short_tail() {
+        let mut data = vec![0u8; 8192 * 2 + 100];
+        data[18] = 0x04;
+        data[19] = 0x20;
+        let src = Source::from_reader(
+            PathBuf::from("x"),
+            Box::new(io::Cursor::new(data)),
+            InputFormat::Raw,
+            None,
+        )
+        .unwrap();
+        let blocks: Vec<Block> = src.blocks().map(|b| b.unwrap()).collect();
+        assert_eq!(blocks.len(), 3);
+        assert_eq!(blocks[2].data.len(), 100);
+        assert_eq!(blocks[1].offset, 8192);
+    }
+
+    #[test]
+    fn block_size_is_read_from_the_page_header() {
+        let mut data = vec![0u8; 4096 * 2];
+        data[18] = 0x04;
+        data[19] = 0x10;
+        let src = Source::from_reader(
+            PathBuf::from("x"),
+            Box::new(io::Cursor::new(data)),
+            InputFormat::Raw,
+            None,
+        )
+        .unwrap();
+        assert_eq!(src.block_size, 4096);
+        assert_eq!(src.blocks().count(), 2);
+    }
+}
