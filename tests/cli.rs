@@ -1,0 +1,210 @@
+//! The `blockscope` binary end to end: golden outputs, exit codes, error lines.
+//!
+//! Golden files live in tests/golden/. To change one deliberately, run
+//! `BLOCKSCOPE_BLESS=1 cargo test --test cli` and review the diff.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn fixture(rel: &str) -> String {
+    root()
+        .join("fixtures")
+        .join(rel)
+        .to_string_lossy()
+        .into_owned()
+}
+
+struct Output {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn blockscope(args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_blockscope"))
+        .args(args)
+        .current_dir(root())
+        .env_remove("COLUMNS")
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run blockscope");
+    if let Some(data) = stdin {
+        let mut pipe = child.stdin.take().unwrap();
+        pipe.write_all(data).unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    Output {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+fn golden(name: &str, actual: &str) {
+    let path: PathBuf = root().join("tests/golden").join(name);
+    if std::env::var_os("BLOCKSCOPE_BLESS").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (bless it with BLOCKSCOPE_BLESS=1)", path.display()));
+    if expected != actual {
+        let first = expected
+            .lines()
+            .zip(actual.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or(expected.lines().count().min(actual.lines().count()));
+        panic!(
+            "{name} differs from its golden file at line {}:\n  golden: {:?}\n  actual: {:?}",
+            first + 1,
+            expected.lines().nth(first),
+            actual.lines().nth(first)
+        );
+    }
+}
+
+fn ok(args: &[&str]) -> String {
+    let out = blockscope(args, None);
+    assert_eq!(out.code, 0, "blockscope {args:?} failed: {}", out.stderr);
+    assert!(out.stderr.is_empty(), "unexpected stderr: {}", out.stderr);
+    out.stdout
+}
+
+const MYTABLE: &str = "reference/blog-postgres/mytable.0.od.txt";
+
+#[test]
+fn golden_table_of_the_published_heap_page() {
+    golden("mytable.table.txt", &ok(&["show", &fixture(MYTABLE)]));
+}
+
+#[test]
+fn golden_hex_of_the_published_heap_page() {
+    golden(
+        "mytable.hex.txt",
+        &ok(&["show", &fixture(MYTABLE), "--format", "hex"]),
+    );
+}
+
+#[test]
+fn golden_json_of_the_published_heap_page() {
+    golden(
+        "mytable.json",
+        &ok(&["show", &fixture(MYTABLE), "--format", "json"]),
+    );
+}
+
+#[test]
+fn golden_decode_words() {
+    let mut all = String::new();
+    for args in [
+        ["decode", "infomask", "2050"],
+        ["decode", "infomask", "0x0b02"],
+        ["decode", "infomask2", "0x8007"],
+        ["decode", "infomask2", "0x1802"],
+        ["decode", "lp", "0x004e9fd8"],
+        ["decode", "lp", "0x0001005f"],
+        ["decode", "pd-flags", "5"],
+        ["decode", "pd-flags", "0x0009"],
+        ["decode", "btpo-flags", "3"],
+    ] {
+        all.push_str(&format!("$ blockscope {}\n", args.join(" ")));
+        all.push_str(&ok(&args));
+    }
+    golden("decode.txt", &all);
+}
+
+#[test]
+fn decode_json_names_every_bit() {
+    let out = ok(&["decode", "infomask", "2816", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let names: Vec<&str> = v["flags"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "HEAP_XMIN_COMMITTED",
+            "HEAP_XMIN_INVALID",
+            "HEAP_XMAX_INVALID"
+        ]
+    );
+    assert_eq!(v["combined_flags"][0]["name"], "HEAP_XMIN_FROZEN");
+    let lp = ok(&["decode", "lp", "0x004e9fd8", "-f", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&lp).unwrap();
+    assert_eq!(
+        (
+            v["lp_off"].as_u64(),
+            v["lp_flags"].as_u64(),
+            v["lp_len"].as_u64()
+        ),
+        (Some(8152), Some(1), Some(39))
+    );
+}
+
+#[test]
+fn standard_input_works_like_a_file() {
+    let text = std::fs::read(fixture(MYTABLE)).unwrap();
+    let piped = blockscope(&["show", "--format", "json"], Some(&text));
+    assert_eq!(piped.code, 0, "{}", piped.stderr);
+    let dash = blockscope(&["show", "-", "--format", "json"], Some(&text));
+    let file = ok(&["show", &fixture(MYTABLE), "--format", "json"]);
+    assert_eq!(piped.stdout, file);
+    assert_eq!(dash.stdout, file);
+}
+
+#[test]
+fn malformed_input_is_one_error_line_and_exit_2() {
+    let bad = b"0000000 00 00 zz 00\n0000016 00 00 00 00\n";
+    let out = blockscope(&["show", "--input", "od"], Some(bad));
+    assert_eq!(out.code, 2);
+    assert!(out.stdout.is_empty());
+    assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
+    assert!(
+        out.stderr.starts_with("blockscope: error: "),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("line 1"), "{}", out.stderr);
+}
+
+#[test]
+fn missing_file_is_exit_2() {
+    let out = blockscope(&["show", "/nonexistent/16385"], None);
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("/nonexistent/16385"), "{}", out.stderr);
+}
+
+#[test]
+fn empty_input_is_exit_2() {
+    let out = blockscope(&["show"], Some(b""));
+    assert_eq!(out.code, 2);
+    assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
+}
+
+#[test]
+fn bad_decode_value_is_exit_2() {
+    let out = blockscope(&["decode", "infomask", "70000"], None);
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("16-bit"), "{}", out.stderr);
+}
+
+#[test]
+fn completions_are_generated() {
+    let out = ok(&["completions", "bash"]);
+    assert!(out.contains("blockscope"));
+}

@@ -1,0 +1,106 @@
+//! Arbitrary and damaged bytes never panic the page parser or the renderers.
+
+use std::fs;
+use std::path::Path;
+use std::sync::OnceLock;
+
+use blockscope::parse::postgres::{parse_page, PageOptions};
+use blockscope::render::json::PgPageJson;
+use blockscope::render::{hex, table, RenderOptions};
+use proptest::prelude::*;
+
+fn render_all(bytes: &[u8]) {
+    let page = parse_page(bytes, &PageOptions::default());
+    let opts = RenderOptions::default();
+    let mut sink = Vec::new();
+    table::render_page(&mut sink, &page, &opts).unwrap();
+    hex::render(&mut sink, bytes, &page.spans, &opts).unwrap();
+    serde_json::to_writer(&mut sink, &PgPageJson::from_page(&page)).unwrap();
+}
+
+fn real_pages() -> &'static [Vec<u8>] {
+    static PAGES: OnceLock<Vec<Vec<u8>>> = OnceLock::new();
+    PAGES.get_or_init(load_real_pages)
+}
+
+fn load_real_pages() -> Vec<Vec<u8>> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/postgres/heap");
+    let mut pages: Vec<Vec<u8>> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "page"))
+        .map(|p| fs::read(p).unwrap())
+        .collect();
+    pages.sort();
+    assert!(!pages.is_empty());
+    pages
+}
+
+/// A page whose header is plausible, so the parser goes deep into the body.
+fn plausible_header(mut bytes: Vec<u8>, lower: u16, upper: u16) -> Vec<u8> {
+    let size = bytes.len() as u16;
+    bytes[12..14].copy_from_slice(&lower.to_le_bytes());
+    bytes[14..16].copy_from_slice(&upper.to_le_bytes());
+    bytes[16..18].copy_from_slice(&size.to_le_bytes());
+    bytes[18..20].copy_from_slice(&(size | 4).to_le_bytes());
+    bytes
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_page_sized_bytes(bytes in proptest::collection::vec(any::<u8>(), 8192)) {
+        render_all(&bytes);
+    }
+
+    #[test]
+    fn random_bodies_behind_a_plausible_header(
+        bytes in proptest::collection::vec(any::<u8>(), 8192),
+        lower in 24u16..2000,
+        upper in 0u16..8192,
+    ) {
+        render_all(&plausible_header(bytes, lower, upper));
+    }
+
+    #[test]
+    fn random_lengths(bytes in proptest::collection::vec(any::<u8>(), 0..20000)) {
+        render_all(&bytes);
+    }
+
+    #[test]
+    fn bit_flips_truncations_and_splices_of_real_pages(
+        which in 0usize..1000,
+        other in 0usize..1000,
+        flips in proptest::collection::vec((0usize..8192, 0u8..8), 1..40),
+        cut in 0usize..8193,
+        splice_at in 0usize..8192,
+    ) {
+        let pages = real_pages();
+        let mut page = pages[which % pages.len()].clone();
+        for (at, bit) in &flips {
+            page[*at] ^= 1 << bit;
+        }
+        render_all(&page);
+        // Splice: the head of one page, the tail of another (a torn write).
+        let donor = &pages[other % pages.len()];
+        let mut torn = page.clone();
+        torn[splice_at..].copy_from_slice(&donor[splice_at..]);
+        render_all(&torn);
+        page.truncate(cut);
+        render_all(&page);
+    }
+}
+
+#[test]
+fn every_real_page_parses_without_problems() {
+    for page in real_pages() {
+        let p = parse_page(page, &PageOptions::default());
+        let unexpected: Vec<_> = p
+            .problems
+            .iter()
+            .filter(|x| x.class != "checksum")
+            .collect();
+        assert!(unexpected.is_empty(), "{unexpected:?}");
+    }
+}
