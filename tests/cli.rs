@@ -208,3 +208,28 @@ fn completions_are_generated() {
     let out = ok(&["completions", "bash"]);
     assert!(out.contains("blockscope"));
 }
+
+#[test]
+fn a_closed_pipe_ends_quietly_with_exit_0() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_blockscope"))
+        .args([
+            "show",
+            "--format",
+            "json",
+            &fixture("postgres/heap/full_page.0.page"),
+        ])
+        .args(["--block-size", "8192"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Close our end before reading anything: the writer gets EPIPE.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -131,13 +131,13 @@ pub fn bytea_text(bytes: &[u8]) -> String {
 
 /// Pretty JSON of one value, newline-terminated.
 pub fn write_pretty<T: Serialize>(out: &mut dyn Write, value: &T) -> io::Result<()> {
-    serde_json::to_writer_pretty(&mut *out, value).map_err(io::Error::other)?;
+    serde_json::to_writer_pretty(&mut *out, value).map_err(io::Error::from)?;
     out.write_all(b"\n")
 }
 
 /// One compact JSON line.
 pub fn write_line<T: Serialize>(out: &mut dyn Write, value: &T) -> io::Result<()> {
-    serde_json::to_writer(&mut *out, value).map_err(io::Error::other)?;
+    serde_json::to_writer(&mut *out, value).map_err(io::Error::from)?;
     out.write_all(b"\n")
 }
 
