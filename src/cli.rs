@@ -152,10 +152,46 @@ pub enum EngineArg {
 /// Page kinds that can be forced with `--kind`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum KindArg {
-    /// Heap (table) page: line pointers and tuples.
+    /// Heap (table or TOAST) page: line pointers and tuples.
     Heap,
+    /// Btree index page (metapage, leaf, internal, deleted).
+    Btree,
+    /// Hash index page.
+    Hash,
+    /// GIN index page.
+    Gin,
+    /// GiST index page.
+    Gist,
+    /// SP-GiST index page.
+    Spgist,
+    /// BRIN index page.
+    Brin,
+    /// Sequence page.
+    Sequence,
+    /// Free space map fork page.
+    Fsm,
+    /// Visibility map fork page.
+    Vm,
     /// Header and line pointers only.
     Generic,
+}
+
+impl From<KindArg> for PageKind {
+    fn from(k: KindArg) -> Self {
+        match k {
+            KindArg::Heap => PageKind::Heap,
+            KindArg::Btree => PageKind::Btree,
+            KindArg::Hash => PageKind::Hash,
+            KindArg::Gin => PageKind::Gin,
+            KindArg::Gist => PageKind::Gist,
+            KindArg::Spgist => PageKind::SpGist,
+            KindArg::Brin => PageKind::Brin,
+            KindArg::Sequence => PageKind::Sequence,
+            KindArg::Fsm => PageKind::Fsm,
+            KindArg::Vm => PageKind::Vm,
+            KindArg::Generic => PageKind::Unknown,
+        }
+    }
 }
 
 /// Output formats of `show`.
@@ -304,10 +340,7 @@ fn show(args: &ShowArgs) -> Result<ExitCode, Error> {
     let first_blkno = args
         .blkno
         .unwrap_or_else(|| segment.unwrap_or(0).saturating_mul(blocks_per_segment));
-    let kind = args.kind.map(|k| match k {
-        KindArg::Heap => PageKind::Heap,
-        KindArg::Generic => PageKind::Unknown,
-    });
+    let kind = args.kind.map(PageKind::from);
 
     let stdout = io::stdout();
     let is_tty = stdout.is_terminal();

@@ -233,3 +233,60 @@ fn a_closed_pipe_ends_quietly_with_exit_0() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// Golden table and hex renderings of btree pages: (fixture, block number).
+const BTREE_GOLDENS: &[(&str, &str)] = &[
+    ("bt_pk_levels.0", "0"),     // metapage of a 3-level index
+    ("bt_pk_levels.412", "412"), // root (internal, level 2)
+    ("bt_pk_levels.3", "3"),     // internal page, level 1
+    ("bt_pk_small.1", "1"),      // root that is also the only leaf
+    ("bt_dups.1", "1"),          // leaf of posting-list tuples with a high key
+    ("bt_deleted.2", "2"),       // deleted page (BTP_DELETED | BTP_HAS_FULLXID)
+];
+
+#[test]
+fn golden_btree_pages() {
+    for (name, blkno) in BTREE_GOLDENS {
+        let page = fixture(&format!("postgres/btree/{name}.page"));
+        golden(
+            &format!("btree/{name}.table.txt"),
+            &ok(&["show", &page, "--blkno", blkno]),
+        );
+        golden(
+            &format!("btree/{name}.hex.txt"),
+            &ok(&["show", &page, "--blkno", blkno, "--format", "hex"]),
+        );
+    }
+}
+
+#[test]
+fn golden_other_page_kinds() {
+    let mut all = String::new();
+    for (name, blkno) in [
+        ("hash_idx.0", "0"),
+        ("hash_idx.10", "10"),
+        ("gin_idx.0", "0"),
+        ("gist_idx.1", "1"),
+        ("spgist_idx.0", "0"),
+        ("brin_idx.0", "0"),
+        ("fsm.2", "2"),
+        ("vm.0", "0"),
+        ("sequence.0", "0"),
+        ("zero_page.13", "13"),
+    ] {
+        let page = fixture(&format!("postgres/other/{name}.page"));
+        all.push_str(&format!("$ blockscope show {name}.page --blkno {blkno}\n"));
+        all.push_str(&ok(&["show", &page, "--blkno", blkno]));
+    }
+    golden("other-kinds.table.txt", &all);
+}
+
+#[test]
+fn kind_can_be_forced() {
+    let page = fixture("postgres/heap/plain_insert.0.page");
+    let out = ok(&["show", &page, "--kind", "btree", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["kind"], "btree");
+    // A heap page read as btree: its "special space" is tuple bytes, and it says so.
+    assert!(!v["problems"].as_array().unwrap().is_empty());
+}

@@ -11,15 +11,17 @@ use blockscope::parse::postgres::{parse_page, PageOptions};
 use blockscope::render::json::PgPageJson;
 use serde_json::Value;
 
-fn fixture_dir() -> PathBuf {
+fn fixture_dir(kind: &str) -> PathBuf {
     match std::env::var_os("BLOCKSCOPE_PG_FIXTURES") {
-        Some(dir) => PathBuf::from(dir).join("heap"),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/postgres/heap"),
+        Some(dir) => PathBuf::from(dir).join(kind),
+        None => Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/postgres")
+            .join(kind),
     }
 }
 
-fn fixtures() -> Vec<PathBuf> {
-    let dir = fixture_dir();
+fn fixtures(kind: &str) -> Vec<PathBuf> {
+    let dir = fixture_dir(kind);
     let mut v: Vec<PathBuf> = fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| e.unwrap().path())
@@ -46,7 +48,8 @@ fn compare_object(what: &str, theirs: &Value, ours: &Value, diffs: &mut Vec<Stri
     }
 }
 
-fn check_fixture(json_path: &Path) -> (Vec<String>, usize) {
+/// Our decoding of a fixture page, as JSON, and pageinspect's document.
+fn decode_fixture(json_path: &Path) -> (Value, Value, Option<i64>) {
     let doc: Value = serde_json::from_str(&fs::read_to_string(json_path).unwrap()).unwrap();
     let page_path = json_path.with_extension("page");
     let bytes = fs::read(&page_path).unwrap_or_else(|e| panic!("{}: {e}", page_path.display()));
@@ -58,17 +61,43 @@ fn check_fixture(json_path: &Path) -> (Vec<String>, usize) {
             ..PageOptions::default()
         },
     );
+    // page_checksum() returns a signed smallint.
+    let computed = page
+        .checksum
+        .and_then(|c| c.computed)
+        .map(|c| i64::from(c as i16));
     let ours = serde_json::to_value(PgPageJson::from_page(&page)).unwrap();
-    let mut diffs = Vec::new();
-    let mut compared = 0;
+    (doc, ours, computed)
+}
 
-    compare_object(
-        "page_header",
-        &doc["page_header"],
-        &ours["header"],
-        &mut diffs,
-    );
-    compared += doc["page_header"].as_object().map_or(0, |o| o.len());
+/// The checks every page kind shares: page_header and page_checksum.
+fn check_common(
+    doc: &Value,
+    ours: &Value,
+    computed: Option<i64>,
+    diffs: &mut Vec<String>,
+) -> usize {
+    if ours["kind"] == "new" {
+        // page_header of an all-zero page is all zeros; page_checksum is NULL.
+        if !doc["page_checksum"].is_null() {
+            diffs.push("page_checksum: expected NULL for a new page".into());
+        }
+        return 1;
+    }
+    compare_object("page_header", &doc["page_header"], &ours["header"], diffs);
+    if doc["page_checksum"].as_i64() != computed {
+        diffs.push(format!(
+            "page_checksum: pageinspect {}, blockscope {computed:?}",
+            doc["page_checksum"]
+        ));
+    }
+    doc["page_header"].as_object().map_or(0, |o| o.len()) + 1
+}
+
+fn check_fixture(json_path: &Path) -> (Vec<String>, usize) {
+    let (doc, ours, computed) = decode_fixture(json_path);
+    let mut diffs = Vec::new();
+    let mut compared = check_common(&doc, &ours, computed, &mut diffs);
 
     let theirs_items = doc["heap_page_items"].as_array().expect("heap_page_items");
     let our_items = ours["items"].as_array().expect("items");
@@ -106,28 +135,16 @@ fn check_fixture(json_path: &Path) -> (Vec<String>, usize) {
         }
     }
 
-    // page_checksum() returns a signed smallint.
-    let expected = doc["page_checksum"].as_i64().expect("page_checksum");
-    let computed = page
-        .checksum
-        .and_then(|c| c.computed)
-        .map(|c| i64::from(c as i16));
-    if computed != Some(expected) {
-        diffs.push(format!(
-            "page_checksum: pageinspect {expected}, blockscope {computed:?}"
-        ));
-    }
-    compared += 1;
     (diffs, compared)
 }
 
 #[test]
 fn every_heap_fixture_matches_pageinspect_field_for_field() {
-    let files = fixtures();
+    let files = fixtures("heap");
     assert!(
         files.len() >= 12,
         "expected the generated heap fixtures in {}, found {}",
-        fixture_dir().display(),
+        fixture_dir("heap").display(),
         files.len()
     );
     let mut failures = Vec::new();
@@ -151,7 +168,7 @@ fn every_heap_fixture_matches_pageinspect_field_for_field() {
 #[test]
 fn the_fixtures_cover_the_scenarios_the_issue_names() {
     let mut all = String::new();
-    for f in fixtures() {
+    for f in fixtures("heap") {
         all.push_str(&fs::read_to_string(f).unwrap());
     }
     for needle in [
@@ -168,5 +185,171 @@ fn the_fixtures_cover_the_scenarios_the_issue_names() {
         "\"t_hoff\": 32",
     ] {
         assert!(all.contains(needle), "no fixture shows {needle}");
+    }
+}
+
+fn check_btree_fixture(json_path: &Path) -> (Vec<String>, usize) {
+    let (doc, ours, computed) = decode_fixture(json_path);
+    let mut diffs = Vec::new();
+    let mut compared = check_common(&doc, &ours, computed, &mut diffs);
+    if ours["kind"] != "btree" {
+        diffs.push(format!(
+            "kind: expected btree, blockscope says {}",
+            ours["kind"]
+        ));
+    }
+    if doc.get("bt_metap").is_some() {
+        compare_object("bt_metap", &doc["bt_metap"], &ours["meta"], &mut diffs);
+        compared += doc["bt_metap"].as_object().map_or(0, |o| o.len());
+    }
+    if doc.get("bt_page_stats").is_some() {
+        compare_object(
+            "bt_page_stats",
+            &doc["bt_page_stats"],
+            &ours["stats"],
+            &mut diffs,
+        );
+        compared += doc["bt_page_stats"].as_object().map_or(0, |o| o.len());
+    }
+    if let Some(theirs) = doc.get("bt_page_items").and_then(Value::as_array) {
+        let our_items = ours["items"].as_array().cloned().unwrap_or_default();
+        if theirs.len() != our_items.len() {
+            diffs.push(format!(
+                "bt_page_items: pageinspect has {} rows, blockscope {}",
+                theirs.len(),
+                our_items.len()
+            ));
+        }
+        for (t, o) in theirs.iter().zip(&our_items) {
+            compare_object(
+                &format!("bt_page_items[{}]", t["itemoffset"]),
+                t,
+                o,
+                &mut diffs,
+            );
+            compared += t.as_object().map_or(0, |o| o.len());
+        }
+    }
+    (diffs, compared)
+}
+
+/// pageinspect functions whose output the JSON carries under the same name.
+const AM_FUNCTIONS: &[&str] = &[
+    "hash_page_type",
+    "hash_page_stats",
+    "hash_metapage_info",
+    "gin_page_opaque_info",
+    "gin_metapage_info",
+    "gist_page_opaque_info",
+    "brin_page_type",
+    "brin_metapage_info",
+    "brin_revmap_data",
+    "fsm_page_contents",
+];
+
+fn check_other_fixture(json_path: &Path) -> (Vec<String>, usize) {
+    let (doc, ours, computed) = decode_fixture(json_path);
+    let mut diffs = Vec::new();
+    let mut compared = check_common(&doc, &ours, computed, &mut diffs);
+    let expected_kind = doc["expected_kind"].as_str().expect("expected_kind");
+    if ours["kind"] != expected_kind {
+        diffs.push(format!(
+            "kind: expected {expected_kind}, blockscope says {}",
+            ours["kind"]
+        ));
+    }
+    compared += 1;
+    if expected_kind == "new" {
+        return (diffs, compared);
+    }
+    for f in AM_FUNCTIONS {
+        if let Some(theirs) = doc.get(*f) {
+            if &ours[*f] != theirs {
+                diffs.push(format!(
+                    "{f}: pageinspect {theirs}, blockscope {}",
+                    ours[*f]
+                ));
+            }
+            compared += 1;
+        }
+    }
+    if let Some(rows) = doc.get("pg_visibility_map").and_then(Value::as_array) {
+        let ours_map = ours["visibility_map"]["blocks"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        for row in rows {
+            let ours_row = ours_map.iter().find(|b| b["blkno"] == row["blkno"]);
+            let (v, f) = ours_row.map_or((false, false), |b| {
+                (
+                    b["all_visible"].as_bool().unwrap_or(false),
+                    b["all_frozen"].as_bool().unwrap_or(false),
+                )
+            });
+            if Some(v) != row["all_visible"].as_bool() || Some(f) != row["all_frozen"].as_bool() {
+                diffs.push(format!(
+                    "pg_visibility_map[{}]: pageinspect {row}, blockscope ({v}, {f})",
+                    row["blkno"]
+                ));
+            }
+            compared += 1;
+        }
+    }
+    (diffs, compared)
+}
+
+fn run_all(kind: &str, min: usize, check: fn(&Path) -> (Vec<String>, usize)) -> usize {
+    let files = fixtures(kind);
+    assert!(
+        files.len() >= min,
+        "expected at least {min} {kind} fixtures, found {}",
+        files.len()
+    );
+    let mut failures = Vec::new();
+    let mut fields = 0;
+    for f in &files {
+        let (diffs, compared) = check(f);
+        fields += compared;
+        for d in diffs {
+            failures.push(format!("{}: {d}", f.file_name().unwrap().to_string_lossy()));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} differences from pageinspect:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    fields
+}
+
+#[test]
+fn every_btree_fixture_matches_pageinspect_field_for_field() {
+    let fields = run_all("btree", 40, check_btree_fixture);
+    assert!(fields > 5000, "only {fields} fields compared");
+}
+
+#[test]
+fn every_other_page_kind_is_recognised_and_matches_pageinspect() {
+    let fields = run_all("other", 25, check_other_fixture);
+    assert!(fields > 100, "only {fields} fields compared");
+}
+
+#[test]
+fn the_btree_fixtures_cover_what_the_issue_names() {
+    let mut all = String::new();
+    for f in fixtures("btree") {
+        all.push_str(&fs::read_to_string(f).unwrap());
+    }
+    for needle in [
+        "\"bt_metap\"",
+        "\"type\": \"r\"",
+        "\"type\": \"i\"",
+        "\"type\": \"l\"",
+        "\"type\": \"d\"",
+        "\"tids\": [",
+        "\"btpo_level\": 2",
+    ] {
+        assert!(all.contains(needle), "no btree fixture shows {needle}");
     }
 }

@@ -130,3 +130,95 @@ fn published_facts_hold() {
     let t = page.items[0].tuple.as_ref().unwrap();
     assert_eq!(t.raw_flags, vec!["HEAP_HASVARWIDTH", "HEAP_XMAX_INVALID"]);
 }
+
+fn btree_items(name: &str) -> (Value, Vec<Value>) {
+    let bytes = decode_od(name);
+    let page = parse_page(
+        &bytes,
+        &PageOptions {
+            blkno: 1,
+            ..PageOptions::default()
+        },
+    );
+    assert!(page.problems.is_empty(), "{name}: {:?}", page.problems);
+    let ours = serde_json::to_value(PgPageJson::from_page(&page)).unwrap();
+    assert_eq!(ours["kind"], "btree", "{name}");
+    let items = ours["items"].as_array().unwrap().clone();
+    (ours, items)
+}
+
+#[test]
+fn pk_mytable_leaf_matches_its_published_pageinspect_output() {
+    let (ours, items) = btree_items("blog-postgres/pk_mytable.1.v1.od.txt");
+    let text = fs::read_to_string(reference("blog-postgres/pk_mytable.pageinspect.txt")).unwrap();
+    let results = parse_psql(&text);
+    let find = |f: &str| results.iter().find(|r| r.query.contains(f)).unwrap();
+
+    let items_result = find("bt_page_items");
+    assert_eq!(items_result.rows.len(), items.len());
+    for (row, item) in items_result.rows.iter().zip(&items) {
+        for (col, cell) in items_result.columns.iter().zip(row) {
+            assert_eq!(
+                &as_psql_text(&item[col]),
+                cell,
+                "bt_page_items {} {col}",
+                row[0]
+            );
+        }
+    }
+
+    // bt_page_stats of 9.6 calls btpo_level "btpo".
+    let stats = find("bt_page_stats");
+    for (col, cell) in stats.columns.iter().zip(&stats.rows[0]) {
+        let key = if col == "btpo" {
+            "btpo_level"
+        } else {
+            col.as_str()
+        };
+        assert_eq!(
+            &as_psql_text(&ours["stats"][key]),
+            cell,
+            "bt_page_stats.{col}"
+        );
+    }
+}
+
+fn keys_and_ctids(items: &[Value]) -> Vec<(String, String)> {
+    items
+        .iter()
+        .map(|i| {
+            (
+                i["data"].as_str().unwrap().to_string(),
+                i["ctid"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn pk_mytable_leaf_after_inserting_6_then_5() {
+    // v2: key 6 appended after 4.
+    let (ours, items) = btree_items("blog-postgres/pk_mytable.1.v2.od.txt");
+    assert_eq!(ours["stats"]["live_items"], 5);
+    let v2 = keys_and_ctids(&items);
+    assert_eq!(v2[4], ("06 00 00 00 00 00 00 00".into(), "(0,5)".into()));
+
+    // v3: key 5 goes between 4 and 6 in line-pointer order; the tuple itself was
+    // written last, so its bytes sit lowest on the page.
+    let (ours, items) = btree_items("blog-postgres/pk_mytable.1.v3.od.txt");
+    assert_eq!(ours["stats"]["live_items"], 6);
+    let keys: Vec<String> = keys_and_ctids(&items).into_iter().map(|(k, _)| k).collect();
+    let expected: Vec<String> = (1..=6)
+        .map(|k| format!("{k:02x} 00 00 00 00 00 00 00"))
+        .collect();
+    assert_eq!(keys, expected);
+    let lp_off = |i: usize| {
+        let bytes = decode_od("blog-postgres/pk_mytable.1.v3.od.txt");
+        let page = parse_page(&bytes, &PageOptions::default());
+        match page.am {
+            Some(blockscope::model::postgres::AmData::Btree { items, .. }) => items[i].id.lp_off,
+            _ => panic!("not a btree page"),
+        }
+    };
+    assert!(lp_off(4) < lp_off(5), "key 5's tuple is below key 6's");
+}

@@ -4,13 +4,24 @@ use std::fs;
 use std::path::Path;
 use std::sync::OnceLock;
 
+use blockscope::model::postgres::PageKind;
 use blockscope::parse::postgres::{parse_page, PageOptions};
 use blockscope::render::json::PgPageJson;
 use blockscope::render::{hex, table, RenderOptions};
 use proptest::prelude::*;
 
 fn render_all(bytes: &[u8]) {
-    let page = parse_page(bytes, &PageOptions::default());
+    render_as(bytes, None);
+}
+
+fn render_as(bytes: &[u8], kind: Option<PageKind>) {
+    let page = parse_page(
+        bytes,
+        &PageOptions {
+            kind,
+            ..PageOptions::default()
+        },
+    );
     let opts = RenderOptions::default();
     let mut sink = Vec::new();
     table::render_page(&mut sink, &page, &opts).unwrap();
@@ -24,9 +35,10 @@ fn real_pages() -> &'static [Vec<u8>] {
 }
 
 fn load_real_pages() -> Vec<Vec<u8>> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/postgres/heap");
-    let mut pages: Vec<Vec<u8>> = fs::read_dir(dir)
-        .unwrap()
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/postgres");
+    let mut pages: Vec<Vec<u8>> = ["heap", "btree", "other"]
+        .iter()
+        .flat_map(|d| fs::read_dir(root.join(d)).unwrap())
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|x| x == "page"))
         .map(|p| fs::read(p).unwrap())
@@ -46,6 +58,21 @@ fn plausible_header(mut bytes: Vec<u8>, lower: u16, upper: u16) -> Vec<u8> {
     bytes
 }
 
+const KINDS: [PageKind; 12] = [
+    PageKind::Heap,
+    PageKind::Btree,
+    PageKind::Hash,
+    PageKind::Gin,
+    PageKind::Gist,
+    PageKind::SpGist,
+    PageKind::Brin,
+    PageKind::Sequence,
+    PageKind::Fsm,
+    PageKind::Vm,
+    PageKind::New,
+    PageKind::Unknown,
+];
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
 
@@ -64,6 +91,34 @@ proptest! {
     }
 
     #[test]
+    fn every_parser_forced_onto_random_bytes(
+        bytes in proptest::collection::vec(any::<u8>(), 8192),
+        lower in 24u16..8192,
+        upper in 0u16..8192,
+        special in 0u16..8200,
+        kind in 0usize..12,
+    ) {
+        let mut page = plausible_header(bytes, lower, upper);
+        page[16..18].copy_from_slice(&special.to_le_bytes());
+        render_as(&page, Some(KINDS[kind]));
+        render_as(&page, None);
+    }
+
+    #[test]
+    fn btree_special_spaces_with_random_items(
+        bytes in proptest::collection::vec(any::<u8>(), 8192),
+        lower in 24u16..1200,
+        flags in 0u16..0x200,
+    ) {
+        // A btree-shaped page: 16-byte special space, any flags, random tuples.
+        let mut page = plausible_header(bytes, lower, 4096);
+        page[16..18].copy_from_slice(&8176u16.to_le_bytes());
+        page[8188..8190].copy_from_slice(&flags.to_le_bytes());
+        page[8190..8192].copy_from_slice(&0u16.to_le_bytes());
+        render_all(&page);
+    }
+
+    #[test]
     fn random_lengths(bytes in proptest::collection::vec(any::<u8>(), 0..20000)) {
         render_all(&bytes);
     }
@@ -78,6 +133,7 @@ proptest! {
     ) {
         let pages = real_pages();
         let mut page = pages[which % pages.len()].clone();
+        render_as(&page, Some(KINDS[which % KINDS.len()]));
         for (at, bit) in &flips {
             page[*at] ^= 1 << bit;
         }

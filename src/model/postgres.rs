@@ -256,6 +256,10 @@ pub enum PageKind {
     Gin,
     Brin,
     Sequence,
+    /// Free space map fork.
+    Fsm,
+    /// Visibility map fork.
+    Vm,
     /// Header readable, kind not established.
     Unknown,
 }
@@ -272,6 +276,8 @@ impl PageKind {
             PageKind::Gin => "gin",
             PageKind::Brin => "brin",
             PageKind::Sequence => "sequence",
+            PageKind::Fsm => "fsm",
+            PageKind::Vm => "vm",
             PageKind::Unknown => "unknown",
         }
     }
@@ -289,7 +295,7 @@ pub struct ChecksumCheck {
 }
 
 /// One decoded PostgreSQL page.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct PgPage {
     /// Block number within the relation (used for the checksum).
     pub blkno: u64,
@@ -301,8 +307,251 @@ pub struct PgPage {
     /// Line pointers (and heap tuples for heap pages), in offset-number order.
     pub items: Vec<HeapItem>,
     pub checksum: Option<ChecksumCheck>,
+    /// Special space and access-method structures, for index and fork pages.
+    pub am: Option<AmData>,
     pub problems: Vec<Problem>,
     /// Byte ranges and the fields they hold, for the annotated hex view.
     #[serde(skip)]
     pub spans: Vec<Span>,
+}
+
+/// `BTPageOpaqueData` (nbtree.h): the 16-byte special space of every btree page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct BtPageOpaque {
+    pub btpo_prev: u32,
+    pub btpo_next: u32,
+    /// Tree level (0 = leaf); the deleted-page xact before PostgreSQL 14.
+    pub btpo_level: u32,
+    pub btpo_flags: u16,
+    pub btpo_cycleid: u16,
+}
+
+/// `BTMetaPageData` (nbtree.h), at the start of block 0's contents.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct BtMetaPageData {
+    pub btm_magic: u32,
+    pub btm_version: u32,
+    pub btm_root: u32,
+    pub btm_level: u32,
+    pub btm_fastroot: u32,
+    pub btm_fastlevel: u32,
+    /// `btm_last_cleanup_num_delpages` (v3: `btm_oldest_btpo_xact`); only for version ≥ 3.
+    pub btm_last_cleanup_num_delpages: u32,
+    /// Only for version ≥ 3.
+    pub btm_last_cleanup_num_heap_tuples: f64,
+    /// Only for version ≥ 3 (meaningful from 4).
+    pub btm_allequalimage: bool,
+}
+
+/// What `bt_page_stats` reports for a non-meta btree page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct BtPageStats {
+    /// `l` leaf, `i` internal, `r` root, `e` half-dead (ignored), `d`/`D` deleted leaf/internal.
+    pub page_type: char,
+    pub live_items: u32,
+    pub dead_items: u32,
+    pub avg_item_size: u32,
+    pub page_size: u32,
+    pub free_size: u32,
+}
+
+/// What kind of index tuple a btree item is.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "role")]
+pub enum BtTupleRole {
+    /// The high key of a non-rightmost page (offset 1).
+    HighKey,
+    /// A pivot tuple on an internal page: downlink to a child block.
+    Downlink { block: u32 },
+    /// A non-pivot leaf tuple pointing at one heap tuple.
+    Leaf,
+    /// A leaf tuple holding a posting list of heap TIDs (deduplication).
+    Posting { ntids: u16 },
+}
+
+/// `IndexTupleData` of a btree page as `bt_page_items` shows it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct BtIndexTuple {
+    pub t_tid: ItemPointer,
+    pub t_info: u16,
+    /// `IndexTupleSize`: t_info & INDEX_SIZE_MASK.
+    pub itemlen: u16,
+    pub nulls: bool,
+    pub vars: bool,
+    /// Key bytes, without a posting list or pivot heap TID.
+    pub data: Vec<u8>,
+    /// LP_DEAD; `None` for pivot tuples (pageinspect shows NULL).
+    pub dead: Option<bool>,
+    /// `BTreeTupleGetHeapTID`.
+    pub htid: Option<ItemPointer>,
+    /// The posting list, for posting tuples.
+    pub tids: Option<Vec<ItemPointer>>,
+    /// Number of key attributes kept in a pivot (t_tid offset & BT_OFFSET_MASK).
+    pub pivot_natts: Option<u16>,
+    pub role: BtTupleRole,
+}
+
+/// One btree line pointer and its tuple.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct BtItem {
+    pub id: ItemId,
+    pub tuple: Option<BtIndexTuple>,
+    pub verdict: String,
+}
+
+/// `HashPageOpaqueData` (hash.h).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct HashPageOpaque {
+    pub hasho_prevblkno: u32,
+    pub hasho_nextblkno: u32,
+    pub hasho_bucket: u32,
+    pub hasho_flag: u16,
+    pub hasho_page_id: u16,
+}
+
+/// What `hash_page_stats` reports besides the special space.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct HashPageStats {
+    pub live_items: u32,
+    pub dead_items: u32,
+    pub page_size: u32,
+    pub free_size: u32,
+}
+
+/// `HashMetaPageData` (hash.h).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct HashMetaPageData {
+    pub hashm_magic: u32,
+    pub hashm_version: u32,
+    pub hashm_ntuples: f64,
+    pub hashm_ffactor: u16,
+    pub hashm_bsize: u16,
+    pub hashm_bmsize: u16,
+    pub hashm_bmshift: u16,
+    pub hashm_maxbucket: u32,
+    pub hashm_highmask: u32,
+    pub hashm_lowmask: u32,
+    pub hashm_ovflpoint: u32,
+    pub hashm_firstfree: u32,
+    pub hashm_nmaps: u32,
+    pub hashm_procid: u32,
+    pub hashm_spares: Vec<u32>,
+    pub hashm_mapp: Vec<u32>,
+}
+
+/// `GinPageOpaqueData` (ginblock.h).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct GinPageOpaque {
+    pub rightlink: u32,
+    pub maxoff: u16,
+    pub flags: u16,
+}
+
+/// `GinMetaPageData` (ginblock.h).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct GinMetaPageData {
+    pub head: u32,
+    pub tail: u32,
+    pub tail_free_size: u32,
+    pub n_pending_pages: u32,
+    pub n_pending_heap_tuples: i64,
+    pub n_total_pages: u32,
+    pub n_entry_pages: u32,
+    pub n_data_pages: u32,
+    pub n_entries: i64,
+    pub gin_version: i32,
+}
+
+/// `GISTPageOpaqueData` (gist.h).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct GistPageOpaque {
+    pub nsn: Lsn,
+    pub rightlink: u32,
+    pub flags: u16,
+    pub gist_page_id: u16,
+}
+
+/// `SpGistPageOpaqueData` (spgist_private.h).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct SpGistPageOpaque {
+    pub flags: u16,
+    pub n_redirection: u16,
+    pub n_placeholder: u16,
+    pub spgist_page_id: u16,
+}
+
+/// `BrinSpecialSpace` (brin_page.h): flags and page type in its last two words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct BrinSpecial {
+    pub flags: u16,
+    pub page_type: u16,
+}
+
+/// `BrinMetaPageData` (brin_page.h).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct BrinMetaPageData {
+    pub brin_magic: u32,
+    pub brin_version: u32,
+    pub pages_per_range: u32,
+    pub last_revmap_page: u32,
+}
+
+/// `FSMPageData` (fsm_internals.h): a binary tree of free-space categories.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct FsmPage {
+    pub fp_next_slot: i32,
+    /// `(node, value)` for every non-zero node.
+    pub nodes: Vec<(u32, u8)>,
+}
+
+/// A visibility-map page: two bits per heap block.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct VmPage {
+    /// Heap block number of the first block this page maps.
+    pub first_heap_block: u64,
+    /// `(heap block, all_visible, all_frozen)` for every heap block with a bit set.
+    pub blocks: Vec<(u64, bool, bool)>,
+}
+
+/// What a page carries besides line pointers, by access method.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "am")]
+pub enum AmData {
+    Btree {
+        opaque: BtPageOpaque,
+        /// Block 0.
+        meta: Option<BtMetaPageData>,
+        /// Non-meta pages.
+        stats: Option<BtPageStats>,
+        /// Deleted pages of PostgreSQL 14+: `BTDeletedPageData.safexid`.
+        safexid: Option<u64>,
+        items: Vec<BtItem>,
+    },
+    Hash {
+        opaque: HashPageOpaque,
+        meta: Option<HashMetaPageData>,
+        /// Bucket and overflow pages: what `hash_page_stats` counts.
+        stats: Option<HashPageStats>,
+    },
+    Gin {
+        opaque: GinPageOpaque,
+        meta: Option<GinMetaPageData>,
+    },
+    Gist {
+        opaque: GistPageOpaque,
+    },
+    SpGist {
+        opaque: SpGistPageOpaque,
+    },
+    Brin {
+        special: BrinSpecial,
+        meta: Option<BrinMetaPageData>,
+        /// Revmap pages: the TID of each range's summary tuple.
+        revmap: Option<Vec<ItemPointer>>,
+    },
+    Sequence {
+        magic: u32,
+    },
+    Fsm(FsmPage),
+    Vm(VmPage),
 }

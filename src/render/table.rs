@@ -5,9 +5,13 @@ use std::io::{self, Write};
 use comfy_table::presets::UTF8_FULL_CONDENSED;
 use comfy_table::{Cell, CellAlignment, ContentArrangement, Table};
 
-use crate::model::postgres::{HeapItem, PageHeader, PageKind, PgPage};
+use crate::model::postgres::{
+    AmData, BtItem, BtMetaPageData, BtPageOpaque, BtPageStats, HeapItem, PageHeader, PageKind,
+    PgPage,
+};
 use crate::parse::postgres::flags;
 use crate::parse::postgres::page::describe_item_id;
+use crate::render::json::{spaced_hex, AmJson};
 
 use super::RenderOptions;
 
@@ -56,10 +60,42 @@ pub fn render_page(out: &mut dyn Write, page: &PgPage, opts: &RenderOptions) -> 
     if let Some(h) = &page.header {
         writeln!(out, "{}", header_table(h, page, opts))?;
     }
+    match &page.am {
+        Some(AmData::Btree {
+            opaque,
+            meta,
+            stats,
+            safexid,
+            items,
+        }) => {
+            writeln!(out, "{}", bt_opaque_table(opaque, opts))?;
+            if let Some(m) = meta {
+                writeln!(out, "{}", bt_meta_table(m, opts))?;
+            }
+            if let Some(s) = stats {
+                writeln!(out, "{}", bt_stats_table(s, opts))?;
+            }
+            if let Some(x) = safexid {
+                writeln!(
+                    out,
+                    "deleted page: safexid {x} (epoch {}, xid {}); items are not interpreted",
+                    x >> 32,
+                    x & 0xFFFF_FFFF
+                )?;
+            }
+            if !items.is_empty() {
+                writeln!(out, "{}", bt_items_table(items, opts))?;
+            }
+        }
+        Some(am) => writeln!(out, "{}", am_table(page, am, opts))?,
+        None => {}
+    }
     if !page.items.is_empty() {
-        writeln!(out, "{}", items_table(&page.items, opts))?;
-        if page.items.iter().any(|i| i.tuple.is_some()) || page.kind == PageKind::Heap {
+        if matches!(page.kind, PageKind::Heap | PageKind::Sequence) {
+            writeln!(out, "{}", items_table(&page.items, opts))?;
             writeln!(out, "{}", verdict_table(&page.items, opts))?;
+        } else {
+            writeln!(out, "{}", line_pointer_table(&page.items, opts))?;
         }
     }
     if !page.problems.is_empty() {
@@ -79,7 +115,15 @@ pub fn render_page(out: &mut dyn Write, page: &PgPage, opts: &RenderOptions) -> 
 
 fn header_table(h: &PageHeader, page: &PgPage, opts: &RenderOptions) -> Table {
     let mut t = new_table(opts, &["field", "value", "meaning"]);
-    let lps = page.items.len();
+    let lps = match &page.am {
+        Some(AmData::Btree { items, .. }) => items.len(),
+        _ => page.items.len(),
+    };
+    let lower_meaning = if lps == 0 && usize::from(h.pd_lower) > 24 {
+        "end of the page contents (no line pointers on this page)".to_string()
+    } else {
+        format!("{lps} line pointers")
+    };
     let checksum_meaning = match page.checksum {
         Some(c) if c.valid => format!("matches pg_checksum_page for block {}", page.blkno),
         Some(c) if c.stored == 0 => match c.computed {
@@ -109,11 +153,7 @@ fn header_table(h: &PageHeader, page: &PgPage, opts: &RenderOptions) -> Table {
             format!("{} (0x{:04x})", h.pd_flags, h.pd_flags),
             flags::join(h.pd_flags, flags::PD_FLAGS, 0xFFFF),
         ),
-        (
-            "pd_lower",
-            h.pd_lower.to_string(),
-            format!("{lps} line pointers"),
-        ),
+        ("pd_lower", h.pd_lower.to_string(), lower_meaning),
         (
             "pd_upper",
             h.pd_upper.to_string(),
@@ -235,6 +275,26 @@ fn data_cell(data: &[u8], wide: bool) -> String {
     s
 }
 
+/// Line pointers of pages whose items are not decoded further.
+fn line_pointer_table(items: &[HeapItem], opts: &RenderOptions) -> Table {
+    let mut t = new_table(
+        opts,
+        &["lp", "lp_off", "lp_flags", "lp_len", "line pointer"],
+    );
+    for item in items {
+        let id = &item.id;
+        t.add_row(vec![
+            id.lp.to_string(),
+            id.lp_off.to_string(),
+            format!("{} {}", id.lp_flags.code(), id.lp_flags.short()),
+            id.lp_len.to_string(),
+            describe_item_id(id),
+        ]);
+    }
+    right(&mut t, &[0, 1, 3]);
+    t
+}
+
 fn verdict_table(items: &[HeapItem], opts: &RenderOptions) -> Table {
     let mut t = new_table(opts, &["lp", "line pointer", "infomask flags", "verdict"]);
     for item in items {
@@ -267,4 +327,240 @@ fn verdict_table(items: &[HeapItem], opts: &RenderOptions) -> Table {
     }
     right(&mut t, &[0]);
     t
+}
+
+fn bt_opaque_table(o: &BtPageOpaque, opts: &RenderOptions) -> Table {
+    let mut t = new_table(opts, &["BTPageOpaqueData", "value", "meaning"]);
+    let block = |b: u32| {
+        if b == 0 {
+            "none (P_NONE)".to_string()
+        } else {
+            format!("block {b}")
+        }
+    };
+    t.add_row(vec![
+        "btpo_prev".to_string(),
+        o.btpo_prev.to_string(),
+        format!("left sibling: {}", block(o.btpo_prev)),
+    ]);
+    t.add_row(vec![
+        "btpo_next".to_string(),
+        o.btpo_next.to_string(),
+        format!("right sibling: {}", block(o.btpo_next)),
+    ]);
+    t.add_row(vec![
+        "btpo_level".to_string(),
+        o.btpo_level.to_string(),
+        if o.btpo_level == 0 {
+            "leaf level".to_string()
+        } else {
+            format!("{} above the leaves", o.btpo_level)
+        },
+    ]);
+    t.add_row(vec![
+        "btpo_flags".to_string(),
+        format!("{} (0x{:04x})", o.btpo_flags, o.btpo_flags),
+        flags::join(o.btpo_flags, flags::BTPO_FLAGS, 0xFFFF),
+    ]);
+    t.add_row(vec![
+        "btpo_cycleid".to_string(),
+        o.btpo_cycleid.to_string(),
+        "vacuum cycle of the last split".to_string(),
+    ]);
+    t
+}
+
+fn bt_meta_table(m: &BtMetaPageData, opts: &RenderOptions) -> Table {
+    let mut t = new_table(opts, &["BTMetaPageData", "value", "meaning"]);
+    let rows: Vec<(&str, String, String)> = vec![
+        (
+            "btm_magic",
+            format!("0x{:06x}", m.btm_magic),
+            if m.btm_magic == 0x053162 {
+                "BTREE_MAGIC".into()
+            } else {
+                "NOT BTREE_MAGIC".into()
+            },
+        ),
+        (
+            "btm_version",
+            m.btm_version.to_string(),
+            match m.btm_version {
+                2 => "pre-11 layout".into(),
+                3 => "PostgreSQL 11: cleanup fields, no heap TID key".into(),
+                4 => "PostgreSQL 12+: heap TID is a key, suffix truncation".into(),
+                _ => "unknown version".into(),
+            },
+        ),
+        ("btm_root", m.btm_root.to_string(), "root block".into()),
+        (
+            "btm_level",
+            m.btm_level.to_string(),
+            "tree level of the root".into(),
+        ),
+        (
+            "btm_fastroot",
+            m.btm_fastroot.to_string(),
+            "\"fast\" root block".into(),
+        ),
+        (
+            "btm_fastlevel",
+            m.btm_fastlevel.to_string(),
+            "tree level of the fast root".into(),
+        ),
+        (
+            "btm_last_cleanup_num_delpages",
+            m.btm_last_cleanup_num_delpages.to_string(),
+            "deleted pages not yet recyclable at the last cleanup".into(),
+        ),
+        (
+            "btm_last_cleanup_num_heap_tuples",
+            m.btm_last_cleanup_num_heap_tuples.to_string(),
+            "heap tuples at the last cleanup (deprecated)".into(),
+        ),
+        (
+            "btm_allequalimage",
+            m.btm_allequalimage.to_string(),
+            if m.btm_allequalimage {
+                "deduplication is safe".into()
+            } else {
+                "no deduplication".into()
+            },
+        ),
+    ];
+    for (f, v, meaning) in rows {
+        t.add_row(vec![f.to_string(), v, meaning]);
+    }
+    t
+}
+
+fn bt_stats_table(s: &BtPageStats, opts: &RenderOptions) -> Table {
+    let mut t = new_table(
+        opts,
+        &[
+            "type",
+            "live_items",
+            "dead_items",
+            "avg_item_size",
+            "page_size",
+            "free_size",
+        ],
+    );
+    let kind = match s.page_type {
+        'l' => "l (leaf)",
+        'i' => "i (internal)",
+        'r' => "r (root)",
+        'e' => "e (half-dead, ignored)",
+        'd' => "d (deleted leaf)",
+        'D' => "D (deleted internal)",
+        _ => "?",
+    };
+    t.add_row(vec![
+        kind.to_string(),
+        s.live_items.to_string(),
+        s.dead_items.to_string(),
+        s.avg_item_size.to_string(),
+        s.page_size.to_string(),
+        s.free_size.to_string(),
+    ]);
+    right(&mut t, &[1, 2, 3, 4, 5]);
+    t
+}
+
+/// How many key bytes and TIDs the narrow view shows.
+const NARROW_KEY_BYTES: usize = 16;
+const NARROW_TIDS: usize = 3;
+
+fn bt_items_table(items: &[BtItem], opts: &RenderOptions) -> Table {
+    let mut t = new_table(
+        opts,
+        &[
+            "itemoffset",
+            "ctid",
+            "itemlen",
+            "nulls",
+            "vars",
+            "data",
+            "dead",
+            "htid",
+            "tids",
+            "verdict",
+        ],
+    );
+    let flag = |b: bool| if b { "t" } else { "f" }.to_string();
+    for item in items {
+        let mut row = vec![item.id.lp.to_string()];
+        match &item.tuple {
+            Some(tup) => {
+                let shown = if opts.wide {
+                    tup.data.len()
+                } else {
+                    tup.data.len().min(NARROW_KEY_BYTES)
+                };
+                let mut data = spaced_hex(tup.data.get(..shown).unwrap_or_default());
+                if shown < tup.data.len() {
+                    data.push_str(&format!(" … ({} bytes)", tup.data.len()));
+                }
+                let tids = tup.tids.as_ref().map_or(String::new(), |v| {
+                    let n = if opts.wide {
+                        v.len()
+                    } else {
+                        v.len().min(NARROW_TIDS)
+                    };
+                    let mut s: Vec<String> = v.iter().take(n).map(|t| t.to_string()).collect();
+                    if n < v.len() {
+                        s.push(format!("… {} in all", v.len()));
+                    }
+                    s.join(" ")
+                });
+                row.extend([
+                    tup.t_tid.to_string(),
+                    tup.itemlen.to_string(),
+                    flag(tup.nulls),
+                    flag(tup.vars),
+                    data,
+                    tup.dead.map_or(String::new(), flag),
+                    tup.htid.map_or(String::new(), |h| h.to_string()),
+                    tids,
+                ]);
+            }
+            None => row.extend(std::iter::repeat_n(String::new(), 8)),
+        }
+        row.push(item.verdict.clone());
+        t.add_row(row);
+    }
+    right(&mut t, &[0, 2]);
+    t
+}
+
+/// The other access methods: the same values the JSON view carries, one row each.
+fn am_table(page: &PgPage, am: &AmData, opts: &RenderOptions) -> Table {
+    let mut t = new_table(opts, &[page.kind.name(), "value"]);
+    let json = serde_json::to_value(AmJson::new(page, am)).unwrap_or_default();
+    if let Some(map) = json.as_object() {
+        for (key, value) in map {
+            let text = match value {
+                serde_json::Value::String(s) => s.trim_end().to_string(),
+                serde_json::Value::Object(o) => o
+                    .iter()
+                    .map(|(k, v)| format!("{k}: {}", short_json(v, opts.wide)))
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+                other => short_json(other, opts.wide),
+            };
+            t.add_row(vec![key.clone(), text]);
+        }
+    }
+    t
+}
+
+fn short_json(v: &serde_json::Value, wide: bool) -> String {
+    match v {
+        serde_json::Value::Array(a) if !wide && a.len() > 8 => {
+            let head: Vec<String> = a.iter().take(8).map(|x| x.to_string()).collect();
+            format!("[{}, … {} in all]", head.join(", "), a.len())
+        }
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
 }

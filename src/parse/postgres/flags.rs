@@ -134,6 +134,74 @@ pub const BTPO_FLAGS: &[Flag] = &[
     flag(0x0100, "BTP_HAS_FULLXID", "contains BTDeletedPageData"),
 ];
 
+/// `hasho_flag` (hash.h); the low bits are the page type (LH_PAGE_TYPE).
+pub const HASHO_FLAG: &[Flag] = &[
+    flag(0x0001, "LH_OVERFLOW_PAGE", "overflow page"),
+    flag(0x0002, "LH_BUCKET_PAGE", "primary bucket page"),
+    flag(0x0004, "LH_BITMAP_PAGE", "bitmap of free overflow pages"),
+    flag(0x0008, "LH_META_PAGE", "metapage"),
+    flag(
+        0x0010,
+        "LH_BUCKET_BEING_POPULATED",
+        "bucket is being populated by a split",
+    ),
+    flag(0x0020, "LH_BUCKET_BEING_SPLIT", "bucket is being split"),
+    flag(
+        0x0040,
+        "LH_BUCKET_NEEDS_SPLIT_CLEANUP",
+        "bucket needs cleanup after a split",
+    ),
+    flag(0x0080, "LH_PAGE_HAS_DEAD_TUPLES", "page has LP_DEAD tuples"),
+];
+
+/// GIN page flags (ginblock.h), named as gin_page_opaque_info prints them.
+pub const GIN_FLAGS: &[Flag] = &[
+    flag(0x0001, "data", "GIN_DATA: posting tree page"),
+    flag(0x0002, "leaf", "GIN_LEAF"),
+    flag(0x0004, "deleted", "GIN_DELETED"),
+    flag(0x0008, "meta", "GIN_META"),
+    flag(0x0010, "list", "GIN_LIST: pending list page"),
+    flag(0x0020, "list_fullrow", "GIN_LIST_FULLROW"),
+    flag(0x0040, "incomplete_split", "GIN_INCOMPLETE_SPLIT"),
+    flag(
+        0x0080,
+        "compressed",
+        "GIN_COMPRESSED: compressed posting list",
+    ),
+];
+
+/// GiST page flags (gist.h), named as gist_page_opaque_info prints them.
+pub const GIST_FLAGS: &[Flag] = &[
+    flag(0x0001, "leaf", "F_LEAF"),
+    flag(0x0002, "deleted", "F_DELETED"),
+    flag(0x0004, "tuples_deleted", "F_TUPLES_DELETED"),
+    flag(0x0008, "follow_right", "F_FOLLOW_RIGHT"),
+    flag(0x0010, "has_garbage", "F_HAS_GARBAGE"),
+];
+
+/// SP-GiST page flags (spgist_private.h).
+pub const SPGIST_FLAGS: &[Flag] = &[
+    flag(0x0001, "SPGIST_META", "metapage"),
+    flag(
+        0x0002,
+        "SPGIST_DELETED",
+        "never set, kept for on-disk compatibility",
+    ),
+    flag(0x0004, "SPGIST_LEAF", "leaf page"),
+    flag(0x0008, "SPGIST_NULLS", "page holds NULL keys"),
+];
+
+/// Names as gin_page_opaque_info / gist_page_opaque_info print them: one per
+/// known bit, then the remaining bits as `0x%04x`.
+pub fn pageinspect_names(value: u16, table: &'static [Flag]) -> Vec<String> {
+    let (set, unknown) = names(value, table, 0xFFFF);
+    let mut out: Vec<String> = set.iter().map(|f| f.name.to_string()).collect();
+    if unknown != 0 {
+        out.push(format!("0x{unknown:04x}"));
+    }
+    out
+}
+
 /// The flags of `table` whose bits are all set in `value`, and the bits of
 /// `value` (within `considered`) that no single-bit flag of `table` names.
 pub fn names(value: u16, table: &'static [Flag], considered: u16) -> (Vec<&'static Flag>, u16) {

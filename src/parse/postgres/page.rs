@@ -2,14 +2,15 @@
 //! Heap tuples are decoded by [`super::heap`].
 
 use crate::model::postgres::{
-    ChecksumCheck, HeapItem, ItemId, LpFlags, Lsn, PageHeader, PageKind, PgPage, MAXALIGN,
-    MIN_HEAP_TUPLE_SIZE, PG_PAGE_LAYOUT_VERSION, SIZE_OF_ITEM_ID, SIZE_OF_PAGE_HEADER,
+    AmData, ChecksumCheck, HashPageStats, HeapItem, ItemId, LpFlags, Lsn, PageHeader, PageKind,
+    PgPage, MAXALIGN, MIN_HEAP_TUPLE_SIZE, PG_PAGE_LAYOUT_VERSION, SIZE_OF_ITEM_ID,
+    SIZE_OF_PAGE_HEADER,
 };
 use crate::model::span::Region;
 use crate::model::{Problem, Severity};
 use crate::reader::{Endian, ReadError, Reader};
 
-use super::{checksum, flags, heap};
+use super::{btree, checksum, flags, heap, special};
 
 /// How to read one page.
 #[derive(Clone, Copy, Debug)]
@@ -40,6 +41,7 @@ pub fn parse_page(data: &[u8], opts: &PageOptions) -> PgPage {
         header: None,
         items: Vec::new(),
         checksum: None,
+        am: None,
         problems: Vec::new(),
         spans: Vec::new(),
     };
@@ -78,13 +80,18 @@ pub fn parse_page(data: &[u8], opts: &PageOptions) -> PgPage {
         .kind
         .unwrap_or_else(|| detect_kind(&header, data, opts.endian));
 
-    let line_pointers = read_line_pointers(&mut r, &header, data.len(), &mut page.problems);
-    check_line_pointers(&line_pointers, &header, data.len(), &mut page.problems);
+    let line_pointers = if uses_line_pointers(page.kind, &header, &r) {
+        let ids = read_line_pointers(&mut r, &header, data.len(), &mut page.problems);
+        check_line_pointers(&ids, &header, data.len(), &mut page.problems);
+        ids
+    } else {
+        Vec::new()
+    };
 
     let lower = usize::from(header.pd_lower);
     let upper = usize::from(header.pd_upper);
     let special = usize::from(header.pd_special);
-    if lower <= upper && upper <= data.len() {
+    if lower <= upper && upper <= data.len() && lower >= SIZE_OF_PAGE_HEADER {
         r.set_context(Region::FreeSpace, None);
         r.mark(
             lower,
@@ -103,17 +110,59 @@ pub fn parse_page(data: &[u8], opts: &PageOptions) -> PgPage {
         );
     }
 
-    for id in line_pointers {
-        let item = if page.kind == PageKind::Heap {
-            heap::parse_item(&mut r, id, opts.blkno, &mut page.problems)
-        } else {
-            HeapItem {
-                id,
-                tuple: None,
-                verdict: heap::line_pointer_verdict(&id),
-            }
-        };
-        page.items.push(item);
+    let am = match page.kind {
+        PageKind::Btree => {
+            btree::parse(&mut r, &header, &line_pointers, &mut page.problems).map(Some)
+        }
+        kind => special::parse(&mut r, &header, kind, opts.blkno),
+    };
+    match am {
+        Ok(am) => page.am = am,
+        Err(e) => page.problems.push(Problem::new(
+            Severity::Error,
+            "special",
+            Some(e.offset),
+            e.field.clone(),
+            format!("cannot decode the {} special space: {e}", page.kind.name()),
+        )),
+    }
+
+    if page.kind != PageKind::Btree {
+        for id in line_pointers {
+            let item = if matches!(page.kind, PageKind::Heap | PageKind::Sequence) {
+                heap::parse_item(&mut r, id, opts.blkno, &mut page.problems)
+            } else {
+                HeapItem {
+                    id,
+                    tuple: None,
+                    verdict: heap::line_pointer_verdict(&id),
+                }
+            };
+            page.items.push(item);
+        }
+    }
+    if let Some(AmData::Hash {
+        opaque,
+        stats: stats @ None,
+        ..
+    }) = &mut page.am
+    {
+        if matches!(
+            special::hash_page_type(opaque.hasho_flag),
+            "bucket" | "overflow"
+        ) {
+            let dead = page
+                .items
+                .iter()
+                .filter(|i| i.id.lp_flags == LpFlags::Dead)
+                .count() as u32;
+            *stats = Some(HashPageStats {
+                live_items: page.items.len() as u32 - dead,
+                dead_items: dead,
+                page_size: u32::try_from(header.page_size()).unwrap_or(u32::MAX),
+                free_size: page_free_space(&header),
+            });
+        }
     }
 
     if page.kind == PageKind::Unknown {
@@ -251,6 +300,38 @@ fn check_header(h: &PageHeader, size: usize, problems: &mut Vec<Problem>) {
     }
 }
 
+/// `PageGetFreeSpace`: pd_upper − pd_lower − sizeof(ItemIdData), never below 0.
+pub fn page_free_space(h: &PageHeader) -> u32 {
+    let space = i64::from(h.pd_upper) - i64::from(h.pd_lower);
+    if space < SIZE_OF_ITEM_ID as i64 {
+        0
+    } else {
+        (space - SIZE_OF_ITEM_ID as i64) as u32
+    }
+}
+
+/// Whether pd_lower delimits a line pointer array on this page (it does not on
+/// btree meta and deleted pages, hash meta and bitmap pages, GIN meta and
+/// posting-tree pages, SP-GiST and BRIN metapages, BRIN revmap pages, FSM and VM pages).
+fn uses_line_pointers(kind: PageKind, h: &PageHeader, r: &Reader) -> bool {
+    let special = usize::from(h.pd_special);
+    let flag_at = |off: usize| r.peek_u16(special + off, "flags").unwrap_or(0);
+    match kind {
+        PageKind::Btree => flag_at(12) & (btree::BTP_META | btree::BTP_DELETED) == 0,
+        PageKind::Hash => matches!(
+            special::hash_page_type(flag_at(12)),
+            "bucket" | "overflow" | "unused"
+        ),
+        // GIN_META 0x08, GIN_DATA 0x01
+        PageKind::Gin => flag_at(6) & 0x0009 == 0,
+        PageKind::Brin => r.peek_u16(r.len().saturating_sub(2), "type").ok() == Some(0xF093),
+        PageKind::Fsm | PageKind::Vm | PageKind::New => false,
+        // SPGIST_META 0x01: the metapage's pd_lower covers SpGistMetaPageData.
+        PageKind::SpGist => flag_at(0) & 0x0001 == 0,
+        PageKind::Heap | PageKind::Sequence | PageKind::Gist | PageKind::Unknown => true,
+    }
+}
+
 /// Decide the page kind from the special space (size and identifying words).
 pub fn detect_kind(h: &PageHeader, data: &[u8], endian: Endian) -> PageKind {
     let special = usize::from(h.pd_special);
@@ -263,7 +344,16 @@ pub fn detect_kind(h: &PageHeader, data: &[u8], endian: Endian) -> PageKind {
         .len()
         .checked_sub(2)
         .and_then(|at| r.peek_u16(at, "page id").ok());
+    let body_is_zero = data
+        .get(SIZE_OF_PAGE_HEADER..)
+        .is_some_and(|b| b.iter().all(|&x| x == 0));
+    let bare =
+        usize::from(h.pd_lower) == SIZE_OF_PAGE_HEADER && usize::from(h.pd_upper) == data.len();
     match (special_size, last_u16) {
+        // FSM and VM pages are PageInit'ed with no line pointers and no special
+        // space; their contents sit in what would be a heap page's free space.
+        (0, _) if bare && !body_is_zero && special::looks_like_fsm(data) => PageKind::Fsm,
+        (0, _) if bare && !body_is_zero => PageKind::Vm,
         (0, _) => PageKind::Heap,
         // hasho_page_id, gist_page_id, spgist_page_id (hash.h, gist.h, spgist_private.h)
         (16, Some(0xFF80)) => PageKind::Hash,

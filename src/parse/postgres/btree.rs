@@ -1,0 +1,455 @@
+//! Btree pages (nbtree.h): the metapage, `BTPageOpaqueData`, and index tuples
+//! decoded the way pageinspect's `bt_metap`, `bt_page_stats` and
+//! `bt_page_items` present them.
+//!
+//! ```text
+//!  IndexTupleData: | t_tid (6) | t_info (2) | [null bitmap, padded] | key data … | [posting list | pivot heap TID]
+//!  t_info: bits 0-12 size, 0x2000 INDEX_ALT_TID_MASK (pivot/posting), 0x4000 varwidth, 0x8000 has nulls
+//! ```
+
+use crate::model::postgres::{
+    maxalign, AmData, BtIndexTuple, BtItem, BtMetaPageData, BtPageOpaque, BtPageStats, BtTupleRole,
+    ItemId, ItemPointer, LpFlags, PageHeader, SIZE_OF_PAGE_HEADER,
+};
+use crate::model::span::Region;
+use crate::model::{Problem, Severity};
+use crate::reader::{ReadError, Reader};
+
+use super::flags;
+
+pub const BTP_LEAF: u16 = 0x0001;
+pub const BTP_ROOT: u16 = 0x0002;
+pub const BTP_DELETED: u16 = 0x0004;
+pub const BTP_META: u16 = 0x0008;
+pub const BTP_HALF_DEAD: u16 = 0x0010;
+pub const BTP_HAS_FULLXID: u16 = 0x0100;
+/// `BTREE_MAGIC`.
+pub const BTREE_MAGIC: u32 = 0x053162;
+/// `BTREE_NOVAC_VERSION`: first version with the cleanup fields.
+const BTREE_NOVAC_VERSION: u32 = 3;
+/// `P_NONE`: no sibling.
+const P_NONE: u32 = 0;
+/// `P_HIKEY`.
+const P_HIKEY: u16 = 1;
+
+const INDEX_SIZE_MASK: u16 = 0x1FFF;
+const INDEX_ALT_TID_MASK: u16 = 0x2000;
+const INDEX_VAR_MASK: u16 = 0x4000;
+const INDEX_NULL_MASK: u16 = 0x8000;
+const BT_OFFSET_MASK: u16 = 0x0FFF;
+const BT_PIVOT_HEAP_TID_ATTR: u16 = 0x1000;
+const BT_IS_POSTING: u16 = 0x2000;
+/// sizeof(IndexTupleData).
+const SIZE_OF_INDEX_TUPLE: usize = 8;
+/// sizeof(IndexAttributeBitMapData): INDEX_MAX_KEYS / 8.
+const SIZE_OF_INDEX_BITMAP: usize = 4;
+const SIZE_OF_ITEM_POINTER: usize = 6;
+
+/// Decode the special space, metapage or items of a btree page.
+pub fn parse(
+    r: &mut Reader,
+    h: &PageHeader,
+    ids: &[ItemId],
+    problems: &mut Vec<Problem>,
+) -> Result<AmData, ReadError> {
+    let special = usize::from(h.pd_special);
+    let opaque = read_opaque(r, special)?;
+    check_opaque(&opaque, special, problems);
+
+    if opaque.btpo_flags & BTP_META != 0 {
+        let meta = read_meta(r)?;
+        if meta.btm_magic != BTREE_MAGIC {
+            problems.push(Problem::new(
+                Severity::Error,
+                "btree",
+                Some(SIZE_OF_PAGE_HEADER),
+                "btm_magic",
+                format!(
+                    "btm_magic 0x{:06x} is not BTREE_MAGIC 0x053162",
+                    meta.btm_magic
+                ),
+            ));
+        }
+        return Ok(AmData::Btree {
+            opaque,
+            meta: Some(meta),
+            stats: None,
+            safexid: None,
+            items: Vec::new(),
+        });
+    }
+
+    let deleted = opaque.btpo_flags & BTP_DELETED != 0;
+    let mut safexid = None;
+    let mut items = Vec::new();
+    if deleted {
+        if opaque.btpo_flags & BTP_HAS_FULLXID != 0 {
+            // BTDeletedPageData: a FullTransactionId at the start of the contents.
+            r.set_context(Region::TupleData, None);
+            let lo = r.peek_u32(SIZE_OF_PAGE_HEADER, "safexid")?;
+            let hi = r.peek_u32(SIZE_OF_PAGE_HEADER + 4, "safexid")?;
+            let full = (u64::from(hi) << 32) | u64::from(lo);
+            r.mark(
+                SIZE_OF_PAGE_HEADER,
+                8,
+                "safexid",
+                format!("{full} (epoch {hi}, xid {lo})"),
+            );
+            safexid = Some(full);
+        }
+    } else {
+        let leaf = opaque.btpo_flags & BTP_LEAF != 0;
+        let rightmost = opaque.btpo_next == P_NONE;
+        for id in ids {
+            items.push(parse_item(r, *id, leaf, rightmost, problems));
+        }
+    }
+    let stats = page_stats(h, &opaque, &items);
+    Ok(AmData::Btree {
+        opaque,
+        meta: None,
+        stats: Some(stats),
+        safexid,
+        items,
+    })
+}
+
+fn read_opaque(r: &mut Reader, special: usize) -> Result<BtPageOpaque, ReadError> {
+    r.set_context(Region::Special, Some("BTPageOpaqueData".into()));
+    let btpo_prev = r.u32(special, "btpo_prev")?;
+    let btpo_next = r.u32(special + 4, "btpo_next")?;
+    let btpo_level = r.u32(special + 8, "btpo_level")?;
+    let btpo_flags = r.u16(special + 12, "btpo_flags")?;
+    r.show_last(format!(
+        "0x{btpo_flags:04x} {}",
+        flags::join(btpo_flags, flags::BTPO_FLAGS, 0xFFFF)
+    ));
+    let btpo_cycleid = r.u16(special + 14, "btpo_cycleid")?;
+    Ok(BtPageOpaque {
+        btpo_prev,
+        btpo_next,
+        btpo_level,
+        btpo_flags,
+        btpo_cycleid,
+    })
+}
+
+fn check_opaque(o: &BtPageOpaque, special: usize, problems: &mut Vec<Problem>) {
+    let (_, unknown) = flags::names(o.btpo_flags, flags::BTPO_FLAGS, 0xFFFF);
+    if unknown != 0 {
+        problems.push(Problem::new(
+            Severity::Error,
+            "btree",
+            Some(special + 12),
+            "btpo_flags",
+            format!("unknown btpo_flags bits 0x{unknown:04x}"),
+        ));
+    }
+    let leaf = o.btpo_flags & BTP_LEAF != 0;
+    let ignore = o.btpo_flags & (BTP_DELETED | BTP_META) != 0;
+    if !ignore && leaf != (o.btpo_level == 0) {
+        problems.push(Problem::new(
+            Severity::Error,
+            "btree",
+            Some(special + 8),
+            "btpo_level",
+            format!(
+                "btpo_level {} on a {} page",
+                o.btpo_level,
+                if leaf { "leaf" } else { "internal" }
+            ),
+        ));
+    }
+}
+
+fn read_meta(r: &mut Reader) -> Result<BtMetaPageData, ReadError> {
+    let at = SIZE_OF_PAGE_HEADER;
+    r.set_context(Region::TupleData, Some("BTMetaPageData".into()));
+    let btm_magic = r.u32(at, "btm_magic")?;
+    r.show_last(format!("0x{btm_magic:06x}"));
+    let btm_version = r.u32(at + 4, "btm_version")?;
+    let btm_root = r.u32(at + 8, "btm_root")?;
+    let btm_level = r.u32(at + 12, "btm_level")?;
+    let btm_fastroot = r.u32(at + 16, "btm_fastroot")?;
+    let btm_fastlevel = r.u32(at + 20, "btm_fastlevel")?;
+    let mut meta = BtMetaPageData {
+        btm_magic,
+        btm_version,
+        btm_root,
+        btm_level,
+        btm_fastroot,
+        btm_fastlevel,
+        btm_last_cleanup_num_delpages: 0,
+        btm_last_cleanup_num_heap_tuples: -1.0,
+        btm_allequalimage: false,
+    };
+    if btm_version >= BTREE_NOVAC_VERSION {
+        meta.btm_last_cleanup_num_delpages = r.u32(at + 24, "btm_last_cleanup_num_delpages")?;
+        let lo = r.peek_u32(at + 32, "btm_last_cleanup_num_heap_tuples")?;
+        let hi = r.peek_u32(at + 36, "btm_last_cleanup_num_heap_tuples")?;
+        let bits = (u64::from(hi) << 32) | u64::from(lo);
+        meta.btm_last_cleanup_num_heap_tuples = f64::from_bits(bits);
+        r.mark(
+            at + 32,
+            8,
+            "btm_last_cleanup_num_heap_tuples",
+            meta.btm_last_cleanup_num_heap_tuples.to_string(),
+        );
+        meta.btm_allequalimage = r.u8(at + 40, "btm_allequalimage")? != 0;
+    }
+    Ok(meta)
+}
+
+fn parse_item(
+    r: &mut Reader,
+    id: ItemId,
+    leaf: bool,
+    rightmost: bool,
+    problems: &mut Vec<Problem>,
+) -> BtItem {
+    if !id.has_storage() {
+        return BtItem {
+            id,
+            tuple: None,
+            verdict: format!("{} without storage", id.lp_flags.short().to_lowercase()),
+        };
+    }
+    match read_index_tuple(r, &id, leaf, rightmost) {
+        Ok(t) => {
+            let verdict = describe(&t, id.lp, leaf);
+            if usize::from(t.itemlen) != usize::from(id.lp_len) {
+                problems.push(Problem::new(
+                    Severity::Error,
+                    "btree",
+                    Some(usize::from(id.lp_off) + 6),
+                    format!("item {} t_info", id.lp),
+                    format!(
+                        "IndexTupleSize {} disagrees with lp_len {}",
+                        t.itemlen, id.lp_len
+                    ),
+                ));
+            }
+            BtItem {
+                id,
+                tuple: Some(t),
+                verdict,
+            }
+        }
+        Err(e) => {
+            problems.push(Problem::new(
+                Severity::Error,
+                "btree",
+                Some(e.offset),
+                format!("item {} {}", id.lp, e.field),
+                e.to_string(),
+            ));
+            BtItem {
+                id,
+                tuple: None,
+                verdict: "unreadable index tuple".to_string(),
+            }
+        }
+    }
+}
+
+fn read_tid(r: &Reader, at: usize, field: &str) -> Result<ItemPointer, ReadError> {
+    let hi = r.peek_u16(at, field)?;
+    let lo = r.peek_u16(at + 2, field)?;
+    let posid = r.peek_u16(at + 4, field)?;
+    Ok(ItemPointer {
+        block: (u32::from(hi) << 16) | u32::from(lo),
+        offset: posid,
+    })
+}
+
+fn read_index_tuple(
+    r: &mut Reader,
+    id: &ItemId,
+    leaf: bool,
+    rightmost: bool,
+) -> Result<BtIndexTuple, ReadError> {
+    let base = usize::from(id.lp_off);
+    r.set_context(Region::TupleHeader, Some(format!("item {}", id.lp)));
+    let t_tid = read_tid(r, base, "t_tid")?;
+    r.mark(base, SIZE_OF_ITEM_POINTER, "t_tid", t_tid.to_string());
+    let t_info = r.u16(base + 6, "t_info")?;
+    let itemlen = t_info & INDEX_SIZE_MASK;
+    r.show_last(format!("0x{t_info:04x} size {itemlen}"));
+    let size = usize::from(itemlen);
+    let nulls = t_info & INDEX_NULL_MASK != 0;
+    let vars = t_info & INDEX_VAR_MASK != 0;
+    let alt_tid = t_info & INDEX_ALT_TID_MASK != 0;
+    let is_posting = alt_tid && t_tid.offset & BT_IS_POSTING != 0;
+    let is_pivot = alt_tid && !is_posting;
+
+    // IndexInfoFindDataOffset
+    let data_off = if nulls {
+        maxalign(SIZE_OF_INDEX_TUPLE + SIZE_OF_INDEX_BITMAP)
+    } else {
+        maxalign(SIZE_OF_INDEX_TUPLE)
+    };
+    if nulls {
+        r.bytes(
+            base + SIZE_OF_INDEX_TUPLE,
+            SIZE_OF_INDEX_BITMAP,
+            "null bitmap",
+        )?;
+    }
+    let pivot_heap_tid = is_pivot && t_tid.offset & BT_PIVOT_HEAP_TID_ATTR != 0;
+    let posting_off = usize::try_from(t_tid.block).unwrap_or(usize::MAX);
+    let ntids = t_tid.offset & BT_OFFSET_MASK;
+    let data_end = if is_posting {
+        posting_off
+    } else if pivot_heap_tid {
+        size.saturating_sub(maxalign(SIZE_OF_ITEM_POINTER))
+    } else {
+        size
+    };
+    if data_end < data_off || size < data_off {
+        return Err(ReadError {
+            field: "t_info".into(),
+            offset: base + 6,
+            needed: data_off,
+            available: data_end,
+        });
+    }
+    r.set_context(Region::TupleData, Some(format!("item {}", id.lp)));
+    let data = r
+        .bytes(base + data_off, data_end - data_off, "key data")?
+        .to_vec();
+    r.show_last(format!("{} bytes", data.len()));
+
+    let mut tids = None;
+    let mut htid = None;
+    if is_posting {
+        let n = usize::from(ntids);
+        let mut list = Vec::with_capacity(n.min(size / SIZE_OF_ITEM_POINTER + 1));
+        let start = base + posting_off;
+        r.bytes(start, n * SIZE_OF_ITEM_POINTER, "posting list")?;
+        r.show_last(format!("{n} heap TIDs"));
+        for i in 0..n {
+            list.push(read_tid(
+                r,
+                start + i * SIZE_OF_ITEM_POINTER,
+                "posting list",
+            )?);
+        }
+        htid = list.first().copied();
+        tids = Some(list);
+    } else if is_pivot {
+        if pivot_heap_tid {
+            let at = base + size - SIZE_OF_ITEM_POINTER;
+            let tid = read_tid(r, at, "pivot heap TID")?;
+            r.mark(at, SIZE_OF_ITEM_POINTER, "pivot heap TID", tid.to_string());
+            htid = Some(tid);
+        }
+    } else {
+        htid = Some(t_tid);
+    }
+
+    let pivot_position = !leaf || (!rightmost && id.lp == P_HIKEY);
+    if pivot_position && !is_pivot {
+        // A !heapkeyspace (version 2/3) pivot: its t_tid is no heap TID.
+        htid = None;
+    }
+    let dead = (!pivot_position).then_some(id.lp_flags == LpFlags::Dead);
+    let role = if leaf && pivot_position {
+        BtTupleRole::HighKey
+    } else if !leaf {
+        BtTupleRole::Downlink { block: t_tid.block }
+    } else if is_posting {
+        BtTupleRole::Posting { ntids }
+    } else {
+        BtTupleRole::Leaf
+    };
+    Ok(BtIndexTuple {
+        t_tid,
+        t_info,
+        itemlen,
+        nulls,
+        vars,
+        data,
+        dead,
+        htid,
+        tids,
+        pivot_natts: is_pivot.then_some(t_tid.offset & BT_OFFSET_MASK),
+        role,
+    })
+}
+
+/// Plain words for an index tuple.
+fn describe(t: &BtIndexTuple, lp: u16, leaf: bool) -> String {
+    let keys = match t.pivot_natts {
+        Some(0) => "no key attributes (minus infinity)".to_string(),
+        Some(n) => format!("{n} key attribute{}", if n == 1 { "" } else { "s" }),
+        None => String::new(),
+    };
+    let heap = match (&t.role, t.htid) {
+        (BtTupleRole::HighKey | BtTupleRole::Downlink { .. }, Some(h)) => {
+            format!(", heap TID {h} kept")
+        }
+        _ => String::new(),
+    };
+    match &t.role {
+        BtTupleRole::HighKey => format!("high key: {keys}{heap}"),
+        BtTupleRole::Downlink { block } if lp == 1 || t.pivot_natts == Some(0) => {
+            format!("downlink to block {block} (minus infinity)")
+        }
+        BtTupleRole::Downlink { block } => format!("downlink to block {block}: {keys}{heap}"),
+        BtTupleRole::Posting { ntids } => format!(
+            "posting list of {ntids} heap TIDs{}",
+            if t.dead == Some(true) { " (dead)" } else { "" }
+        ),
+        BtTupleRole::Leaf if leaf => format!(
+            "points to heap tuple {}{}",
+            t.t_tid,
+            if t.dead == Some(true) { " (dead)" } else { "" }
+        ),
+        BtTupleRole::Leaf => "index tuple".to_string(),
+    }
+}
+
+/// `GetBTPageStatistics` (pageinspect btreefuncs.c).
+fn page_stats(h: &PageHeader, o: &BtPageOpaque, items: &[BtItem]) -> BtPageStats {
+    let deleted = o.btpo_flags & BTP_DELETED != 0;
+    let page_type = if deleted {
+        if o.btpo_flags & BTP_LEAF != 0 || o.btpo_flags & BTP_HAS_FULLXID == 0 {
+            'd'
+        } else {
+            'D'
+        }
+    } else if o.btpo_flags & BTP_HALF_DEAD != 0 {
+        'e'
+    } else if o.btpo_flags & BTP_LEAF != 0 {
+        'l'
+    } else if o.btpo_flags & BTP_ROOT != 0 {
+        'r'
+    } else {
+        'i'
+    };
+    let mut live = 0u32;
+    let mut dead = 0u32;
+    let mut total = 0u32;
+    for item in items {
+        if let Some(t) = &item.tuple {
+            total += u32::from(t.itemlen);
+        }
+        if item.id.lp_flags == LpFlags::Dead {
+            dead += 1;
+        } else {
+            live += 1;
+        }
+    }
+    let count = live + dead;
+    // PageGetFreeSpace: pd_upper − pd_lower − sizeof(ItemIdData), not below 0.
+    let space = i64::from(h.pd_upper) - i64::from(h.pd_lower);
+    let free_size = if space < 4 { 0 } else { (space - 4) as u32 };
+    BtPageStats {
+        page_type,
+        live_items: live,
+        dead_items: dead,
+        avg_item_size: total.checked_div(count).unwrap_or(0),
+        page_size: u32::try_from(h.page_size()).unwrap_or(u32::MAX),
+        free_size,
+    }
+}
