@@ -140,28 +140,7 @@ fn check_fixture(json_path: &Path) -> (Vec<String>, usize) {
 
 #[test]
 fn every_heap_fixture_matches_pageinspect_field_for_field() {
-    let files = fixtures("heap");
-    assert!(
-        files.len() >= 12,
-        "expected the generated heap fixtures in {}, found {}",
-        fixture_dir("heap").display(),
-        files.len()
-    );
-    let mut failures = Vec::new();
-    let mut fields = 0;
-    for f in &files {
-        let (diffs, compared) = check_fixture(f);
-        fields += compared;
-        for d in diffs {
-            failures.push(format!("{}: {d}", f.file_name().unwrap().to_string_lossy()));
-        }
-    }
-    assert!(
-        failures.is_empty(),
-        "{} differences from pageinspect:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    let fields = run_all("heap", 12, check_fixture);
     assert!(fields > 1000, "only {fields} fields compared");
 }
 

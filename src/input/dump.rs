@@ -9,7 +9,7 @@
 //! An assembler can also run dry, checking the offsets without keeping any bytes:
 //! od uses that to find the radix of its offsets before decoding for real.
 
-use super::text::{excerpt, hex_val, parse_number, Line};
+use super::text::{excerpt, hex_pair, hex_run, hex_val, is_space, parse_number, Line};
 use super::{InputError, InputFormat};
 
 /// What one line of a dump says.
@@ -30,6 +30,112 @@ pub(super) enum DumpKind<'a> {
 pub(super) struct DumpLine<'a> {
     pub line: Line<'a>,
     pub kind: DumpKind<'a>,
+}
+
+/// The ASCII column that may follow the hex pairs of an od or hexdump -C line.
+pub(super) struct AsciiColumn {
+    pub open: u8,
+    pub close: u8,
+    /// hexdump -C always prints it; od only with `-t x1z`.
+    pub required: bool,
+}
+
+/// Parse the line shape od and hexdump -C share: `*`; a bare offset ending the
+/// dump; or an offset, whitespace-separated hex pairs and an optional ASCII
+/// column holding one character per byte. `expected` says what a line looks
+/// like, for the error when the offset is missing; `bad_pair` what must follow
+/// it, for the error on a token that is not a hex pair.
+pub(super) fn parse_offset_line<'a>(
+    line: Line<'a>,
+    format: InputFormat,
+    expected: &str,
+    bad_pair: &str,
+    ascii: &AsciiColumn,
+) -> Result<DumpLine<'a>, InputError> {
+    let t = line.text;
+    if t == b"*" {
+        return Ok(DumpLine {
+            line,
+            kind: DumpKind::Repeat,
+        });
+    }
+    let digits = hex_run(t);
+    let offset = t.get(..digits).unwrap_or(&[]);
+    let rest = line.rest(digits);
+    if digits == 0 || rest.first().is_some_and(|&b| !is_space(b)) {
+        return Err(line.error(format, 0, format!("{expected}, found {}", excerpt(t))));
+    }
+    if rest.is_empty() {
+        return Ok(DumpLine {
+            line,
+            kind: DumpKind::End { offset },
+        });
+    }
+    // The ASCII column starts at its opening character: no hex pair holds one.
+    let (hex_part, column) = match rest.iter().position(|&b| b == ascii.open) {
+        Some(p) => (rest.get(..p).unwrap_or(&[]), rest.get(p..)),
+        None if ascii.required => {
+            return Err(line.error(
+                format,
+                t.len(),
+                format!(
+                    "expected the ascii column \"{}...{}\" after the hex bytes, found the end of the line (a truncated line?)",
+                    ascii.open as char, ascii.close as char
+                ),
+            ))
+        }
+        None => (rest, None),
+    };
+    let mut count = 0usize;
+    let mut col = digits;
+    for chunk in hex_part.split(|&b| is_space(b)) {
+        if !chunk.is_empty() {
+            if hex_pair(chunk).is_none() {
+                return Err(line.error(
+                    format,
+                    col,
+                    format!("{bad_pair}, found {}", excerpt(line.rest(col))),
+                ));
+            }
+            count += 1;
+        }
+        col = col.saturating_add(chunk.len()).saturating_add(1);
+    }
+    if count == 0 {
+        return Err(line.error(
+            format,
+            digits,
+            format!(
+                "expected hex byte pairs after the offset, found {}",
+                excerpt(rest)
+            ),
+        ));
+    }
+    if let Some(column) = column {
+        let inner = column
+            .strip_prefix(&[ascii.open])
+            .and_then(|a| a.strip_suffix(&[ascii.close]));
+        if inner.map(<[u8]>::len) != Some(count) {
+            return Err(line.error(
+                format,
+                t.len().saturating_sub(column.len()),
+                format!(
+                    "expected an ascii column of {count} characters between '{}' and '{}', found {} (a truncated line?)",
+                    ascii.open as char,
+                    ascii.close as char,
+                    excerpt(column)
+                ),
+            ));
+        }
+    }
+    Ok(DumpLine {
+        line,
+        kind: DumpKind::Data {
+            offset,
+            hex: hex_part,
+            count,
+        },
+    })
 }
 
 /// `value` written like `like`: same radix, zero-padded to the same width.

@@ -12,97 +12,24 @@
 //! between `|` and `|` with one character per byte; `*` folds repeated lines and a
 //! bare offset ends the dump.
 
-use super::dump::{Assembler, DumpKind, DumpLine};
-use super::text::{excerpt, hex_pair, hex_run, is_space, lines, Line};
+use super::dump::{parse_offset_line, AsciiColumn, Assembler, DumpLine};
+use super::text::{lines, Line};
 use super::{InputError, InputFormat};
 
 const FORMAT: InputFormat = InputFormat::Hexdump;
 
 fn parse_line(line: Line<'_>) -> Result<DumpLine<'_>, InputError> {
-    let t = line.text;
-    if t == b"*" {
-        return Ok(DumpLine {
-            line,
-            kind: DumpKind::Repeat,
-        });
-    }
-    let digits = hex_run(t);
-    let offset = t.get(..digits).unwrap_or(&[]);
-    let rest = line.rest(digits);
-    if digits == 0 || rest.first().is_some_and(|&b| !is_space(b)) {
-        return Err(line.error(
-            FORMAT,
-            0,
-            format!(
-                "expected an offset followed by hex byte pairs and |ascii|, found {}",
-                excerpt(t)
-            ),
-        ));
-    }
-    if rest.is_empty() {
-        return Ok(DumpLine {
-            line,
-            kind: DumpKind::End { offset },
-        });
-    }
-    // The ASCII column starts at the first '|': no hex pair holds one.
-    let Some(bar) = rest.iter().position(|&b| b == b'|') else {
-        return Err(line.error(
-            FORMAT,
-            t.len(),
-            "expected the ascii column \"|...|\" after the hex bytes, found the end of the line (a truncated line?)".to_string(),
-        ));
-    };
-    let hex_part = rest.get(..bar).unwrap_or(&[]);
-    let ascii = rest.get(bar..).unwrap_or(&[]);
-    let mut count = 0usize;
-    let mut col = digits;
-    for chunk in hex_part.split(|&b| is_space(b)) {
-        if !chunk.is_empty() {
-            if hex_pair(chunk).is_none() {
-                return Err(line.error(
-                    FORMAT,
-                    col,
-                    format!(
-                        "expected hex byte pairs after the offset, found {}",
-                        excerpt(line.rest(col))
-                    ),
-                ));
-            }
-            count += 1;
-        }
-        col = col.saturating_add(chunk.len()).saturating_add(1);
-    }
-    let ascii_col = t.len().saturating_sub(ascii.len());
-    if count == 0 {
-        return Err(line.error(
-            FORMAT,
-            digits,
-            format!(
-                "expected hex byte pairs after the offset, found {}",
-                excerpt(rest)
-            ),
-        ));
-    }
-    let inner = ascii.strip_prefix(b"|").and_then(|a| a.strip_suffix(b"|"));
-    if inner.map(<[u8]>::len) != Some(count) {
-        return Err(line.error(
-            FORMAT,
-            ascii_col,
-            format!(
-                "expected an ascii column of {count} characters between '|' and '|', found {} (a truncated line?)",
-                excerpt(ascii)
-            ),
-        ));
-    }
-    Ok(DumpLine {
+    parse_offset_line(
         line,
-        kind: DumpKind::Data {
-            offset,
-            hex: hex_part,
-            count,
+        FORMAT,
+        "expected an offset followed by hex byte pairs and |ascii|",
+        "expected hex byte pairs after the offset",
+        &AsciiColumn {
+            open: b'|',
+            close: b'|',
+            required: true,
         },
-    })
+    )
 }
 
 /// Decode `hexdump -C` output, expanding `*` runs to at most `limit` bytes.

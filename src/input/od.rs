@@ -14,95 +14,24 @@
 //! radix is the first of decimal, hex and octal in which every offset is where the
 //! bytes before it end.
 
-use super::dump::{Assembler, DumpKind, DumpLine};
-use super::text::{excerpt, hex_pair, hex_run, is_space, lines, Line};
+use super::dump::{parse_offset_line, AsciiColumn, Assembler, DumpLine};
+use super::text::{hex_run, lines, Line};
 use super::{InputError, InputFormat};
 
 const FORMAT: InputFormat = InputFormat::Od;
 
 fn parse_line(line: Line<'_>) -> Result<DumpLine<'_>, InputError> {
-    let t = line.text;
-    if t == b"*" {
-        return Ok(DumpLine {
-            line,
-            kind: DumpKind::Repeat,
-        });
-    }
-    let digits = hex_run(t);
-    let offset = t.get(..digits).unwrap_or(&[]);
-    let rest = line.rest(digits);
-    if digits == 0 || rest.first().is_some_and(|&b| !is_space(b)) {
-        return Err(line.error(
-            FORMAT,
-            0,
-            format!(
-                "expected an offset followed by hex byte pairs, found {}",
-                excerpt(t)
-            ),
-        ));
-    }
-    if rest.is_empty() {
-        return Ok(DumpLine {
-            line,
-            kind: DumpKind::End { offset },
-        });
-    }
-    // With -t x1z the ASCII column starts at the first '>' (no hex pair has one)
-    // and holds one character per byte.
-    let (hex_part, ascii) = match rest.iter().position(|&b| b == b'>') {
-        Some(p) => (rest.get(..p).unwrap_or(&[]), rest.get(p..)),
-        None => (rest, None),
-    };
-    let mut count = 0usize;
-    let mut col = digits;
-    for chunk in hex_part.split(|&b| is_space(b)) {
-        if !chunk.is_empty() {
-            if hex_pair(chunk).is_none() {
-                return Err(line.error(
-                    FORMAT,
-                    col,
-                    format!(
-                        "expected an offset followed by hex byte pairs, found {}",
-                        excerpt(line.rest(col))
-                    ),
-                ));
-            }
-            count += 1;
-        }
-        col = col.saturating_add(chunk.len()).saturating_add(1);
-    }
-    if count == 0 {
-        return Err(line.error(
-            FORMAT,
-            digits,
-            format!(
-                "expected hex byte pairs after the offset, found {}",
-                excerpt(rest)
-            ),
-        ));
-    }
-    if let Some(ascii) = ascii {
-        let inner = ascii.strip_prefix(b">").and_then(|a| a.strip_suffix(b"<"));
-        let ascii_col = t.len().saturating_sub(ascii.len());
-        if inner.map(<[u8]>::len) != Some(count) {
-            return Err(line.error(
-                FORMAT,
-                ascii_col,
-                format!(
-                    "expected an ascii column of {count} characters between '>' and '<', found {} (a truncated line?)",
-                    excerpt(ascii)
-                ),
-            ));
-        }
-    }
-    Ok(DumpLine {
+    parse_offset_line(
         line,
-        kind: DumpKind::Data {
-            offset,
-            hex: hex_part,
-            count,
+        FORMAT,
+        "expected an offset followed by hex byte pairs",
+        "expected an offset followed by hex byte pairs",
+        &AsciiColumn {
+            open: b'>',
+            close: b'<',
+            required: false,
         },
-    })
+    )
 }
 
 /// Decode od output with offsets in `radix`; a dry run only checks it.
