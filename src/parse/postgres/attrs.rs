@@ -601,9 +601,24 @@ fn span_value(a: &Attr) -> String {
     };
     let value = match &a.value {
         Some(v) => {
-            let mut t: String = v.text.chars().take(MAX).collect();
-            if t.len() < v.text.len() {
+            // One line in the hex view: control characters escaped.
+            let mut t: String = v
+                .text
+                .chars()
+                .take(MAX)
+                .flat_map(|c| {
+                    if c.is_control() {
+                        c.escape_default().collect::<Vec<_>>()
+                    } else {
+                        vec![c]
+                    }
+                })
+                .collect();
+            if v.text.chars().nth(MAX).is_some() {
                 t.push('…');
+            }
+            if t.is_empty() {
+                t.push_str("''");
             }
             t
         }
