@@ -392,7 +392,7 @@ fn storage_cell(a: &Attr) -> String {
         Storage::Short => format!("1-byte header, {bytes}"),
         Storage::Long => format!("4-byte header, {bytes}"),
         Storage::Compressed { method, rawsize } => {
-            format!("{} {len} → {rawsize}", method.name())
+            format!("{}, {len} → {rawsize} bytes", method.name())
         }
         Storage::ExternalToast => match &a.toast {
             Some(p) => {
