@@ -452,6 +452,9 @@ fn value_cell(a: &Attr, wide: bool) -> String {
     if chars < total {
         shown.push_str(&format!("… ({total} chars)"));
     }
+    if a.problems.iter().any(|p| p.ends_with("may be wrong")) {
+        shown.push_str(" (?)");
+    }
     shown
 }
 

@@ -376,13 +376,21 @@ fn split_tuple(
             None => {
                 if let Some(e) = error.as_ref().filter(|e| e.index == i) {
                     a.problems.push(e.message.clone());
+                    let hint = if natts > schema.columns.len() {
+                        format!(
+                            " (the tuple has {natts} attributes, the list {}: is a dropped column missing from it?)",
+                            schema.columns.len()
+                        )
+                    } else {
+                        " (does the column list match the table?)".to_string()
+                    };
                     problems.push(Problem::new(
                         Severity::Error,
                         CLASS,
                         Some(start + e.off),
                         field.clone(),
                         format!(
-                            "{}; this and the following columns are not decoded (does the column list match the table?)",
+                            "{}; this and the following columns are not decoded{hint}",
                             e.message
                         ),
                     ));
@@ -392,6 +400,20 @@ fn split_tuple(
         attrs.push(a);
     }
 
+    // A list that does not fit this tuple puts every value read before the
+    // misfit in doubt: say so on each of them.
+    let misfit = error.is_some()
+        || (end_off < data.len() && natts <= schema.columns.len() && !schema.ignore_rest);
+    if misfit {
+        for a in attrs
+            .iter_mut()
+            .filter(|a| a.value.is_some() && a.raw.is_some())
+        {
+            a.problems.push(
+                "read before the column list stopped fitting this tuple: may be wrong".into(),
+            );
+        }
+    }
     let tuple_field = format!("tuple {lp} t_data");
     if let Some(e) = &error {
         let rest = data.len().saturating_sub(e.off);
