@@ -11,7 +11,9 @@ use serde::Serialize;
 use crate::error::Error;
 use crate::input::InputFormat;
 use crate::model::postgres::{ItemId, PageKind, PgPage};
-use crate::parse::postgres::{flags, parse_page, PageOptions};
+use crate::model::types::Schema;
+use crate::parse::postgres::toast::ToastStore;
+use crate::parse::postgres::{attrs, flags, parse_page, schema, PageOptions};
 use crate::reader::Endian;
 use crate::render::{self, RenderOptions};
 use crate::source::{segment_from_name, Source, DEFAULT_SEGMENT_BYTES};
@@ -86,6 +88,24 @@ pub struct ShowArgs {
     /// Colour the hex view by region.
     #[arg(long, value_enum, default_value_t = ColorArg::Auto)]
     pub color: ColorArg,
+
+    /// Split heap tuples into these columns and print their values: a
+    /// comma-separated list of types (`int4,varchar(20),timestamptz`), each
+    /// optionally after a name (`id int`); `dropped:TYPE` or `-:LEN:ALIGN`
+    /// for a dropped column, `TYPE:LEN:ALIGN` for a type not printed, `NAME
+    /// TYPE default VALUE` for a column added later, `~` last to ignore the rest.
+    #[arg(long, value_name = "LIST", conflicts_with = "schema")]
+    pub columns: Option<String>,
+
+    /// Like --columns, from a file: one column per line, JSON (pg_attribute
+    /// rows, or a fixture file's `columns`), or psql's `\d TABLE` output.
+    #[arg(long, value_name = "FILE")]
+    pub schema: Option<PathBuf>,
+
+    /// The TOAST relation's file (repeat for several segments or page
+    /// images): out-of-line values are read back from their chunks.
+    #[arg(long, value_name = "FILE")]
+    pub toast: Vec<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -341,6 +361,16 @@ fn show(args: &ShowArgs) -> Result<ExitCode, Error> {
         .blkno
         .unwrap_or_else(|| segment.unwrap_or(0).saturating_mul(blocks_per_segment));
     let kind = args.kind.map(PageKind::from);
+    let schema = attr_schema(args)?;
+    let mut toast = if args.toast.is_empty() {
+        None
+    } else if schema.is_none() {
+        return Err(Error::Usage(
+            "--toast needs the table's columns (--columns or --schema)".into(),
+        ));
+    } else {
+        Some(ToastStore::open(&args.toast, args.block_size)?)
+    };
 
     let stdout = io::stdout();
     let is_tty = stdout.is_terminal();
@@ -366,7 +396,7 @@ fn show(args: &ShowArgs) -> Result<ExitCode, Error> {
         if !range.contains(blkno) {
             continue;
         }
-        let page = parse_page(
+        let mut page = parse_page(
             &block.data,
             &PageOptions {
                 blkno,
@@ -374,6 +404,9 @@ fn show(args: &ShowArgs) -> Result<ExitCode, Error> {
                 endian: Endian::Little,
             },
         );
+        if let Some(schema) = &schema {
+            attrs::decode_page(&mut page, &block.data, schema, toast.as_mut());
+        }
         match args.format {
             FormatArg::Json => collected.push(page),
             FormatArg::Ndjson => {
@@ -423,6 +456,25 @@ fn show(args: &ShowArgs) -> Result<ExitCode, Error> {
         )));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The column list from --columns or --schema, if either was given.
+fn attr_schema(args: &ShowArgs) -> Result<Option<Schema>, Error> {
+    if let Some(list) = &args.columns {
+        return schema::parse_columns(list)
+            .map(Some)
+            .map_err(|e| Error::Usage(format!("--columns: {e}")));
+    }
+    let Some(path) = &args.schema else {
+        return Ok(None);
+    };
+    let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+        path: path.clone(),
+        source,
+    })?;
+    schema::parse_schema(&text)
+        .map(Some)
+        .map_err(|e| Error::Usage(format!("--schema {}: {e}", path.display())))
 }
 
 fn source_name(args: &ShowArgs) -> String {

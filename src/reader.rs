@@ -139,6 +139,16 @@ impl<'a> Reader<'a> {
         })
     }
 
+    pub fn peek_u64(&self, at: usize, field: &str) -> Result<u64, ReadError> {
+        let b = self.peek(at, 8, field)?;
+        let mut a = [0u8; 8];
+        a.copy_from_slice(b);
+        Ok(match self.endian {
+            Endian::Little => u64::from_le_bytes(a),
+            Endian::Big => u64::from_be_bytes(a),
+        })
+    }
+
     /// Record a span that was not produced by a typed read (free space, padding…).
     pub fn mark(&mut self, at: usize, len: usize, field: &str, value: String) {
         if len > 0 && at < self.data.len() {

@@ -290,3 +290,72 @@ fn kind_can_be_forced() {
     // A heap page read as btree: its "special space" is tuple bytes, and it says so.
     assert!(!v["problems"].as_array().unwrap().is_empty());
 }
+
+/// Tuple attributes: the types fixture split with its own column list
+/// (the fixture JSON is a valid --schema), as a table and as annotated hex.
+#[test]
+fn golden_attrs_of_the_types_page() {
+    let page = fixture("postgres/heap/types.0.page");
+    let schema = fixture("postgres/heap/types.0.json");
+    golden(
+        "attrs/types.table.txt",
+        &ok(&["show", &page, "--schema", &schema]),
+    );
+    golden(
+        "attrs/types.hex.txt",
+        &ok(&["show", &page, "--schema", &schema, "--format", "hex"]),
+    );
+}
+
+/// TOASTed and compressed values read back, as JSON.
+#[test]
+fn golden_attrs_of_the_varlena_page_with_its_toast() {
+    let mut args = vec![
+        "show".to_string(),
+        fixture("postgres/heap/varlena.0.page"),
+        "--columns".to_string(),
+        "id int, kind text, v_default text, v_plain text, v_external text, v_lz4 text".to_string(),
+        "--format".to_string(),
+        "json".to_string(),
+    ];
+    for blk in 0..3 {
+        args.push("--toast".to_string());
+        args.push(fixture(&format!("postgres/toast/varlena_toast.{blk}.page")));
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = ok(&args);
+    golden("attrs/varlena.json", &out);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let lp6 = &v["items"][5]["attrs"][2];
+    assert_eq!(lp6["storage"], "external-toast");
+    assert_eq!(lp6["toast"]["method"], "pglz");
+    assert_eq!(lp6["toast"]["chunks"], 6);
+    assert_eq!(lp6["value"].as_str().unwrap().len(), 20480);
+}
+
+#[test]
+fn columns_that_do_not_fit_are_a_problem_not_a_crash() {
+    let page = fixture("postgres/heap/plain_insert.0.page");
+    // (id int, name text) read as (int8, int8): the second int8 runs past the end.
+    let out = ok(&["show", &page, "--columns", "int8,int8", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let problems = v["problems"].as_array().unwrap();
+    assert!(problems.iter().any(|p| p["class"] == "attrs"), "{out}");
+    assert_eq!(v["items"][0]["attrs"][1]["storage"], "unread");
+    // Too few columns: the rest is reported, not guessed.
+    let out = ok(&["show", &page, "--columns", "int4", "--format", "json"]);
+    assert!(out.contains("the column list 1"), "{out}");
+}
+
+#[test]
+fn bad_column_lists_and_toast_without_columns_are_usage_errors() {
+    let page = fixture("postgres/heap/plain_insert.0.page");
+    let out = blockscope(&["show", &page, "--columns", "int4,frobnicator"], None);
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("--columns: item 2"), "{}", out.stderr);
+    assert!(out.stderr.contains("TYPE:LEN:ALIGN"), "{}", out.stderr);
+    let toast = fixture("postgres/toast/varlena_toast.0.page");
+    let out = blockscope(&["show", &page, "--toast", &toast], None);
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("--toast needs"), "{}", out.stderr);
+}

@@ -4,7 +4,7 @@
 //! `{engine, blkno, kind, header, items, checksum, problems}` where `header`
 //! holds `page_header()`'s columns and each item `heap_page_items()`'s columns
 //! followed by `heap_tuple_infomask_flags()`'s `raw_flags`/`combined_flags`
-//! and a plain-words `verdict`.
+//! and a plain-words `verdict` — and, when column types were given, `attrs`.
 
 use std::fmt::Write as _;
 use std::io::{self, Write};
@@ -12,8 +12,8 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use crate::model::postgres::{
-    AmData, BtItem, BtMetaPageData, BtPageOpaque, BtPageStats, ChecksumCheck, HeapItem,
-    ItemPointer, PageHeader, PgPage,
+    AmData, Attr, BtItem, BtMetaPageData, BtPageOpaque, BtPageStats, ChecksumCheck, HeapItem,
+    ItemPointer, PageHeader, PgPage, Storage, ToastPointer, Typed,
 };
 use crate::model::Problem;
 use crate::parse::postgres::{flags, special};
@@ -69,6 +69,78 @@ pub struct HeapItemJson<'a> {
     pub raw_flags: Option<&'a [&'static str]>,
     pub combined_flags: Option<&'a [&'static str]>,
     pub verdict: &'a str,
+    /// The tuple's attributes, when column types were given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub attrs: Option<Vec<AttrJson<'a>>>,
+}
+
+/// One attribute: what `SELECT` prints for it and what `tuple_data_split`
+/// gives as its bytes, with how it is stored.
+#[derive(Serialize)]
+pub struct AttrJson<'a> {
+    pub attnum: u16,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<&'a str>,
+    #[serde(rename = "type")]
+    pub type_name: &'a str,
+    /// The value as PostgreSQL prints it; a JSON number or boolean where that
+    /// is exact; `null` for SQL NULL or a value that could not be read.
+    pub value: serde_json::Value,
+    /// The raw datum as `tuple_data_split` gives it (`"\\x0b726f7736"`).
+    pub raw: Option<String>,
+    /// plain, short, 4b, compressed-pglz, compressed-lz4, external-toast,
+    /// external-other, cstring, null, missing, unread.
+    pub storage: String,
+    /// Page offset of the attribute's first byte.
+    pub offset: Option<usize>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub dropped: bool,
+    /// `true` when `value` is the value's bytes in hex (type not printed).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub hex: bool,
+    /// Inline compression: method and uncompressed size.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compression: Option<serde_json::Value>,
+    /// The TOAST pointer of an out-of-line value.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub toast: Option<&'a ToastPointer>,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    pub problems: &'a [String],
+}
+
+impl<'a> AttrJson<'a> {
+    pub fn from_attr(a: &'a Attr) -> Self {
+        use serde_json::json;
+        let value = match &a.value {
+            None => serde_json::Value::Null,
+            Some(v) => match v.typed {
+                Typed::Text | Typed::Hex => json!(v.text),
+                Typed::Bool(b) => json!(b),
+                Typed::Int(i) => json!(i),
+                Typed::UInt(u) => json!(u),
+                Typed::Float(f) => json!(f.0),
+            },
+        };
+        AttrJson {
+            attnum: a.attnum,
+            name: a.name.as_deref(),
+            type_name: &a.type_name,
+            value,
+            raw: a.raw.as_deref().map(bytea_text),
+            storage: a.storage.name(),
+            offset: a.offset,
+            dropped: a.dropped,
+            hex: a.value.as_ref().is_some_and(|v| v.typed == Typed::Hex),
+            compression: match a.storage {
+                Storage::Compressed { method, rawsize } => {
+                    Some(json!({"method": method.name(), "rawsize": rawsize}))
+                }
+                _ => None,
+            },
+            toast: a.toast.as_ref(),
+            problems: &a.problems,
+        }
+    }
 }
 
 impl<'a> HeapItemJson<'a> {
@@ -93,6 +165,10 @@ impl<'a> HeapItemJson<'a> {
             raw_flags: t.map(|t| t.raw_flags.as_slice()),
             combined_flags: t.map(|t| t.combined_flags.as_slice()),
             verdict: &item.verdict,
+            attrs: item
+                .attrs
+                .as_ref()
+                .map(|v| v.iter().map(AttrJson::from_attr).collect()),
         }
     }
 }

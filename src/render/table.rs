@@ -6,8 +6,8 @@ use comfy_table::presets::UTF8_FULL_CONDENSED;
 use comfy_table::{Cell, CellAlignment, ContentArrangement, Table};
 
 use crate::model::postgres::{
-    AmData, BtItem, BtMetaPageData, BtPageOpaque, BtPageStats, HeapItem, PageHeader, PageKind,
-    PgPage,
+    AmData, Attr, BtItem, BtMetaPageData, BtPageOpaque, BtPageStats, HeapItem, PageHeader,
+    PageKind, PgPage, Storage,
 };
 use crate::parse::postgres::flags;
 use crate::parse::postgres::page::describe_item_id;
@@ -94,6 +94,13 @@ pub fn render_page(out: &mut dyn Write, page: &PgPage, opts: &RenderOptions) -> 
         if matches!(page.kind, PageKind::Heap | PageKind::Sequence) {
             writeln!(out, "{}", items_table(&page.items, opts))?;
             writeln!(out, "{}", verdict_table(&page.items, opts))?;
+            if page
+                .items
+                .iter()
+                .any(|i| i.attrs.as_ref().is_some_and(|a| !a.is_empty()))
+            {
+                writeln!(out, "{}", attrs_table(&page.items, opts))?;
+            }
         } else {
             writeln!(out, "{}", line_pointer_table(&page.items, opts))?;
         }
@@ -327,6 +334,128 @@ fn verdict_table(items: &[HeapItem], opts: &RenderOptions) -> Table {
     }
     right(&mut t, &[0]);
     t
+}
+
+/// How many characters of a value the narrow view shows.
+const NARROW_VALUE_CHARS: usize = 48;
+
+/// One row per attribute of every tuple: what `SELECT` prints, and how the
+/// value is stored.
+fn attrs_table(items: &[HeapItem], opts: &RenderOptions) -> Table {
+    let mut t = new_table(
+        opts,
+        &[
+            "lp", "attnum", "column", "type", "offset", "storage", "value",
+        ],
+    );
+    for item in items {
+        let Some(attrs) = item.attrs.as_ref().filter(|a| !a.is_empty()) else {
+            continue;
+        };
+        for (i, a) in attrs.iter().enumerate() {
+            let column = match (&a.name, a.dropped) {
+                (Some(n), false) => n.clone(),
+                (Some(n), true) => format!("{n} (dropped)"),
+                (None, true) => "(dropped)".to_string(),
+                (None, false) => String::new(),
+            };
+            t.add_row(vec![
+                if i == 0 {
+                    item.id.lp.to_string()
+                } else {
+                    String::new()
+                },
+                a.attnum.to_string(),
+                column,
+                a.type_name.clone(),
+                a.offset.map_or(String::new(), |o| o.to_string()),
+                storage_cell(a),
+                value_cell(a, opts.wide),
+            ]);
+        }
+    }
+    right(&mut t, &[0, 1, 4]);
+    t
+}
+
+/// `1-byte header`, `pglz 3080 bytes`, `TOAST 16496 (pglz, 6 chunks)`, …
+fn storage_cell(a: &Attr) -> String {
+    let len = a.raw.as_ref().map_or(0, Vec::len);
+    let bytes = if len == 1 {
+        "1 byte".to_string()
+    } else {
+        format!("{len} bytes")
+    };
+    match &a.storage {
+        Storage::Plain => bytes,
+        Storage::Cstring => format!("C string, {bytes}"),
+        Storage::Short => format!("1-byte header, {bytes}"),
+        Storage::Long => format!("4-byte header, {bytes}"),
+        Storage::Compressed { method, rawsize } => {
+            format!("{}, {len} → {rawsize} bytes", method.name())
+        }
+        Storage::ExternalToast => match &a.toast {
+            Some(p) => {
+                let how = p
+                    .method
+                    .map_or("uncompressed".to_string(), |m| m.name().to_string());
+                let chunks = p.chunks.map_or(String::new(), |c| format!(", {c} chunks"));
+                format!("TOAST {} ({how}{chunks})", p.va_valueid)
+            }
+            None => "TOAST".to_string(),
+        },
+        Storage::ExternalOther { vartag } => format!("external, vartag {vartag}"),
+        Storage::Null => "null".to_string(),
+        Storage::Missing => "not in tuple".to_string(),
+        Storage::Unread => "not read".to_string(),
+    }
+}
+
+/// The value as text, control characters escaped, shortened unless wide.
+fn value_cell(a: &Attr, wide: bool) -> String {
+    let text = match (&a.value, &a.storage) {
+        (Some(v), _) => v.text.clone(),
+        (None, Storage::Null) => return "NULL".to_string(),
+        (None, Storage::Missing) => return "NULL (column added later)".to_string(),
+        (None, Storage::ExternalToast) => {
+            return match &a.toast {
+                Some(p) if p.chunks.is_none() => format!(
+                    "(out of line: {} bytes in TOAST relation {}; see --toast)",
+                    p.va_rawsize.saturating_sub(4),
+                    p.va_toastrelid
+                ),
+                _ => "(not read)".to_string(),
+            }
+        }
+        (None, _) if a.dropped => match &a.raw {
+            Some(raw) => return data_cell(raw, wide),
+            None => return String::new(),
+        },
+        (None, _) => return "(not read)".to_string(),
+    };
+    let mut shown = String::new();
+    let mut chars = 0usize;
+    let total = text.chars().count();
+    for c in text.chars() {
+        if !wide && chars >= NARROW_VALUE_CHARS {
+            break;
+        }
+        match c {
+            '\n' => shown.push_str("\\n"),
+            '\t' => shown.push_str("\\t"),
+            '\r' => shown.push_str("\\r"),
+            c if c.is_control() => shown.push_str(&format!("\\u{{{:04x}}}", c as u32)),
+            c => shown.push(c),
+        }
+        chars += 1;
+    }
+    if chars < total {
+        shown.push_str(&format!("… ({total} chars)"));
+    }
+    if a.problems.iter().any(|p| p.ends_with("may be wrong")) {
+        shown.push_str(" (?)");
+    }
+    shown
 }
 
 fn bt_opaque_table(o: &BtPageOpaque, opts: &RenderOptions) -> Table {

@@ -58,7 +58,12 @@ pub fn parse_item(r: &mut Reader, id: ItemId, blkno: u64, problems: &mut Vec<Pro
         Some(t) => tuple_verdict(&id, t, blkno),
         None => line_pointer_verdict(&id),
     };
-    HeapItem { id, tuple, verdict }
+    HeapItem {
+        id,
+        tuple,
+        verdict,
+        attrs: None,
+    }
 }
 
 fn read_tuple(

@@ -136,6 +136,7 @@ pub fn parse_page(data: &[u8], opts: &PageOptions) -> PgPage {
                     id,
                     tuple: None,
                     verdict: heap::line_pointer_verdict(&id),
+                    attrs: None,
                 }
             };
             page.items.push(item);

@@ -1,0 +1,608 @@
+//! PostgreSQL column types: what a tuple decoder needs to know about each one
+//! (`pg_type.typlen`, `typalign`, `typbyval`) and the names users write for
+//! them — catalog names (`int4`), SQL spellings and aliases (`integer`,
+//! `character varying(20)`), `format_type` output, typmods and `[]` arrays.
+//!
+//! Nothing here reads page bytes; the attribute splitter
+//! (`parse::postgres::attrs`) and the value printers
+//! (`parse::postgres::values`) work from these descriptions.
+
+use std::fmt;
+
+/// `pg_type.typalign` / `pg_attribute.attalign`: the boundary an attribute
+/// starts on, relative to the start of the tuple's data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Align {
+    /// `c`: any byte.
+    Char,
+    /// `s`: 2 bytes.
+    Short,
+    /// `i`: 4 bytes.
+    Int,
+    /// `d`: 8 bytes.
+    Double,
+}
+
+impl Align {
+    pub fn from_char(c: char) -> Option<Align> {
+        match c {
+            'c' => Some(Align::Char),
+            's' => Some(Align::Short),
+            'i' => Some(Align::Int),
+            'd' => Some(Align::Double),
+            _ => None,
+        }
+    }
+
+    pub fn code(self) -> char {
+        match self {
+            Align::Char => 'c',
+            Align::Short => 's',
+            Align::Int => 'i',
+            Align::Double => 'd',
+        }
+    }
+
+    pub fn bytes(self) -> usize {
+        match self {
+            Align::Char => 1,
+            Align::Short => 2,
+            Align::Int => 4,
+            Align::Double => 8,
+        }
+    }
+
+    /// `att_align_nominal`: round `offset` up to this boundary.
+    pub fn align(self, offset: usize) -> usize {
+        let a = self.bytes();
+        offset.saturating_add(a - 1) & !(a - 1)
+    }
+}
+
+/// A column type blockscope can print the way PostgreSQL's output function
+/// does, or `Other` (split by its length and alignment, shown as hex).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PgType {
+    Bool,
+    /// The one-byte internal `"char"` (not `char(n)`, which is `Bpchar`).
+    Char,
+    Int2,
+    Int4,
+    Int8,
+    Oid,
+    /// `regclass`, `regtype`, `regproc`, …: an OID whose name needs the catalog.
+    RegOid(&'static str),
+    Xid,
+    Xid8,
+    Cid,
+    Float4,
+    Float8,
+    Numeric,
+    Money,
+    Text,
+    Varchar,
+    Bpchar,
+    Name,
+    Bytea,
+    Json,
+    Jsonb,
+    Xml,
+    Date,
+    Time,
+    TimeTz,
+    Timestamp,
+    TimestampTz,
+    Interval,
+    Uuid,
+    Inet,
+    Cidr,
+    Macaddr,
+    Macaddr8,
+    Tid,
+    PgLsn,
+    Bit,
+    Varbit,
+    Point,
+    /// A one- or more-dimensional array of the element type.
+    Array(Box<PgType>),
+    /// A type blockscope does not print: name, `attlen`, `attalign`.
+    Other {
+        name: String,
+        attlen: i16,
+        align: Align,
+    },
+}
+
+impl PgType {
+    /// `typlen`: a positive byte count, -1 for varlena, -2 for C strings.
+    pub fn attlen(&self) -> i16 {
+        use PgType::*;
+        match self {
+            Bool | Char => 1,
+            Int2 => 2,
+            Int4 | Oid | RegOid(_) | Xid | Cid | Float4 | Date => 4,
+            Int8 | Xid8 | Float8 | Money | Time | Timestamp | TimestampTz | PgLsn => 8,
+            TimeTz => 12,
+            Interval | Uuid | Point => 16,
+            Name => 64,
+            Macaddr | Tid => 6,
+            Macaddr8 => 8,
+            Numeric | Text | Varchar | Bpchar | Bytea | Json | Jsonb | Xml | Inet | Cidr | Bit
+            | Varbit | Array(_) => -1,
+            Other { attlen, .. } => *attlen,
+        }
+    }
+
+    /// `typalign`.
+    pub fn align(&self) -> Align {
+        use PgType::*;
+        match self {
+            Bool | Char | Name | Uuid => Align::Char,
+            Int2 | Tid => Align::Short,
+            Int8 | Xid8 | Float8 | Money | Time | TimeTz | Timestamp | TimestampTz | Interval
+            | PgLsn | Point => Align::Double,
+            // An array is aligned like its element, but at least on 4 bytes.
+            Array(elem) if elem.align() == Align::Double => Align::Double,
+            Other { align, .. } => *align,
+            _ => Align::Int,
+        }
+    }
+
+    /// `typbyval` on 64-bit builds.
+    pub fn byval(&self) -> bool {
+        matches!(self.attlen(), 1 | 2 | 4 | 8)
+            && !matches!(self, PgType::Macaddr8 | PgType::Other { .. })
+    }
+
+    /// The element type's OID as `pg_type` has it (arrays carry it), when known.
+    pub fn oid(&self) -> Option<u32> {
+        use PgType::*;
+        Some(match self {
+            Bool => 16,
+            Bytea => 17,
+            Char => 18,
+            Name => 19,
+            Int8 => 20,
+            Int2 => 21,
+            Int4 => 23,
+            Text => 25,
+            Oid => 26,
+            Tid => 27,
+            Xid => 28,
+            Cid => 29,
+            Json => 114,
+            Xml => 142,
+            Point => 600,
+            Cidr => 650,
+            Float4 => 700,
+            Float8 => 701,
+            Macaddr8 => 774,
+            Money => 790,
+            Macaddr => 829,
+            Inet => 869,
+            Bpchar => 1042,
+            Varchar => 1043,
+            Date => 1082,
+            Time => 1083,
+            Timestamp => 1114,
+            TimestampTz => 1184,
+            Interval => 1186,
+            TimeTz => 1266,
+            Bit => 1560,
+            Varbit => 1562,
+            Numeric => 1700,
+            Uuid => 2950,
+            PgLsn => 3220,
+            Jsonb => 3802,
+            Xid8 => 5069,
+            RegOid(name) => return REG_TYPES.iter().find(|r| r.0 == *name).map(|r| r.1),
+            Array(_) | Other { .. } => return None,
+        })
+    }
+
+    /// The type whose `pg_type` OID is `oid` (for array elements).
+    pub fn from_oid(oid: u32) -> Option<PgType> {
+        use PgType::*;
+        let all = [
+            Bool,
+            Bytea,
+            Char,
+            Name,
+            Int8,
+            Int2,
+            Int4,
+            Text,
+            Oid,
+            Tid,
+            Xid,
+            Cid,
+            Json,
+            Xml,
+            Point,
+            Cidr,
+            Float4,
+            Float8,
+            Macaddr8,
+            Money,
+            Macaddr,
+            Inet,
+            Bpchar,
+            Varchar,
+            Date,
+            Time,
+            Timestamp,
+            TimestampTz,
+            Interval,
+            TimeTz,
+            Bit,
+            Varbit,
+            Numeric,
+            Uuid,
+            PgLsn,
+            Jsonb,
+            Xid8,
+        ];
+        if let Some(t) = all.into_iter().find(|t| t.oid() == Some(oid)) {
+            return Some(t);
+        }
+        REG_TYPES
+            .iter()
+            .find(|r| r.1 == oid)
+            .map(|r| PgType::RegOid(r.0))
+    }
+
+    /// The name `format_type` gives the type without a typmod.
+    pub fn sql_name(&self) -> String {
+        use PgType::*;
+        let s = match self {
+            Bool => "boolean",
+            Char => "\"char\"",
+            Int2 => "smallint",
+            Int4 => "integer",
+            Int8 => "bigint",
+            Oid => "oid",
+            RegOid(name) => name,
+            Xid => "xid",
+            Xid8 => "xid8",
+            Cid => "cid",
+            Float4 => "real",
+            Float8 => "double precision",
+            Numeric => "numeric",
+            Money => "money",
+            Text => "text",
+            Varchar => "character varying",
+            Bpchar => "character",
+            Name => "name",
+            Bytea => "bytea",
+            Json => "json",
+            Jsonb => "jsonb",
+            Xml => "xml",
+            Date => "date",
+            Time => "time without time zone",
+            TimeTz => "time with time zone",
+            Timestamp => "timestamp without time zone",
+            TimestampTz => "timestamp with time zone",
+            Interval => "interval",
+            Uuid => "uuid",
+            Inet => "inet",
+            Cidr => "cidr",
+            Macaddr => "macaddr",
+            Macaddr8 => "macaddr8",
+            Tid => "tid",
+            PgLsn => "pg_lsn",
+            Bit => "bit",
+            Varbit => "bit varying",
+            Point => "point",
+            Array(elem) => return format!("{}[]", elem.sql_name()),
+            Other { name, .. } => name,
+        };
+        s.to_string()
+    }
+
+    /// Whether blockscope prints values of this type (others are shown as hex).
+    pub fn is_decoded(&self) -> bool {
+        match self {
+            PgType::Other { .. } => false,
+            PgType::Array(elem) => elem.is_decoded(),
+            _ => true,
+        }
+    }
+}
+
+/// OID-alias types: (name, OID).
+const REG_TYPES: &[(&str, u32)] = &[
+    ("regproc", 24),
+    ("regprocedure", 2202),
+    ("regoper", 2203),
+    ("regoperator", 2204),
+    ("regclass", 2205),
+    ("regtype", 2206),
+    ("regconfig", 3734),
+    ("regdictionary", 3769),
+    ("regnamespace", 4089),
+    ("regrole", 4096),
+    ("regcollation", 4191),
+];
+
+/// A type as a user named it: the type plus its typmod text, for display.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TypeSpec {
+    pub ty: PgType,
+    /// What was inside the parentheses (`20`, `10,2`), if anything.
+    pub typmod: Option<String>,
+}
+
+impl TypeSpec {
+    /// Parse a type name: catalog names, SQL names and aliases, `format_type`
+    /// output, optional typmod in parentheses and trailing `[]` (any number)
+    /// or a leading `_` for arrays. `None` if the name is not one blockscope
+    /// knows (callers can then ask for an explicit length and alignment).
+    pub fn parse(text: &str) -> Option<TypeSpec> {
+        let mut s = text.trim().to_ascii_lowercase();
+        let mut array = false;
+        while let Some(rest) = s.strip_suffix("[]") {
+            s = rest.trim_end().to_string();
+            array = true;
+        }
+        // `integer[3]` and `int array` are arrays too.
+        if let Some(open) = s.rfind('[') {
+            if s.ends_with(']')
+                && s.get(open + 1..s.len() - 1)?
+                    .chars()
+                    .all(|c| c.is_ascii_digit())
+            {
+                s.truncate(open);
+                s = s.trim_end().to_string();
+                array = true;
+            }
+        }
+        if let Some(rest) = s.strip_suffix(" array") {
+            s = rest.trim_end().to_string();
+            array = true;
+        }
+        let mut typmod = None;
+        if let (Some(open), Some(close)) = (s.find('('), s.find(')')) {
+            if open < close {
+                typmod = Some(
+                    s.get(open + 1..close)?
+                        .split_whitespace()
+                        .collect::<String>(),
+                );
+                s = format!("{} {}", s.get(..open)?, s.get(close + 1..)?);
+            }
+        }
+        let words: Vec<&str> = s.split_whitespace().collect();
+        let name = words.join(" ");
+        let mut ty = match base_type(&name, typmod.as_deref()) {
+            Some(t) => t,
+            None if !array => {
+                // `_int4`: the catalog name of int4's array type.
+                let elem = name.strip_prefix('_').and_then(|n| base_type(n, None))?;
+                array = true;
+                elem
+            }
+            None => return None,
+        };
+        if matches!(ty, PgType::Float4 | PgType::Float8) {
+            typmod = None;
+        }
+        if array {
+            ty = PgType::Array(Box::new(ty));
+        }
+        Some(TypeSpec { ty, typmod })
+    }
+
+    /// The name as `format_type(atttypid, atttypmod)` prints it.
+    pub fn display(&self) -> String {
+        let (elem, suffix) = match &self.ty {
+            PgType::Array(e) => (e.as_ref(), "[]"),
+            t => (t, ""),
+        };
+        let base = elem.sql_name();
+        let with_mod = match (&self.typmod, elem) {
+            (None, _) => base,
+            (Some(m), PgType::Time | PgType::TimeTz | PgType::Timestamp | PgType::TimestampTz) => {
+                let (head, tail) = base.split_once(' ').unwrap_or((base.as_str(), ""));
+                format!("{head}({m}) {tail}")
+            }
+            (Some(m), _) => format!("{base}({m})"),
+        };
+        format!("{with_mod}{suffix}")
+    }
+}
+
+impl fmt::Display for TypeSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.display())
+    }
+}
+
+/// A base (non-array) type from its lowercase, single-spaced name.
+fn base_type(name: &str, typmod: Option<&str>) -> Option<PgType> {
+    use PgType::*;
+    let name = name.trim_matches(|c| c == ' ');
+    let name = name.strip_prefix("pg_catalog.").unwrap_or(name);
+    Some(match name {
+        "bool" | "boolean" => Bool,
+        "\"char\"" => Char,
+        "int2" | "smallint" | "smallserial" | "serial2" => Int2,
+        "int4" | "int" | "integer" | "serial" | "serial4" => Int4,
+        "int8" | "bigint" | "bigserial" | "serial8" => Int8,
+        "oid" => Oid,
+        "xid" => Xid,
+        "xid8" => Xid8,
+        "cid" => Cid,
+        "float4" | "real" => Float4,
+        "float8" | "double precision" | "double" => Float8,
+        // float(p): 1-24 is real, 25-53 double precision.
+        "float" => match typmod.and_then(|m| m.parse::<u32>().ok()) {
+            Some(p) if p <= 24 => Float4,
+            _ => Float8,
+        },
+        "numeric" | "decimal" | "dec" => Numeric,
+        "money" => Money,
+        "text" | "citext" => Text,
+        "varchar" | "character varying" | "char varying" => Varchar,
+        "bpchar" | "character" | "char" | "nchar" | "national character" => Bpchar,
+        "name" => Name,
+        "bytea" => Bytea,
+        "json" => Json,
+        "jsonb" => Jsonb,
+        "xml" => Xml,
+        "date" => Date,
+        "time" | "time without time zone" => Time,
+        "timetz" | "time with time zone" => TimeTz,
+        "timestamp" | "timestamp without time zone" => Timestamp,
+        "timestamptz" | "timestamp with time zone" => TimestampTz,
+        "uuid" => Uuid,
+        "inet" => Inet,
+        "cidr" => Cidr,
+        "macaddr" => Macaddr,
+        "macaddr8" => Macaddr8,
+        "tid" => Tid,
+        "pg_lsn" => PgLsn,
+        "bit" => Bit,
+        "varbit" | "bit varying" => Varbit,
+        "point" => Point,
+        n if n == "interval" || n.starts_with("interval ") => Interval,
+        n => return REG_TYPES.iter().find(|r| r.0 == n).map(|r| RegOid(r.0)),
+    })
+}
+
+/// One attribute of a relation, as the decoder needs it (`pg_attribute`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Column {
+    /// `attname`, when known.
+    pub name: Option<String>,
+    /// The type, when known (a dropped column's type is gone from the catalog).
+    pub ty: Option<TypeSpec>,
+    /// `attlen`.
+    pub attlen: i16,
+    /// `attalign`.
+    pub align: Align,
+    /// `attisdropped`: the bytes are still in old tuples, the column is not.
+    pub dropped: bool,
+    /// `attmissingval`: the value of a column added later with a default,
+    /// for tuples written before (natts smaller than this column's number).
+    pub missing: Option<String>,
+}
+
+impl Column {
+    /// A live column of a known type.
+    pub fn of(name: Option<String>, ty: TypeSpec) -> Column {
+        Column {
+            name,
+            attlen: ty.ty.attlen(),
+            align: ty.ty.align(),
+            ty: Some(ty),
+            dropped: false,
+            missing: None,
+        }
+    }
+
+    /// What to call the type in output: `format_type`'s name, or `-` for a
+    /// dropped column of unknown type.
+    pub fn type_name(&self) -> String {
+        match &self.ty {
+            Some(t) => t.display(),
+            None => format!("- (attlen {}, attalign {})", self.attlen, self.align.code()),
+        }
+    }
+}
+
+/// The column list of a relation, in attribute-number order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Schema {
+    pub columns: Vec<Column>,
+    /// `~` at the end of a column list: attributes past the list are not
+    /// decoded and not reported (pg_filedump's convention).
+    pub ignore_rest: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(s: &str) -> TypeSpec {
+        TypeSpec::parse(s).unwrap_or_else(|| panic!("{s} should parse"))
+    }
+
+    #[test]
+    fn aliases_and_format_type_names() {
+        assert_eq!(parse("int").ty, PgType::Int4);
+        assert_eq!(parse("INTEGER").ty, PgType::Int4);
+        assert_eq!(parse("int8").ty, PgType::Int8);
+        assert_eq!(parse("double precision").ty, PgType::Float8);
+        assert_eq!(parse("float(10)").ty, PgType::Float4);
+        assert_eq!(parse("float").ty, PgType::Float8);
+        assert_eq!(parse("timestamp with time zone").ty, PgType::TimestampTz);
+        assert_eq!(parse("timestamp(3) with time zone").ty, PgType::TimestampTz);
+        assert_eq!(parse("time  without   time zone").ty, PgType::Time);
+        assert_eq!(parse("\"char\"").ty, PgType::Char);
+        assert_eq!(parse("char").ty, PgType::Bpchar);
+        assert_eq!(parse("interval year to month").ty, PgType::Interval);
+        assert_eq!(parse("regclass").ty, PgType::RegOid("regclass"));
+        assert!(TypeSpec::parse("hstore").is_none());
+        assert!(TypeSpec::parse("").is_none());
+    }
+
+    #[test]
+    fn typmods_and_arrays() {
+        let v = parse("character varying(20)");
+        assert_eq!(v.ty, PgType::Varchar);
+        assert_eq!(v.typmod.as_deref(), Some("20"));
+        assert_eq!(v.display(), "character varying(20)");
+        assert_eq!(parse("numeric( 10, 2 )").display(), "numeric(10,2)");
+        assert_eq!(parse("varchar(5)").display(), "character varying(5)");
+        assert_eq!(
+            parse("timestamptz(3)").display(),
+            "timestamp(3) with time zone"
+        );
+        let a = parse("text[]");
+        assert_eq!(a.ty, PgType::Array(Box::new(PgType::Text)));
+        assert_eq!(a.display(), "text[]");
+        assert_eq!(parse("int4[][]").display(), "integer[]");
+        assert_eq!(parse("_int8").ty, PgType::Array(Box::new(PgType::Int8)));
+        assert_eq!(parse("integer array").display(), "integer[]");
+        assert_eq!(parse("int[3]").display(), "integer[]");
+    }
+
+    #[test]
+    fn layout_matches_pg_type() {
+        assert_eq!(
+            (PgType::Int8.attlen(), PgType::Int8.align()),
+            (8, Align::Double)
+        );
+        assert_eq!(
+            (PgType::Name.attlen(), PgType::Name.align()),
+            (64, Align::Char)
+        );
+        assert_eq!(
+            (PgType::TimeTz.attlen(), PgType::TimeTz.align()),
+            (12, Align::Double)
+        );
+        assert_eq!(
+            (PgType::Macaddr.attlen(), PgType::Macaddr.align()),
+            (6, Align::Int)
+        );
+        assert_eq!(parse("int8[]").ty.align(), Align::Double);
+        assert_eq!(parse("bool[]").ty.align(), Align::Int);
+        assert!(PgType::Int8.byval() && !PgType::TimeTz.byval() && !PgType::Text.byval());
+    }
+
+    #[test]
+    fn oids_round_trip() {
+        for oid in [16, 20, 21, 23, 25, 1043, 1700, 3802, 2205] {
+            assert_eq!(PgType::from_oid(oid).and_then(|t| t.oid()), Some(oid));
+        }
+        assert_eq!(PgType::from_oid(99999), None);
+    }
+
+    #[test]
+    fn alignment() {
+        assert_eq!(Align::Double.align(9), 16);
+        assert_eq!(Align::Int.align(4), 4);
+        assert_eq!(Align::Short.align(5), 6);
+        assert_eq!(Align::Char.align(5), 5);
+    }
+}

@@ -1,0 +1,805 @@
+//! Heap tuple data split into attributes, given the relation's column list —
+//! what `heap_deform_tuple` does in the server, `tuple_data_split` shows in
+//! pageinspect and `pg_filedump -D` prints.
+//!
+//! The data starts at `t_hoff`; offsets below are relative to it. For each
+//! column in attribute-number order:
+//!
+//! * attribute numbers past the tuple's natts (`t_infomask2 & 0x07FF`) were
+//!   added to the table after the tuple was written: their value is the
+//!   column's missing value (`attmissingval`) or NULL;
+//! * a clear bit in the null bitmap (`t_bits`, when HEAP_HASNULL) means NULL
+//!   and takes no bytes;
+//! * otherwise the offset is rounded up to the column's alignment — except
+//!   for a varlena whose first byte is not zero: a 1-byte header is never
+//!   padded, and padding is always zero (`att_align_pointer`);
+//! * the attribute takes `attlen` bytes, or what its varlena header says, or
+//!   up to and including a NUL for `attlen` -2.
+//!
+//! Varlena headers (little-endian, varatt.h):
+//!
+//! ```text
+//!  first byte xxxxxxx1  1-byte header, total length = byte >> 1 (0x01 excluded)
+//!  first byte 00000001  external pointer: next byte is the vartag,
+//!                       18 = on-disk TOAST pointer (varatt_external, 16 bytes)
+//!  word       ……………00  4-byte header, total length = word >> 2
+//!  word       ……………10  4-byte header, compressed inline; then va_tcinfo:
+//!                       raw size (low 30 bits), method (high 2: 0 pglz, 1 lz4)
+//! ```
+
+use crate::model::postgres::{
+    Attr, Compression, HeapTuple, ItemId, PageKind, PgPage, Storage, ToastPointer, Typed, Value,
+    HEAP_HASNULL, SIZEOF_HEAP_TUPLE_HEADER,
+};
+use crate::model::span::Region;
+use crate::model::types::{Column, PgType, Schema};
+use crate::model::{Problem, Severity};
+use crate::reader::{Endian, Reader};
+
+use super::toast::ToastStore;
+use super::{pglz, values};
+
+/// The largest value blockscope decompresses or reassembles (the format
+/// allows up to 1 GB; a page claiming more is more likely damaged).
+pub const MAX_VALUE_BYTES: usize = 64 << 20;
+/// `VARTAG_ONDISK`: an on-disk TOAST pointer.
+const VARTAG_ONDISK: u8 = 18;
+/// Problem class for everything found while splitting attributes.
+const CLASS: &str = "attrs";
+
+/// Where one attribute lies in the tuple data (offsets relative to t_hoff).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Slot {
+    /// Past the tuple's natts.
+    Missing,
+    /// SQL NULL by the null bitmap.
+    Null,
+    /// `len` bytes at `off`, after `pad` bytes of alignment padding.
+    Present { off: usize, pad: usize, len: usize },
+}
+
+/// The walk over a tuple's data stopped: at which attribute (0-based) and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LayoutError {
+    pub index: usize,
+    /// Offset (relative to t_hoff) where the attribute would start.
+    pub off: usize,
+    pub message: String,
+}
+
+/// Lay out `columns` over a tuple's `data`: one slot per column, up to the
+/// first one that does not fit. Also returns the offset after the last
+/// attribute read.
+pub fn layout(
+    data: &[u8],
+    natts: usize,
+    bitmap: Option<&[u8]>,
+    columns: &[Column],
+) -> (Vec<Slot>, usize, Option<LayoutError>) {
+    let mut slots = Vec::with_capacity(columns.len());
+    let mut off = 0usize;
+    for (i, col) in columns.iter().enumerate() {
+        if i >= natts {
+            slots.push(Slot::Missing);
+            continue;
+        }
+        if let Some(bits) = bitmap {
+            let set = bits.get(i / 8).is_some_and(|b| b & (1 << (i % 8)) != 0);
+            if !set {
+                slots.push(Slot::Null);
+                continue;
+            }
+        }
+        let aligned = if col.attlen == -1 && data.get(off).is_some_and(|&b| b != 0) {
+            off
+        } else {
+            col.align.align(off)
+        };
+        let fail = |message: String| LayoutError {
+            index: i,
+            off,
+            message,
+        };
+        let len = match datum_len(data, aligned, col.attlen) {
+            Ok(len) => len,
+            Err(message) => return (slots, off, Some(fail(message))),
+        };
+        if aligned.checked_add(len).is_none_or(|end| end > data.len()) {
+            return (
+                slots,
+                off,
+                Some(fail(format!(
+                    "{len} bytes at data offset {aligned} run past the end of the {}-byte tuple data",
+                    data.len()
+                ))),
+            );
+        }
+        slots.push(Slot::Present {
+            off: aligned,
+            pad: aligned - off,
+            len,
+        });
+        off = aligned + len;
+    }
+    (slots, off, None)
+}
+
+/// `att_addlength_pointer`: how many bytes the attribute at `at` takes.
+fn datum_len(data: &[u8], at: usize, attlen: i16) -> Result<usize, String> {
+    match attlen {
+        n if n > 0 => Ok(n as usize),
+        -1 => varlena_size(data, at),
+        -2 => data
+            .get(at..)
+            .and_then(|rest| rest.iter().position(|&b| b == 0))
+            .map(|nul| nul + 1)
+            .ok_or_else(|| format!("C string at data offset {at} has no terminating NUL")),
+        n => Err(format!("attlen {n} is not a valid length")),
+    }
+}
+
+/// `VARSIZE_ANY`: total size of the varlena at `at`, header included.
+fn varlena_size(data: &[u8], at: usize) -> Result<usize, String> {
+    let b0 = *data
+        .get(at)
+        .ok_or_else(|| format!("no varlena header at data offset {at}: tuple data ends"))?;
+    if b0 == 0x01 {
+        let tag = *data
+            .get(at + 1)
+            .ok_or_else(|| format!("external varlena at data offset {at} has no vartag"))?;
+        return match tag {
+            VARTAG_ONDISK => Ok(2 + 16),
+            // indirect and expanded pointers hold a memory pointer
+            1..=3 => Ok(2 + 8),
+            t => Err(format!(
+                "external varlena at data offset {at} has unknown vartag {t}"
+            )),
+        };
+    }
+    if b0 & 0x01 == 1 {
+        return Ok(usize::from(b0 >> 1));
+    }
+    let word = Reader::new(data, Endian::Little)
+        .peek_u32(at, "varlena header")
+        .map_err(|e| format!("4-byte varlena header at data offset {at}: {e}"))?;
+    let size = (word >> 2) as usize;
+    let min = if b0 & 0x03 == 0x02 { 8 } else { 4 };
+    if size < min {
+        return Err(format!(
+            "varlena header 0x{word:08x} at data offset {at} gives length {size}, shorter than the header"
+        ));
+    }
+    Ok(size)
+}
+
+/// A varlena's bytes, classified.
+enum Varlena<'a> {
+    Short(&'a [u8]),
+    Long(&'a [u8]),
+    Compressed {
+        method: Compression,
+        rawsize: u32,
+        data: &'a [u8],
+    },
+    Toast(ToastPointer),
+    OtherExternal(u8),
+}
+
+/// Classify a whole varlena (as sized by [`varlena_size`]).
+fn classify(raw: &[u8]) -> Result<Varlena<'_>, String> {
+    let r = Reader::new(raw, Endian::Little);
+    let e = |e: crate::reader::ReadError| e.to_string();
+    let b0 = raw.first().copied().unwrap_or(0);
+    if b0 == 0x01 {
+        let tag = raw.get(1).copied().unwrap_or(0);
+        if tag != VARTAG_ONDISK {
+            return Ok(Varlena::OtherExternal(tag));
+        }
+        let va_rawsize = r.peek_u32(2, "va_rawsize").map_err(e)? as i32;
+        let va_extinfo = r.peek_u32(6, "va_extinfo").map_err(e)?;
+        let va_valueid = r.peek_u32(10, "va_valueid").map_err(e)?;
+        let va_toastrelid = r.peek_u32(14, "va_toastrelid").map_err(e)?;
+        let extsize = va_extinfo & 0x3FFF_FFFF;
+        let compressed = i64::from(extsize) < i64::from(va_rawsize) - 4;
+        return Ok(Varlena::Toast(ToastPointer {
+            va_rawsize,
+            va_extinfo,
+            extsize,
+            compressed,
+            method: compressed.then(|| Compression::from_bits(va_extinfo >> 30)),
+            va_valueid,
+            va_toastrelid,
+            chunks: None,
+        }));
+    }
+    if b0 & 0x01 == 1 {
+        return Ok(Varlena::Short(raw.get(1..).unwrap_or_default()));
+    }
+    if b0 & 0x03 == 0 {
+        return Ok(Varlena::Long(raw.get(4..).unwrap_or_default()));
+    }
+    let tcinfo = r.peek_u32(4, "va_tcinfo").map_err(e)?;
+    Ok(Varlena::Compressed {
+        method: Compression::from_bits(tcinfo >> 30),
+        rawsize: tcinfo & 0x3FFF_FFFF,
+        data: raw.get(8..).unwrap_or_default(),
+    })
+}
+
+/// Decompress `src` into `rawsize` bytes; `rawsize` is checked against
+/// [`MAX_VALUE_BYTES`] and against what `src` could possibly expand to
+/// before anything is allocated.
+pub fn decompress(method: Compression, src: &[u8], rawsize: usize) -> Result<Vec<u8>, String> {
+    if rawsize > MAX_VALUE_BYTES {
+        return Err(format!(
+            "raw size {rawsize} is over blockscope's limit of {MAX_VALUE_BYTES} bytes"
+        ));
+    }
+    // Neither pglz (3-byte tags of at most 273 bytes) nor lz4 (about 255:1)
+    // can expand further than this.
+    if rawsize > src.len().saturating_mul(256).saturating_add(64) {
+        return Err(format!(
+            "raw size {rawsize} is impossible for {} compressed bytes",
+            src.len()
+        ));
+    }
+    match method {
+        Compression::Pglz => pglz::decompress(src, rawsize).map_err(|e| e.to_string()),
+        Compression::Lz4 => {
+            let mut out = vec![0u8; rawsize];
+            match lz4_flex::block::decompress_into(src, &mut out) {
+                Ok(n) if n == rawsize => Ok(out),
+                Ok(n) => Err(format!(
+                    "lz4 data decompresses to {n} bytes, the header says {rawsize}"
+                )),
+                Err(e) => Err(format!("lz4 data is corrupt: {e}")),
+            }
+        }
+        Compression::Unknown => Err("compression method bits 2 and 3 are not defined".into()),
+    }
+}
+
+/// Decompress the data of a compressed varlena whose bytes after the 4-byte
+/// header are `va_tcinfo` + compressed data (inline, or reassembled from TOAST).
+pub fn decompress_tc(data: &[u8]) -> Result<Vec<u8>, String> {
+    let tcinfo = Reader::new(data, Endian::Little)
+        .peek_u32(0, "va_tcinfo")
+        .map_err(|e| e.to_string())?;
+    decompress(
+        Compression::from_bits(tcinfo >> 30),
+        data.get(4..).unwrap_or_default(),
+        (tcinfo & 0x3FFF_FFFF) as usize,
+    )
+}
+
+/// Split every tuple of a heap page into the `schema`'s columns: sets each
+/// item's `attrs`, adds problems, and spans for the hex view. TOAST pointers
+/// are followed when `toast` holds the TOAST relation.
+pub fn decode_page(
+    page: &mut PgPage,
+    data: &[u8],
+    schema: &Schema,
+    mut toast: Option<&mut ToastStore>,
+) {
+    if page.kind != PageKind::Heap {
+        return;
+    }
+    let mut r = Reader::new(data, Endian::Little);
+    let mut problems = Vec::new();
+    for item in &mut page.items {
+        let attrs = match &item.tuple {
+            Some(t) if t.t_data.is_some() => split_tuple(
+                &mut r,
+                &item.id,
+                t,
+                schema,
+                toast.as_deref_mut(),
+                &mut problems,
+            ),
+            _ => Vec::new(),
+        };
+        item.attrs = Some(attrs);
+    }
+    page.problems.extend(problems);
+    page.spans.extend(r.into_spans());
+    page.spans
+        .sort_by_key(|s| (s.start, std::cmp::Reverse(s.len)));
+}
+
+fn split_tuple(
+    r: &mut Reader,
+    id: &ItemId,
+    t: &HeapTuple,
+    schema: &Schema,
+    mut toast: Option<&mut ToastStore>,
+    problems: &mut Vec<Problem>,
+) -> Vec<Attr> {
+    let lp = id.lp;
+    let start = t.data_offset;
+    let end = usize::from(id.lp_off) + usize::from(id.lp_len);
+    let data = r.data().get(start..end).unwrap_or_default();
+    let natts = usize::from(t.header.natts());
+    let bitmap = tuple_bitmap(r.data(), id, t);
+    r.set_context(Region::TupleData, Some(format!("tuple {lp}")));
+    let (slots, end_off, error) = layout(data, natts, bitmap, &schema.columns);
+
+    let mut attrs = Vec::with_capacity(schema.columns.len());
+    for (i, col) in schema.columns.iter().enumerate() {
+        let attnum = (i + 1) as u16;
+        let label = col_label(attnum, col);
+        let field = format!("tuple {lp} {label}");
+        let mut a = Attr {
+            attnum,
+            name: col.name.clone(),
+            type_name: col.type_name(),
+            dropped: col.dropped,
+            offset: None,
+            raw: None,
+            storage: Storage::Unread,
+            toast: None,
+            value: None,
+            problems: Vec::new(),
+        };
+        match slots.get(i) {
+            Some(Slot::Missing) => {
+                a.storage = Storage::Missing;
+                a.value = col.missing.as_deref().map(|m| missing_value(col, m));
+            }
+            Some(Slot::Null) => a.storage = Storage::Null,
+            Some(&Slot::Present { off, pad, len }) => {
+                if pad > 0 {
+                    r.mark(start + off - pad, pad, "padding", plural(pad, "byte"));
+                }
+                let raw = data.get(off..off + len).unwrap_or_default();
+                a.offset = Some(start + off);
+                a.raw = Some(raw.to_vec());
+                read_value(col, raw, &mut a, toast.as_deref_mut());
+                r.mark(start + off, len, &label, span_value(&a));
+                for message in &a.problems {
+                    let severity = if a.storage == Storage::ExternalToast
+                        && a.value.is_none()
+                        && message.contains("--toast")
+                    {
+                        Severity::Info
+                    } else {
+                        Severity::Warning
+                    };
+                    problems.push(Problem::new(
+                        severity,
+                        CLASS,
+                        Some(start + off),
+                        field.clone(),
+                        message.clone(),
+                    ));
+                }
+            }
+            None => {
+                if let Some(e) = error.as_ref().filter(|e| e.index == i) {
+                    a.problems.push(e.message.clone());
+                    let hint = if natts > schema.columns.len() {
+                        format!(
+                            " (the tuple has {natts} attributes, the list {}: is a dropped column missing from it?)",
+                            schema.columns.len()
+                        )
+                    } else {
+                        " (does the column list match the table?)".to_string()
+                    };
+                    problems.push(Problem::new(
+                        Severity::Error,
+                        CLASS,
+                        Some(start + e.off),
+                        field.clone(),
+                        format!(
+                            "{}; this and the following columns are not decoded{hint}",
+                            e.message
+                        ),
+                    ));
+                }
+            }
+        }
+        attrs.push(a);
+    }
+
+    // A list that does not fit this tuple puts every value read before the
+    // misfit in doubt: say so on each of them.
+    let misfit = error.is_some()
+        || (end_off < data.len() && natts <= schema.columns.len() && !schema.ignore_rest);
+    if misfit {
+        for a in attrs
+            .iter_mut()
+            .filter(|a| a.value.is_some() && a.raw.is_some())
+        {
+            a.problems.push(
+                "read before the column list stopped fitting this tuple: may be wrong".into(),
+            );
+        }
+    }
+    let tuple_field = format!("tuple {lp} t_data");
+    if let Some(e) = &error {
+        let rest = data.len().saturating_sub(e.off);
+        r.mark(start + e.off, rest, "undecoded", plural(rest, "byte"));
+    } else if natts > schema.columns.len() && !schema.ignore_rest {
+        let rest = data.len().saturating_sub(end_off);
+        r.mark(start + end_off, rest, "undecoded", plural(rest, "byte"));
+        problems.push(Problem::new(
+            Severity::Warning,
+            CLASS,
+            Some(start + end_off),
+            tuple_field,
+            format!(
+                "the tuple has {natts} attributes, the column list {}; attributes {}..{natts} ({}) are not decoded",
+                schema.columns.len(),
+                schema.columns.len() + 1,
+                plural(rest, "byte")
+            ),
+        ));
+    } else if end_off < data.len() && !schema.ignore_rest {
+        let rest = data.len() - end_off;
+        r.mark(start + end_off, rest, "left over", plural(rest, "byte"));
+        problems.push(Problem::new(
+            Severity::Warning,
+            CLASS,
+            Some(start + end_off),
+            tuple_field,
+            format!(
+                "{} left over after the last column: the column list does not match this tuple",
+                plural(rest, "byte")
+            ),
+        ));
+    }
+    attrs
+}
+
+/// `col 2 name` (or `col 2` when the name is unknown).
+fn col_label(attnum: u16, col: &Column) -> String {
+    match &col.name {
+        Some(n) => format!("col {attnum} {n}"),
+        None => format!("col {attnum}"),
+    }
+}
+
+fn plural(n: usize, unit: &str) -> String {
+    if n == 1 {
+        format!("1 {unit}")
+    } else {
+        format!("{n} {unit}s")
+    }
+}
+
+/// The value of a column past the tuple's natts: its `attmissingval` text,
+/// typed like a decoded value of the column's type.
+fn missing_value(col: &Column, text: &str) -> Value {
+    let typed = match col.ty.as_ref().map(|t| &t.ty) {
+        Some(PgType::Int2 | PgType::Int4 | PgType::Int8) => {
+            text.parse().map_or(Typed::Text, Typed::Int)
+        }
+        Some(PgType::Oid | PgType::Xid | PgType::Cid | PgType::Xid8) => {
+            text.parse().map_or(Typed::Text, Typed::UInt)
+        }
+        Some(PgType::Bool) => match text {
+            "t" => Typed::Bool(true),
+            "f" => Typed::Bool(false),
+            _ => Typed::Text,
+        },
+        _ => Typed::Text,
+    };
+    Value {
+        text: text.to_string(),
+        typed,
+    }
+}
+
+/// Fill in storage, TOAST pointer, value and problems from the raw datum.
+fn read_value(col: &Column, raw: &[u8], a: &mut Attr, toast: Option<&mut ToastStore>) {
+    let ty = col.ty.as_ref().map(|t| &t.ty);
+    // A fixed-length type with a layout other than its own is not printed.
+    let ty = ty.filter(|t| t.attlen() == col.attlen);
+    let payload: Result<Vec<u8>, String> = match col.attlen {
+        n if n > 0 => {
+            a.storage = Storage::Plain;
+            Ok(raw.to_vec())
+        }
+        -2 => {
+            a.storage = Storage::Cstring;
+            Ok(raw
+                .get(..raw.len().saturating_sub(1))
+                .unwrap_or_default()
+                .to_vec())
+        }
+        _ => match classify(raw) {
+            Err(e) => Err(e),
+            Ok(Varlena::Short(d)) => {
+                a.storage = Storage::Short;
+                Ok(d.to_vec())
+            }
+            Ok(Varlena::Long(d)) => {
+                a.storage = Storage::Long;
+                Ok(d.to_vec())
+            }
+            Ok(Varlena::Compressed {
+                method,
+                rawsize,
+                data,
+            }) => {
+                a.storage = Storage::Compressed { method, rawsize };
+                decompress(method, data, rawsize as usize)
+            }
+            Ok(Varlena::OtherExternal(tag)) => {
+                a.storage = Storage::ExternalOther { vartag: tag };
+                Err(format!(
+                    "external pointer with vartag {tag} (indirect or expanded): a memory pointer, never valid on disk"
+                ))
+            }
+            Ok(Varlena::Toast(mut p)) => {
+                a.storage = Storage::ExternalToast;
+                let result = match toast {
+                    None => Err(format!(
+                        "stored out of line: TOAST value {} in relation {} ({} bytes{}); give the TOAST relation's file with --toast to read it",
+                        p.va_valueid,
+                        p.va_toastrelid,
+                        p.va_rawsize.saturating_sub(4),
+                        p.method
+                            .map(|m| format!(", {} compressed to {}", m.name(), p.extsize.saturating_sub(4)))
+                            .unwrap_or_default()
+                    )),
+                    Some(store) => store.fetch(&p).and_then(|(bytes, chunks)| {
+                        p.chunks = Some(chunks);
+                        if p.compressed {
+                            let out = decompress_tc(&bytes)?;
+                            let expected = usize::try_from(p.va_rawsize.saturating_sub(4)).unwrap_or(0);
+                            if out.len() != expected {
+                                return Err(format!(
+                                    "TOAST value {} decompresses to {} bytes, the pointer says {expected}",
+                                    p.va_valueid,
+                                    out.len()
+                                ));
+                            }
+                            Ok(out)
+                        } else {
+                            Ok(bytes)
+                        }
+                    }),
+                };
+                a.toast = Some(p);
+                result
+            }
+        },
+    };
+    let payload = match payload {
+        Ok(p) => p,
+        Err(e) => {
+            a.problems.push(e);
+            return;
+        }
+    };
+    if col.dropped && ty.is_none() {
+        // A dropped column of unknown type: its bytes are kept in `raw`.
+        return;
+    }
+    let Some(ty) = ty else {
+        let named = col.ty.as_ref().map_or("-".to_string(), |t| t.display());
+        a.problems.push(format!(
+            "type {named} is not decoded with attlen {}; shown as hex",
+            col.attlen
+        ));
+        a.value = Some(Value::hex(&payload));
+        return;
+    };
+    match values::decode(ty, &payload) {
+        Ok(v) => {
+            if let PgType::RegOid(name) = ty {
+                a.problems.push(format!(
+                    "{name} shown as its OID (the name needs the catalog)"
+                ));
+            }
+            a.value = Some(v);
+        }
+        Err(e) => {
+            if ty.is_decoded() {
+                a.problems.push(format!("{e}; shown as hex"));
+            } else {
+                a.problems.push(e);
+            }
+            a.value = Some(Value::hex(&payload));
+        }
+    }
+}
+
+/// What the hex view says about an attribute, briefly.
+fn span_value(a: &Attr) -> String {
+    const MAX: usize = 32;
+    let storage = match &a.storage {
+        Storage::Plain | Storage::Short | Storage::Cstring => String::new(),
+        Storage::Long => "4-byte header ".into(),
+        Storage::Compressed { method, rawsize } => {
+            format!("{} {rawsize} bytes ", method.name())
+        }
+        Storage::ExternalToast => match &a.toast {
+            Some(p) => format!("TOAST value {} ", p.va_valueid),
+            None => "TOAST ".into(),
+        },
+        Storage::ExternalOther { vartag } => format!("external vartag {vartag} "),
+        _ => String::new(),
+    };
+    let value = match &a.value {
+        Some(v) => {
+            // One line in the hex view: control characters escaped.
+            let mut t: String = v
+                .text
+                .chars()
+                .take(MAX)
+                .flat_map(|c| {
+                    if c.is_control() {
+                        c.escape_default().collect::<Vec<_>>()
+                    } else {
+                        vec![c]
+                    }
+                })
+                .collect();
+            if v.text.chars().nth(MAX).is_some() {
+                t.push('…');
+            }
+            if t.is_empty() {
+                t.push_str("''");
+            }
+            t
+        }
+        None if a.dropped => format!("(dropped, {} bytes)", a.raw.as_ref().map_or(0, Vec::len)),
+        None => "(not read)".into(),
+    };
+    format!("{storage}{value}").trim_end().to_string()
+}
+
+/// The TOAST relation's tuple layout: (chunk_id oid, chunk_seq int4, chunk_data bytea).
+pub fn toast_columns() -> Vec<Column> {
+    [
+        ("chunk_id", PgType::Oid),
+        ("chunk_seq", PgType::Int4),
+        ("chunk_data", PgType::Bytea),
+    ]
+    .into_iter()
+    .map(|(n, ty)| Column {
+        name: Some(n.to_string()),
+        attlen: ty.attlen(),
+        align: ty.align(),
+        ty: Some(crate::model::types::TypeSpec { ty, typmod: None }),
+        dropped: false,
+        missing: None,
+    })
+    .collect()
+}
+
+/// The data of a plain (uncompressed, inline) varlena: what a TOAST chunk's
+/// `chunk_data` holds.
+pub fn plain_varlena_data(raw: &[u8]) -> Result<&[u8], String> {
+    match classify(raw)? {
+        Varlena::Short(d) | Varlena::Long(d) => Ok(d),
+        _ => Err("chunk_data is compressed or external, which TOAST chunks never are".into()),
+    }
+}
+
+/// The null bitmap (`t_bits`) of a tuple, when it has one.
+pub fn tuple_bitmap<'a>(page: &'a [u8], id: &ItemId, t: &HeapTuple) -> Option<&'a [u8]> {
+    if t.header.t_infomask & HEAP_HASNULL == 0 {
+        return None;
+    }
+    let natts = usize::from(t.header.natts());
+    page.get(usize::from(id.lp_off) + SIZEOF_HEAP_TUPLE_HEADER..)
+        .and_then(|b| b.get(..natts.div_ceil(8)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::types::TypeSpec;
+
+    fn cols(types: &[&str]) -> Vec<Column> {
+        types
+            .iter()
+            .map(|t| Column::of(None, TypeSpec::parse(t).unwrap()))
+            .collect()
+    }
+
+    #[test]
+    fn alignment_and_short_headers() {
+        // int2 at 0, then a short varlena at 2 (not aligned), then int4 at 8
+        let data = [0x07, 0x00, 0x09, b'a', b'b', b'c', 0, 0, 1, 0, 0, 0];
+        let (slots, end, err) = layout(&data, 3, None, &cols(&["int2", "text", "int4"]));
+        assert_eq!(err, None);
+        assert_eq!(end, 12);
+        assert_eq!(
+            slots,
+            [
+                Slot::Present {
+                    off: 0,
+                    pad: 0,
+                    len: 2
+                },
+                Slot::Present {
+                    off: 2,
+                    pad: 0,
+                    len: 4
+                },
+                Slot::Present {
+                    off: 8,
+                    pad: 2,
+                    len: 4
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn zero_byte_means_padding_before_a_4_byte_header() {
+        // bool at 0, padding, then a 4-byte header varlena at 4 (length 5)
+        let data = [1, 0, 0, 0, 0x14, 0, 0, 0, b'x'];
+        let (slots, _, err) = layout(&data, 2, None, &cols(&["bool", "text"]));
+        assert_eq!(err, None);
+        assert_eq!(
+            slots[1],
+            Slot::Present {
+                off: 4,
+                pad: 3,
+                len: 5
+            }
+        );
+    }
+
+    #[test]
+    fn nulls_and_missing_take_no_bytes() {
+        let data = [5, 0, 0, 0];
+        // natts 2 of 3 columns; bitmap 0b01: column 2 NULL
+        let (slots, end, err) = layout(&data, 2, Some(&[0b01]), &cols(&["int4", "text", "int4"]));
+        assert_eq!(err, None);
+        assert_eq!(end, 4);
+        assert_eq!(slots[1], Slot::Null);
+        assert_eq!(slots[2], Slot::Missing);
+    }
+
+    #[test]
+    fn a_list_that_does_not_fit_stops_with_a_reason() {
+        let data = [1, 0, 0, 0];
+        let (slots, _, err) = layout(&data, 2, None, &cols(&["int4", "int8"]));
+        assert_eq!(slots.len(), 1);
+        let err = err.unwrap();
+        assert_eq!(err.index, 1);
+        assert!(err.message.contains("run past the end"), "{}", err.message);
+        // a 4-byte header claiming a huge length
+        let data = [0xfc, 0xff, 0xff, 0xff];
+        let (_, _, err) = layout(&data, 1, None, &cols(&["text"]));
+        assert!(err.is_some());
+        // 4-byte header shorter than itself
+        let (_, _, err) = layout(&[0x04, 0, 0, 0], 1, None, &cols(&["text"]));
+        assert!(err.unwrap().message.contains("shorter than the header"));
+    }
+
+    #[test]
+    fn toast_pointer_fields() {
+        // varlena.0 lp 6: pglz-compressed, 20484 raw, 11852 external
+        let raw = [
+            0x01, 0x12, 0x04, 0x50, 0x00, 0x00, 0x4c, 0x2e, 0x00, 0x00, 0x71, 0x40, 0x00, 0x00,
+            0x6e, 0x40, 0x00, 0x00,
+        ];
+        let Ok(Varlena::Toast(p)) = classify(&raw) else {
+            panic!("not a TOAST pointer")
+        };
+        assert_eq!(p.va_rawsize, 20484);
+        assert_eq!(p.extsize, 11852);
+        assert!(p.compressed);
+        assert_eq!(p.method, Some(Compression::Pglz));
+        assert_eq!((p.va_valueid, p.va_toastrelid), (16497, 16494));
+    }
+
+    #[test]
+    fn decompression_is_bounded() {
+        assert!(decompress(Compression::Pglz, &[0x00, b'a'], MAX_VALUE_BYTES + 1).is_err());
+        assert!(decompress(Compression::Lz4, &[0x10, b'a'], 1 << 20).is_err());
+        assert!(decompress(Compression::Unknown, &[0; 8], 8).is_err());
+        // lz4 block: token 0x50 = 5 literals "hello"
+        assert_eq!(
+            decompress(Compression::Lz4, b"\x50hello", 5).unwrap(),
+            b"hello"
+        );
+        assert!(decompress(Compression::Lz4, b"\x50hello", 6).is_err());
+    }
+}

@@ -1,0 +1,1113 @@
+//! Datum bytes → the text PostgreSQL's output functions print.
+//!
+//! Each printer takes the bytes of one datum: exactly `attlen` bytes for a
+//! fixed-length type, or the data of a varlena (header stripped, already
+//! decompressed and detoasted). It returns the text `SELECT` shows (with
+//! `DateStyle = ISO`, `IntervalStyle = postgres`, `TimeZone = UTC`,
+//! `extra_float_digits` ≥ 1, `lc_monetary = C`, server encoding UTF8) and, for
+//! JSON, whether that text is a number or a boolean. Malformed bytes are an
+//! `Err` with a message, never a panic.
+
+use crate::model::postgres::{Float, Typed, Value};
+use crate::model::types::{Align, PgType};
+use crate::reader::{Endian, Reader};
+
+use super::jsonb;
+
+/// Print one datum of type `ty`.
+pub fn decode(ty: &PgType, data: &[u8]) -> Result<Value, String> {
+    use PgType::*;
+    match ty {
+        Bool => Ok(bool_value(byte(data, 0)? != 0)),
+        Char => Ok(Value::text(char_out(byte(data, 0)?))),
+        Int2 => Ok(int(i64::from(u16_at(data, 0)? as i16))),
+        Int4 => Ok(int(i64::from(u32_at(data, 0)? as i32))),
+        Int8 => Ok(int(u64_at(data, 0)? as i64)),
+        Oid | Xid | Cid | RegOid(_) => Ok(uint(u64::from(u32_at(data, 0)?))),
+        Xid8 => Ok(uint(u64_at(data, 0)?)),
+        Float4 => Ok(float(float4_out(f32::from_bits(u32_at(data, 0)?)))),
+        Float8 => Ok(float(float8_out(f64::from_bits(u64_at(data, 0)?)))),
+        Numeric => numeric_out(data).map(Value::text),
+        Money => Ok(Value::text(cash_out(u64_at(data, 0)? as i64))),
+        Text | Varchar | Bpchar | Json | Xml => utf8(data).map(Value::text),
+        Name => {
+            let end = data.iter().position(|&b| b == 0).unwrap_or(data.len());
+            utf8(data.get(..end).unwrap_or_default()).map(Value::text)
+        }
+        Bytea => Ok(Value::text(bytea_out(data))),
+        Jsonb => jsonb::to_text(data).map(Value::text),
+        Date => date_out(u32_at(data, 0)? as i32).map(Value::text),
+        Time => Ok(Value::text(time_out(u64_at(data, 0)? as i64))),
+        TimeTz => {
+            let time = u64_at(data, 0)? as i64;
+            let zone = u32_at(data, 8)? as i32;
+            Ok(Value::text(format!(
+                "{}{}",
+                time_out(time),
+                timezone_out(zone)
+            )))
+        }
+        Timestamp => timestamp_out(u64_at(data, 0)? as i64, None).map(Value::text),
+        TimestampTz => timestamp_out(u64_at(data, 0)? as i64, Some(0)).map(Value::text),
+        Interval => Ok(Value::text(interval_out(
+            u64_at(data, 0)? as i64,
+            u32_at(data, 8)? as i32,
+            u32_at(data, 12)? as i32,
+        ))),
+        Uuid => uuid_out(data).map(Value::text),
+        Inet => inet_out(data, false).map(Value::text),
+        Cidr => inet_out(data, true).map(Value::text),
+        Macaddr => mac_out(data, 6).map(Value::text),
+        Macaddr8 => mac_out(data, 8).map(Value::text),
+        Tid => {
+            let hi = u16_at(data, 0)?;
+            let lo = u16_at(data, 2)?;
+            let pos = u16_at(data, 4)?;
+            let block = (u32::from(hi) << 16) | u32::from(lo);
+            Ok(Value::text(format!("({block},{pos})")))
+        }
+        PgLsn => {
+            let v = u64_at(data, 0)?;
+            Ok(Value::text(format!("{:X}/{:X}", v >> 32, v & 0xFFFF_FFFF)))
+        }
+        Bit | Varbit => bit_out(data).map(Value::text),
+        Point => {
+            let x = f64::from_bits(u64_at(data, 0)?);
+            let y = f64::from_bits(u64_at(data, 8)?);
+            Ok(Value::text(format!(
+                "({},{})",
+                float8_out(x),
+                float8_out(y)
+            )))
+        }
+        Array(elem) => array_out(elem, data).map(Value::text),
+        Other { name, .. } => Err(format!("type {name} is not decoded; shown as hex")),
+    }
+}
+
+fn bool_value(b: bool) -> Value {
+    Value {
+        text: if b { "t" } else { "f" }.to_string(),
+        typed: Typed::Bool(b),
+    }
+}
+
+fn int(v: i64) -> Value {
+    Value {
+        text: v.to_string(),
+        typed: Typed::Int(v),
+    }
+}
+
+fn uint(v: u64) -> Value {
+    Value {
+        text: v.to_string(),
+        typed: Typed::UInt(v),
+    }
+}
+
+/// A float's text; finite values are also JSON numbers.
+fn float(text: String) -> Value {
+    let typed = match text.parse::<f64>() {
+        Ok(v) if v.is_finite() => Typed::Float(Float(v)),
+        _ => Typed::Text,
+    };
+    Value { text, typed }
+}
+
+fn reader(data: &[u8]) -> Reader<'_> {
+    Reader::new(data, Endian::Little)
+}
+
+fn byte(data: &[u8], at: usize) -> Result<u8, String> {
+    data.get(at)
+        .copied()
+        .ok_or_else(|| format!("value ends at byte {at} ({} bytes)", data.len()))
+}
+
+fn u16_at(data: &[u8], at: usize) -> Result<u16, String> {
+    reader(data)
+        .peek_u16(at, "value")
+        .map_err(|e| e.to_string())
+}
+
+fn u32_at(data: &[u8], at: usize) -> Result<u32, String> {
+    reader(data)
+        .peek_u32(at, "value")
+        .map_err(|e| e.to_string())
+}
+
+fn u64_at(data: &[u8], at: usize) -> Result<u64, String> {
+    reader(data)
+        .peek_u64(at, "value")
+        .map_err(|e| e.to_string())
+}
+
+fn utf8(data: &[u8]) -> Result<String, String> {
+    std::str::from_utf8(data).map(str::to_string).map_err(|e| {
+        format!(
+            "not valid UTF-8 at byte {} (the server encoding is taken to be UTF8)",
+            e.valid_up_to()
+        )
+    })
+}
+
+/// `charout` (PostgreSQL 15+): the byte itself, `\ooo` octal for a byte
+/// with the high bit set, empty for `\0`.
+fn char_out(b: u8) -> String {
+    match b {
+        0 => String::new(),
+        b if b >= 0x80 => format!("\\{:03o}", b),
+        b => (b as char).to_string(),
+    }
+}
+
+/// `byteaout` with `bytea_output = hex`.
+pub fn bytea_out(data: &[u8]) -> String {
+    let mut s = String::with_capacity(2 + data.len() * 2);
+    s.push_str("\\x");
+    for b in data {
+        s.push_str(&format!("{b:02x}"));
+    }
+    s
+}
+
+// ---------------------------------------------------------------------------
+// Floating point: float4out / float8out with extra_float_digits > 0, i.e. the
+// shortest text that reads back as the same value, in fixed notation when the
+// decimal exponent is in [-4, 6) for float4 or [-4, 15) for float8
+// (FLT_DIG / DBL_DIG), otherwise as d.ddde±XX.
+// ---------------------------------------------------------------------------
+
+pub fn float8_out(v: f64) -> String {
+    if v.is_nan() {
+        return "NaN".into();
+    }
+    if v.is_infinite() {
+        return if v < 0.0 { "-Infinity" } else { "Infinity" }.into();
+    }
+    shortest(&format!("{v:e}"), 15)
+}
+
+pub fn float4_out(v: f32) -> String {
+    if v.is_nan() {
+        return "NaN".into();
+    }
+    if v.is_infinite() {
+        return if v < 0.0 { "-Infinity" } else { "Infinity" }.into();
+    }
+    shortest(&format!("{v:e}"), 6)
+}
+
+/// Re-lay Rust's shortest `d.ddde±N` form the way PostgreSQL's Ryu output does.
+fn shortest(sci: &str, fixed_below: i32) -> String {
+    let (neg, body) = match sci.strip_prefix('-') {
+        Some(b) => (true, b),
+        None => (false, sci),
+    };
+    let (mantissa, exp) = body.split_once('e').unwrap_or((body, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let digits: String = mantissa.chars().filter(|c| c.is_ascii_digit()).collect();
+    let sign = if neg { "-" } else { "" };
+    if digits.bytes().all(|b| b == b'0') {
+        return format!("{sign}0");
+    }
+    let n = digits.len() as i32;
+    if (-4..fixed_below).contains(&exp) {
+        let before = exp + 1;
+        let text = if before <= 0 {
+            format!("0.{}{digits}", "0".repeat((-before) as usize))
+        } else if before >= n {
+            format!("{digits}{}", "0".repeat((before - n) as usize))
+        } else {
+            let (a, b) = digits.split_at(before as usize);
+            format!("{a}.{b}")
+        };
+        return format!("{sign}{text}");
+    }
+    let (first, rest) = digits.split_at(1);
+    let point = if rest.is_empty() {
+        String::new()
+    } else {
+        format!(".{rest}")
+    };
+    let esign = if exp < 0 { '-' } else { '+' };
+    format!("{sign}{first}{point}e{esign}{:02}", exp.unsigned_abs())
+}
+
+// ---------------------------------------------------------------------------
+// numeric (numeric.c): a 2-byte header, then base-10000 digits (int16).
+//
+//   short form (header & 0xC000 == 0x8000):
+//     0x2000 sign, 0x1F80 display scale (>> 7), 0x0040 weight sign, 0x003F weight
+//   long form (header & 0x8000 == 0): header = sign (0x4000 negative) | dscale
+//     (0x3FFF), then an int16 weight
+//   special (header & 0xC000 == 0xC000): 0xC000 NaN, 0xD000 +Inf, 0xF000 -Inf
+// ---------------------------------------------------------------------------
+
+const NUMERIC_SIGN_MASK: u16 = 0xC000;
+const NUMERIC_NEG: u16 = 0x4000;
+const NUMERIC_SHORT: u16 = 0x8000;
+const NUMERIC_SPECIAL: u16 = 0xC000;
+
+pub fn numeric_out(data: &[u8]) -> Result<String, String> {
+    let header = u16_at(data, 0)?;
+    let (negative, dscale, weight, digits_at) = match header & NUMERIC_SIGN_MASK {
+        NUMERIC_SPECIAL => {
+            return match header & 0xF000 {
+                0xC000 => Ok("NaN".into()),
+                0xD000 => Ok("Infinity".into()),
+                0xF000 => Ok("-Infinity".into()),
+                _ => Err(format!(
+                    "numeric special value 0x{header:04x} is not defined"
+                )),
+            };
+        }
+        NUMERIC_SHORT => {
+            let negative = header & 0x2000 != 0;
+            let dscale = (header & 0x1F80) >> 7;
+            let mut weight = i32::from(header & 0x003F);
+            if header & 0x0040 != 0 {
+                weight -= 64;
+            }
+            (negative, dscale, weight, 2)
+        }
+        sign => {
+            let weight = i32::from(u16_at(data, 2)? as i16);
+            (sign == NUMERIC_NEG, header & 0x3FFF, weight, 4)
+        }
+    };
+    let body = data.get(digits_at..).unwrap_or_default();
+    if body.len() % 2 != 0 {
+        return Err(format!(
+            "numeric digits take {} bytes, not a whole number of int16",
+            body.len()
+        ));
+    }
+    let mut digits = Vec::with_capacity(body.len() / 2);
+    for pair in body.chunks_exact(2) {
+        let d = u16::from_le_bytes([pair[0], pair[1]]);
+        if d >= 10000 {
+            return Err(format!("numeric digit {d} is not below 10000"));
+        }
+        digits.push(d);
+    }
+    Ok(numeric_text(negative, weight, dscale, &digits))
+}
+
+/// `get_str_from_var`.
+fn numeric_text(negative: bool, weight: i32, dscale: u16, digits: &[u16]) -> String {
+    let digit = |d: i32| -> u16 {
+        usize::try_from(d)
+            .ok()
+            .and_then(|i| digits.get(i))
+            .copied()
+            .unwrap_or(0)
+    };
+    let mut s = String::new();
+    if negative {
+        s.push('-');
+    }
+    let mut d: i32;
+    if weight < 0 {
+        d = weight + 1;
+        s.push('0');
+    } else {
+        d = 0;
+        while d <= weight {
+            let group = digit(d);
+            if d == 0 {
+                s.push_str(&group.to_string());
+            } else {
+                s.push_str(&format!("{group:04}"));
+            }
+            d += 1;
+        }
+    }
+    if dscale > 0 {
+        s.push('.');
+        let mut frac = String::new();
+        while frac.len() < usize::from(dscale) {
+            frac.push_str(&format!("{:04}", digit(d)));
+            d += 1;
+        }
+        frac.truncate(usize::from(dscale));
+        s.push_str(&frac);
+    }
+    s
+}
+
+/// `cash_out` with `lc_monetary = C`: `$`, `,` every three digits, 2 decimals.
+fn cash_out(cents: i64) -> String {
+    let neg = cents < 0;
+    let abs = cents.unsigned_abs();
+    let units = (abs / 100).to_string();
+    let mut grouped = String::new();
+    for (i, c) in units.chars().enumerate() {
+        if i > 0 && (units.len() - i).is_multiple_of(3) {
+            grouped.push(',');
+        }
+        grouped.push(c);
+    }
+    format!("{}${grouped}.{:02}", if neg { "-" } else { "" }, abs % 100)
+}
+
+// ---------------------------------------------------------------------------
+// Dates and times: days / microseconds since 2000-01-01 (POSTGRES_EPOCH_JDATE).
+// ---------------------------------------------------------------------------
+
+const POSTGRES_EPOCH_JDATE: i64 = 2_451_545;
+const USECS_PER_SEC: i64 = 1_000_000;
+const USECS_PER_MINUTE: i64 = 60 * USECS_PER_SEC;
+const USECS_PER_HOUR: i64 = 60 * USECS_PER_MINUTE;
+const USECS_PER_DAY: i64 = 24 * USECS_PER_HOUR;
+/// `DATE_END_JULIAN` (datetime.h): first Julian day past the date range.
+const DATE_END_JULIAN: i64 = 2_147_483_494;
+/// `MIN_TIMESTAMP` / `END_TIMESTAMP` (timestamp.h).
+const MIN_TIMESTAMP: i64 = -211_813_488_000_000_000;
+const END_TIMESTAMP: i64 = 9_223_371_331_200_000_000;
+
+/// `j2date`: Julian day number → (year, month, day); year ≤ 0 is BC.
+fn j2date(jd: i64) -> (i64, u32, u32) {
+    let mut julian = (jd + 32044) as u64;
+    let mut quad = julian / 146_097;
+    let extra = (julian - quad * 146_097) * 4 + 3;
+    julian += 60 + quad * 3 + extra / 146_097;
+    quad = julian / 1461;
+    julian -= quad * 1461;
+    let mut y = julian * 4 / 1461;
+    julian = if y != 0 {
+        (julian + 305) % 365
+    } else {
+        (julian + 306) % 366
+    } + 123;
+    y += quad * 4;
+    let year = y as i64 - 4800;
+    let q = julian * 2141 / 65536;
+    let day = julian - 7834 * q / 256;
+    let month = (q + 10) % 12 + 1;
+    (year, month as u32, day as u32)
+}
+
+/// `YYYY-MM-DD` and whether the year is BC (the `BC` goes at the very end).
+fn ymd(jd: i64) -> (String, bool) {
+    let (y, m, d) = j2date(jd);
+    let bc = y <= 0;
+    let shown = if bc { 1 - y } else { y };
+    (format!("{shown:04}-{m:02}-{d:02}"), bc)
+}
+
+fn date_out(days: i32) -> Result<String, String> {
+    match days {
+        i32::MIN => return Ok("-infinity".into()),
+        i32::MAX => return Ok("infinity".into()),
+        _ => {}
+    }
+    let jd = i64::from(days) + POSTGRES_EPOCH_JDATE;
+    if !(0..DATE_END_JULIAN).contains(&jd) {
+        return Err(format!(
+            "date {days} (days since 2000-01-01) is out of range"
+        ));
+    }
+    let (text, bc) = ymd(jd);
+    Ok(if bc { format!("{text} BC") } else { text })
+}
+
+/// `HH:MM:SS[.ffffff]` (trailing zeros of the fraction dropped), from
+/// microseconds; hours may exceed 24 in intervals.
+fn hms(usecs: i64) -> String {
+    let u = usecs.unsigned_abs();
+    let hour = u / USECS_PER_HOUR as u64;
+    let min = (u / USECS_PER_MINUTE as u64) % 60;
+    let sec = (u / USECS_PER_SEC as u64) % 60;
+    let frac = u % USECS_PER_SEC as u64;
+    format!("{hour:02}:{min:02}:{sec:02}{}", fraction(frac))
+}
+
+/// `.ffffff` without trailing zeros, or nothing (`AppendSeconds`).
+fn fraction(usec: u64) -> String {
+    if usec == 0 {
+        return String::new();
+    }
+    let s = format!(".{usec:06}");
+    s.trim_end_matches('0').to_string()
+}
+
+fn time_out(usecs: i64) -> String {
+    hms(usecs)
+}
+
+/// `EncodeTimezone`: the zone is stored in seconds *west* of UTC.
+fn timezone_out(zone: i32) -> String {
+    let secs = zone.unsigned_abs();
+    let (h, m, s) = (secs / 3600, (secs / 60) % 60, secs % 60);
+    let sign = if zone <= 0 { '+' } else { '-' };
+    if s != 0 {
+        format!("{sign}{h:02}:{m:02}:{s:02}")
+    } else if m != 0 {
+        format!("{sign}{h:02}:{m:02}")
+    } else {
+        format!("{sign}{h:02}")
+    }
+}
+
+/// `timestamp_out` / `timestamptz_out` (shown at UTC offset `zone`, seconds west).
+fn timestamp_out(ts: i64, zone: Option<i32>) -> Result<String, String> {
+    match ts {
+        i64::MIN => return Ok("-infinity".into()),
+        i64::MAX => return Ok("infinity".into()),
+        _ => {}
+    }
+    if !(MIN_TIMESTAMP..END_TIMESTAMP).contains(&ts) {
+        return Err(format!(
+            "timestamp {ts} (microseconds since 2000-01-01) is out of range"
+        ));
+    }
+    let shifted = ts - i64::from(zone.unwrap_or(0)) * USECS_PER_SEC;
+    let date = shifted.div_euclid(USECS_PER_DAY);
+    let time = shifted.rem_euclid(USECS_PER_DAY);
+    let (day, bc) = ymd(date + POSTGRES_EPOCH_JDATE);
+    let tz = zone.map(timezone_out).unwrap_or_default();
+    Ok(format!(
+        "{day} {}{tz}{}",
+        hms(time),
+        if bc { " BC" } else { "" }
+    ))
+}
+
+/// `interval_out` with `IntervalStyle = postgres` (`EncodeInterval`).
+fn interval_out(time: i64, day: i32, month: i32) -> String {
+    let year = month / 12;
+    let mon = month % 12;
+    let mut s = String::new();
+    let mut is_zero = true;
+    let mut is_before = false;
+    for (value, unit) in [
+        (i64::from(year), "year"),
+        (i64::from(mon), "mon"),
+        (i64::from(day), "day"),
+    ] {
+        if value == 0 {
+            continue;
+        }
+        s.push_str(&format!(
+            "{}{}{value} {unit}{}",
+            if is_zero { "" } else { " " },
+            if is_before && value > 0 { "+" } else { "" },
+            if value != 1 { "s" } else { "" }
+        ));
+        is_before = value < 0;
+        is_zero = false;
+    }
+    if is_zero || time != 0 {
+        let sign = if time < 0 {
+            "-"
+        } else if is_before {
+            "+"
+        } else {
+            ""
+        };
+        s.push_str(&format!(
+            "{}{sign}{}",
+            if is_zero { "" } else { " " },
+            hms(time)
+        ));
+    }
+    s
+}
+
+// ---------------------------------------------------------------------------
+// uuid, network and bit-string types
+// ---------------------------------------------------------------------------
+
+fn exact<'a>(data: &'a [u8], len: usize, what: &str) -> Result<&'a [u8], String> {
+    if data.len() == len {
+        Ok(data)
+    } else {
+        Err(format!("{what} needs {len} bytes, found {}", data.len()))
+    }
+}
+
+fn uuid_out(data: &[u8]) -> Result<String, String> {
+    let d = exact(data, 16, "uuid")?;
+    let mut s = String::with_capacity(36);
+    for (i, b) in d.iter().enumerate() {
+        if matches!(i, 4 | 6 | 8 | 10) {
+            s.push('-');
+        }
+        s.push_str(&format!("{b:02x}"));
+    }
+    Ok(s)
+}
+
+fn mac_out(data: &[u8], len: usize) -> Result<String, String> {
+    let d = exact(data, len, "macaddr")?;
+    Ok(d.iter()
+        .map(|b| format!("{b:02x}"))
+        .collect::<Vec<_>>()
+        .join(":"))
+}
+
+/// `PGSQL_AF_INET` / `PGSQL_AF_INET6` (utils/inet.h).
+const PGSQL_AF_INET: u8 = 2;
+const PGSQL_AF_INET6: u8 = 3;
+
+/// `inet_out` / `cidr_out`: family byte, mask bits, then 4 or 16 address bytes.
+fn inet_out(data: &[u8], cidr: bool) -> Result<String, String> {
+    let family = byte(data, 0)?;
+    let bits = byte(data, 1)?;
+    let addr = data.get(2..).unwrap_or_default();
+    let mut text = match family {
+        PGSQL_AF_INET => {
+            let a = exact(addr, 4, "an IPv4 address")?;
+            if bits > 32 {
+                return Err(format!("IPv4 mask length {bits} is over 32"));
+            }
+            let mut t = a.iter().map(u8::to_string).collect::<Vec<_>>().join(".");
+            if bits != 32 {
+                t.push_str(&format!("/{bits}"));
+            }
+            t
+        }
+        PGSQL_AF_INET6 => {
+            let a = exact(addr, 16, "an IPv6 address")?;
+            if bits > 128 {
+                return Err(format!("IPv6 mask length {bits} is over 128"));
+            }
+            let mut t = ipv6_text(a);
+            if bits != 128 {
+                t.push_str(&format!("/{bits}"));
+            }
+            t
+        }
+        f => {
+            return Err(format!(
+                "address family {f} is neither IPv4 (2) nor IPv6 (3)"
+            ))
+        }
+    };
+    if cidr && !text.contains('/') {
+        text.push_str(&format!("/{bits}"));
+    }
+    Ok(text)
+}
+
+/// `inet_net_ntop_ipv6` as in PostgreSQL 15: the longest run (first of equal
+/// ones, at least two words) of zero words becomes `::`; `::a.b.c.d` and
+/// `::ffff:a.b.c.d` keep the IPv4 part dotted.
+fn ipv6_text(a: &[u8]) -> String {
+    let words: Vec<u16> = a
+        .chunks_exact(2)
+        .map(|w| u16::from_be_bytes([w[0], w[1]]))
+        .collect();
+    // (first word, number of words) of zero runs
+    type Run = Option<(usize, usize)>;
+    let (mut best, mut cur): (Run, Run) = (None, None);
+    for (i, &w) in words.iter().enumerate() {
+        if w == 0 {
+            cur = Some(cur.map_or((i, 1), |(b, l)| (b, l + 1)));
+        } else if let Some(c) = cur.take() {
+            if best.is_none_or(|b| c.1 > b.1) {
+                best = Some(c);
+            }
+        }
+    }
+    if let Some(c) = cur {
+        if best.is_none_or(|b| c.1 > b.1) {
+            best = Some(c);
+        }
+    }
+    let best = best.filter(|b| b.1 >= 2);
+    let word = |i: usize| words.get(i).copied().unwrap_or(0);
+    let mut s = String::new();
+    let mut i = 0;
+    while i < 8 {
+        if let Some((base, len)) = best {
+            if i >= base && i < base + len {
+                if i == base {
+                    s.push(':');
+                }
+                i += 1;
+                continue;
+            }
+        }
+        if i != 0 {
+            s.push(':');
+        }
+        if i == 6
+            && best.is_some_and(|(base, len)| {
+                base == 0 && (len == 6 || (len == 5 && word(5) == 0xffff))
+            })
+        {
+            let v4 = a.get(12..16).unwrap_or_default();
+            s.push_str(&v4.iter().map(u8::to_string).collect::<Vec<_>>().join("."));
+            return s;
+        }
+        s.push_str(&format!("{:x}", word(i)));
+        i += 1;
+    }
+    if best.is_some_and(|(base, len)| base + len == 8) {
+        s.push(':');
+    }
+    s
+}
+
+/// `bit_out` / `varbit_out`: int32 bit count, then the bits, most significant first.
+fn bit_out(data: &[u8]) -> Result<String, String> {
+    let nbits = u32_at(data, 0)? as usize;
+    let bytes = data.get(4..).unwrap_or_default();
+    if nbits.div_ceil(8) != bytes.len() {
+        return Err(format!(
+            "bit string of {nbits} bits with {} data bytes",
+            bytes.len()
+        ));
+    }
+    Ok((0..nbits)
+        .map(|i| {
+            let b = bytes.get(i / 8).copied().unwrap_or(0);
+            if b & (0x80 >> (i % 8)) != 0 {
+                '1'
+            } else {
+                '0'
+            }
+        })
+        .collect())
+}
+
+// ---------------------------------------------------------------------------
+// Arrays (array.h): after the varlena header
+//
+//   int32 ndim | int32 dataoffset (0 = no null bitmap) | Oid elemtype
+//   int32 dims[ndim] | int32 lbound[ndim] | null bitmap (if dataoffset)
+//   padding to dataoffset (or MAXALIGN) | elements, each aligned by the
+//   element type's typalign, offsets counted from the varlena header
+// ---------------------------------------------------------------------------
+
+/// `MAXDIM` (array.h).
+const MAXDIM: usize = 6;
+
+fn array_out(declared: &PgType, data: &[u8]) -> Result<String, String> {
+    // Offsets inside an array count from the 4-byte varlena header we were
+    // handed the data after.
+    const HDR: usize = 4;
+    let ndim = u32_at(data, 0)? as i32;
+    let dataoffset = u32_at(data, 4)? as i32;
+    let elemtype = u32_at(data, 8)?;
+    if ndim == 0 {
+        return Ok("{}".into());
+    }
+    let ndim = usize::try_from(ndim)
+        .ok()
+        .filter(|&n| n <= MAXDIM)
+        .ok_or_else(|| format!("array has {ndim} dimensions (at most {MAXDIM})"))?;
+    let elem = PgType::from_oid(elemtype)
+        .ok_or_else(|| format!("array element type OID {elemtype} is not decoded"))?;
+    if declared.oid().is_some_and(|d| d != elemtype) {
+        return Err(format!(
+            "array elements are of type OID {elemtype}, not {} as declared",
+            declared.sql_name()
+        ));
+    }
+    let mut dims = Vec::with_capacity(ndim);
+    let mut lbounds = Vec::with_capacity(ndim);
+    for i in 0..ndim {
+        dims.push(u32_at(data, 12 + 4 * i)? as i32);
+        lbounds.push(u32_at(data, 12 + 4 * (ndim + i))? as i32);
+    }
+    let mut nitems: usize = 1;
+    for &d in &dims {
+        let d = usize::try_from(d).map_err(|_| format!("array dimension {d} is negative"))?;
+        nitems = nitems
+            .checked_mul(d)
+            .filter(|&n| n <= data.len().saturating_mul(8))
+            .ok_or_else(|| {
+                format!(
+                    "array dimensions {dims:?} do not fit in {} bytes",
+                    data.len()
+                )
+            })?;
+    }
+    let bitmap_at = 12 + 8 * ndim;
+    let bitmap = if dataoffset != 0 {
+        Some(
+            data.get(bitmap_at..bitmap_at + nitems.div_ceil(8))
+                .ok_or("array null bitmap runs past the end")?,
+        )
+    } else {
+        None
+    };
+    let mut pos = if dataoffset != 0 {
+        usize::try_from(dataoffset)
+            .ok()
+            .and_then(|o| o.checked_sub(HDR))
+            .ok_or_else(|| format!("array dataoffset {dataoffset} is bad"))?
+    } else {
+        Align::Double.align(HDR + bitmap_at) - HDR
+    };
+    let mut items: Vec<Option<String>> = Vec::with_capacity(nitems);
+    for i in 0..nitems {
+        let is_null =
+            bitmap.is_some_and(|bm| bm.get(i / 8).is_none_or(|b| b & (1 << (i % 8)) == 0));
+        if is_null {
+            items.push(None);
+            continue;
+        }
+        let attlen = elem.attlen();
+        let (datum, next) = if attlen > 0 {
+            pos = elem.align().align(HDR + pos) - HDR;
+            let len = attlen as usize;
+            let d = data
+                .get(pos..pos + len)
+                .ok_or_else(|| format!("array element {} runs past the end", i + 1))?;
+            (d, pos + len)
+        } else {
+            if data.get(pos).copied().unwrap_or(0) == 0 {
+                pos = elem.align().align(HDR + pos) - HDR;
+            }
+            let (payload, total) =
+                inner_varlena(data, pos).map_err(|e| format!("array element {}: {e}", i + 1))?;
+            (payload, pos + total)
+        };
+        let text = decode(&elem, datum)
+            .map_err(|e| format!("array element {}: {e}", i + 1))?
+            .text;
+        items.push(Some(text));
+        pos = next;
+    }
+    let mut out = String::new();
+    if lbounds.iter().any(|&lb| lb != 1) {
+        for (d, lb) in dims.iter().zip(&lbounds) {
+            out.push_str(&format!("[{lb}:{}]", i64::from(*lb) + i64::from(*d) - 1));
+        }
+        out.push('=');
+    }
+    let mut next = 0usize;
+    nest(&dims, &items, &mut next, &mut out);
+    Ok(out)
+}
+
+fn nest(dims: &[i32], items: &[Option<String>], next: &mut usize, out: &mut String) {
+    out.push('{');
+    let (first, rest) = match dims.split_first() {
+        Some((f, r)) => (*f, r),
+        None => (0, &[][..]),
+    };
+    for i in 0..first.max(0) {
+        if i > 0 {
+            out.push(',');
+        }
+        if rest.is_empty() {
+            match items.get(*next) {
+                Some(Some(v)) => out.push_str(&quote_element(v)),
+                _ => out.push_str("NULL"),
+            }
+            *next += 1;
+        } else {
+            nest(rest, items, next, out);
+        }
+    }
+    out.push('}');
+}
+
+/// `array_out`'s quoting: empty strings, `NULL`, and anything with `"`, `\`,
+/// braces, commas or white space are double-quoted, `"` and `\` escaped.
+fn quote_element(v: &str) -> String {
+    let needs = v.is_empty()
+        || v.eq_ignore_ascii_case("NULL")
+        || v.chars().any(|c| {
+            matches!(
+                c,
+                '"' | '\\' | '{' | '}' | ',' | ' ' | '\t' | '\n' | '\r' | '\x0b' | '\x0c'
+            )
+        });
+    if !needs {
+        return v.to_string();
+    }
+    let mut s = String::with_capacity(v.len() + 2);
+    s.push('"');
+    for c in v.chars() {
+        if c == '"' || c == '\\' {
+            s.push('\\');
+        }
+        s.push(c);
+    }
+    s.push('"');
+    s
+}
+
+/// A varlena nested inside another value (array element, jsonb numeric):
+/// its data and its total size. Only plain 1- and 4-byte headers are valid there.
+pub fn inner_varlena(data: &[u8], at: usize) -> Result<(&[u8], usize), String> {
+    let b0 = byte(data, at)?;
+    let (hdr, total) = if b0 == 0x01 {
+        return Err("a TOAST pointer inside a value".into());
+    } else if b0 & 0x01 == 1 {
+        (1, usize::from(b0 >> 1))
+    } else if b0 & 0x03 == 0 {
+        (4, (u32_at(data, at)? >> 2) as usize)
+    } else {
+        return Err("a compressed varlena inside a value".into());
+    };
+    if total < hdr {
+        return Err(format!("varlena length {total} is shorter than its header"));
+    }
+    let payload = data
+        .get(at + hdr..at + total)
+        .ok_or_else(|| format!("varlena of {total} bytes at {at} runs past the end"))?;
+    Ok((payload, total))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(ty: PgType, hex: &str) -> String {
+        let bytes: Vec<u8> = (0..hex.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+            .collect();
+        decode(&ty, &bytes).unwrap().text
+    }
+
+    #[test]
+    fn floats_print_like_ryu() {
+        assert_eq!(float8_out(2.25), "2.25");
+        assert_eq!(float8_out(-1e300), "-1e+300");
+        assert_eq!(float8_out(1e15), "1e+15");
+        assert_eq!(float8_out(1e14), "100000000000000");
+        assert_eq!(float8_out(1.2345678901234568e17), "1.2345678901234568e+17");
+        assert_eq!(float8_out(0.0001), "0.0001");
+        assert_eq!(float8_out(0.00001), "1e-05");
+        assert_eq!(float8_out(-0.0), "-0");
+        assert_eq!(float8_out(std::f64::consts::PI), "3.141592653589793");
+        assert_eq!(float8_out(f64::NAN), "NaN");
+        assert_eq!(float8_out(f64::NEG_INFINITY), "-Infinity");
+        assert_eq!(float4_out(1e6), "1e+06");
+        assert_eq!(float4_out(1e5), "100000");
+        assert_eq!(float4_out(1234567.0), "1.234567e+06");
+        assert_eq!(float4_out(0.1), "0.1");
+        assert_eq!(float4_out(3e38), "3e+38");
+        assert_eq!(float4_out(1.5), "1.5");
+    }
+
+    #[test]
+    fn numeric_forms() {
+        // short: 1.5 (dscale 1, weight 0, digits 1 5000)
+        assert_eq!(
+            numeric_out(&[0x80, 0x80, 0x01, 0x00, 0x88, 0x13]).unwrap(),
+            "1.5"
+        );
+        // short: 0.000001 (dscale 6, weight -2, digit 100)
+        assert_eq!(numeric_out(&[0x7e, 0x83, 0x64, 0x00]).unwrap(), "0.000001");
+        // zero with scale 2: no digits at all
+        assert_eq!(numeric_out(&[0x00, 0x81]).unwrap(), "0.00");
+        // long form: -12345678 (sign 0x4000, dscale 0, weight 1, digits 1234 5678)
+        assert_eq!(
+            numeric_out(&[0x00, 0x40, 0x01, 0x00, 0xd2, 0x04, 0x2e, 0x16]).unwrap(),
+            "-12345678"
+        );
+        // weight beyond the digits: 10000 × 10000^1 = 100000000 (trailing zero groups)
+        assert_eq!(numeric_out(&[0x02, 0x80, 0x01, 0x00]).unwrap(), "100000000");
+        assert_eq!(numeric_out(&[0x00, 0xc0]).unwrap(), "NaN");
+        assert_eq!(numeric_out(&[0x00, 0xd0]).unwrap(), "Infinity");
+        assert_eq!(numeric_out(&[0x00, 0xf0]).unwrap(), "-Infinity");
+        assert!(numeric_out(&[0x00, 0xe0]).is_err());
+        assert!(numeric_out(&[0x80]).is_err());
+        assert!(
+            numeric_out(&[0x00, 0x80, 0x10, 0x27]).is_err(),
+            "digit 10000"
+        );
+    }
+
+    #[test]
+    fn dates_including_bc_and_infinity() {
+        assert_eq!(date_out(0).unwrap(), "2000-01-01");
+        assert_eq!(date_out(8825).unwrap(), "2024-02-29");
+        assert_eq!(date_out(-1).unwrap(), "1999-12-31");
+        // 0001-01-01 BC is the day before 0001-01-01
+        assert_eq!(date_out(-730119).unwrap(), "0001-01-01");
+        assert_eq!(date_out(-730120).unwrap(), "0001-12-31 BC");
+        // Julian day 0: 4714-11-24 BC, the first date PostgreSQL has
+        assert_eq!(date_out(-2451545).unwrap(), "4714-11-24 BC");
+        assert!(date_out(-2451546).is_err());
+        assert_eq!(date_out(i32::MAX).unwrap(), "infinity");
+        assert_eq!(date_out(i32::MIN).unwrap(), "-infinity");
+    }
+
+    #[test]
+    fn times_and_timestamps() {
+        assert_eq!(time_out(45_296_789_000), "12:34:56.789");
+        assert_eq!(time_out(86_400_000_000), "24:00:00");
+        assert_eq!(timezone_out(-19800), "+05:30");
+        assert_eq!(timezone_out(28800), "-08");
+        assert_eq!(timezone_out(-3723), "+01:02:03");
+        assert_eq!(
+            timestamp_out(762_525_296_123_456, None).unwrap(),
+            "2024-02-29 12:34:56.123456"
+        );
+        assert_eq!(timestamp_out(0, Some(0)).unwrap(), "2000-01-01 00:00:00+00");
+        assert_eq!(
+            timestamp_out(-1, None).unwrap(),
+            "1999-12-31 23:59:59.999999"
+        );
+        // 0044-03-15 BC 12:00
+        let days: i64 = -746_117;
+        assert_eq!(
+            timestamp_out(days * USECS_PER_DAY + 12 * USECS_PER_HOUR, Some(0)).unwrap(),
+            "0044-03-15 12:00:00+00 BC"
+        );
+        assert_eq!(timestamp_out(i64::MAX, None).unwrap(), "infinity");
+        assert_eq!(timestamp_out(i64::MIN, Some(0)).unwrap(), "-infinity");
+        assert!(timestamp_out(END_TIMESTAMP, None).is_err());
+    }
+
+    #[test]
+    fn intervals_in_postgres_style() {
+        let usec = |h: i64, m: i64, s: i64, us: i64| {
+            h * USECS_PER_HOUR + m * USECS_PER_MINUTE + s * USECS_PER_SEC + us
+        };
+        assert_eq!(
+            interval_out(usec(4, 5, 6, 500_000), 3, 14),
+            "1 year 2 mons 3 days 04:05:06.5"
+        );
+        assert_eq!(interval_out(-usec(2, 0, 0, 0), -1, 0), "-1 days -02:00:00");
+        assert_eq!(interval_out(0, 0, 0), "00:00:00");
+        assert_eq!(interval_out(0, 1, 1), "1 mon 1 day");
+        assert_eq!(interval_out(usec(1, 0, 0, 0), -1, 0), "-1 days +01:00:00");
+        assert_eq!(interval_out(0, 5, -1), "-1 mons +5 days");
+        assert_eq!(interval_out(usec(100, 0, 0, 1), 0, 0), "100:00:00.000001");
+        assert_eq!(interval_out(-500_000, 0, 0), "-00:00:00.5");
+        assert_eq!(interval_out(0, 0, -24), "-2 years");
+    }
+
+    #[test]
+    fn network_addresses() {
+        assert_eq!(text(PgType::Inet, "0220c0a80105"), "192.168.1.5");
+        assert_eq!(text(PgType::Inet, "02180a010203"), "10.1.2.3/24");
+        assert_eq!(text(PgType::Cidr, "02080a000000"), "10.0.0.0/8");
+        assert_eq!(text(PgType::Cidr, "0220c0a80105"), "192.168.1.5/32");
+        assert_eq!(
+            text(PgType::Inet, "038000000000000000000000000000000001"),
+            "::1"
+        );
+        assert_eq!(
+            text(PgType::Inet, "038000000000000000000000000000000002"),
+            "::2"
+        );
+        assert_eq!(
+            text(PgType::Cidr, "032020010db8000000000000000000000000"),
+            "2001:db8::/32"
+        );
+        assert_eq!(
+            text(PgType::Inet, "038000000000000000000000ffff01020304"),
+            "::ffff:1.2.3.4"
+        );
+        assert_eq!(
+            text(PgType::Inet, "038000000000000000000000000001020304"),
+            "::1.2.3.4"
+        );
+        assert_eq!(
+            text(PgType::Inet, "038000010000000000010000000000000001"),
+            "1:0:0:1::1"
+        );
+        assert_eq!(
+            text(PgType::Inet, "038000000000000000000000000000000000"),
+            "::"
+        );
+        assert_eq!(
+            text(PgType::Inet, "0380fe800000000000000000000000000000"),
+            "fe80::"
+        );
+        assert_eq!(
+            text(PgType::Inet, "038000010002000300040005000600070008"),
+            "1:2:3:4:5:6:7:8"
+        );
+        assert!(decode(&PgType::Inet, &[7, 32, 1, 2, 3, 4]).is_err());
+        assert!(decode(&PgType::Inet, &[2, 33, 1, 2, 3, 4]).is_err());
+        assert!(decode(&PgType::Inet, &[2, 32, 1]).is_err());
+    }
+
+    #[test]
+    fn small_fixed_types() {
+        assert_eq!(
+            text(PgType::Uuid, "a0eebc999c0b4ef8bb6d6bb9bd380a11"),
+            "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"
+        );
+        assert_eq!(text(PgType::Macaddr, "08002b010203"), "08:00:2b:01:02:03");
+        assert_eq!(text(PgType::Tid, "000003000700"), "(3,7)");
+        assert_eq!(text(PgType::PgLsn, "48d874b316000000"), "16/B374D848");
+        assert_eq!(text(PgType::Char, "e9"), "\\351");
+        assert_eq!(text(PgType::Char, "00"), "");
+        assert_eq!(text(PgType::Money, "3ae2010000000000"), "$1,234.50");
+        assert_eq!(cash_out(-123456789), "-$1,234,567.89");
+        assert_eq!(cash_out(0), "$0.00");
+        assert_eq!(text(PgType::Bit, "05000000b0"), "10110");
+        assert_eq!(
+            text(PgType::Point, "000000000000f83f00000000000000c0"),
+            "(1.5,-2)"
+        );
+        assert_eq!(text(PgType::Name, "615f6e616d650000"), "a_name");
+        assert_eq!(text(PgType::Bytea, "deadbeef"), "\\xdeadbeef");
+        assert!(decode(&PgType::Text, &[0xff, 0xfe]).is_err());
+        assert!(decode(&PgType::Int8, &[1, 2, 3]).is_err());
+    }
+
+    #[test]
+    fn arrays_with_nulls_bounds_and_quoting() {
+        // int4[] {1,2,3}: ndim 1, no bitmap, int4, dim 3, lbound 1, pad to 24
+        assert_eq!(
+            text(
+                PgType::Array(Box::new(PgType::Int4)),
+                "0100000000000000170000000300000001000000010000000200000003000000"
+            ),
+            "{1,2,3}"
+        );
+        // {{1,2},{3,NULL}}: bitmap 0b0111, dataoffset 40
+        assert_eq!(
+            text(
+                PgType::Array(Box::new(PgType::Int4)),
+                "020000002800000017000000020000000200000001000000010000000700000000000000010000000200000003000000"
+            ),
+            "{{1,2},{3,NULL}}"
+        );
+        // text[] {a,"b c",NULL}
+        assert_eq!(
+            text(
+                PgType::Array(Box::new(PgType::Text)),
+                "0100000020000000190000000300000001000000030000000000000014000000610000001c00000062206300"
+            ),
+            "{a,\"b c\",NULL}"
+        );
+        // [0:1]={5,6}
+        assert_eq!(
+            text(
+                PgType::Array(Box::new(PgType::Int4)),
+                "01000000000000001700000002000000000000000500000006000000"
+            ),
+            "[0:1]={5,6}"
+        );
+        assert_eq!(
+            text(
+                PgType::Array(Box::new(PgType::Int4)),
+                "000000000000000017000000"
+            ),
+            "{}"
+        );
+        assert_eq!(quote_element(""), "\"\"");
+        assert_eq!(quote_element("null"), "\"null\"");
+        assert_eq!(quote_element("a\"b\\"), "\"a\\\"b\\\\\"");
+        assert_eq!(quote_element("{x}"), "\"{x}\"");
+        // an element type that is not the declared one
+        assert!(decode(
+            &PgType::Array(Box::new(PgType::Text)),
+            &[1, 0, 0, 0, 0, 0, 0, 0, 23, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0]
+        )
+        .is_err());
+        // absurd dimensions are an error, not an allocation
+        assert!(decode(
+            &PgType::Array(Box::new(PgType::Int4)),
+            &[1, 0, 0, 0, 0, 0, 0, 0, 23, 0, 0, 0, 0xff, 0xff, 0xff, 0x7f, 1, 0, 0, 0]
+        )
+        .is_err());
+    }
+}
