@@ -1,0 +1,648 @@
+//! Oracle datafile block structures, named as Oracle names them (BBED's
+//! struct and field names: `kcbh.type_kcbh`, `ktbbh.ktbbhict`, `kdbh.kdbhnrow` …).
+//!
+//! ```text
+//!  0          20                44              44+24·itc  (+8 ASSM)        block size − 4
+//!  +----------+-----------------+-----------------+--------+-----------------+--------+-----+
+//!  |   kcbh   | ktbbh (24 bytes)| ITL × itc       | ext 8  | kdbh / kdxco …  |  rows  | tail|
+//!  | 20 bytes | typ sid csc itc | 24 bytes each   | (E)    | directories     | (grow  |  4  |
+//!  |          | flg fsl fnx     |                 |        | free space      |  down) |     |
+//!  +----------+-----------------+-----------------+--------+-----------------+--------+-----+
+//! ```
+//!
+//! Integers in block structures are in the platform's byte order; rowids inside
+//! row data are big-endian. Offsets printed in Oracle's dumps for rows and
+//! directories are relative to the data (or index) header; the model keeps both
+//! the relative value Oracle prints and the absolute block offset.
+//!
+//! Facts and their confidence are in `../shared/reference/oracle-block-format.md`;
+//! field comments here cite its sections (§).
+
+use serde::{Serialize, Serializer};
+
+use super::span::Span;
+use super::Problem;
+
+/// Size of the cache header `kcbh` (§2).
+pub const KCBH_SIZE: usize = 20;
+/// Size of the fixed part of the transaction header `ktbbh` (§3.1).
+pub const KTBBH_FIXED_SIZE: usize = 24;
+/// Size of one ITL entry `ktbitl` (§3.3).
+pub const ITL_SIZE: usize = 24;
+/// Bytes between the last ITL and the data/index header in ASSM blocks (§3.4).
+pub const KTBBH_EXTENSION_SIZE: usize = 8;
+/// Size of the table data header `kdbh` (§4.1).
+pub const KDBH_SIZE: usize = 14;
+/// Size of the common index header `kdxco` (§7.1).
+pub const KDXCO_SIZE: usize = 16;
+/// Size of the leaf header `kdxle` (common part included) (§7.1).
+pub const KDXLE_SIZE: usize = 32;
+/// Size of the branch header `kdxbr` (common part included) (§7.1).
+pub const KDXBR_SIZE: usize = 24;
+/// Size of the tail word `tailchk` (§2).
+pub const TAIL_SIZE: usize = 4;
+/// The magic word of a datafile's block 0 (OS header) at offset 28 (§2.2).
+pub const OS_HEADER_MAGIC: u32 = 0x7a7b7c7d;
+
+/// The Oracle release whose dump text conventions to follow (§2.5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum OracleVersion {
+    /// 10g: `scn: 0x0000.001732d3`, `file#: 5`, no buffer-cache lines.
+    #[serde(rename = "10g")]
+    V10,
+    /// 11g: `scn: 0x0000.001732d3`, `file#:5`.
+    #[serde(rename = "11g")]
+    V11,
+    /// 12.1: `scn: 0x0.4e9af4`.
+    #[serde(rename = "12.1")]
+    V12_1,
+    /// 12.2 and later (big SCNs): `scn: 0x80e5e2`, `csc:  0x000000000080e5e1`.
+    #[serde(rename = "12.2+")]
+    V12_2,
+}
+
+/// A system change number as stored: base, wrap and (12.2+) a second wrap
+/// half-word. In 12.2+ blocks the wrap carries 0x8000 as a format flag (§2.4).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Scn {
+    pub kscnbas: u32,
+    pub kscnwrp: u16,
+    /// Bytes 6–7 of an 8-byte SCN (`kscnwrp2`, 12.2+ naming); 0 elsewhere.
+    pub kscnwrp2: u16,
+}
+
+impl Scn {
+    /// The 0x8000 "big SCN" format flag in the wrap (§2.4, inferred).
+    pub fn is_big(&self) -> bool {
+        self.kscnwrp & 0x8000 != 0
+    }
+
+    /// The wrap with the format flag removed; in the big form the second
+    /// half-word extends it.
+    pub fn wrap(&self) -> u64 {
+        if self.is_big() {
+            (u64::from(self.kscnwrp & 0x7fff) << 16) | u64::from(self.kscnwrp2)
+        } else {
+            u64::from(self.kscnwrp)
+        }
+    }
+
+    /// The SCN as one number: wrap << 32 | base.
+    pub fn value(&self) -> u64 {
+        (self.wrap() << 32) | u64::from(self.kscnbas)
+    }
+}
+
+/// A relative data block address split the two ways Oracle reads it (§1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rdba(pub u32);
+
+impl Rdba {
+    /// Relative file number of a smallfile tablespace (top 10 bits).
+    pub fn file(self) -> u32 {
+        self.0 >> 22
+    }
+    /// Block number of a smallfile tablespace (low 22 bits).
+    pub fn block(self) -> u32 {
+        self.0 & 0x003f_ffff
+    }
+    /// `(file, block)` as Oracle prints it: a bigfile rdba is all block
+    /// number, with file shown as 1024. A smallfile rdba with file bits 0
+    /// cannot exist (file numbers start at 1), so it is taken as bigfile.
+    pub fn split(self, bigfile: bool) -> (u32, u32) {
+        if bigfile || self.file() == 0 {
+            (1024, self.0)
+        } else {
+            (self.file(), self.block())
+        }
+    }
+}
+
+impl Serialize for Rdba {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u32(self.0)
+    }
+}
+
+/// Cache header, `struct kcbh` (20 bytes at offset 0) (§2).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Kcbh {
+    /// Block type (§2.1): 6 = trans data (table, cluster or index block).
+    pub type_kcbh: u8,
+    /// Format: low nibble 2 (Oracle 8+), top 3 bits the block size code (§2.2).
+    pub frmt_kcbh: u8,
+    pub spare1_kcbh: u8,
+    pub spare2_kcbh: u8,
+    /// Relative data block address of this block.
+    pub rdba_kcbh: u32,
+    /// SCN base of the last change.
+    pub bas_kcbh: u32,
+    /// SCN wrap of the last change.
+    pub wrp_kcbh: u16,
+    /// Sequence number of changes at the same SCN; 0xff = marked corrupt (§2.4).
+    pub seq_kcbh: u8,
+    /// Flags (§2.3): 0x01 new, 0x02 delayed logging, 0x04 check value saved,
+    /// 0x08 temporary, 0x10 encrypted.
+    pub flg_kcbh: u8,
+    /// Check value: the 16-bit XOR of the block is 0 when flg has 0x04 (§9).
+    pub chkval_kcbh: u16,
+    pub spare3_kcbh: u16,
+}
+
+impl Kcbh {
+    /// The block size the format byte encodes (`1 << (8 + (frmt >> 5))`), if
+    /// it encodes one (10g and later; 8i/9i always wrote 0x02) (§2.2).
+    pub fn block_size(&self) -> Option<usize> {
+        let code = self.frmt_kcbh >> 5;
+        (self.frmt_kcbh & 0x0f == 0x02 && code > 0).then(|| 1usize << (8 + code))
+    }
+
+    /// The block's SCN; bytes 2–3 are the second wrap half-word in 12.2+.
+    pub fn scn(&self) -> Scn {
+        Scn {
+            kscnbas: self.bas_kcbh,
+            kscnwrp: self.wrp_kcbh,
+            kscnwrp2: u16::from(self.spare1_kcbh) << 8 | u16::from(self.spare2_kcbh),
+        }
+    }
+
+    /// The tail word this header implies: SCN base low 16 bits ‖ type ‖ seq (§2.4).
+    pub fn expected_tail(&self) -> u32 {
+        ((self.bas_kcbh & 0xffff) << 16)
+            | (u32::from(self.type_kcbh) << 8)
+            | u32::from(self.seq_kcbh)
+    }
+
+    pub fn is_encrypted(&self) -> bool {
+        self.flg_kcbh & 0x10 != 0
+    }
+}
+
+/// XOR check value: stored, computed (with chkval taken as 0), and whether
+/// the block is consistent (§9).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct OracleChecksum {
+    /// `chkval_kcbh` as stored.
+    pub stored: u16,
+    /// XOR of all 16-bit words with the chkval field zeroed: the value that
+    /// makes the block XOR to 0 (what BBED's `sum` calls "required").
+    pub computed: u16,
+    /// Whether the block claims a check value (flg 0x04, KCBHFCKV).
+    pub enabled: bool,
+    /// `stored == computed` when enabled; true when checksums are off.
+    pub valid: bool,
+}
+
+/// One interested transaction list entry, `struct ktbitl` (24 bytes) (§3.3).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Itl {
+    /// 1-based, as the dump numbers them (`0x01`) and as row lock bytes refer to them.
+    pub itl: usize,
+    /// Transaction id: undo segment, slot, sequence.
+    pub kxidusn: u16,
+    pub kxidslt: u16,
+    pub kxidsqn: u32,
+    /// Undo block address: dba, sequence, record.
+    pub kubadba: u32,
+    pub kubaseq: u16,
+    pub kubarec: u8,
+    /// High nibble: flags C B U T; low 12 bits: lock count.
+    pub ktbitflg: u16,
+    /// `_ktbitun`: free space credit or commit SCN wrap.
+    pub ktbitun: u16,
+    /// Commit SCN base (or upper bound).
+    pub ktbitbas: u32,
+}
+
+impl Itl {
+    /// Lock count: the low 12 bits of `ktbitflg`.
+    pub fn lock_count(&self) -> u16 {
+        self.ktbitflg & 0x0fff
+    }
+    /// Committed (C, `KTBFCOM`): the last column is an SCN, not a free space credit.
+    pub fn committed(&self) -> bool {
+        self.ktbitflg & 0x8000 != 0
+    }
+}
+
+/// Transaction header, `struct ktbbh` (§3).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Ktbbh {
+    /// 1 = DATA, 2 = INDEX.
+    pub ktbbhtyp: u8,
+    /// Segment / data object id (`ktbbhsg1`/`ktbbhod1`).
+    pub ktbbhsid: u32,
+    /// SCN of the last cleanout.
+    pub ktbbhcsc: Scn,
+    /// ITL count (read as one byte, §3.1).
+    pub ktbbhict: u8,
+    /// Flags: 0x01 on freelist (`O`), 0x30 ASSM with extension (`E`) (§3.2).
+    pub ktbbhflg: u8,
+    /// MSSM: ITL freelist slot; ASSM: `brn`.
+    pub ktbbhfsl: u8,
+    /// MSSM: next block on the freelist; ASSM: `bdba` (level-1 bitmap block).
+    pub ktbbhfnx: u32,
+    pub ktbbhitl: Vec<Itl>,
+    /// The 8 ASSM extension bytes as the dump labels them (§3.4, meaning inferred).
+    pub extension: Option<KtbbhExtension>,
+    /// Block offset of the data or index header that follows.
+    pub payload_offset: usize,
+}
+
+impl Ktbbh {
+    /// ASSM block carrying the 8-byte extension (`flg: E`).
+    pub fn is_assm(&self) -> bool {
+        self.ktbbhflg & 0x30 != 0
+    }
+}
+
+/// The 8 bytes after the ITLs of an ASSM block, printed `inc: 0  exflg: 0`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct KtbbhExtension {
+    pub inc: u32,
+    pub exflg: u32,
+}
+
+/// Table data header, `struct kdbh` (14 bytes) (§4.1).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Kdbh {
+    /// Block offset where the header starts (`data header at`).
+    pub offset: usize,
+    pub kdbhflag: u8,
+    /// Number of tables (>1 in a cluster block).
+    pub kdbhntab: u8,
+    pub kdbhnrow: u16,
+    /// First free row directory slot, -1 for none.
+    pub kdbhfrre: i16,
+    /// Free space begin and end, relative to the header.
+    pub kdbhfsbo: u16,
+    pub kdbhfseo: u16,
+    /// Available space, and total space once all transactions commit.
+    pub kdbhavsp: i16,
+    pub kdbhtosp: i16,
+    /// Size of the data area: block size − header offset − tail (`tsiz`).
+    pub tsiz: usize,
+    /// Size of header plus directories: 14 + 4·ntab + 2·nrow (`hsiz`).
+    pub hsiz: usize,
+}
+
+/// Table directory entry, `struct kdbt` (§4.1).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Kdbt {
+    pub table: usize,
+    /// Index of the table's first entry in the row directory.
+    pub kdbtoffs: u16,
+    /// Rows of this table.
+    pub kdbtnrow: u16,
+}
+
+/// Row directory entry `kdbr[slot]`: a row offset relative to the header, or
+/// (on the free-slot chain starting at `kdbhfrre`) the next free slot.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct KdbrEntry {
+    pub slot: usize,
+    /// The stored value (`offs` in the dump).
+    pub kdbr: u16,
+    /// True when the slot is on the free chain (printed `sfll=`, inferred).
+    pub free: bool,
+}
+
+/// A rowid stored in row data: 4-byte dba and 2-byte slot, big-endian (§5.5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct RowRef {
+    pub dba: u32,
+    pub slot: u16,
+}
+
+/// One column of a row piece.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Column {
+    pub col: usize,
+    /// Block offset of the length byte.
+    pub offset: usize,
+    /// Data length; `None` for SQL NULL (length byte 0xff).
+    pub len: Option<usize>,
+    /// The length was written in the long form (0xfe + 2 bytes).
+    pub long_form: bool,
+    /// The data bytes.
+    #[serde(serialize_with = "hex_bytes")]
+    pub data: Vec<u8>,
+}
+
+/// One row piece (§4.2).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct RowPiece {
+    /// Table number (cluster blocks have several) and row within the table.
+    pub tab: usize,
+    pub row: usize,
+    /// Row directory slot.
+    pub slot: usize,
+    /// Offset relative to the data header, as the dump prints it (`@0x1f8a`).
+    pub offs: u16,
+    /// Block offset.
+    pub offset: usize,
+    /// Flag byte `KCHDFLPN`.
+    pub flag: u8,
+    /// Lock byte: 1-based ITL holding a lock, 0 for none.
+    pub lb: u8,
+    /// Column count (absent for deleted pieces).
+    pub cc: Option<u8>,
+    /// Row piece length as the dump prints it (`tl`).
+    pub tl: usize,
+    /// Head rowid of a migrated row's body piece.
+    pub hrid: Option<RowRef>,
+    /// Next rowid of a piece that is not the last.
+    pub nrid: Option<RowRef>,
+    pub cols: Vec<Column>,
+}
+
+impl RowPiece {
+    pub fn deleted(&self) -> bool {
+        self.flag & 0x10 != 0
+    }
+}
+
+/// Table (or cluster) data: header, directories, rows (§4).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct TableData {
+    pub kdbh: Kdbh,
+    pub kdbt: Vec<Kdbt>,
+    pub kdbr: Vec<KdbrEntry>,
+    pub rows: Vec<RowPiece>,
+}
+
+/// Common index header `kdxco…` (16 bytes) (§7.1).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Kdxco {
+    /// Block offset where the index header starts (`header address`).
+    pub offset: usize,
+    /// 0 = leaf, > 0 = branch level.
+    pub kdxcolev: u8,
+    pub kdxcolok: u8,
+    /// 0x80 "converted", low bits the last operation code (inferred).
+    pub kdxcoopc: u8,
+    /// Columns per entry (including the rowid of a non-unique index).
+    pub kdxconco: u8,
+    pub kdxcosdc: u32,
+    /// Entries in this block.
+    pub kdxconro: i16,
+    /// Free space begin and end, relative to the header.
+    pub kdxcofbo: i16,
+    pub kdxcofeo: i16,
+    pub kdxcoavs: i16,
+}
+
+/// Leaf header fields after the common part (§7.1).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Kdxle {
+    pub kdxlespl: i16,
+    /// Deleted entries.
+    pub kdxlende: i16,
+    /// Next and previous leaf block.
+    pub kdxlenxt: u32,
+    pub kdxleprv: u32,
+    /// Bytes of rowid stored before the key columns (6 for unique indexes).
+    pub kdxledsz: u8,
+    pub kdxleflg: u8,
+}
+
+/// Branch header fields after the common part (§7.1).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Kdxbr {
+    /// Leftmost child block.
+    pub kdxbrlmc: u32,
+    pub kdxbrsno: i16,
+}
+
+/// One key column of an index entry; `None` length for NULL.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct IndexColumn {
+    pub col: usize,
+    pub len: Option<usize>,
+    #[serde(serialize_with = "hex_bytes")]
+    pub data: Vec<u8>,
+}
+
+/// One index entry (§7.2).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct IndexEntry {
+    pub row: usize,
+    /// Offset relative to the index header (`row#0[8021]`).
+    pub offs: u16,
+    /// Block offset.
+    pub offset: usize,
+    /// Leaf: entry flag (0x01 deleted), lock byte and length.
+    pub flag: Option<u8>,
+    pub lock: Option<u8>,
+    pub len: Option<usize>,
+    /// Leaf of a unique index: the rowid stored outside the key (`data:(6)`).
+    #[serde(serialize_with = "hex_bytes_opt")]
+    pub rowid: Option<Vec<u8>>,
+    /// Branch: the child block (`dba:`).
+    pub dba: Option<u32>,
+    pub cols: Vec<IndexColumn>,
+}
+
+/// An index block (§7).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct IndexData {
+    pub kdxco: Kdxco,
+    pub kdxle: Option<Kdxle>,
+    pub kdxbr: Option<Kdxbr>,
+    /// The two row-directory slots before the entry offsets: the first is the
+    /// usable block space the dump prints as `kdxlebksz`/`kdxbrbksz` (inferred, §7.2).
+    pub kd_off_head: [u16; 2],
+    /// Entry offsets, relative to the index header.
+    pub kd_off: Vec<u16>,
+    pub entries: Vec<IndexEntry>,
+}
+
+/// Block 0 of a datafile: the OS header, not an Oracle cache block (§2.2).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct OsHeader {
+    pub block_size: u32,
+    pub block_count: u32,
+    pub magic: u32,
+}
+
+/// The few fields of a datafile header block (`kcvfh`, type 0x0b) used to fill
+/// in what other blocks do not carry (§7.3).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct FileHeader {
+    /// Compatibility version (`kccfhcvn`).
+    pub kccfhcvn: u32,
+    /// Database id.
+    pub kccfhdbi: u32,
+    /// File size in blocks and block size.
+    pub kccfhfsz: u32,
+    pub kccfhbsz: u32,
+    /// Absolute file number.
+    pub kccfhfno: u16,
+    /// Tablespace number.
+    pub kcvfhtsn: u32,
+    /// Relative file number.
+    pub kcvfhrfn: u32,
+}
+
+/// What a block is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OracleKind {
+    /// Type 6, ktbbhtyp 1: table or cluster data.
+    Table,
+    /// Type 6, ktbbhtyp 2, level 0.
+    IndexLeaf,
+    /// Type 6, ktbbhtyp 2, level > 0.
+    IndexBranch,
+    /// Type 6 whose body could not be classified.
+    TransData,
+    /// Type 0x0b: datafile header.
+    FileHeader,
+    /// Any other cache block type: header decoded, body not.
+    Other,
+    /// Every byte zero (never formatted).
+    Zero,
+    /// Block 0 of a datafile.
+    OsHeader,
+    /// Too short or not a cache block.
+    Unknown,
+}
+
+impl OracleKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            OracleKind::Table => "table",
+            OracleKind::IndexLeaf => "index-leaf",
+            OracleKind::IndexBranch => "index-branch",
+            OracleKind::TransData => "trans-data",
+            OracleKind::FileHeader => "file-header",
+            OracleKind::Other => "other",
+            OracleKind::Zero => "zero",
+            OracleKind::OsHeader => "os-header",
+            OracleKind::Unknown => "unknown",
+        }
+    }
+}
+
+/// Byte order, as JSON shows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ByteOrder {
+    Little,
+    Big,
+}
+
+/// One decoded Oracle block.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct OracleBlock {
+    /// Block number in the file (position in the input, plus `--blkno`).
+    pub blkno: u64,
+    pub size: usize,
+    pub endian: ByteOrder,
+    pub kind: OracleKind,
+    /// Cache header flag 0x10: only the cache header and tail are clear text.
+    pub encrypted: bool,
+    pub kcbh: Option<Kcbh>,
+    /// The last 4 bytes as a native word.
+    pub tailchk: Option<u32>,
+    pub checksum: Option<OracleChecksum>,
+    pub os_header: Option<OsHeader>,
+    pub file_header: Option<FileHeader>,
+    pub ktbbh: Option<Ktbbh>,
+    pub table: Option<TableData>,
+    pub index: Option<IndexData>,
+    pub problems: Vec<Problem>,
+    /// Labelled byte ranges for the hex view.
+    #[serde(skip)]
+    pub spans: Vec<Span>,
+}
+
+impl OracleBlock {
+    /// The dump conventions the block implies: the big-SCN flag in the cache
+    /// header or the cleanout SCN means 12.2 or later (§2.4). `None` when the
+    /// block does not tell.
+    pub fn implied_version(&self) -> Option<OracleVersion> {
+        let big = self.kcbh.as_ref().is_some_and(|h| h.scn().is_big())
+            || self.ktbbh.as_ref().is_some_and(|t| t.ktbbhcsc.is_big());
+        big.then_some(OracleVersion::V12_2)
+    }
+}
+
+/// Bytes as lowercase hex pairs separated by spaces (`41 41 41`).
+pub fn hex_string(bytes: &[u8]) -> String {
+    let mut s = String::with_capacity(bytes.len() * 3);
+    for (i, b) in bytes.iter().enumerate() {
+        if i > 0 {
+            s.push(' ');
+        }
+        s.push_str(&format!("{b:02x}"));
+    }
+    s
+}
+
+/// Bytes as the dump prints them: lowercase pairs separated by spaces.
+fn hex_bytes<S: Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&hex_string(bytes))
+}
+
+fn hex_bytes_opt<S: Serializer>(bytes: &Option<Vec<u8>>, s: S) -> Result<S::Ok, S::Error> {
+    match bytes {
+        Some(b) => s.serialize_str(&hex_string(b)),
+        None => s.serialize_none(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rdba_splits_smallfile_and_bigfile() {
+        assert_eq!(Rdba(0x01400010).split(false), (5, 16));
+        assert_eq!(Rdba(0x01003373).split(false), (4, 13171));
+        assert_eq!(Rdba(0x0000038b).split(false), (1024, 907));
+        assert_eq!(Rdba(0x01400010).split(true), (1024, 0x01400010));
+    }
+
+    #[test]
+    fn big_scn_drops_the_format_flag() {
+        let scn = Scn {
+            kscnbas: 0x0080e5e1,
+            kscnwrp: 0x8000,
+            kscnwrp2: 0,
+        };
+        assert!(scn.is_big());
+        assert_eq!(scn.value(), 0x0080e5e1);
+        let old = Scn {
+            kscnbas: 0x4d4684c7,
+            kscnwrp: 0x06ca,
+            kscnwrp2: 0,
+        };
+        assert_eq!(old.value(), 0x06ca_4d46_84c7);
+    }
+
+    #[test]
+    fn frmt_encodes_the_block_size() {
+        let mut h = Kcbh {
+            type_kcbh: 6,
+            frmt_kcbh: 0xa2,
+            spare1_kcbh: 0,
+            spare2_kcbh: 0,
+            rdba_kcbh: 0,
+            bas_kcbh: 0x004e9af4,
+            wrp_kcbh: 0,
+            seq_kcbh: 1,
+            flg_kcbh: 6,
+            chkval_kcbh: 0,
+            spare3_kcbh: 0,
+        };
+        assert_eq!(h.block_size(), Some(8192));
+        assert_eq!(h.expected_tail(), 0x9af40601);
+        for (frmt, size) in [(0x62, 2048), (0x82, 4096), (0xc2, 16384), (0xe2, 32768)] {
+            h.frmt_kcbh = frmt;
+            assert_eq!(h.block_size(), Some(size));
+        }
+        h.frmt_kcbh = 0x02;
+        assert_eq!(h.block_size(), None);
+    }
+}
