@@ -1,0 +1,36 @@
+//! Oracle datafile block parsers: bytes in, [`OracleBlock`] plus problems out.
+//!
+//! [`parse_block`] reads the cache header and tail, checks the XOR check value,
+//! and for transaction-managed blocks (type 6) the transaction header and ITLs,
+//! then the table data layer ([`kdb`]) or the index layer ([`kdx`]). Every read
+//! goes through [`crate::reader::Reader`] with the byte order detected from the
+//! block (or given); nothing here indexes input bytes directly or panics.
+//!
+//! [`verify`] adds the checks that need to know where a block sits in its file
+//! and keeps DBVERIFY's tallies.
+
+pub mod block;
+pub mod checksum;
+pub mod datatype;
+pub mod kdb;
+pub mod kdx;
+pub mod ktb;
+pub mod names;
+pub mod verify;
+
+pub use block::{detect_endian, looks_like_oracle, parse_block, BlockOptions};
+pub use verify::{verify_block, DatafileVerifier, DbvSummary};
+
+use crate::model::{Problem, Severity};
+use crate::reader::ReadError;
+
+/// A read that ran off the block, as a problem of `class`.
+pub(crate) fn read_problem(class: &'static str, e: &ReadError, what: &str) -> Problem {
+    Problem::new(
+        Severity::Error,
+        class,
+        Some(e.offset),
+        e.field.clone(),
+        format!("{what}: {e}"),
+    )
+}
