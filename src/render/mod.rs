@@ -1,6 +1,7 @@
 //! Renderers: model structures (and the page bytes, for hex) in, text out.
 //! Nothing here parses.
 
+pub mod dump;
 pub mod hex;
 pub mod json;
 pub mod table;
