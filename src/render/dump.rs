@@ -534,6 +534,7 @@ impl Dump<'_> {
         let c = &ix.kdxco;
         let leaf = ix.kdxle.is_some();
         let addr = self.addr(c.offset);
+        line!(self, "{}", if self.old() { " " } else { "" });
         if leaf {
             line!(self, "Leaf block dump");
             line!(self, "===============");

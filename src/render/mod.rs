@@ -4,6 +4,9 @@
 pub mod dump;
 pub mod hex;
 pub mod json;
+pub mod oracle_json;
+pub mod oracle_table;
+pub mod oracle_verify;
 pub mod table;
 
 /// What the CLI decided about presentation.

@@ -15,7 +15,7 @@ use crate::render::json::{spaced_hex, AmJson};
 
 use super::RenderOptions;
 
-fn new_table(opts: &RenderOptions, header: &[&str]) -> Table {
+pub(crate) fn new_table(opts: &RenderOptions, header: &[&str]) -> Table {
     let mut t = Table::new();
     t.load_preset(UTF8_FULL_CONDENSED);
     match opts.width {
@@ -32,7 +32,7 @@ fn new_table(opts: &RenderOptions, header: &[&str]) -> Table {
     t
 }
 
-fn right(t: &mut Table, columns: &[usize]) {
+pub(crate) fn right(t: &mut Table, columns: &[usize]) {
     for &c in columns {
         if let Some(col) = t.column_mut(c) {
             col.set_cell_alignment(CellAlignment::Right);

@@ -62,12 +62,14 @@ pub fn decode_number(bytes: &[u8]) -> Result<OraNumber, DatatypeError> {
     }
     let negative = first & 0x80 == 0;
     let (exponent, digits) = if negative {
-        let mut body = rest;
-        if body.len() < 20 {
-            if let Some((&0x66, head)) = body.split_last() {
-                body = head;
-            }
-        }
+        let body =
+            match rest.split_last() {
+                Some((&0x66, head)) => head,
+                _ if rest.len() == 20 => rest,
+                _ => return err(
+                    "a negative NUMBER of fewer than 20 digits ends with the terminator byte 0x66",
+                ),
+            };
         let exponent = i32::from(!first & 0x7f) - 65;
         let mut digits = Vec::with_capacity(body.len());
         for &b in body {
@@ -238,6 +240,7 @@ mod tests {
         assert!(decode_number(&[]).is_err());
         assert!(decode_number(&[0xc2, 0x00]).is_err());
         assert!(decode_number(&[0xc2]).is_err());
+        assert!(decode_number(&[0x41, 0x41, 0x41]).is_err());
     }
 
     #[test]

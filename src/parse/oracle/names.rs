@@ -30,7 +30,7 @@ pub const KCBH_FLG: &[Bit] = &[
     bit(
         0x10,
         "ENCRYPTED",
-        "encrypted (TDE): only cache header and tail are clear text",
+        "encrypted (TDE): only cache header and tail are clear text (inferred)",
     ),
 ];
 
@@ -51,13 +51,13 @@ pub const ROW_FLAGS: &[(u8, char, &str, &str)] = &[
     (0x01, 'N', "KDRHFN", "last column continues in next piece"),
 ];
 
-/// ITL flag nibble, dump order `CBUT` (§3.3).
+/// ITL flag nibble, dump order `CBUT` (§3.3); Oracle's names are known for C and U only.
 pub const ITL_FLAGS: &[(u16, char, &str, &str)] = &[
     (0x8000, 'C', "KTBFCOM", "committed and cleaned out"),
     (
         0x4000,
         'B',
-        "KTBFIBI",
+        "",
         "this undo record holds the undo for this ITL entry",
     ),
     (
@@ -66,7 +66,7 @@ pub const ITL_FLAGS: &[(u16, char, &str, &str)] = &[
         "KTBFUPB",
         "committed; SCN is an upper bound (fast commit)",
     ),
-    (0x1000, 'T', "KTBFTAC", "active at block cleanout SCN"),
+    (0x1000, 'T', "", "active at block cleanout SCN"),
 ];
 
 /// `fb: --H-FL--`.

@@ -7,7 +7,7 @@
 
 use serde::Serialize;
 
-use crate::model::oracle::{OracleBlock, OracleKind, Rdba, Scn};
+use crate::model::oracle::{Kcbh, OracleBlock, OracleChecksum, OracleKind, Rdba, Scn};
 use crate::model::{Problem, Severity};
 
 use super::block::{parse_block, BlockOptions};
@@ -185,12 +185,42 @@ impl DbvSummary {
     }
 }
 
-/// One problem of one block.
+/// What a DBVERIFY-style report says about one block: its identity, its
+/// cache header as found, and its problems.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct BlockProblem {
+pub struct BlockReport {
     pub blkno: u64,
-    #[serde(flatten)]
-    pub problem: Problem,
+    pub kind: OracleKind,
+    pub encrypted: bool,
+    pub kcbh: Option<Kcbh>,
+    pub tailchk: Option<u32>,
+    pub checksum: Option<OracleChecksum>,
+    pub problems: Vec<Problem>,
+}
+
+impl BlockReport {
+    pub fn new(block: &OracleBlock, problems: Vec<Problem>) -> Self {
+        BlockReport {
+            blkno: block.blkno,
+            kind: block.kind,
+            encrypted: block.encrypted,
+            kcbh: block.kcbh.clone(),
+            tailchk: block.tailchk,
+            checksum: block.checksum,
+            problems,
+        }
+    }
+
+    /// At least one error (info such as "zero block" does not fail a block).
+    pub fn failed(&self) -> bool {
+        self.problems.iter().any(|p| p.severity == Severity::Error)
+    }
+
+    pub fn has_class(&self, class: &str) -> bool {
+        self.problems
+            .iter()
+            .any(|p| p.severity == Severity::Error && p.class == class)
+    }
 }
 
 /// Verifies the blocks of one datafile in order, learning the relative file
