@@ -18,6 +18,9 @@ use crate::reader::Endian;
 use crate::render::{self, RenderOptions};
 use crate::source::{segment_from_name, Source, DEFAULT_SEGMENT_BYTES};
 
+mod oracle;
+pub use oracle::{DumpPartArg, OracleArgs, OracleVersionArg};
+
 /// Offline forensics of database page images.
 #[derive(Parser, Debug)]
 #[command(name = "blockscope", version, about, long_about = None)]
@@ -106,6 +109,9 @@ pub struct ShowArgs {
     /// images): out-of-line values are read back from their chunks.
     #[arg(long, value_name = "FILE")]
     pub toast: Vec<PathBuf>,
+
+    #[command(flatten)]
+    pub oracle: OracleArgs,
 }
 
 #[derive(Args, Debug)]
@@ -116,6 +122,9 @@ pub struct DecodeArgs {
     /// The word: decimal (negative smallints allowed) or 0x-prefixed hex.
     #[arg(allow_hyphen_values = true)]
     pub value: String,
+    /// Further bytes of an `oracle-number` or `oracle-date` (`c2 4a 46`).
+    #[arg(value_name = "MORE")]
+    pub more: Vec<String>,
     /// Output format.
     #[arg(long, short = 'f', value_enum, default_value_t = DecodeFormat::Text)]
     pub format: DecodeFormat,
@@ -163,10 +172,13 @@ impl From<InputArg> for InputFormat {
 /// Database engines.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum EngineArg {
-    /// Detect from the content (PostgreSQL is the only engine decoded so far).
+    /// Detect from the content: an Oracle block has a known type at byte 0, a
+    /// format byte ending in 2 at byte 1 and a tail repeating its header.
     Auto,
     /// PostgreSQL pages (layout version 4, 8.3 and later).
     Postgres,
+    /// Oracle datafile blocks (cache header, transaction and data layers).
+    Oracle,
 }
 
 /// Page kinds that can be forced with `--kind`.
@@ -225,6 +237,8 @@ pub enum FormatArg {
     Json,
     /// One JSON object per block, one per line, streamed.
     Ndjson,
+    /// Oracle's block dump text, as `alter system dump datafile N block M` writes it.
+    Dump,
 }
 
 /// When to colour output.
@@ -249,6 +263,18 @@ pub enum DecodeWhat {
     PdFlags,
     /// Btree page btpo_flags.
     BtpoFlags,
+    /// Oracle relative data block address (file/block, smallfile and bigfile).
+    OracleRdba,
+    /// Oracle row flag byte (`fb: --H-FL--`).
+    OracleFb,
+    /// Oracle cache header flag byte `flg_kcbh`.
+    OracleFlg,
+    /// Oracle ITL flag word `ktbitflg` (flags and lock count).
+    OracleItlFlag,
+    /// Oracle NUMBER bytes (`c2 4a 46`).
+    OracleNumber,
+    /// Oracle DATE (7 bytes) or TIMESTAMP (11 bytes).
+    OracleDate,
 }
 
 /// Output formats of `decode`.
@@ -346,11 +372,14 @@ fn show(args: &ShowArgs) -> Result<ExitCode, Error> {
         (None, Some(n)) => BlockRange { first: n, last: n },
         (None, None) => BlockRange::ALL,
     };
-    let source = Source::open(
+    let mut source = Source::open(
         args.input.as_deref(),
         args.input_format.into(),
         args.block_size,
     )?;
+    if oracle::wants_oracle(args, &mut source)? {
+        return oracle::show(args, source, range);
+    }
     let segment = args.segment.or_else(|| {
         (source.format == InputFormat::Raw)
             .then(|| args.input.as_deref().and_then(segment_from_name))
@@ -434,6 +463,7 @@ fn show(args: &ShowArgs) -> Result<ExitCode, Error> {
                 render::hex::render(&mut out, &block.data, &page.spans, &opts)
                     .map_err(stdout_error)?;
             }
+            FormatArg::Dump => return Err(oracle::dump_needs_oracle(args)),
         }
         shown += 1;
     }
@@ -541,6 +571,9 @@ fn parse_word(text: &str, bits: u32) -> Result<u64, Error> {
 }
 
 fn decode(args: &DecodeArgs) -> Result<ExitCode, Error> {
+    if let Some(result) = oracle::decode(args) {
+        return result;
+    }
     let bits = if args.what == DecodeWhat::Lp { 32 } else { 16 };
     let value = parse_word(&args.value, bits)?;
     let flags_json = |set: Vec<&'static flags::Flag>| -> Vec<FlagJson> {
@@ -610,6 +643,17 @@ fn decode(args: &DecodeArgs) -> Result<ExitCode, Error> {
             d.lp_flags = Some(id.lp_flags.code());
             d.lp_flags_name = Some(id.lp_flags.name());
             d.lp_len = Some(id.lp_len);
+        }
+        DecodeWhat::OracleRdba
+        | DecodeWhat::OracleFb
+        | DecodeWhat::OracleFlg
+        | DecodeWhat::OracleItlFlag
+        | DecodeWhat::OracleNumber
+        | DecodeWhat::OracleDate => {
+            // Answered by oracle::decode above.
+            return Err(Error::Usage(
+                "decode: Oracle words take the Oracle path".into(),
+            ));
         }
     }
 

@@ -131,17 +131,48 @@ impl Source {
                 ) else {
                     return None;
                 };
-                let mut head = Vec::with_capacity(24);
+                let mut head = Vec::with_capacity(32);
                 let mut reader = reader;
-                let ok = (&mut reader).take(24).read_to_end(&mut head).is_ok();
+                let ok = (&mut reader).take(32).read_to_end(&mut head).is_ok();
                 self.data = Data::Stream(Box::new(io::Cursor::new(head.clone()).chain(reader)));
                 if !ok {
                     return None;
                 }
-                return page_size_from_header(&head);
+                return page_size_from_header(&head).or_else(|| oracle_block_size(&head));
             }
         };
-        page_size_from_header(first)
+        page_size_from_header(first).or_else(|| oracle_block_size(first))
+    }
+
+    /// The first `len` bytes of the (decoded) input, without consuming them
+    /// (fewer when the input is shorter).
+    pub fn head(&mut self, len: usize) -> Result<Vec<u8>, Error> {
+        match &mut self.data {
+            Data::Memory { bytes, pos } => {
+                let start = (*pos).min(bytes.len());
+                let end = start.saturating_add(len).min(bytes.len());
+                Ok(bytes.get(start..end).unwrap_or_default().to_vec())
+            }
+            Data::Stream(_) => {
+                let Data::Stream(mut reader) = std::mem::replace(
+                    &mut self.data,
+                    Data::Memory {
+                        bytes: vec![],
+                        pos: 0,
+                    },
+                ) else {
+                    return Ok(Vec::new());
+                };
+                let mut head = Vec::with_capacity(len.min(1 << 20));
+                let result = (&mut reader).take(len as u64).read_to_end(&mut head);
+                self.data = Data::Stream(Box::new(io::Cursor::new(head.clone()).chain(reader)));
+                result.map_err(|source| Error::Io {
+                    path: self.name.clone(),
+                    source,
+                })?;
+                Ok(head)
+            }
+        }
     }
 
     /// The blocks of this input, in order.
@@ -164,6 +195,34 @@ fn page_size_from_header(head: &[u8]) -> Option<usize> {
     let size = usize::from(v & 0xFF00);
     let version = v & 0x00FF;
     (size >= 1024 && size.is_power_of_two() && version == 4).then_some(size)
+}
+
+/// The block size an Oracle datafile announces: block 0's OS header (size at
+/// offset 20, magic 0x7a7b7c7d at 28, in either byte order), or a cache
+/// header's format byte (`1 << (8 + (frmt >> 5))` with low nibble 2).
+fn oracle_block_size(head: &[u8]) -> Option<usize> {
+    let word = |at: usize| -> Option<[u8; 4]> {
+        let b = head.get(at..at + 4)?;
+        Some([b[0], b[1], b[2], b[3]])
+    };
+    let plausible = |n: usize| (512..=65536).contains(&n) && n.is_power_of_two();
+    if head.first() == Some(&0) {
+        if let (Some(size), Some(magic)) = (word(20), word(28)) {
+            if u32::from_le_bytes(magic) == 0x7a7b_7c7d {
+                let n = u32::from_le_bytes(size) as usize;
+                return plausible(n).then_some(n);
+            }
+            if u32::from_be_bytes(magic) == 0x7a7b_7c7d {
+                let n = u32::from_be_bytes(size) as usize;
+                return plausible(n).then_some(n);
+            }
+        }
+    }
+    let ty = *head.first()?;
+    let frmt = *head.get(1)?;
+    let code = frmt >> 5;
+    let known_type = crate::parse::oracle::names::block_type_name(ty).is_some() && ty != 0;
+    (known_type && frmt & 0x1f == 0x02 && code > 0).then(|| 1usize << (8 + code))
 }
 
 /// Iterator over the blocks of a [`Source`].
@@ -265,6 +324,36 @@ mod tests {
         assert_eq!(blocks.len(), 3);
         assert_eq!(blocks[2].data.len(), 100);
         assert_eq!(blocks[1].offset, 8192);
+    }
+
+    #[test]
+    fn oracle_block_size_comes_from_frmt_or_the_os_header() {
+        let mut data = vec![0u8; 16384 * 2];
+        data[0] = 0x06; // type_kcbh: trans data
+        data[1] = 0xc2; // frmt_kcbh: 16 KB
+        let src = Source::from_reader(
+            PathBuf::from("x"),
+            Box::new(io::Cursor::new(data)),
+            InputFormat::Raw,
+            None,
+        )
+        .unwrap();
+        assert_eq!(src.block_size, 16384);
+
+        let mut os = vec![0u8; 4096 * 3];
+        os[1] = 0x82;
+        os[20..24].copy_from_slice(&4096u32.to_be_bytes()); // block size, big-endian platform
+        os[28..32].copy_from_slice(&0x7a7b_7c7du32.to_be_bytes()); // magic
+        let mut src = Source::from_reader(
+            PathBuf::from("x"),
+            Box::new(io::Cursor::new(os)),
+            InputFormat::Raw,
+            None,
+        )
+        .unwrap();
+        assert_eq!(src.block_size, 4096);
+        assert_eq!(src.head(2).unwrap(), vec![0, 0x82]);
+        assert_eq!(src.blocks().count(), 3);
     }
 
     #[test]
