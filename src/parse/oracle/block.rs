@@ -245,8 +245,27 @@ pub fn parse_block(data: &[u8], opts: &BlockOptions) -> OracleBlock {
         }
     }
     block.kcbh = Some(kcbh);
+    cap_problems(&mut block.problems);
     block.spans = r.into_spans();
     block
+}
+
+/// At most this many problems are listed for one block; a damaged block can
+/// otherwise yield one per row piece and directory entry.
+pub const MAX_PROBLEMS: usize = 200;
+
+fn cap_problems(problems: &mut Vec<Problem>) {
+    if problems.len() > MAX_PROBLEMS {
+        let more = problems.len() - MAX_PROBLEMS;
+        problems.truncate(MAX_PROBLEMS);
+        problems.push(Problem::new(
+            Severity::Error,
+            "kind",
+            None,
+            "block",
+            format!("{more} further problems not listed: the block is badly damaged or not what its header says"),
+        ));
+    }
 }
 
 fn parse_trans_data(r: &mut Reader, block: &mut OracleBlock, size: usize) {

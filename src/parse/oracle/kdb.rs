@@ -120,11 +120,29 @@ pub fn read_table_data(
         );
     }
 
-    // Rows, in table order as the dump prints them.
+    // Rows, in table order as the dump prints them. Each slot is read once:
+    // tables claiming the same slots (a damaged directory) are reported.
     let mut rows = Vec::new();
+    let mut claimed = vec![false; kdbr.len()];
     for t in &kdbt {
         for row in 0..usize::from(t.kdbtnrow) {
             let slot = usize::from(t.kdbtoffs) + row;
+            if claimed.get(slot).copied().unwrap_or(false) {
+                problems.push(Problem::new(
+                    Severity::Error,
+                    "kdbr",
+                    Some(p + KDBH_SIZE + 4 * t.table),
+                    format!("kdbt[{}]", t.table),
+                    format!(
+                        "table {} claims row directory slot {slot}, which an earlier table already uses",
+                        t.table
+                    ),
+                ));
+                break;
+            }
+            if let Some(c) = claimed.get_mut(slot) {
+                *c = true;
+            }
             let Some(entry) = kdbr.get(slot) else {
                 problems.push(Problem::new(
                     Severity::Error,
