@@ -1457,3 +1457,229 @@ proptest! {
         render_everything(&block);
     }
 }
+
+// ---------------------------------------------------------------------------
+// The binary: fixtures, goldens, exit codes.
+// ---------------------------------------------------------------------------
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn bless() -> bool {
+    std::env::var_os("BLOCKSCOPE_BLESS").is_some()
+}
+
+const PLANTED: &str = "fixtures/oracle/planted.dbf";
+
+/// fixtures/oracle/planted.dbf is `planted_datafile()`; BLOCKSCOPE_BLESS=1 rewrites it.
+#[test]
+fn planted_datafile_fixture_is_current() {
+    let path = root().join(PLANTED);
+    let built = planted_datafile();
+    if bless() {
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(&path, &built).unwrap();
+        return;
+    }
+    let on_disk = fs::read(&path).unwrap_or_else(|e| panic!("{PLANTED}: {e} (bless it)"));
+    assert!(
+        on_disk == built,
+        "{PLANTED} is stale: BLOCKSCOPE_BLESS=1 cargo test --test oracle"
+    );
+}
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn run(args: &[&str]) -> Run {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_blockscope"))
+        .args(args)
+        .current_dir(root())
+        .env_remove("COLUMNS")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+fn ok(args: &[&str]) -> String {
+    let r = run(args);
+    assert_eq!(r.code, 0, "blockscope {args:?}: {}", r.stderr);
+    assert!(r.stderr.is_empty(), "{}", r.stderr);
+    r.stdout
+}
+
+/// Compare with tests/golden/oracle/NAME; BLOCKSCOPE_BLESS=1 rewrites it.
+fn golden(name: &str, actual: &str) {
+    let path = root().join("tests/golden/oracle").join(name);
+    if bless() {
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(&path, actual).unwrap();
+        return;
+    }
+    let expected = fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (bless it with BLOCKSCOPE_BLESS=1)", path.display()));
+    assert_lines_eq(actual, &expected);
+}
+
+const REF_BIN: &str = "fixtures/reference/blog-oracle/block_5_907.bin";
+const REF_GDB: &str = "fixtures/reference/blog-oracle/block_5_907.gdb.txt";
+
+#[test]
+fn cli_dump_of_the_reference_block_equals_oracles() {
+    for input in [REF_BIN, REF_GDB] {
+        let out = ok(&[
+            "show",
+            input,
+            "--format",
+            "dump",
+            "--dump-part",
+            "block",
+            "--expand-tabs",
+            "--oracle-buffer",
+            "0x7f140f335310",
+        ]);
+        assert_eq!(out, published_dump("block_5_907.dump.txt"), "{input}");
+    }
+}
+
+#[test]
+fn cli_goldens_of_the_reference_block() {
+    golden("block_5_907.table.txt", &ok(&["show", REF_BIN]));
+    golden(
+        "block_5_907.hex.txt",
+        &ok(&["show", REF_BIN, "--format", "hex"]),
+    );
+    golden(
+        "block_5_907.json",
+        &ok(&["show", REF_BIN, "--format", "json"]),
+    );
+    golden(
+        "block_5_907.dump.txt",
+        &ok(&[
+            "show",
+            REF_BIN,
+            "--format",
+            "dump",
+            "--oracle-tsn",
+            "5",
+            "--oracle-file",
+            "5",
+        ]),
+    );
+    golden(
+        "block_5_907.hexdump.txt",
+        &ok(&[
+            "show",
+            REF_BIN,
+            "--format",
+            "dump",
+            "--oracle-hex",
+            "--dump-part",
+            "trace",
+        ]),
+    );
+}
+
+#[test]
+fn cli_golden_decode_oracle_words() {
+    let mut all = String::new();
+    for args in [
+        &["decode", "oracle-rdba", "0x0000038b"][..],
+        &["decode", "oracle-rdba", "0x01400010"],
+        &["decode", "oracle-fb", "0x2c"],
+        &["decode", "oracle-fb", "0x3c"],
+        &["decode", "oracle-flg", "0x16"],
+        &["decode", "oracle-itl-flag", "0x2001"],
+        &["decode", "oracle-itl-flag", "0x8000"],
+        &["decode", "oracle-number", "c2", "4a", "46"],
+        &["decode", "oracle-number", "3d 1c 20 66"],
+        &[
+            "decode",
+            "oracle-date",
+            "77",
+            "b4",
+            "0c",
+            "11",
+            "01",
+            "01",
+            "01",
+        ],
+        &["decode", "oracle-date", "Typ=12 Len=7: 120,110,2,12,1,1,1"],
+    ] {
+        all.push_str(&format!("$ blockscope {}\n", args.join(" ")));
+        all.push_str(&ok(args));
+    }
+    golden("decode.txt", &all);
+    let v: serde_json::Value =
+        serde_json::from_str(&ok(&["decode", "oracle-rdba", "0x0000038b", "-f", "json"])).unwrap();
+    assert_eq!(v["dump"], "0x0000038b (1024/907)");
+}
+
+#[test]
+fn cli_datafile_takes_tablespace_and_file_from_its_header() {
+    let out = ok(&["show", PLANTED, "--format", "dump", "--block", "2"]);
+    assert!(
+        out.starts_with("Start dump data blocks tsn: 5 file#:7 minblk 2 maxblk 2\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("buffer tsn: 5 rdba: 0x01c00002 (7/2)\n"),
+        "{out}"
+    );
+    golden(
+        "planted.dump.txt",
+        &ok(&["show", PLANTED, "--format", "dump"]),
+    );
+    golden("planted.table.txt", &ok(&["show", PLANTED]));
+    let v: serde_json::Value = serde_json::from_str(&ok(&[
+        "show", PLANTED, "--format", "json", "--blocks", "0..1",
+    ]))
+    .unwrap();
+    assert_eq!(v[0]["kind"], "os-header");
+    assert_eq!(v[0]["os_header"]["block_size"], 8192);
+    assert_eq!(v[1]["kind"], "file-header");
+    assert_eq!(v[1]["file_header"]["kcvfhtsn"], 5);
+    let nd = ok(&["show", PLANTED, "--format", "ndjson"]);
+    assert_eq!(nd.lines().count(), 12);
+}
+
+#[test]
+fn cli_dump_needs_oracle_blocks() {
+    let r = run(&[
+        "show",
+        "fixtures/reference/blog-postgres/mytable.0.od.txt",
+        "--format",
+        "dump",
+    ]);
+    assert_eq!(r.code, 2);
+    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
+    assert!(r.stderr.contains("--format dump"), "{}", r.stderr);
+    // A PostgreSQL page is still a PostgreSQL page under auto-detection.
+    let out = ok(&[
+        "show",
+        "fixtures/reference/blog-postgres/mytable.0.od.txt",
+        "--format",
+        "json",
+    ]);
+    assert!(out.contains("\"engine\": \"postgres\""));
+}
+
+#[test]
+fn cli_extra_decode_values_are_refused() {
+    let r = run(&["decode", "infomask", "1", "2"]);
+    assert_eq!(r.code, 2);
+    let r = run(&["decode", "oracle-fb", "0x2c", "0x01"]);
+    assert_eq!(r.code, 2);
+    let r = run(&["decode", "oracle-number", "c2", "00"]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("oracle-number"), "{}", r.stderr);
+}
