@@ -67,16 +67,16 @@ pub struct OracleArgs {
 /// Oracle releases with distinct dump conventions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum OracleVersionArg {
-    /// 10g: `scn: 0x0000.001732d3`, `file#: 5`, no buffer-cache lines.
+    /// `scn: 0x0000.001732d3`, `file#: 5`, no buffer-cache lines.
     #[value(name = "10g")]
     V10g,
-    /// 11g: `scn: 0x0000.001732d3`, `file#:5`.
+    /// `scn: 0x0000.001732d3`, `file#:5`.
     #[value(name = "11g")]
     V11g,
-    /// 12.1: `scn: 0x0.4e9af4`.
+    /// `scn: 0x0.4e9af4`.
     #[value(name = "12.1")]
     V12_1,
-    /// 12.2 and later (18c, 19c, 21c, 23ai): `scn: 0x80e5e2`.
+    /// 12.2 and later (also 18c, 19c, 21c, 23ai): `scn: 0x80e5e2`.
     #[value(name = "12.2", aliases = ["12.2+", "18c", "19c", "21c", "23ai"])]
     V12_2,
 }
