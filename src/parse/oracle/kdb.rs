@@ -122,9 +122,13 @@ pub fn read_table_data(
 
     // Rows, in table order as the dump prints them. Each slot is read once:
     // tables claiming the same slots (a damaged directory) are reported.
+    // Row pieces never overlap, so together they fit in the data area: once
+    // they claim more, the directory is damaged and reading stops (this also
+    // bounds the work a damaged block can cause).
     let mut rows = Vec::new();
     let mut claimed = vec![false; kdbr.len()];
-    for t in &kdbt {
+    let mut budget = kdbh.tsiz;
+    'tables: for t in &kdbt {
         for row in 0..usize::from(t.kdbtnrow) {
             let slot = usize::from(t.kdbtoffs) + row;
             if claimed.get(slot).copied().unwrap_or(false) {
@@ -161,7 +165,23 @@ pub fn read_table_data(
                 continue;
             }
             if let Some(piece) = read_row(r, p, end, t.table, row, entry, problems) {
+                let used = piece.tl.max(2);
                 rows.push(piece);
+                if used > budget {
+                    problems.push(Problem::new(
+                        Severity::Error,
+                        "row",
+                        Some(p),
+                        "kdbr",
+                        format!(
+                            "row pieces claim more than the {} bytes of the data area (overlapping pieces); \
+                             rows after table {} row {row} are not read",
+                            kdbh.tsiz, t.table
+                        ),
+                    ));
+                    break 'tables;
+                }
+                budget -= used;
             }
         }
     }

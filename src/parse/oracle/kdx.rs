@@ -114,7 +114,10 @@ pub fn read_index(
         r.mark(fbo, feo - fbo, "free space", format!("{} bytes", feo - fbo));
     }
 
-    let mut entries = Vec::with_capacity(kd_off.len());
+    // Entries never overlap: once they claim more than the block area, the
+    // directory is damaged and reading stops (bounding the work, too).
+    let mut entries: Vec<IndexEntry> = Vec::with_capacity(kd_off.len());
+    let mut budget = end - p;
     for (i, &offs) in kd_off.iter().enumerate() {
         let entry = if leaf {
             let dsz = kdxle.as_ref().map_or(0, |l| usize::from(l.kdxledsz));
@@ -122,19 +125,39 @@ pub fn read_index(
         } else {
             read_branch_entry(r, p, end, i, offs, usize::from(kdxco.kdxconco))
         };
-        match entry {
-            Ok(e) => entries.push(e),
-            Err(e) => problems.push(Problem::new(
+        let e = match entry {
+            Ok(e) => e,
+            Err(e) => {
+                problems.push(Problem::new(
+                    Severity::Error,
+                    "index",
+                    Some(e.offset),
+                    format!("row#{i} {}", e.field),
+                    format!(
+                        "index entry does not end within block: {} needs {} bytes at offset {}",
+                        e.field, e.needed, e.offset
+                    ),
+                ));
+                continue;
+            }
+        };
+        let used = entry_size(&e).max(1);
+        entries.push(e);
+        if used > budget {
+            problems.push(Problem::new(
                 Severity::Error,
                 "index",
-                Some(e.offset),
-                format!("row#{i} {}", e.field),
+                Some(p),
+                "kd_off",
                 format!(
-                    "index entry does not end within block: {} needs {} bytes at offset {}",
-                    e.field, e.needed, e.offset
+                    "index entries claim more than the {} bytes of the block area (overlapping entries); \
+                     entries after row#{i} are not read",
+                    end - p
                 ),
-            )),
+            ));
+            break;
         }
+        budget -= used;
     }
     if let Some(l) = &kdxle {
         let deleted = entries
@@ -162,6 +185,12 @@ pub fn read_index(
         kd_off,
         entries,
     })
+}
+
+/// Bytes an entry occupies: a leaf entry's `len`, or a branch entry's dba and key.
+fn entry_size(e: &IndexEntry) -> usize {
+    e.len
+        .unwrap_or_else(|| 4 + e.cols.iter().map(|c| 1 + c.data.len()).sum::<usize>())
 }
 
 fn read_kdxco(r: &mut Reader, p: usize) -> Result<Kdxco, ReadError> {
