@@ -1,0 +1,41 @@
+//! The Oracle block parser on arbitrary bytes (detected and both byte orders),
+//! then every Oracle renderer and the DBVERIFY checks.
+#![no_main]
+
+use blockscope::parse::oracle::verify::{verify_block, BlockReport, DbvSummary, Expected};
+use blockscope::parse::oracle::{parse_block, BlockOptions};
+use blockscope::reader::Endian;
+use blockscope::render::dump::{dump_text, DumpOptions};
+use blockscope::render::{hex, oracle_json, oracle_table, oracle_verify, RenderOptions};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    for endian in [None, Some(Endian::Little), Some(Endian::Big)] {
+        let block = parse_block(data, &BlockOptions { blkno: 1, endian });
+        let opts = RenderOptions::default();
+        let mut sink = Vec::new();
+        if endian.is_none() {
+            // The slower renderers once, on the detected byte order.
+            let _ = oracle_table::render_block(&mut sink, &block, false, &opts);
+            let _ = hex::render(&mut sink, data, &block.spans, &opts);
+            let _ = serde_json::to_writer(&mut sink, &oracle_json::block_json(&block, false));
+        }
+        let dump = DumpOptions {
+            hex: true,
+            ..DumpOptions::default()
+        };
+        let _ = dump_text(&block, data, &dump);
+        let problems = verify_block(
+            &block,
+            &Expected {
+                blkno: 1,
+                rel_file: None,
+                block_size: Some(8192),
+            },
+        );
+        let mut summary = DbvSummary::default();
+        summary.add(&block, &problems);
+        let reports = [BlockReport::new(&block, problems)];
+        let _ = oracle_verify::write_dbv_report(&mut sink, "fuzz", &reports, &summary);
+    }
+});
