@@ -1552,6 +1552,40 @@ fn cli_dump_of_the_reference_block_equals_oracles() {
 }
 
 #[test]
+fn cli_reads_a_block_pasted_as_hex() {
+    use std::io::Write as _;
+    let hex: String = reference_block()
+        .chunks(32)
+        .map(|c| c.iter().map(|b| format!("{b:02x}")).collect::<String>() + "\n")
+        .collect();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_blockscope"))
+        .args(["show", "--format", "dump", "--dump-part", "block"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(hex.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let data = reference_block();
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        dump_text(&parse(&data), &data, &block_part(None))
+    );
+}
+
+#[test]
 fn cli_goldens_of_the_reference_block() {
     golden("block_5_907.table.txt", &ok(&["show", REF_BIN]));
     golden(
