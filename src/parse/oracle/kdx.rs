@@ -105,7 +105,7 @@ pub fn read_index(
         r.show_last(format!("row#{i}[{v}] → @0x{:x}", p + usize::from(v)));
         kd_off.push(v);
     }
-    check_kdxco(&kdxco, hdr, nro, end - p, problems);
+    check_kdxco(&kdxco, hdr, nro, end.saturating_sub(p), problems);
 
     let fbo = p + usize::try_from(kdxco.kdxcofbo).unwrap_or(0);
     let feo = p + usize::try_from(kdxco.kdxcofeo).unwrap_or(0);
@@ -117,7 +117,7 @@ pub fn read_index(
     // Entries never overlap: once they claim more than the block area, the
     // directory is damaged and reading stops (bounding the work, too).
     let mut entries: Vec<IndexEntry> = Vec::with_capacity(kd_off.len());
-    let mut budget = end - p;
+    let mut budget = end.saturating_sub(p);
     for (i, &offs) in kd_off.iter().enumerate() {
         let entry = if leaf {
             let dsz = kdxle.as_ref().map_or(0, |l| usize::from(l.kdxledsz));
@@ -152,7 +152,7 @@ pub fn read_index(
                 format!(
                     "index entries claim more than the {} bytes of the block area (overlapping entries); \
                      entries after row#{i} are not read",
-                    end - p
+                    end.saturating_sub(p)
                 ),
             ));
             break;
