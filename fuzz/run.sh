@@ -29,6 +29,18 @@ seed() {
   esac
   case "$target" in
     input_decoders) ;;
+    attrs)
+      # A column list, a NUL byte, then a page: the fixtures' own column lists.
+      python3 - "$root" "$dir" <<'PY'
+import json, glob, os, sys
+root, out = sys.argv[1], sys.argv[2]
+for f in glob.glob(os.path.join(root, "fixtures/postgres/heap/*.json")):
+    d = json.load(open(f))
+    cols = ",".join(c["type"] for c in d["columns"] if not c["attisdropped"])
+    page = open(f[:-5] + ".page", "rb").read()
+    open(os.path.join(out, os.path.basename(f)[:-5]), "wb").write(cols.encode() + b"\0" + page)
+PY
+      ;;
     oracle_*) cp "$root"/fixtures/reference/blog-oracle/*.bin "$dir"/ 2>/dev/null || true ;;
     *) for f in "$root"/fixtures/postgres/*/*.page; do
          cp "$f" "$dir/$(basename "$(dirname "$f")")-$(basename "$f")"
