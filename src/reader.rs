@@ -119,6 +119,14 @@ impl<'a> Reader<'a> {
         Ok(v)
     }
 
+    pub fn peek_u8(&self, at: usize, field: &str) -> Result<u8, ReadError> {
+        Ok(self
+            .peek(at, 1, field)?
+            .first()
+            .copied()
+            .unwrap_or_default())
+    }
+
     pub fn peek_u16(&self, at: usize, field: &str) -> Result<u16, ReadError> {
         let b = self.peek(at, 2, field)?;
         let mut a = [0u8; 2];

@@ -30,14 +30,7 @@ const MOVED_PARTITIONS_OFFSET: u16 = 0xFFFD;
 /// Decode the line pointer `id` and, when it has a tuple pageinspect would read,
 /// the tuple.
 pub fn parse_item(r: &mut Reader, id: ItemId, blkno: u64, problems: &mut Vec<Problem>) -> HeapItem {
-    let lp_off = usize::from(id.lp_off);
-    let lp_len = usize::from(id.lp_len);
-    // heap_page_items' conditions for looking at the tuple at all.
-    let readable = id.has_storage()
-        && lp_len >= MIN_HEAP_TUPLE_SIZE
-        && lp_off == maxalign(lp_off)
-        && lp_off + lp_len <= r.len();
-    let tuple = if readable {
+    let tuple = if has_readable_tuple(&id, r.len()) {
         match read_tuple(r, &id, problems) {
             Ok(t) => Some(t),
             Err(e) => {
@@ -61,6 +54,84 @@ pub fn parse_item(r: &mut Reader, id: ItemId, blkno: u64, problems: &mut Vec<Pro
     HeapItem { id, tuple, verdict }
 }
 
+/// heap_page_items' conditions for looking at the tuple behind `id` at all:
+/// storage, at least a tuple header long, MAXALIGNed, inside the page.
+pub fn has_readable_tuple(id: &ItemId, page_len: usize) -> bool {
+    let lp_off = usize::from(id.lp_off);
+    let lp_len = usize::from(id.lp_len);
+    id.has_storage()
+        && lp_len >= MIN_HEAP_TUPLE_SIZE
+        && lp_off == maxalign(lp_off)
+        && lp_off + lp_len <= page_len
+}
+
+/// The fixed part of the tuple header at `base`, read without recording spans.
+pub fn peek_tuple_header(r: &Reader, base: usize) -> Result<HeapTupleHeader, ReadError> {
+    let bi_hi = r.peek_u16(base + 12, "t_ctid")?;
+    let bi_lo = r.peek_u16(base + 14, "t_ctid")?;
+    Ok(HeapTupleHeader {
+        t_xmin: r.peek_u32(base, "t_xmin")?,
+        t_xmax: r.peek_u32(base + 4, "t_xmax")?,
+        t_field3: r.peek_u32(base + 8, "t_field3")?,
+        t_ctid: ItemPointer {
+            block: (u32::from(bi_hi) << 16) | u32::from(bi_lo),
+            offset: r.peek_u16(base + 16, "t_ctid")?,
+        },
+        t_infomask2: r.peek_u16(base + 18, "t_infomask2")?,
+        t_infomask: r.peek_u16(base + 20, "t_infomask")?,
+        t_hoff: r.peek_u8(base + 22, "t_hoff")?,
+    })
+}
+
+/// `t_hoff` for the header's attribute count, null bitmap and OID:
+/// MAXALIGN(23 + bitmap bytes + 4 for an OID), and within the tuple's lp_len.
+pub fn check_tuple_header(id: &ItemId, h: &HeapTupleHeader, problems: &mut Vec<Problem>) {
+    let base = usize::from(id.lp_off);
+    let lp_len = usize::from(id.lp_len);
+    let hoff = usize::from(h.t_hoff);
+    let natts = usize::from(h.natts());
+    let has_null = h.t_infomask & HEAP_HASNULL != 0;
+    let has_oid = h.t_infomask & HEAP_HASOID_OLD != 0;
+    let expected_hoff = maxalign(
+        SIZEOF_HEAP_TUPLE_HEADER
+            + if has_null { natts.div_ceil(8) } else { 0 }
+            + if has_oid { 4 } else { 0 },
+    );
+    let mut err = |message: String| {
+        problems.push(Problem::new(
+            Severity::Error,
+            "tuple",
+            Some(base + 22),
+            format!("tuple {} t_hoff", id.lp),
+            message,
+        ));
+    };
+    if hoff != expected_hoff {
+        err(format!(
+            "t_hoff {hoff} but {natts} attributes{}{} need {expected_hoff}",
+            if has_null { " with a null bitmap" } else { "" },
+            if has_oid { " and an OID" } else { "" }
+        ));
+    }
+    if hoff > lp_len {
+        err(format!(
+            "t_hoff {hoff} points past the end of the {lp_len}-byte tuple"
+        ));
+    }
+}
+
+/// The tuple-header checks of [`check_tuple_header`] for every readable tuple
+/// of a heap page, without decoding the tuples.
+pub fn check_tuples(r: &Reader, ids: &[ItemId], problems: &mut Vec<Problem>) {
+    for id in ids {
+        if has_readable_tuple(id, r.len()) {
+            if let Ok(h) = peek_tuple_header(r, usize::from(id.lp_off)) {
+                check_tuple_header(id, &h, problems);
+            }
+        }
+    }
+}
+
 fn read_tuple(
     r: &mut Reader,
     id: &ItemId,
@@ -69,66 +140,40 @@ fn read_tuple(
     let base = usize::from(id.lp_off);
     let lp_len = usize::from(id.lp_len);
     let owner = format!("tuple {}", id.lp);
+    let header = peek_tuple_header(r, base)?;
     r.set_context(Region::TupleHeader, Some(owner.clone()));
+    r.mark(base, 4, "t_xmin", header.t_xmin.to_string());
+    r.mark(base + 4, 4, "t_xmax", header.t_xmax.to_string());
+    r.mark(base + 8, 4, "t_field3", header.t_field3.to_string());
+    r.mark(base + 12, 6, "t_ctid", header.t_ctid.to_string());
+    let t_infomask2 = header.t_infomask2;
+    r.mark(
+        base + 18,
+        2,
+        "t_infomask2",
+        format!(
+            "natts {}{}",
+            t_infomask2 & 0x07FF,
+            flag_suffix(t_infomask2 & !0x07FF, flags::INFOMASK2)
+        ),
+    );
+    let t_infomask = header.t_infomask;
+    r.mark(
+        base + 20,
+        2,
+        "t_infomask",
+        format!(
+            "0x{t_infomask:04x}{}",
+            flag_suffix(t_infomask, flags::INFOMASK)
+        ),
+    );
+    r.mark(base + 22, 1, "t_hoff", header.t_hoff.to_string());
+    check_tuple_header(id, &header, problems);
 
-    let t_xmin = r.u32(base, "t_xmin")?;
-    let t_xmax = r.u32(base + 4, "t_xmax")?;
-    let t_field3 = r.u32(base + 8, "t_field3")?;
-    let bi_hi = r.peek_u16(base + 12, "t_ctid")?;
-    let bi_lo = r.peek_u16(base + 14, "t_ctid")?;
-    let ip_posid = r.peek_u16(base + 16, "t_ctid")?;
-    let t_ctid = ItemPointer {
-        block: (u32::from(bi_hi) << 16) | u32::from(bi_lo),
-        offset: ip_posid,
-    };
-    r.mark(base + 12, 6, "t_ctid", t_ctid.to_string());
-    let t_infomask2 = r.u16(base + 18, "t_infomask2")?;
-    r.show_last(format!(
-        "natts {}{}",
-        t_infomask2 & 0x07FF,
-        flag_suffix(t_infomask2 & !0x07FF, flags::INFOMASK2)
-    ));
-    let t_infomask = r.u16(base + 20, "t_infomask")?;
-    r.show_last(format!(
-        "0x{t_infomask:04x}{}",
-        flag_suffix(t_infomask, flags::INFOMASK)
-    ));
-    let t_hoff = r.u8(base + 22, "t_hoff")?;
-
-    let header = HeapTupleHeader {
-        t_xmin,
-        t_xmax,
-        t_field3,
-        t_ctid,
-        t_infomask2,
-        t_infomask,
-        t_hoff,
-    };
-    let hoff = usize::from(t_hoff);
-    let natts = usize::from(header.natts());
-    let bitmap_len = natts.div_ceil(8);
+    let hoff = usize::from(header.t_hoff);
+    let bitmap_len = usize::from(header.natts()).div_ceil(8);
     let has_null = t_infomask & HEAP_HASNULL != 0;
     let has_oid = t_infomask & HEAP_HASOID_OLD != 0;
-
-    let field = |name: &str| format!("tuple {} {name}", id.lp);
-    let expected_hoff = maxalign(
-        SIZEOF_HEAP_TUPLE_HEADER
-            + if has_null { bitmap_len } else { 0 }
-            + if has_oid { 4 } else { 0 },
-    );
-    if hoff != expected_hoff {
-        problems.push(Problem::new(
-            Severity::Error,
-            "tuple",
-            Some(base + 22),
-            field("t_hoff"),
-            format!(
-                "t_hoff {hoff} but {natts} attributes{}{} need {expected_hoff}",
-                if has_null { " with a null bitmap" } else { "" },
-                if has_oid { " and an OID" } else { "" }
-            ),
-        ));
-    }
 
     // pageinspect shows t_bits and t_oid only when t_hoff is sane.
     let hoff_sane = hoff >= SIZEOF_HEAP_TUPLE_HEADER && hoff <= lp_len && hoff == maxalign(hoff);
@@ -168,13 +213,6 @@ fn read_tuple(
         r.show_last(plural(data.len(), "byte"));
         Some(data.to_vec())
     } else {
-        problems.push(Problem::new(
-            Severity::Error,
-            "tuple",
-            Some(base + 22),
-            field("t_hoff"),
-            format!("t_hoff {hoff} points past the end of the {lp_len}-byte tuple"),
-        ));
         None
     };
 

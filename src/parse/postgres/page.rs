@@ -78,7 +78,7 @@ pub fn parse_page(data: &[u8], opts: &PageOptions) -> PgPage {
         .kind
         .unwrap_or_else(|| detect_kind(&header, data, opts.endian));
 
-    let line_pointers = read_line_pointers(&mut r, &header, data.len(), &mut page.problems);
+    let line_pointers = read_line_pointers(&mut r, &header, &mut page.problems);
     check_line_pointers(&line_pointers, &header, data.len(), &mut page.problems);
 
     let lower = usize::from(header.pd_lower);
@@ -135,40 +135,55 @@ pub fn parse_page(data: &[u8], opts: &PageOptions) -> PgPage {
     page
 }
 
-fn read_header(r: &mut Reader) -> Result<PageHeader, ReadError> {
-    r.set_context(Region::Header, None);
-    let xlogid = r.peek_u32(0, "pd_lsn")?;
-    let xrecoff = r.peek_u32(4, "pd_lsn")?;
-    let pd_lsn = Lsn { xlogid, xrecoff };
-    r.mark(0, 8, "pd_lsn", pd_lsn.to_string());
-    let pd_checksum = r.u16(8, "pd_checksum")?;
-    let pd_flags = r.u16(10, "pd_flags")?;
-    if pd_flags != 0 {
-        r.show_last(format!(
-            "0x{pd_flags:04x} {}",
-            flags::join(pd_flags, flags::PD_FLAGS, 0xFFFF)
-        ));
-    }
-    let pd_lower = r.u16(12, "pd_lower")?;
-    let pd_upper = r.u16(14, "pd_upper")?;
-    let pd_special = r.u16(16, "pd_special")?;
-    let pd_pagesize_version = r.u16(18, "pd_pagesize_version")?;
-    r.show_last(format!(
-        "{} v{}",
-        pd_pagesize_version & 0xFF00,
-        pd_pagesize_version & 0x00FF
-    ));
-    let pd_prune_xid = r.u32(20, "pd_prune_xid")?;
+/// The page header's fields (`PageHeaderData`, bufpage.h), read without
+/// recording spans.
+pub fn peek_header(r: &Reader) -> Result<PageHeader, ReadError> {
     Ok(PageHeader {
-        pd_lsn,
-        pd_checksum,
-        pd_flags,
-        pd_lower,
-        pd_upper,
-        pd_special,
-        pd_pagesize_version,
-        pd_prune_xid,
+        pd_lsn: Lsn {
+            xlogid: r.peek_u32(0, "pd_lsn")?,
+            xrecoff: r.peek_u32(4, "pd_lsn")?,
+        },
+        pd_checksum: r.peek_u16(8, "pd_checksum")?,
+        pd_flags: r.peek_u16(10, "pd_flags")?,
+        pd_lower: r.peek_u16(12, "pd_lower")?,
+        pd_upper: r.peek_u16(14, "pd_upper")?,
+        pd_special: r.peek_u16(16, "pd_special")?,
+        pd_pagesize_version: r.peek_u16(18, "pd_pagesize_version")?,
+        pd_prune_xid: r.peek_u32(20, "pd_prune_xid")?,
     })
+}
+
+/// [`peek_header`], then every field recorded as a span for the hex view.
+fn read_header(r: &mut Reader) -> Result<PageHeader, ReadError> {
+    let h = peek_header(r)?;
+    r.set_context(Region::Header, None);
+    r.mark(0, 8, "pd_lsn", h.pd_lsn.to_string());
+    r.mark(8, 2, "pd_checksum", h.pd_checksum.to_string());
+    let flags_value = if h.pd_flags == 0 {
+        "0".to_string()
+    } else {
+        format!(
+            "0x{:04x} {}",
+            h.pd_flags,
+            flags::join(h.pd_flags, flags::PD_FLAGS, 0xFFFF)
+        )
+    };
+    r.mark(10, 2, "pd_flags", flags_value);
+    r.mark(12, 2, "pd_lower", h.pd_lower.to_string());
+    r.mark(14, 2, "pd_upper", h.pd_upper.to_string());
+    r.mark(16, 2, "pd_special", h.pd_special.to_string());
+    r.mark(
+        18,
+        2,
+        "pd_pagesize_version",
+        format!(
+            "{} v{}",
+            h.pd_pagesize_version & 0xFF00,
+            h.pd_pagesize_version & 0x00FF
+        ),
+    );
+    r.mark(20, 4, "pd_prune_xid", h.pd_prune_xid.to_string());
+    Ok(h)
 }
 
 fn check_header(h: &PageHeader, size: usize, problems: &mut Vec<Problem>) {
@@ -280,14 +295,11 @@ pub fn detect_kind(h: &PageHeader, data: &[u8], endian: Endian) -> PageKind {
     }
 }
 
-fn read_line_pointers(
-    r: &mut Reader,
-    h: &PageHeader,
-    size: usize,
-    problems: &mut Vec<Problem>,
-) -> Vec<ItemId> {
+/// The line pointer array `pd_lower` announces (as much of it as fits in the
+/// page), read without recording spans.
+pub fn item_ids(r: &Reader, h: &PageHeader, problems: &mut Vec<Problem>) -> Vec<ItemId> {
     let claimed = h.max_offset_number();
-    let room = size.saturating_sub(SIZE_OF_PAGE_HEADER) / SIZE_OF_ITEM_ID;
+    let room = r.len().saturating_sub(SIZE_OF_PAGE_HEADER) / SIZE_OF_ITEM_ID;
     let count = claimed.min(room);
     if claimed > room {
         problems.push(Problem::new(
@@ -299,15 +311,31 @@ fn read_line_pointers(
         ));
     }
     let mut ids = Vec::with_capacity(count);
-    r.set_context(Region::LinePointer, None);
     for i in 0..count {
-        let at = SIZE_OF_PAGE_HEADER + i * SIZE_OF_ITEM_ID;
-        let lp = (i + 1) as u16;
-        let name = format!("lp[{lp}]");
-        let Ok(word) = r.u32(at, &name) else { break };
-        let id = ItemId::from_word(lp, word);
-        r.show_last(describe_item_id(&id));
-        ids.push(id);
+        let Ok(word) = r.peek_u32(item_id_offset(i + 1), "lp") else {
+            break;
+        };
+        ids.push(ItemId::from_word((i + 1) as u16, word));
+    }
+    ids
+}
+
+/// Byte offset of line pointer `lp` (1-based) in the page.
+fn item_id_offset(lp: usize) -> usize {
+    SIZE_OF_PAGE_HEADER + (lp - 1) * SIZE_OF_ITEM_ID
+}
+
+/// [`item_ids`], each recorded as a span for the hex view.
+fn read_line_pointers(r: &mut Reader, h: &PageHeader, problems: &mut Vec<Problem>) -> Vec<ItemId> {
+    let ids = item_ids(r, h, problems);
+    r.set_context(Region::LinePointer, None);
+    for id in &ids {
+        r.mark(
+            item_id_offset(usize::from(id.lp)),
+            SIZE_OF_ITEM_ID,
+            &format!("lp[{}]", id.lp),
+            describe_item_id(id),
+        );
     }
     ids
 }
@@ -321,29 +349,52 @@ pub fn describe_item_id(id: &ItemId) -> String {
     }
 }
 
-fn check_line_pointers(ids: &[ItemId], h: &PageHeader, size: usize, problems: &mut Vec<Problem>) {
+/// Line pointers against the page: each item inside the page, MAXALIGNed,
+/// between the line pointer array (and pd_upper) and pd_special, long enough
+/// for a heap tuple header on pages without special space, not overlapping
+/// another item; each redirect leading to a normal item on the page.
+pub fn check_line_pointers(
+    ids: &[ItemId],
+    h: &PageHeader,
+    size: usize,
+    problems: &mut Vec<Problem>,
+) {
+    let lower = usize::from(h.pd_lower).max(SIZE_OF_PAGE_HEADER);
     let upper = usize::from(h.pd_upper);
+    let special = usize::from(h.pd_special);
+    let heap_like = h.pd_special == h.pd_pagesize_version & 0xFF00;
+    let err = |problems: &mut Vec<Problem>, lp: u16, message: String| {
+        problems.push(Problem::new(
+            Severity::Error,
+            "line-pointer",
+            Some(item_id_offset(usize::from(lp))),
+            format!("lp[{lp}]"),
+            message,
+        ));
+    };
     let mut extents: Vec<(usize, usize, u16)> = Vec::new();
     for id in ids {
-        let at = SIZE_OF_PAGE_HEADER + (usize::from(id.lp) - 1) * SIZE_OF_ITEM_ID;
-        let field = format!("lp[{}]", id.lp);
-        let mut err = |message: String| {
-            problems.push(Problem::new(
-                Severity::Error,
-                "line-pointer",
-                Some(at),
-                field.clone(),
-                message,
-            ));
-        };
         match id.lp_flags {
             LpFlags::Redirect => {
-                if id.lp_off == 0 || usize::from(id.lp_off) > ids.len() {
-                    err(format!(
-                        "redirect to line pointer {} which does not exist ({} on the page)",
-                        id.lp_off,
-                        ids.len()
-                    ));
+                let target = usize::from(id.lp_off);
+                match target.checked_sub(1).and_then(|i| ids.get(i)) {
+                    None => err(
+                        problems,
+                        id.lp,
+                        format!(
+                            "redirect to line pointer {target} which does not exist ({} on the page)",
+                            ids.len()
+                        ),
+                    ),
+                    Some(t) if t.lp_flags != LpFlags::Normal => err(
+                        problems,
+                        id.lp,
+                        format!(
+                            "redirect to line pointer {target} which is {}, not a normal item",
+                            t.lp_flags.name()
+                        ),
+                    ),
+                    Some(_) => {}
                 }
             }
             LpFlags::Unused if !id.has_storage() => {}
@@ -352,44 +403,76 @@ fn check_line_pointers(ids: &[ItemId], h: &PageHeader, size: usize, problems: &m
                 let start = usize::from(id.lp_off);
                 let end = start + usize::from(id.lp_len);
                 if end > size {
-                    err(format!(
-                        "item {}+{} runs past the end of the {size}-byte page",
-                        id.lp_off, id.lp_len
-                    ));
+                    err(
+                        problems,
+                        id.lp,
+                        format!(
+                            "item {}+{} runs past the end of the {size}-byte page",
+                            id.lp_off, id.lp_len
+                        ),
+                    );
                     continue;
                 }
-                if start < upper {
-                    err(format!("item at {start} starts below pd_upper {upper}"));
+                if start < lower {
+                    err(
+                        problems,
+                        id.lp,
+                        format!("item at {start} overlaps the page header and line pointer array (pd_lower {lower})"),
+                    );
+                } else if start < upper {
+                    err(
+                        problems,
+                        id.lp,
+                        format!("item at {start} starts below pd_upper {upper}"),
+                    );
+                }
+                if end > special && special <= size {
+                    err(
+                        problems,
+                        id.lp,
+                        format!(
+                            "item {}+{} runs into the special space at pd_special {special}",
+                            id.lp_off, id.lp_len
+                        ),
+                    );
                 }
                 if !start.is_multiple_of(MAXALIGN) {
-                    err(format!("item offset {start} is not MAXALIGNed"));
+                    err(
+                        problems,
+                        id.lp,
+                        format!("item offset {start} is not MAXALIGNed"),
+                    );
                 }
                 if flags == LpFlags::Normal
-                    && h.pd_special == h.pd_pagesize_version & 0xFF00
+                    && heap_like
                     && usize::from(id.lp_len) < MIN_HEAP_TUPLE_SIZE
                 {
-                    err(format!(
-                        "lp_len {} is shorter than a heap tuple header ({MIN_HEAP_TUPLE_SIZE})",
-                        id.lp_len
-                    ));
+                    err(
+                        problems,
+                        id.lp,
+                        format!(
+                            "lp_len {} is shorter than a heap tuple header ({MIN_HEAP_TUPLE_SIZE})",
+                            id.lp_len
+                        ),
+                    );
                 }
                 extents.push((start, end, id.lp));
             }
         }
     }
+    // In offset order, each item must start at or after the furthest end so far.
     extents.sort_unstable();
-    for pair in extents.windows(2) {
-        if let [(_, end_a, lp_a), (start_b, _, lp_b)] = pair {
-            if start_b < end_a {
-                let at = SIZE_OF_PAGE_HEADER + (usize::from(*lp_b) - 1) * SIZE_OF_ITEM_ID;
-                problems.push(Problem::new(
-                    Severity::Error,
-                    "line-pointer",
-                    Some(at),
-                    format!("lp[{lp_b}]"),
-                    format!("item {lp_b} overlaps item {lp_a}"),
-                ));
+    let mut furthest: Option<(usize, u16)> = None;
+    for &(start, end, lp) in &extents {
+        match furthest {
+            Some((far_end, far_lp)) if start < far_end => {
+                err(problems, lp, format!("item {lp} overlaps item {far_lp}"));
+                if end > far_end {
+                    furthest = Some((end, lp));
+                }
             }
+            Some((far_end, _)) if end <= far_end => {}
+            _ => furthest = Some((end, lp)),
         }
     }
 }
@@ -420,5 +503,65 @@ fn check_checksum(
         stored: h.pd_checksum,
         computed,
         valid,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn header(lower: u16, upper: u16) -> PageHeader {
+        PageHeader {
+            pd_lsn: Lsn::default(),
+            pd_checksum: 0,
+            pd_flags: 0,
+            pd_lower: lower,
+            pd_upper: upper,
+            pd_special: 8192,
+            pd_pagesize_version: 0x2004,
+            pd_prune_xid: 0,
+        }
+    }
+
+    /// A line pointer word: lp_off, lp_flags, lp_len.
+    fn lp(n: u16, off: u32, flags: u32, len: u32) -> ItemId {
+        ItemId::from_word(n, off | (flags << 15) | (len << 17))
+    }
+
+    fn problems(ids: &[ItemId], h: &PageHeader) -> Vec<(String, String)> {
+        let mut p = Vec::new();
+        check_line_pointers(ids, h, 8192, &mut p);
+        p.into_iter().map(|p| (p.field, p.message)).collect()
+    }
+
+    #[test]
+    fn an_item_inside_another_overlaps_even_when_not_adjacent() {
+        // lp 1 covers 8000..8192; lps 2 and 3 sit inside it, one after the other.
+        let ids = [lp(1, 8000, 1, 192), lp(2, 8040, 1, 40), lp(3, 8120, 1, 40)];
+        let p = problems(&ids, &header(36, 8000));
+        assert_eq!(
+            p,
+            vec![
+                ("lp[2]".to_string(), "item 2 overlaps item 1".to_string()),
+                ("lp[3]".to_string(), "item 3 overlaps item 1".to_string()),
+            ]
+        );
+    }
+
+    #[test]
+    fn redirects_must_lead_to_normal_items() {
+        let ids = [lp(1, 2, 2, 0), lp(2, 0, 0, 0), lp(3, 9, 2, 0)];
+        let p = problems(&ids, &header(36, 8192));
+        assert_eq!(p.len(), 2);
+        assert!(p[0].1.contains("LP_UNUSED"), "{p:?}");
+        assert!(p[1].1.contains("does not exist"), "{p:?}");
+    }
+
+    #[test]
+    fn items_below_pd_lower_overlap_the_line_pointer_array() {
+        let ids = [lp(1, 16, 1, 40)];
+        let p = problems(&ids, &header(28, 16));
+        assert_eq!(p.len(), 1);
+        assert!(p[0].1.contains("overlaps the page header"), "{p:?}");
     }
 }
