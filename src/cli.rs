@@ -28,6 +28,8 @@ pub struct Cli {
 pub enum Command {
     /// Decode pages and render them as tables, annotated hex or JSON.
     Show(ShowArgs),
+    /// Check the checksum and structure of every block; summary; exit status 1 if problems.
+    Verify(VerifyArgs),
     /// Explain one flag word: every bit set, by name; unknown bits called out.
     Decode(DecodeArgs),
     /// Print shell completions.
@@ -86,6 +88,86 @@ pub struct ShowArgs {
     /// Colour the hex view by region.
     #[arg(long, value_enum, default_value_t = ColorArg::Auto)]
     pub color: ColorArg,
+}
+
+#[derive(Args, Debug)]
+pub struct VerifyArgs {
+    /// Relation files (`16385`, `16385.1`, `16385_fsm`…) and directories (a
+    /// data directory, a tablespace or a database directory); `-` or nothing
+    /// reads standard input.
+    pub inputs: Vec<PathBuf>,
+
+    /// Verify data checksums: `auto` does when any written page has
+    /// pd_checksum set (a cluster without checksums has 0 on every page).
+    #[arg(long, value_enum, default_value_t = ChecksumsArg::Auto)]
+    pub checksums: ChecksumsArg,
+
+    /// Page size in bytes (BLCKSZ).
+    #[arg(long, value_name = "BYTES", default_value_t = 8192)]
+    pub block_size: usize,
+
+    /// Segment file size (RELSEG_SIZE × BLCKSZ): bytes, or with K, M, G (binary units).
+    #[arg(long, value_name = "SIZE", default_value = "1G", value_parser = parse_size)]
+    pub segment_size: u64,
+
+    /// Segment number of the one input file (default: its `.N` file-name suffix).
+    #[arg(long, value_name = "N")]
+    pub segment: Option<u64>,
+
+    /// Worker threads (default: one per core).
+    #[arg(long, short = 'j', value_name = "N")]
+    pub jobs: Option<usize>,
+
+    /// Output format.
+    #[arg(long, short = 'f', value_enum, default_value_t = VerifyFormatArg::Text)]
+    pub format: VerifyFormatArg,
+}
+
+/// Whether `verify` checks data checksums.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ChecksumsArg {
+    /// When any written page of the inputs has pd_checksum set.
+    Auto,
+    /// Always: pd_checksum 0 on a written page is a failure.
+    On,
+    /// Never (checks structure only).
+    Off,
+}
+
+/// Output formats of `verify`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum VerifyFormatArg {
+    /// One line per problem, then a summary.
+    Text,
+    /// One document: {"summary": {...}, "problems": [...]}.
+    Json,
+    /// One problem per line, then {"summary": {...}}.
+    Ndjson,
+}
+
+/// `1073741824`, `1G`, `1GiB`, `512M`, `64K`.
+fn parse_size(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (number, unit) = t.split_at(digits);
+    let shift = match unit.to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "kb" | "kib" => 10,
+        "m" | "mb" | "mib" => 20,
+        "g" | "gb" | "gib" => 30,
+        "t" | "tb" | "tib" => 40,
+        _ => {
+            return Err(format!(
+                "expected a size like 1G or 1073741824, found {text:?}"
+            ))
+        }
+    };
+    number
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(1 << shift))
+        .filter(|&n| n > 0)
+        .ok_or_else(|| format!("expected a size like 1G or 1073741824, found {text:?}"))
 }
 
 #[derive(Args, Debug)]
@@ -221,6 +303,7 @@ pub fn main() -> ExitCode {
 pub fn run(cli: Cli) -> Result<ExitCode, Error> {
     match cli.command {
         Command::Show(args) => show(&args),
+        Command::Verify(args) => verify(&args),
         Command::Decode(args) => decode(&args),
         Command::Completions { shell } => {
             let mut cmd = Cli::command();
@@ -390,6 +473,41 @@ fn show(args: &ShowArgs) -> Result<ExitCode, Error> {
         )));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn verify(args: &VerifyArgs) -> Result<ExitCode, Error> {
+    use crate::render::verify::{VerifyFormat, VerifyPrinter};
+    use crate::verify::{self, ChecksumMode, VerifyOptions};
+
+    let opts = VerifyOptions {
+        block_size: Some(args.block_size),
+        segment_bytes: args.segment_size,
+        segment: args.segment,
+        checksums: match args.checksums {
+            ChecksumsArg::Auto => ChecksumMode::Auto,
+            ChecksumsArg::On => ChecksumMode::On,
+            ChecksumsArg::Off => ChecksumMode::Off,
+        },
+    };
+    let format = match args.format {
+        VerifyFormatArg::Text => VerifyFormat::Text,
+        VerifyFormatArg::Json => VerifyFormat::Json,
+        VerifyFormatArg::Ndjson => VerifyFormat::Ndjson,
+    };
+    if let Some(n) = args.jobs {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build_global()
+            .map_err(|e| Error::Usage(format!("--jobs {n}: {e}")))?;
+    }
+    let mut printer = VerifyPrinter::new(BufWriter::new(io::stdout().lock()), format);
+    let summary = verify::run(&args.inputs, &opts, &mut printer)?;
+    printer.finish(&summary).map_err(stdout_error)?;
+    Ok(if summary.failed() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 fn source_name(args: &ShowArgs) -> String {

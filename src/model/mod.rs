@@ -3,6 +3,7 @@
 
 pub mod postgres;
 pub mod span;
+pub mod verify;
 
 use serde::Serialize;
 

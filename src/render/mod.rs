@@ -4,6 +4,7 @@
 pub mod hex;
 pub mod json;
 pub mod table;
+pub mod verify;
 
 /// What the CLI decided about presentation.
 #[derive(Clone, Copy, Debug, Default)]

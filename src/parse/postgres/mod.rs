@@ -5,4 +5,4 @@ pub mod flags;
 pub mod heap;
 pub mod page;
 
-pub use page::{detect_kind, parse_page, PageOptions};
+pub use page::{check_page, detect_kind, parse_page, CheckedPage, PageOptions};

@@ -45,7 +45,7 @@ pub fn parse_page(data: &[u8], opts: &PageOptions) -> PgPage {
     };
     let mut r = Reader::new(data, opts.endian);
 
-    if data.iter().all(|&b| b == 0) && !data.is_empty() {
+    if is_new_page(data) {
         page.kind = PageKind::New;
         page.checksum = Some(ChecksumCheck {
             stored: 0,
@@ -61,13 +61,7 @@ pub fn parse_page(data: &[u8], opts: &PageOptions) -> PgPage {
     let header = match read_header(&mut r) {
         Ok(h) => h,
         Err(e) => {
-            page.problems.push(Problem::new(
-                Severity::Error,
-                "header",
-                Some(e.offset),
-                e.field.clone(),
-                format!("page too short for a page header: {e}"),
-            ));
+            page.problems.push(short_header(&e));
             page.spans = r.into_spans();
             return page;
         }
@@ -133,6 +127,100 @@ pub fn parse_page(data: &[u8], opts: &PageOptions) -> PgPage {
     page.header = Some(header);
     page.spans = r.into_spans();
     page
+}
+
+/// All zero bytes: a new page, never initialised; valid (PageIsVerified).
+pub fn is_new_page(data: &[u8]) -> bool {
+    !data.is_empty() && data.iter().all(|&b| b == 0)
+}
+
+fn short_header(e: &ReadError) -> Problem {
+    Problem::new(
+        Severity::Error,
+        "header",
+        Some(e.offset),
+        e.field.clone(),
+        format!("page too short for a page header: {e}"),
+    )
+}
+
+/// What [`check_page`] established about a page besides its problems.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CheckedPage {
+    pub kind: PageKind,
+    /// `None` for new pages and pages too short for a header.
+    pub header: Option<PageHeader>,
+}
+
+/// The structural checks of [`parse_page`] — header, line pointers, heap
+/// tuple headers — without recording spans or decoding tuples, for checking
+/// whole relations. New (all-zero) pages have no problems. The checksum is
+/// left to the caller: whether a zero pd_checksum is a failure depends on the
+/// cluster.
+pub fn check_page(data: &[u8], opts: &PageOptions, problems: &mut Vec<Problem>) -> CheckedPage {
+    if is_new_page(data) {
+        return CheckedPage {
+            kind: PageKind::New,
+            header: None,
+        };
+    }
+    let r = Reader::new(data, opts.endian);
+    let header = match peek_header(&r) {
+        Ok(h) => h,
+        Err(e) => {
+            problems.push(short_header(&e));
+            return CheckedPage {
+                kind: PageKind::Unknown,
+                header: None,
+            };
+        }
+    };
+    check_header(&header, data.len(), problems);
+    let kind = opts
+        .kind
+        .unwrap_or_else(|| detect_kind(&header, data, opts.endian));
+    if line_pointers_in_use(kind, &header, data, opts.endian) {
+        let ids = item_ids(&r, &header, problems);
+        check_line_pointers(&ids, &header, data.len(), problems);
+        if kind == PageKind::Heap {
+            heap::check_tuples(&r, &ids, problems);
+        }
+    }
+    CheckedPage {
+        kind,
+        header: Some(header),
+    }
+}
+
+/// Whether the bytes between the header and pd_lower are line pointers.
+/// Metapages, deleted btree/GiST/GIN/SP-GiST pages, hash bitmap pages, GIN
+/// data pages and BRIN meta/revmap pages keep other data there (pd_lower
+/// marks its end), so their "line pointers" are not checked as such.
+pub fn line_pointers_in_use(kind: PageKind, h: &PageHeader, data: &[u8], endian: Endian) -> bool {
+    let r = Reader::new(data, endian);
+    let special = usize::from(h.pd_special);
+    let special_u16 = |at: usize| r.peek_u16(special + at, "special").unwrap_or(0);
+    match kind {
+        // btpo_flags (nbtree.h): BTP_DELETED | BTP_META
+        PageKind::Btree => special_u16(12) & (0x0004 | 0x0008) == 0,
+        // hasho_flag (hash.h): LH_BITMAP_PAGE | LH_META_PAGE
+        PageKind::Hash => special_u16(12) & (0x0004 | 0x0008) == 0,
+        // GISTPageOpaqueData.flags (gist.h): F_DELETED
+        PageKind::Gist => special_u16(12) & 0x0002 == 0,
+        // GinPageOpaqueData.flags (ginblock.h): GIN_DATA | GIN_DELETED | GIN_META
+        PageKind::Gin => special_u16(6) & (0x0001 | 0x0004 | 0x0008) == 0,
+        // SpGistPageOpaqueData.flags (spgist_private.h): SPGIST_META | SPGIST_DELETED
+        PageKind::SpGist => special_u16(0) & (0x0001 | 0x0002) == 0,
+        // BRIN_PAGETYPE_REGULAR (brin_page.h), the page type in the last two bytes
+        PageKind::Brin => {
+            data.len()
+                .checked_sub(2)
+                .and_then(|at| r.peek_u16(at, "brin page type").ok())
+                == Some(0xF093)
+        }
+        PageKind::New => false,
+        PageKind::Heap | PageKind::Sequence | PageKind::Unknown => true,
+    }
 }
 
 /// The page header's fields (`PageHeaderData`, bufpage.h), read without
