@@ -11,7 +11,7 @@ use serde::Serialize;
 use crate::error::Error;
 use crate::input::InputFormat;
 use crate::model::postgres::{ItemId, PageKind, PgPage};
-use crate::parse::postgres::{flags, parse_page, PageOptions};
+use crate::parse::postgres::{flags, parse_page, parse_page_without_spans, PageOptions};
 use crate::reader::Endian;
 use crate::render::{self, RenderOptions};
 use crate::source::{segment_from_name, Source, DEFAULT_SEGMENT_BYTES};
@@ -406,6 +406,8 @@ fn show(args: &ShowArgs) -> Result<ExitCode, Error> {
     };
 
     let mut collected: Vec<PgPage> = Vec::new();
+    let mut pending: Vec<(u64, Vec<u8>)> = Vec::new();
+    let mut ndjson_buffers: Vec<Vec<u8>> = Vec::new();
     let mut shown = 0usize;
     for block in source.blocks() {
         let block = block?;
@@ -416,7 +418,19 @@ fn show(args: &ShowArgs) -> Result<ExitCode, Error> {
         if !range.contains(blkno) {
             continue;
         }
-        let page = parse_page(
+        if args.format == FormatArg::Ndjson {
+            pending.push((blkno, block.data));
+            if pending.len() == NDJSON_WINDOW {
+                write_ndjson(&mut out, &mut pending, &mut ndjson_buffers, kind)?;
+            }
+            shown += 1;
+            continue;
+        }
+        let parse = match args.format {
+            FormatArg::Json => parse_page_without_spans,
+            _ => parse_page,
+        };
+        let page = parse(
             &block.data,
             &PageOptions {
                 blkno,
@@ -426,10 +440,8 @@ fn show(args: &ShowArgs) -> Result<ExitCode, Error> {
         );
         match args.format {
             FormatArg::Json => collected.push(page),
-            FormatArg::Ndjson => {
-                render::json::write_line(&mut out, &render::json::PgPageJson::from_page(&page))
-                    .map_err(stdout_error)?;
-            }
+            // Written a window at a time, in parallel (write_ndjson).
+            FormatArg::Ndjson => {}
             FormatArg::Table => {
                 if shown > 0 {
                     writeln!(out).map_err(stdout_error)?;
@@ -454,6 +466,7 @@ fn show(args: &ShowArgs) -> Result<ExitCode, Error> {
         }
         shown += 1;
     }
+    write_ndjson(&mut out, &mut pending, &mut ndjson_buffers, kind)?;
     if args.format == FormatArg::Json {
         let pages: Vec<_> = collected
             .iter()
@@ -508,6 +521,49 @@ fn verify(args: &VerifyArgs) -> Result<ExitCode, Error> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Pages `show --format ndjson` parses and serialises in parallel at a time,
+/// in tasks of [`NDJSON_TASK`] pages.
+const NDJSON_WINDOW: usize = 256;
+const NDJSON_TASK: usize = 16;
+
+/// Parse and serialise the `pending` pages in parallel into `buffers` (kept
+/// from window to window, so their memory is reused), write the lines in
+/// order, and empty `pending`.
+fn write_ndjson(
+    out: &mut dyn Write,
+    pending: &mut Vec<(u64, Vec<u8>)>,
+    buffers: &mut Vec<Vec<u8>>,
+    kind: Option<PageKind>,
+) -> Result<(), Error> {
+    use rayon::prelude::*;
+    let tasks = pending.len().div_ceil(NDJSON_TASK);
+    if buffers.len() < tasks {
+        buffers.resize_with(tasks, Vec::new);
+    }
+    pending
+        .par_chunks(NDJSON_TASK)
+        .zip(buffers.par_iter_mut())
+        .try_for_each(|(pages, buf)| {
+            buf.clear();
+            for (blkno, data) in pages {
+                let opts = PageOptions {
+                    blkno: *blkno,
+                    kind,
+                    endian: Endian::Little,
+                };
+                let page = parse_page_without_spans(data, &opts);
+                render::json::append_line(buf, &render::json::PgPageJson::from_page(&page))?;
+            }
+            Ok(())
+        })
+        .map_err(stdout_error)?;
+    for buf in &buffers[..tasks] {
+        out.write_all(buf).map_err(stdout_error)?;
+    }
+    pending.clear();
+    Ok(())
 }
 
 fn source_name(args: &ShowArgs) -> String {

@@ -30,6 +30,7 @@ use crate::model::postgres::{PageHeader, PageKind, SIZE_OF_PAGE_HEADER};
 use crate::model::verify::{ChecksumVerdict, Skipped, Summary, VerifyProblem};
 use crate::model::{Problem, Severity};
 use crate::parse::postgres::checksum::pg_checksum_page;
+use crate::parse::postgres::page::{is_new_page, peek_header};
 use crate::parse::postgres::{check_page, detect_kind, flags, PageOptions};
 use crate::reader::{Endian, Reader};
 use crate::source::{RelationFileName, DEFAULT_BLOCK_SIZE, DEFAULT_SEGMENT_BYTES};
@@ -675,20 +676,15 @@ struct BlockVerdict {
 }
 
 /// One block: checksum first (when the cluster has them), then structure.
+/// The checksum reads the whole page in order, which also brings it into the
+/// cache for the structural checks' scattered reads.
 fn check_block(
     page: &[u8],
     blkno: u64,
     ctx: &BlockContext,
     problems: &mut Vec<Problem>,
 ) -> BlockVerdict {
-    let opts = PageOptions {
-        blkno,
-        kind: None,
-        endian: Endian::Little,
-    };
-    let mut structure = Vec::new();
-    let checked = check_page(page, &opts, &mut structure);
-    if checked.kind == PageKind::New {
+    if is_new_page(page) {
         problems.push(Problem::new(
             Severity::Info,
             "zero-page",
@@ -708,7 +704,12 @@ fn check_block(
             bad_checksum = true;
         }
     }
-    problems.append(&mut structure);
+    let opts = PageOptions {
+        blkno,
+        kind: None,
+        endian: Endian::Little,
+    };
+    let checked = check_page(page, &opts, problems);
     if let Some(h) = &checked.header {
         if checked.kind == PageKind::Btree || ctx.btree_index {
             check_btree(page, h, blkno, ctx.btree_index, problems);
@@ -758,7 +759,7 @@ const BTREE_MAGIC: u32 = 0x053162;
 /// Block 0 of a btree index: BTP_META and btm_magic.
 fn is_btree_metapage(page: &[u8]) -> bool {
     let r = Reader::new(page, Endian::Little);
-    let Ok(h) = crate::parse::postgres::page::peek_header(&r) else {
+    let Ok(h) = peek_header(&r) else {
         return false;
     };
     detect_kind(&h, page, Endian::Little) == PageKind::Btree
@@ -810,7 +811,7 @@ fn check_btree(
     ) else {
         return;
     };
-    let (_, unknown) = flags::names(flags_word, flags::BTPO_FLAGS, 0xFFFF);
+    let unknown = flags::unknown_bits(flags_word, flags::BTPO_FLAGS, 0xFFFF);
     if unknown != 0 {
         err(
             special + 12,

@@ -6,7 +6,6 @@
 //! followed by `heap_tuple_infomask_flags()`'s `raw_flags`/`combined_flags`
 //! and a plain-words `verdict`.
 
-use std::fmt::Write as _;
 use std::io::{self, Write};
 
 use serde::Serialize;
@@ -121,18 +120,29 @@ impl<'a> PgPageJson<'a> {
 
 /// bytea's text form: `\x` then lowercase hex.
 pub fn bytea_text(bytes: &[u8]) -> String {
-    let mut s = String::with_capacity(2 + bytes.len() * 2);
-    s.push_str("\\x");
-    for b in bytes {
-        let _ = write!(s, "{b:02x}");
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut text = vec![0u8; 2 + bytes.len() * 2];
+    text[..2].copy_from_slice(b"\\x");
+    for (pair, &b) in text[2..].chunks_exact_mut(2).zip(bytes) {
+        pair[0] = HEX[usize::from(b >> 4)];
+        pair[1] = HEX[usize::from(b & 0x0f)];
     }
-    s
+    // Only ASCII was written, so this cannot fail.
+    String::from_utf8(text).unwrap_or_default()
 }
 
 /// Pretty JSON of one value, newline-terminated.
 pub fn write_pretty<T: Serialize>(out: &mut dyn Write, value: &T) -> io::Result<()> {
     serde_json::to_writer_pretty(&mut *out, value).map_err(io::Error::from)?;
     out.write_all(b"\n")
+}
+
+/// Append one compact JSON line to `buf` (serialised straight into the
+/// buffer: much cheaper than through a `dyn Write`).
+pub fn append_line<T: Serialize>(buf: &mut Vec<u8>, value: &T) -> io::Result<()> {
+    serde_json::to_writer(&mut *buf, value).map_err(io::Error::from)?;
+    buf.push(b'\n');
+    Ok(())
 }
 
 /// One compact JSON line.

@@ -4,7 +4,7 @@
 
 use crate::model::postgres::{
     maxalign, HeapItem, HeapTuple, HeapTupleHeader, ItemId, ItemPointer, LpFlags, HEAP_HASNULL,
-    HEAP_HASOID_OLD, MIN_HEAP_TUPLE_SIZE, SIZEOF_HEAP_TUPLE_HEADER,
+    HEAP_HASOID_OLD, HEAP_NATTS_MASK, MIN_HEAP_TUPLE_SIZE, SIZEOF_HEAP_TUPLE_HEADER,
 };
 use crate::model::span::Region;
 use crate::model::{Problem, Severity};
@@ -85,18 +85,27 @@ pub fn peek_tuple_header(r: &Reader, base: usize) -> Result<HeapTupleHeader, Rea
 
 /// `t_hoff` for the header's attribute count, null bitmap and OID:
 /// MAXALIGN(23 + bitmap bytes + 4 for an OID), and within the tuple's lp_len.
-pub fn check_tuple_header(id: &ItemId, h: &HeapTupleHeader, problems: &mut Vec<Problem>) {
+pub fn check_tuple_header(
+    id: &ItemId,
+    t_infomask2: u16,
+    t_infomask: u16,
+    t_hoff: u8,
+    problems: &mut Vec<Problem>,
+) {
     let base = usize::from(id.lp_off);
     let lp_len = usize::from(id.lp_len);
-    let hoff = usize::from(h.t_hoff);
-    let natts = usize::from(h.natts());
-    let has_null = h.t_infomask & HEAP_HASNULL != 0;
-    let has_oid = h.t_infomask & HEAP_HASOID_OLD != 0;
+    let hoff = usize::from(t_hoff);
+    let natts = usize::from(t_infomask2 & HEAP_NATTS_MASK);
+    let has_null = t_infomask & HEAP_HASNULL != 0;
+    let has_oid = t_infomask & HEAP_HASOID_OLD != 0;
     let expected_hoff = maxalign(
         SIZEOF_HEAP_TUPLE_HEADER
             + if has_null { natts.div_ceil(8) } else { 0 }
             + if has_oid { 4 } else { 0 },
     );
+    if hoff == expected_hoff && hoff <= lp_len {
+        return;
+    }
     let mut err = |message: String| {
         problems.push(Problem::new(
             Severity::Error,
@@ -121,14 +130,19 @@ pub fn check_tuple_header(id: &ItemId, h: &HeapTupleHeader, problems: &mut Vec<P
 }
 
 /// The tuple-header checks of [`check_tuple_header`] for every readable tuple
-/// of a heap page, without decoding the tuples.
+/// of a heap page, reading only the three fields they need.
 pub fn check_tuples(r: &Reader, ids: &[ItemId], problems: &mut Vec<Problem>) {
     for id in ids {
-        if has_readable_tuple(id, r.len()) {
-            if let Ok(h) = peek_tuple_header(r, usize::from(id.lp_off)) {
-                check_tuple_header(id, &h, problems);
-            }
+        if !has_readable_tuple(id, r.len()) {
+            continue;
         }
+        // t_infomask2, t_infomask, t_hoff: bytes 18..23 of the tuple header.
+        let Ok(&[a, b, c, d, t_hoff]) = r.peek(usize::from(id.lp_off) + 18, 5, "t_infomask2")
+        else {
+            continue;
+        };
+        let (t_infomask2, t_infomask) = (r.decode_u16([a, b]), r.decode_u16([c, d]));
+        check_tuple_header(id, t_infomask2, t_infomask, t_hoff, problems);
     }
 }
 
@@ -139,9 +153,86 @@ fn read_tuple(
 ) -> Result<HeapTuple, ReadError> {
     let base = usize::from(id.lp_off);
     let lp_len = usize::from(id.lp_len);
-    let owner = format!("tuple {}", id.lp);
     let header = peek_tuple_header(r, base)?;
-    r.set_context(Region::TupleHeader, Some(owner.clone()));
+    if r.recording() {
+        mark_tuple_header(r, &header, base, id.lp);
+    }
+    check_tuple_header(
+        id,
+        header.t_infomask2,
+        header.t_infomask,
+        header.t_hoff,
+        problems,
+    );
+
+    let hoff = usize::from(header.t_hoff);
+    let t_infomask = header.t_infomask;
+    let bitmap_len = usize::from(header.natts()).div_ceil(8);
+    let has_null = t_infomask & HEAP_HASNULL != 0;
+    let has_oid = t_infomask & HEAP_HASOID_OLD != 0;
+
+    // pageinspect shows t_bits and t_oid only when t_hoff is sane.
+    let hoff_sane = hoff >= SIZEOF_HEAP_TUPLE_HEADER && hoff <= lp_len && hoff == maxalign(hoff);
+    let mut t_bits = None;
+    let mut t_oid = None;
+    if hoff_sane {
+        if has_null {
+            let bits = r.bytes(base + SIZEOF_HEAP_TUPLE_HEADER, bitmap_len, "t_bits")?;
+            let text = bits_to_text(bits);
+            if r.recording() {
+                r.show_last(text.clone());
+            }
+            t_bits = Some(text);
+        }
+        if has_oid {
+            t_oid = Some(r.u32(base + hoff - 4, "t_oid")?);
+        }
+    }
+    let header_end =
+        base + SIZEOF_HEAP_TUPLE_HEADER + if t_bits.is_some() { bitmap_len } else { 0 };
+    let oid_start = if t_oid.is_some() {
+        base + hoff - 4
+    } else {
+        base + hoff
+    };
+    if r.recording() && hoff_sane && oid_start > header_end {
+        r.mark(
+            header_end,
+            oid_start - header_end,
+            "padding",
+            plural(oid_start - header_end, "byte"),
+        );
+    }
+
+    let data_offset = base + hoff;
+    let t_data = if hoff <= lp_len {
+        if r.recording() {
+            r.set_context(Region::TupleData, Some(format!("tuple {}", id.lp)));
+        }
+        let data = r.bytes(data_offset, lp_len - hoff, "t_data")?;
+        if r.recording() {
+            r.show_last(plural(data.len(), "byte"));
+        }
+        Some(data.to_vec())
+    } else {
+        None
+    };
+
+    let (raw_flags, combined_flags) = flags::infomask_flags(t_infomask, header.t_infomask2);
+    Ok(HeapTuple {
+        header,
+        t_bits,
+        t_oid,
+        data_offset,
+        t_data,
+        raw_flags,
+        combined_flags,
+    })
+}
+
+/// The tuple header's fields as spans for the hex view.
+fn mark_tuple_header(r: &mut Reader, header: &HeapTupleHeader, base: usize, lp: u16) {
+    r.set_context(Region::TupleHeader, Some(format!("tuple {lp}")));
     r.mark(base, 4, "t_xmin", header.t_xmin.to_string());
     r.mark(base + 4, 4, "t_xmax", header.t_xmax.to_string());
     r.mark(base + 8, 4, "t_field3", header.t_field3.to_string());
@@ -168,64 +259,6 @@ fn read_tuple(
         ),
     );
     r.mark(base + 22, 1, "t_hoff", header.t_hoff.to_string());
-    check_tuple_header(id, &header, problems);
-
-    let hoff = usize::from(header.t_hoff);
-    let bitmap_len = usize::from(header.natts()).div_ceil(8);
-    let has_null = t_infomask & HEAP_HASNULL != 0;
-    let has_oid = t_infomask & HEAP_HASOID_OLD != 0;
-
-    // pageinspect shows t_bits and t_oid only when t_hoff is sane.
-    let hoff_sane = hoff >= SIZEOF_HEAP_TUPLE_HEADER && hoff <= lp_len && hoff == maxalign(hoff);
-    let mut t_bits = None;
-    let mut t_oid = None;
-    if hoff_sane {
-        if has_null {
-            let bits = r.bytes(base + SIZEOF_HEAP_TUPLE_HEADER, bitmap_len, "t_bits")?;
-            let text = bits_to_text(bits);
-            r.show_last(text.clone());
-            t_bits = Some(text);
-        }
-        if has_oid {
-            t_oid = Some(r.u32(base + hoff - 4, "t_oid")?);
-        }
-    }
-    let header_end =
-        base + SIZEOF_HEAP_TUPLE_HEADER + if t_bits.is_some() { bitmap_len } else { 0 };
-    let oid_start = if t_oid.is_some() {
-        base + hoff - 4
-    } else {
-        base + hoff
-    };
-    if hoff_sane && oid_start > header_end {
-        r.mark(
-            header_end,
-            oid_start - header_end,
-            "padding",
-            plural(oid_start - header_end, "byte"),
-        );
-    }
-
-    let data_offset = base + hoff;
-    let t_data = if hoff <= lp_len {
-        r.set_context(Region::TupleData, Some(owner));
-        let data = r.bytes(data_offset, lp_len - hoff, "t_data")?;
-        r.show_last(plural(data.len(), "byte"));
-        Some(data.to_vec())
-    } else {
-        None
-    };
-
-    let (raw_flags, combined_flags) = flags::infomask_flags(t_infomask, t_infomask2);
-    Ok(HeapTuple {
-        header,
-        t_bits,
-        t_oid,
-        data_offset,
-        t_data,
-        raw_flags,
-        combined_flags,
-    })
 }
 
 fn flag_suffix(value: u16, table: &'static [flags::Flag]) -> String {

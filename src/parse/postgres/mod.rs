@@ -5,4 +5,6 @@ pub mod flags;
 pub mod heap;
 pub mod page;
 
-pub use page::{check_page, detect_kind, parse_page, CheckedPage, PageOptions};
+pub use page::{
+    check_page, detect_kind, parse_page, parse_page_without_spans, CheckedPage, PageOptions,
+};
