@@ -545,7 +545,7 @@ fn write_ndjson(
     pending
         .par_chunks(NDJSON_TASK)
         .zip(buffers.par_iter_mut())
-        .try_for_each(|(pages, buf)| {
+        .for_each(|(pages, buf)| {
             buf.clear();
             for (blkno, data) in pages {
                 let opts = PageOptions {
@@ -554,11 +554,9 @@ fn write_ndjson(
                     endian: Endian::Little,
                 };
                 let page = parse_page_without_spans(data, &opts);
-                render::json::append_line(buf, &render::json::PgPageJson::from_page(&page))?;
+                render::ndjson::append_page_line(buf, &page);
             }
-            Ok(())
-        })
-        .map_err(stdout_error)?;
+        });
     for buf in &buffers[..tasks] {
         out.write_all(buf).map_err(stdout_error)?;
     }

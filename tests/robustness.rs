@@ -4,9 +4,10 @@ use std::fs;
 use std::path::Path;
 use std::sync::OnceLock;
 
-use blockscope::parse::postgres::{parse_page, PageOptions};
+use blockscope::model::postgres::PgPage;
+use blockscope::parse::postgres::{parse_page, parse_page_without_spans, PageOptions};
 use blockscope::render::json::PgPageJson;
-use blockscope::render::{hex, table, RenderOptions};
+use blockscope::render::{hex, ndjson, table, RenderOptions};
 use proptest::prelude::*;
 
 fn render_all(bytes: &[u8]) {
@@ -16,6 +17,29 @@ fn render_all(bytes: &[u8]) {
     table::render_page(&mut sink, &page, &opts).unwrap();
     hex::render(&mut sink, bytes, &page.spans, &opts).unwrap();
     serde_json::to_writer(&mut sink, &PgPageJson::from_page(&page)).unwrap();
+    fast_paths_agree(bytes, &page);
+}
+
+/// The span-less parse and the hand-written NDJSON line say exactly what
+/// parse_page and serde_json say.
+fn fast_paths_agree(bytes: &[u8], page: &PgPage) {
+    let quick = parse_page_without_spans(bytes, &PageOptions::default());
+    assert!(quick.spans.is_empty());
+    assert_eq!(
+        quick,
+        PgPage {
+            spans: Vec::new(),
+            ..page.clone()
+        }
+    );
+    let mut line = Vec::new();
+    ndjson::append_page_line(&mut line, page);
+    let mut expected = serde_json::to_vec(&PgPageJson::from_page(page)).unwrap();
+    expected.push(b'\n');
+    assert_eq!(
+        String::from_utf8_lossy(&line),
+        String::from_utf8_lossy(&expected)
+    );
 }
 
 fn real_pages() -> &'static [Vec<u8>] {
@@ -90,6 +114,26 @@ proptest! {
         page.truncate(cut);
         render_all(&page);
     }
+}
+
+#[test]
+fn fast_paths_agree_on_every_corruption_fixture_page() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/postgres/corrupt");
+    let mut pages = 0;
+    for scenario in fs::read_dir(dir).unwrap() {
+        let scenario = scenario.unwrap().path();
+        if !scenario.is_dir() {
+            continue;
+        }
+        for file in fs::read_dir(scenario).unwrap() {
+            let bytes = fs::read(file.unwrap().path()).unwrap();
+            for block in bytes.chunks(8192) {
+                fast_paths_agree(block, &parse_page(block, &PageOptions::default()));
+                pages += 1;
+            }
+        }
+    }
+    assert!(pages > 50, "{pages}");
 }
 
 #[test]

@@ -120,29 +120,37 @@ impl<'a> PgPageJson<'a> {
 
 /// bytea's text form: `\x` then lowercase hex.
 pub fn bytea_text(bytes: &[u8]) -> String {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let mut text = vec![0u8; 2 + bytes.len() * 2];
-    text[..2].copy_from_slice(b"\\x");
-    for (pair, &b) in text[2..].chunks_exact_mut(2).zip(bytes) {
-        pair[0] = HEX[usize::from(b >> 4)];
-        pair[1] = HEX[usize::from(b & 0x0f)];
-    }
+    let mut text = Vec::with_capacity(2 + bytes.len() * 2);
+    text.extend_from_slice(b"\\x");
+    push_hex(&mut text, bytes);
     // Only ASCII was written, so this cannot fail.
     String::from_utf8(text).unwrap_or_default()
+}
+
+/// Append `bytes` as lowercase hex digits.
+pub(crate) fn push_hex(out: &mut Vec<u8>, bytes: &[u8]) {
+    /// The two hex digits of every byte value.
+    const PAIRS: [[u8; 2]; 256] = {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        let mut pairs = [[0u8; 2]; 256];
+        let mut i = 0;
+        while i < 256 {
+            pairs[i] = [HEX[i >> 4], HEX[i & 0x0f]];
+            i += 1;
+        }
+        pairs
+    };
+    let start = out.len();
+    out.resize(start + bytes.len() * 2, 0);
+    for (pair, &b) in out[start..].chunks_exact_mut(2).zip(bytes) {
+        pair.copy_from_slice(&PAIRS[usize::from(b)]);
+    }
 }
 
 /// Pretty JSON of one value, newline-terminated.
 pub fn write_pretty<T: Serialize>(out: &mut dyn Write, value: &T) -> io::Result<()> {
     serde_json::to_writer_pretty(&mut *out, value).map_err(io::Error::from)?;
     out.write_all(b"\n")
-}
-
-/// Append one compact JSON line to `buf` (serialised straight into the
-/// buffer: much cheaper than through a `dyn Write`).
-pub fn append_line<T: Serialize>(buf: &mut Vec<u8>, value: &T) -> io::Result<()> {
-    serde_json::to_writer(&mut *buf, value).map_err(io::Error::from)?;
-    buf.push(b'\n');
-    Ok(())
 }
 
 /// One compact JSON line.

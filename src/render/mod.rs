@@ -3,6 +3,7 @@
 
 pub mod hex;
 pub mod json;
+pub mod ndjson;
 pub mod table;
 pub mod verify;
 

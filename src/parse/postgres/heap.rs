@@ -2,6 +2,8 @@
 //! same conditions pageinspect's `heap_page_items` uses, plus structural checks
 //! and a plain-words verdict.
 
+use std::fmt::Write as _;
+
 use crate::model::postgres::{
     maxalign, HeapItem, HeapTuple, HeapTupleHeader, ItemId, ItemPointer, LpFlags, HEAP_HASNULL,
     HEAP_HASOID_OLD, HEAP_NATTS_MASK, MIN_HEAP_TUPLE_SIZE, SIZEOF_HEAP_TUPLE_HEADER,
@@ -303,20 +305,21 @@ pub fn tuple_verdict(id: &ItemId, t: &HeapTuple, blkno: u64) -> String {
     let h = &t.header;
     let m = h.t_infomask;
     let m2 = h.t_infomask2;
-    let mut parts: Vec<String> = Vec::new();
+    // One string written in place: this runs for every tuple shown.
+    let mut v = String::with_capacity(64);
 
-    let xmin = if m & (HEAP_XMIN_COMMITTED | HEAP_XMIN_INVALID)
+    let xmin_status = if m & (HEAP_XMIN_COMMITTED | HEAP_XMIN_INVALID)
         == HEAP_XMIN_COMMITTED | HEAP_XMIN_INVALID
     {
-        format!("xmin {} frozen", h.t_xmin)
+        "frozen"
     } else if m & HEAP_XMIN_COMMITTED != 0 {
-        format!("xmin {} committed", h.t_xmin)
+        "committed"
     } else if m & HEAP_XMIN_INVALID != 0 {
-        format!("xmin {} aborted", h.t_xmin)
+        "aborted"
     } else {
-        format!("xmin {} (commit status not hinted)", h.t_xmin)
+        "(commit status not hinted)"
     };
-    parts.push(xmin);
+    let _ = write!(v, "xmin {} {xmin_status}; ", h.t_xmin);
 
     // A deleted row keeps its own ctid; an updated one points at the new version.
     // Without a trustworthy block number, a ctid at our own offset with
@@ -331,40 +334,46 @@ pub fn tuple_verdict(id: &ItemId, t: &HeapTuple, blkno: u64) -> String {
     let locked_only = m & HEAP_XMAX_LOCK_ONLY != 0
         || (m & (HEAP_XMAX_IS_MULTI | HEAP_XMAX_EXCL_LOCK | HEAP_XMAX_KEYSHR_LOCK))
             == HEAP_XMAX_EXCL_LOCK;
-    let xmax = if m & HEAP_XMAX_INVALID != 0 || h.t_xmax == 0 {
-        "xmax invalid: live".to_string()
+    let _ = if m & HEAP_XMAX_INVALID != 0 || h.t_xmax == 0 {
+        v.write_str("xmax invalid: live")
     } else if m & HEAP_XMAX_IS_MULTI != 0 {
         if locked_only {
-            format!("locked by multixact {} ({})", h.t_xmax, lock_mode(m, m2))
+            write!(v, "locked by multixact {} ({})", h.t_xmax, lock_mode(m, m2))
         } else {
-            format!("updated or deleted under multixact {}", h.t_xmax)
+            write!(v, "updated or deleted under multixact {}", h.t_xmax)
         }
     } else if locked_only {
-        format!("locked by {} ({}), not deleted", h.t_xmax, lock_mode(m, m2))
+        write!(
+            v,
+            "locked by {} ({}), not deleted",
+            h.t_xmax,
+            lock_mode(m, m2)
+        )
     } else if h.t_ctid.offset == MOVED_PARTITIONS_OFFSET {
-        format!("moved to another partition by {}", h.t_xmax)
+        write!(v, "moved to another partition by {}", h.t_xmax)
     } else if m2 & HEAP_HOT_UPDATED != 0 {
-        format!(
+        write!(
+            v,
             "HOT-updated by {}{xmax_status}; next version at {}",
             h.t_xmax, h.t_ctid
         )
     } else if deleted {
-        format!("deleted by {}{xmax_status}", h.t_xmax)
+        write!(v, "deleted by {}{xmax_status}", h.t_xmax)
     } else {
-        format!(
+        write!(
+            v,
             "updated by {}{xmax_status}; next version at {}",
             h.t_xmax, h.t_ctid
         )
     };
-    parts.push(xmax);
 
     if m2 & HEAP_ONLY_TUPLE != 0 {
-        parts.push("heap-only tuple".to_string());
+        v.push_str("; heap-only tuple");
     }
     if m & HEAP_MOVED != 0 {
-        parts.push("moved by old VACUUM FULL".to_string());
+        v.push_str("; moved by old VACUUM FULL");
     }
-    parts.join("; ")
+    v
 }
 
 /// The row lock an xmax holds (heapam's HEAP_XMAX_IS_*_LOCKED macros).
