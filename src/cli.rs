@@ -102,13 +102,14 @@ pub struct VerifyArgs {
     #[arg(long, value_enum, default_value_t = ChecksumsArg::Auto)]
     pub checksums: ChecksumsArg,
 
-    /// Page size in bytes (BLCKSZ).
-    #[arg(long, value_name = "BYTES", default_value_t = 8192)]
-    pub block_size: usize,
+    /// Page size in bytes (BLCKSZ; default: a data directory's pg_control, else 8192).
+    #[arg(long, value_name = "BYTES")]
+    pub block_size: Option<usize>,
 
-    /// Segment file size (RELSEG_SIZE × BLCKSZ): bytes, or with K, M, G (binary units).
-    #[arg(long, value_name = "SIZE", default_value = "1G", value_parser = parse_size)]
-    pub segment_size: u64,
+    /// Segment file size (RELSEG_SIZE × BLCKSZ): bytes, or with K, M, G
+    /// (binary units; default: a data directory's pg_control, else 1G).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub segment_size: Option<u64>,
 
     /// Segment number of the one input file (default: its `.N` file-name suffix).
     #[arg(long, value_name = "N")]
@@ -493,7 +494,7 @@ fn verify(args: &VerifyArgs) -> Result<ExitCode, Error> {
     use crate::verify::{self, ChecksumMode, VerifyOptions};
 
     let opts = VerifyOptions {
-        block_size: Some(args.block_size),
+        block_size: args.block_size,
         segment_bytes: args.segment_size,
         segment: args.segment,
         checksums: match args.checksums {

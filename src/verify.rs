@@ -27,9 +27,10 @@ use rayon::prelude::*;
 
 use crate::error::Error;
 use crate::model::postgres::{PageHeader, PageKind, SIZE_OF_PAGE_HEADER};
-use crate::model::verify::{ChecksumVerdict, Skipped, Summary, VerifyProblem};
+use crate::model::verify::{ChecksumVerdict, PgControlSummary, Skipped, Summary, VerifyProblem};
 use crate::model::{Problem, Severity};
 use crate::parse::postgres::checksum::pg_checksum_page;
+use crate::parse::postgres::control::{parse_control_file, ControlFile};
 use crate::parse::postgres::page::{is_new_page, peek_header};
 use crate::parse::postgres::{check_page, detect_kind, flags, PageOptions};
 use crate::reader::{Endian, Reader};
@@ -60,10 +61,11 @@ pub enum ChecksumMode {
 /// What to verify and how.
 #[derive(Clone, Debug)]
 pub struct VerifyOptions {
-    /// Page size; `None` = PostgreSQL's default 8192.
+    /// Page size; `None` = pg_control's when a data directory is given, else 8192.
     pub block_size: Option<usize>,
-    /// Bytes per segment file (RELSEG_SIZE × BLCKSZ; default 1 GiB).
-    pub segment_bytes: u64,
+    /// Bytes per segment file (RELSEG_SIZE × BLCKSZ); `None` = pg_control's
+    /// when a data directory is given, else 1 GiB.
+    pub segment_bytes: Option<u64>,
     /// Segment number of the (single) input file, instead of its `.N` suffix.
     pub segment: Option<u64>,
     pub checksums: ChecksumMode,
@@ -73,7 +75,7 @@ impl Default for VerifyOptions {
     fn default() -> Self {
         VerifyOptions {
             block_size: None,
-            segment_bytes: DEFAULT_SEGMENT_BYTES,
+            segment_bytes: None,
             segment: None,
             checksums: ChecksumMode::Auto,
         }
@@ -152,25 +154,35 @@ pub fn run(
     opts: &VerifyOptions,
     report: &mut dyn Report,
 ) -> Result<Summary, Error> {
-    let block_size = opts.block_size.unwrap_or(DEFAULT_BLOCK_SIZE);
+    let mut summary = Summary::default();
+    let mut control_path = None;
+    let targets = collect_targets(inputs, opts, &mut summary.skipped, &mut control_path)?;
+    let control = control_path.map(|path| read_control(&path));
+    let trusted = control.as_ref().and_then(|(_, c)| c.as_ref().ok());
+
+    let block_size = opts
+        .block_size
+        .or_else(|| trusted.map(|c| c.blcksz as usize))
+        .unwrap_or(DEFAULT_BLOCK_SIZE);
     if !(1024..=32768).contains(&block_size) || !block_size.is_power_of_two() {
         return Err(Error::Usage(format!(
             "block size {block_size} is not one PostgreSQL supports (1024 to 32768, a power of two)"
         )));
     }
-    if opts.segment_bytes == 0 || !opts.segment_bytes.is_multiple_of(block_size as u64) {
+    let segment_bytes = opts
+        .segment_bytes
+        .or_else(|| trusted.map(|c| u64::from(c.relseg_size) * u64::from(c.blcksz)))
+        .unwrap_or(DEFAULT_SEGMENT_BYTES);
+    if segment_bytes == 0 || !segment_bytes.is_multiple_of(block_size as u64) {
         return Err(Error::Usage(format!(
-            "segment size {} is not a whole number of {block_size}-byte blocks",
-            opts.segment_bytes
+            "segment size {segment_bytes} is not a whole number of {block_size}-byte blocks"
         )));
     }
-    let blocks_per_segment = opts.segment_bytes / block_size as u64;
+    let blocks_per_segment = segment_bytes / block_size as u64;
+    summary.block_size = block_size;
+    summary.blocks_per_segment = blocks_per_segment;
+    summary.pg_control = control.as_ref().map(|(file, c)| control_summary(file, c));
 
-    let mut summary = Summary {
-        block_size,
-        ..Summary::default()
-    };
-    let targets = collect_targets(inputs, opts, &mut summary.skipped)?;
     for s in &summary.skipped {
         report.skipped(s).map_err(report_error)?;
     }
@@ -186,7 +198,20 @@ pub fn run(
             reason: "--checksums off".to_string(),
         },
         ChecksumMode::Auto => {
-            if targets.contains(&Target::Stdin) {
+            let from_control = trusted.and_then(|c| match c.data_checksum_version {
+                0 | 1 => Some(ChecksumVerdict {
+                    enabled: c.data_checksum_version == 1,
+                    reason: format!(
+                        "pg_control: data_checksum_version {}",
+                        c.data_checksum_version
+                    ),
+                }),
+                // In-progress states of newer releases: let the pages decide.
+                _ => None,
+            });
+            if let Some(verdict) = from_control {
+                verdict
+            } else if targets.contains(&Target::Stdin) {
                 let head = read_head(block_size)?;
                 let verdict = probe_stdin_head(&head, block_size);
                 stdin_head = Some(head);
@@ -253,6 +278,7 @@ fn collect_targets(
     inputs: &[PathBuf],
     opts: &VerifyOptions,
     skipped: &mut Vec<Skipped>,
+    control: &mut Option<PathBuf>,
 ) -> Result<Vec<Target>, Error> {
     let stdin_named = inputs.iter().any(|p| p.as_os_str() == "-");
     if inputs.is_empty() || stdin_named {
@@ -267,7 +293,7 @@ fn collect_targets(
     for input in inputs {
         let meta = fs::metadata(input).map_err(io_error(input))?;
         if meta.is_dir() {
-            walk(input, &mut targets, skipped)?;
+            walk(input, &mut targets, skipped, control)?;
         } else {
             let segment = opts.segment.or_else(|| file_segment(input)).unwrap_or(0);
             targets.push(Target::File {
@@ -291,6 +317,40 @@ fn collect_targets(
     Ok(targets)
 }
 
+/// A data directory's pg_control, read and checked (see [`parse_control_file`]).
+fn read_control(path: &Path) -> (String, Result<ControlFile, String>) {
+    let file = path.display().to_string();
+    let parsed = fs::read(path)
+        .map_err(|e| format!("cannot read it: {e}"))
+        .and_then(|bytes| parse_control_file(&bytes));
+    (file, parsed)
+}
+
+fn control_summary(file: &str, control: &Result<ControlFile, String>) -> PgControlSummary {
+    match control {
+        Ok(c) => PgControlSummary {
+            file: file.to_string(),
+            used: true,
+            state: Some(c.state_name().to_string()),
+            shut_down: Some(c.shut_down()),
+            data_checksum_version: Some(c.data_checksum_version),
+            block_size: Some(c.blcksz),
+            blocks_per_segment: Some(c.relseg_size),
+            error: None,
+        },
+        Err(e) => PgControlSummary {
+            file: file.to_string(),
+            used: false,
+            state: None,
+            shut_down: None,
+            data_checksum_version: None,
+            block_size: None,
+            blocks_per_segment: None,
+            error: Some(e.clone()),
+        },
+    }
+}
+
 fn file_segment(path: &Path) -> Option<u64> {
     crate::source::segment_from_name(path)
 }
@@ -299,12 +359,22 @@ fn file_segment(path: &Path) -> Option<u64> {
 const RELATION_DIRS: [&str; 3] = ["base", "global", "pg_tblspc"];
 
 /// Walk `dir` for relation files. A data directory (it has `PG_VERSION`,
-/// `base/` and `global/`) is only walked in its relation directories.
-fn walk(dir: &Path, targets: &mut Vec<Target>, skipped: &mut Vec<Skipped>) -> Result<(), Error> {
+/// `base/` and `global/`) is only walked in its relation directories, and
+/// its `global/pg_control` is noted in `control` (the first one found).
+fn walk(
+    dir: &Path,
+    targets: &mut Vec<Target>,
+    skipped: &mut Vec<Skipped>,
+    control: &mut Option<PathBuf>,
+) -> Result<(), Error> {
     let is_data_dir = dir.join("PG_VERSION").is_file()
         && dir.join("base").is_dir()
         && dir.join("global").is_dir();
     if is_data_dir {
+        let pg_control = dir.join("global").join("pg_control");
+        if control.is_none() && pg_control.is_file() {
+            *control = Some(pg_control);
+        }
         for sub in RELATION_DIRS {
             let d = dir.join(sub);
             if d.is_dir() {
@@ -362,10 +432,15 @@ fn walk_relations(
     }
     for path in others {
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
-        let reason = if name.as_deref().is_some_and(is_temp_relation) {
-            "temporary relation (pg_checksums skips these too)"
-        } else {
-            "not a relation file"
+        let reason = match name.as_deref() {
+            Some("pg_control") => {
+                "the control file, not a relation (read for block size, segment size and checksums)"
+            }
+            Some("PG_VERSION" | "pg_filenode.map" | "pg_internal.init") => {
+                "PostgreSQL bookkeeping file, not a relation (pg_checksums skips it too)"
+            }
+            Some(n) if is_temp_relation(n) => "temporary relation (pg_checksums skips these too)",
+            _ => "not a relation file",
         };
         skipped.push(Skipped {
             file: path.display().to_string(),

@@ -497,3 +497,116 @@ fn usage_and_io_errors_exit_2() {
         assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
     }
 }
+
+fn controldata_value(text: &str, key: &str) -> String {
+    text.lines()
+        .find_map(|l| l.strip_prefix(key))
+        .and_then(|rest| rest.trim_start().strip_prefix(':'))
+        .map(|v| v.trim().to_string())
+        .unwrap_or_else(|| panic!("{key} not in pg_controldata output"))
+}
+
+#[test]
+fn pg_control_is_read_as_pg_controldata_reads_it() {
+    use blockscope::parse::postgres::control::parse_control_file;
+    let dir = fixtures().join("control");
+    let text = fs::read_to_string(dir.join("pg_controldata.txt")).unwrap();
+    let c = parse_control_file(&fs::read(dir.join("pg_control")).unwrap()).unwrap();
+    let value = |key| controldata_value(&text, key);
+    assert_eq!(
+        c.pg_control_version.to_string(),
+        value("pg_control version number")
+    );
+    assert_eq!(c.state_name(), value("Database cluster state"));
+    assert_eq!(c.blcksz.to_string(), value("Database block size"));
+    assert_eq!(
+        c.relseg_size.to_string(),
+        value("Blocks per segment of large relation")
+    );
+    assert_eq!(
+        c.data_checksum_version.to_string(),
+        value("Data page checksum version")
+    );
+}
+
+/// A data directory holding the bit-flipped heap and `pg_control`.
+fn data_directory_with_control(what: &str, control: &[u8]) -> PathBuf {
+    let root = tempdir(what);
+    fs::create_dir_all(root.join("base/5")).unwrap();
+    fs::create_dir_all(root.join("global")).unwrap();
+    fs::write(root.join("PG_VERSION"), "15\n").unwrap();
+    fs::write(root.join("global/pg_control"), control).unwrap();
+    fs::copy(
+        relation("bitflip"),
+        root.join("base/5").join(relation_name("bitflip", 0)),
+    )
+    .unwrap();
+    root
+}
+
+#[test]
+fn a_data_directory_s_pg_control_decides_checksums_and_sizes() {
+    let control = fs::read(fixtures().join("control/pg_control")).unwrap();
+    let root = data_directory_with_control("control", &control);
+    let (code, summary, problems) = verify_json(&[root.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        failures(&problems),
+        vec![failure(2, 8, "checksum", "pd_checksum")]
+    );
+    assert_eq!(summary["pg_control"]["used"], true);
+    assert_eq!(summary["pg_control"]["state"], "shut down");
+    assert_eq!(summary["pg_control"]["shut_down"], true);
+    assert_eq!(
+        summary["checksums"]["reason"],
+        "pg_control: data_checksum_version 1"
+    );
+    assert_eq!(summary["block_size"], 8192);
+    assert_eq!(summary["blocks_per_segment"], 131072);
+    fs::remove_dir_all(root).unwrap();
+
+    // A damaged pg_control is not trusted: the pages decide instead.
+    let mut damaged = control.clone();
+    damaged[40] ^= 0xFF;
+    let root = data_directory_with_control("badcontrol", &damaged);
+    let (code, summary, _) = verify_json(&[root.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert_eq!(summary["pg_control"]["used"], false);
+    assert!(summary["pg_control"]["error"]
+        .as_str()
+        .unwrap()
+        .contains("CRC-32C"));
+    assert!(summary["checksums"]["reason"]
+        .as_str()
+        .unwrap()
+        .starts_with("auto: block 0 of"));
+    fs::remove_dir_all(root).unwrap();
+}
+
+#[test]
+fn a_cluster_not_shut_down_cleanly_gets_a_warning() {
+    use blockscope::parse::postgres::control::crc32c;
+    let mut control = fs::read(fixtures().join("control/pg_control")).unwrap();
+    // DBState DB_IN_PRODUCTION (6), and the CRC made right again.
+    control[16..20].copy_from_slice(&6u32.to_le_bytes());
+    let float_at = control
+        .windows(8)
+        .position(|w| w == 1234567.0f64.to_le_bytes())
+        .unwrap();
+    let crc_at = float_at + 80;
+    let crc = crc32c(&control[..crc_at]);
+    control[crc_at..crc_at + 4].copy_from_slice(&crc.to_le_bytes());
+    let root = data_directory_with_control("inproduction", &control);
+    let run = blockscope(&["verify", root.to_str().unwrap()], None);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stdout
+            .contains("pg_control:        in production; data_checksum_version 1"),
+        "{}",
+        run.stdout
+    );
+    assert!(run
+        .stdout
+        .contains("Warning:           the cluster was not shut down cleanly"));
+    fs::remove_dir_all(root).unwrap();
+}

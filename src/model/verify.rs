@@ -59,6 +59,24 @@ pub struct ChecksumVerdict {
     pub reason: String,
 }
 
+/// What a data directory's `global/pg_control` said.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct PgControlSummary {
+    pub file: String,
+    /// Trusted (its CRC matched) and used for block size, segment size and
+    /// whether checksums are on (unless the options say otherwise).
+    pub used: bool,
+    /// Cluster state as pg_controldata names it (`shut down`, `in production`…).
+    pub state: Option<String>,
+    /// Shut down cleanly: the files are final (pg_checksums requires it).
+    pub shut_down: Option<bool>,
+    pub data_checksum_version: Option<u32>,
+    pub block_size: Option<u32>,
+    pub blocks_per_segment: Option<u32>,
+    /// Why it was not used.
+    pub error: Option<String>,
+}
+
 /// Totals for a whole run.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Summary {
@@ -77,7 +95,11 @@ pub struct Summary {
     /// Problems by class (errors and warnings; zero pages are counted above).
     pub problems_by_class: BTreeMap<&'static str, u64>,
     pub block_size: usize,
+    /// Blocks per segment file (block numbers of `.N` files start at N × this).
+    pub blocks_per_segment: u64,
     pub checksums: Option<ChecksumVerdict>,
+    /// A data directory's pg_control, when one was given.
+    pub pg_control: Option<PgControlSummary>,
     /// Files passed over (not relation files).
     pub skipped: Vec<Skipped>,
 }

@@ -140,7 +140,32 @@ fn write_summary(out: &mut dyn Write, s: &Summary) -> io::Result<()> {
     writeln!(out, "Truncated files:   {}", s.truncated_files)?;
     writeln!(out, "Problems by class: {classes}")?;
     writeln!(out, "Data checksums:    {checksums}")?;
-    writeln!(out, "Block size:        {}", s.block_size)?;
+    writeln!(
+        out,
+        "Block size:        {} ({} blocks per segment)",
+        s.block_size, s.blocks_per_segment
+    )?;
+    if let Some(c) = &s.pg_control {
+        match (&c.state, &c.error) {
+            (Some(state), _) => writeln!(
+                out,
+                "pg_control:        {state}; data_checksum_version {}",
+                c.data_checksum_version.unwrap_or_default()
+            )?,
+            (None, error) => writeln!(
+                out,
+                "pg_control:        not used: {}",
+                error.as_deref().unwrap_or("unreadable")
+            )?,
+        }
+        if c.shut_down == Some(false) {
+            writeln!(
+                out,
+                "Warning:           the cluster was not shut down cleanly: its files may be \
+                 changing and its last writes incomplete (pg_checksums refuses such a cluster)"
+            )?;
+        }
+    }
     writeln!(
         out,
         "Result:            {}",

@@ -1,6 +1,7 @@
 //! PostgreSQL page parsers.
 
 pub mod checksum;
+pub mod control;
 pub mod flags;
 pub mod heap;
 pub mod page;
