@@ -959,6 +959,40 @@ mod tests {
     use crate::source::Fork;
 
     #[test]
+    fn arbitrary_blocks_never_panic() {
+        // Random pages, some with a plausible header and a btree-sized special space.
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for round in 0..2000u64 {
+            let mut page: Vec<u8> = (0..8192).map(|_| next() as u8).collect();
+            if round % 2 == 0 {
+                let lower = 24 + (next() % 400) as u16;
+                page[12..14].copy_from_slice(&lower.to_le_bytes());
+                page[14..16].copy_from_slice(&(4000u16 + (next() % 4000) as u16).to_le_bytes());
+                page[16..18].copy_from_slice(&8176u16.to_le_bytes());
+                page[18..20].copy_from_slice(&0x2004u16.to_le_bytes());
+            }
+            for btree_index in [false, true] {
+                let ctx = BlockContext {
+                    file: "x",
+                    block_size: 8192,
+                    first_blkno: 0,
+                    checksums: true,
+                    btree_index,
+                };
+                let mut problems = Vec::new();
+                check_block(&page, round % 5, &ctx, &mut problems);
+                is_btree_metapage(&page);
+            }
+        }
+    }
+
+    #[test]
     fn temporary_relations_are_recognised() {
         assert!(is_temp_relation("t3_16385"));
         assert!(is_temp_relation("t12_16385_fsm.1"));

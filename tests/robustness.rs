@@ -5,7 +5,7 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use blockscope::model::postgres::PgPage;
-use blockscope::parse::postgres::{parse_page, parse_page_without_spans, PageOptions};
+use blockscope::parse::postgres::{check_page, parse_page, parse_page_without_spans, PageOptions};
 use blockscope::render::json::PgPageJson;
 use blockscope::render::{hex, ndjson, table, RenderOptions};
 use proptest::prelude::*;
@@ -21,7 +21,7 @@ fn render_all(bytes: &[u8]) {
 }
 
 /// The span-less parse and the hand-written NDJSON line say exactly what
-/// parse_page and serde_json say.
+/// parse_page and serde_json say; check_page reports nothing parse_page does not.
 fn fast_paths_agree(bytes: &[u8], page: &PgPage) {
     let quick = parse_page_without_spans(bytes, &PageOptions::default());
     assert!(quick.spans.is_empty());
@@ -32,6 +32,17 @@ fn fast_paths_agree(bytes: &[u8], page: &PgPage) {
             ..page.clone()
         }
     );
+    // verify's checks: never a problem that decoding the page does not report.
+    let mut checked = Vec::new();
+    check_page(bytes, &PageOptions::default(), &mut checked);
+    let mut rest = page.problems.iter();
+    for p in &checked {
+        assert!(
+            rest.any(|q| q == p),
+            "check_page found {p:?}, parse_page did not: {:?}",
+            page.problems
+        );
+    }
     let mut line = Vec::new();
     ndjson::append_page_line(&mut line, page);
     let mut expected = serde_json::to_vec(&PgPageJson::from_page(page)).unwrap();
