@@ -34,7 +34,9 @@ use crate::parse::postgres::control::{parse_control_file, ControlFile};
 use crate::parse::postgres::page::{is_new_page, peek_header};
 use crate::parse::postgres::{check_page, detect_kind, flags, PageOptions};
 use crate::reader::{Endian, Reader};
-use crate::source::{RelationFileName, DEFAULT_BLOCK_SIZE, DEFAULT_SEGMENT_BYTES};
+use crate::source::{
+    segment_from_name, RelationFileName, DEFAULT_BLOCK_SIZE, DEFAULT_SEGMENT_BYTES,
+};
 
 /// Bytes read and checked as one unit of parallel work.
 const CHUNK_BYTES: usize = 1 << 20;
@@ -227,24 +229,15 @@ pub fn run(
     for target in &targets {
         match target {
             Target::File { path, segment } => {
-                let name = path.display().to_string();
-                let file = File::open(path).map_err(io_error(path))?;
-                let len = file.metadata().map_err(io_error(path))?.len();
                 let first_blkno = segment.saturating_mul(blocks_per_segment);
-                let mut ctx = BlockContext {
-                    file: &name,
-                    block_size,
+                check_relation_file(
+                    path,
                     first_blkno,
+                    block_size,
                     checksums,
-                    btree_index: false,
-                };
-                if first_blkno == 0 && len >= block_size as u64 {
-                    let mut page = vec![0u8; block_size];
-                    read_at(&file, &mut page, 0).map_err(io_error(path))?;
-                    ctx.btree_index = is_btree_metapage(&page);
-                }
-                check_file(&file, len, &ctx, &mut summary, report)
-                    .map_err(|e| with_path(e, path))?;
+                    &mut summary,
+                    report,
+                )?;
             }
             Target::Stdin => {
                 let ctx = BlockContext {
@@ -263,14 +256,32 @@ pub fn run(
     Ok(summary)
 }
 
-fn with_path(e: Error, path: &Path) -> Error {
-    match e {
-        Error::Io { path: p, source } if p.as_os_str().is_empty() => Error::Io {
-            path: path.to_path_buf(),
-            source,
-        },
-        other => other,
+/// One relation file: opened, its kind noted (a btree index if block 0 is
+/// its metapage), and every block checked.
+fn check_relation_file(
+    path: &Path,
+    first_blkno: u64,
+    block_size: usize,
+    checksums: bool,
+    summary: &mut Summary,
+    report: &mut dyn Report,
+) -> Result<(), Error> {
+    let name = path.display().to_string();
+    let file = File::open(path).map_err(io_error(path))?;
+    let len = file.metadata().map_err(io_error(path))?.len();
+    let mut ctx = BlockContext {
+        file: &name,
+        block_size,
+        first_blkno,
+        checksums,
+        btree_index: false,
+    };
+    if first_blkno == 0 && len >= block_size as u64 {
+        let mut page = vec![0u8; block_size];
+        read_at(&file, &mut page, 0).map_err(io_error(path))?;
+        ctx.btree_index = is_btree_metapage(&page);
     }
+    check_file(&file, path, len, &ctx, summary, report)
 }
 
 /// Inputs → files to check, in order; directories walked, non-relation files noted.
@@ -295,7 +306,10 @@ fn collect_targets(
         if meta.is_dir() {
             walk(input, &mut targets, skipped, control)?;
         } else {
-            let segment = opts.segment.or_else(|| file_segment(input)).unwrap_or(0);
+            let segment = opts
+                .segment
+                .or_else(|| segment_from_name(input))
+                .unwrap_or(0);
             targets.push(Target::File {
                 path: input.clone(),
                 segment,
@@ -349,10 +363,6 @@ fn control_summary(file: &str, control: &Result<ControlFile, String>) -> PgContr
             error: Some(e.clone()),
         },
     }
-}
-
-fn file_segment(path: &Path) -> Option<u64> {
-    crate::source::segment_from_name(path)
 }
 
 /// Directories of a data directory that hold relation files.
@@ -605,6 +615,7 @@ thread_local! {
 /// Every whole block of `file` (`len` bytes), a window of chunks at a time.
 fn check_file(
     file: &File,
+    path: &Path,
     len: u64,
     ctx: &BlockContext,
     summary: &mut Summary,
@@ -633,12 +644,7 @@ fn check_file(
             })
             .collect();
         for outcome in outcomes {
-            outcome
-                .map_err(|source| Error::Io {
-                    path: PathBuf::new(),
-                    source,
-                })?
-                .add_to(summary, report)?;
+            outcome.map_err(io_error(path))?.add_to(summary, report)?;
         }
         next = end;
     }
