@@ -917,14 +917,15 @@ fn check_btree(
             "block 0 of a btree index without BTP_META".to_string(),
         );
     }
-    if u64::from(prev) == blkno {
+    // 0 is P_NONE (no sibling); block 0 is the metapage, never a sibling.
+    if prev != 0 && u64::from(prev) == blkno {
         err(
             special,
             "btpo_prev",
             format!("btpo_prev points at the page itself (block {blkno})"),
         );
     }
-    if u64::from(next) == blkno {
+    if next != 0 && u64::from(next) == blkno {
         err(
             special + 4,
             "btpo_next",
@@ -996,6 +997,27 @@ mod tests {
                 is_btree_metapage(&page);
             }
         }
+    }
+
+    #[test]
+    fn p_none_sibling_links_are_not_self_links() {
+        // A btree leaf with no siblings (btpo_prev = btpo_next = P_NONE = 0),
+        // level 0, BTP_LEAF, read as block 0 (a page cut out of its relation).
+        let mut page = vec![0u8; 8192];
+        page[12..14].copy_from_slice(&24u16.to_le_bytes());
+        page[14..16].copy_from_slice(&8176u16.to_le_bytes());
+        page[16..18].copy_from_slice(&8176u16.to_le_bytes());
+        page[18..20].copy_from_slice(&0x2004u16.to_le_bytes());
+        page[8176 + 12] = 0x01;
+        let h = peek_header(&Reader::new(&page, Endian::Little)).unwrap();
+        let mut problems = Vec::new();
+        check_btree(&page, &h, 0, false, &mut problems);
+        assert!(problems.is_empty(), "{problems:?}");
+        // A real self link is reported.
+        page[8176..8180].copy_from_slice(&7u32.to_le_bytes());
+        check_btree(&page, &h, 7, false, &mut problems);
+        assert_eq!(problems.len(), 1);
+        assert_eq!(problems[0].field, "btpo_prev");
     }
 
     #[test]
