@@ -664,18 +664,20 @@ fn check_stdin(
 ) -> Result<(), Error> {
     let bs = ctx.block_size;
     let per_chunk = chunk_blocks(bs) * bs;
-    let mut window = head;
     let full = window_bytes(bs);
     let mut stdin = io::stdin().lock();
     let mut index = 0u64;
     let mut total = 0u64;
+    // The head, when there is one, is the first window; the buffer is reused.
+    let mut have_window = !head.is_empty();
+    let mut window = head;
     loop {
-        if window.is_empty() {
-            let mut buf = vec![0u8; full];
-            let n = read_full(&mut stdin, &mut buf).map_err(io_error(Path::new("-")))?;
-            buf.truncate(n);
-            window = buf;
+        if !have_window {
+            window.resize(full, 0);
+            let n = read_full(&mut stdin, &mut window).map_err(io_error(Path::new("-")))?;
+            window.truncate(n);
         }
+        have_window = false;
         let len = window.len();
         total += len as u64;
         let whole = len - len % bs;
@@ -694,7 +696,6 @@ fn check_stdin(
             }
             return Ok(());
         }
-        window = Vec::new();
     }
 }
 
