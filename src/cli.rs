@@ -97,8 +97,9 @@ pub struct VerifyArgs {
     /// reads standard input.
     pub inputs: Vec<PathBuf>,
 
-    /// Verify data checksums: `auto` does when any written page has
-    /// pd_checksum set (a cluster without checksums has 0 on every page).
+    /// Verify data checksums: `auto` asks a data directory's pg_control, else
+    /// does when any written page has pd_checksum set (a cluster without
+    /// checksums has 0 on every page).
     #[arg(long, value_enum, default_value_t = ChecksumsArg::Auto)]
     pub checksums: ChecksumsArg,
 
@@ -127,7 +128,7 @@ pub struct VerifyArgs {
 /// Whether `verify` checks data checksums.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ChecksumsArg {
-    /// When any written page of the inputs has pd_checksum set.
+    /// As pg_control says, else when any written page has pd_checksum set.
     Auto,
     /// Always: pd_checksum 0 on a written page is a failure.
     On,
