@@ -719,8 +719,13 @@ fn truncated(
         class: "truncated",
         severity: Severity::Error,
         message: format!(
-            "file is {len} bytes, not a whole number of {}-byte blocks: the last {tail} bytes \
+            "{} is {len} bytes, not a whole number of {}-byte blocks: the last {tail} bytes \
              (a partial block {}) are not checked; the {whole} whole blocks before them are",
+            if ctx.file == "-" {
+                "standard input"
+            } else {
+                "file"
+            },
             ctx.block_size,
             ctx.first_blkno + whole
         ),
