@@ -13,7 +13,9 @@ use crate::input::InputFormat;
 use crate::model::postgres::{ItemId, PageKind, PgPage};
 use crate::model::types::Schema;
 use crate::parse::postgres::toast::ToastStore;
-use crate::parse::postgres::{attrs, flags, parse_page, schema, PageOptions};
+use crate::parse::postgres::{
+    attrs, flags, parse_page, parse_page_without_spans, schema, PageOptions,
+};
 use crate::reader::Endian;
 use crate::render::{self, RenderOptions};
 use crate::source::{segment_from_name, Source, DEFAULT_SEGMENT_BYTES};
@@ -33,6 +35,8 @@ pub struct Cli {
 pub enum Command {
     /// Decode pages and render them as tables, annotated hex or JSON.
     Show(ShowArgs),
+    /// Check the checksum and structure of every block; summary; exit status 1 if problems.
+    Verify(VerifyArgs),
     /// Explain one flag word: every bit set, by name; unknown bits called out.
     Decode(DecodeArgs),
     /// Print shell completions.
@@ -112,6 +116,88 @@ pub struct ShowArgs {
 
     #[command(flatten)]
     pub oracle: OracleArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct VerifyArgs {
+    /// Relation files (`16385`, `16385.1`, `16385_fsm`…) and directories (a
+    /// data directory, a tablespace or a database directory); `-` or nothing
+    /// reads standard input.
+    pub inputs: Vec<PathBuf>,
+
+    /// Verify data checksums: `auto` asks a data directory's pg_control, else
+    /// does when any written page has pd_checksum set (a cluster without
+    /// checksums has 0 on every page).
+    #[arg(long, value_enum, default_value_t = ChecksumsArg::Auto)]
+    pub checksums: ChecksumsArg,
+
+    /// Page size in bytes (BLCKSZ; default: a data directory's pg_control, else 8192).
+    #[arg(long, value_name = "BYTES")]
+    pub block_size: Option<usize>,
+
+    /// Segment file size (RELSEG_SIZE × BLCKSZ): bytes, or with K, M, G
+    /// (binary units; default: a data directory's pg_control, else 1G).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub segment_size: Option<u64>,
+
+    /// Segment number of the one input file (default: its `.N` file-name suffix).
+    #[arg(long, value_name = "N")]
+    pub segment: Option<u64>,
+
+    /// Worker threads (default: one per core).
+    #[arg(long, short = 'j', value_name = "N")]
+    pub jobs: Option<usize>,
+
+    /// Output format.
+    #[arg(long, short = 'f', value_enum, default_value_t = VerifyFormatArg::Text)]
+    pub format: VerifyFormatArg,
+}
+
+/// Whether `verify` checks data checksums.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ChecksumsArg {
+    /// As pg_control says, else when any written page has pd_checksum set.
+    Auto,
+    /// Always: pd_checksum 0 on a written page is a failure.
+    On,
+    /// Never (checks structure only).
+    Off,
+}
+
+/// Output formats of `verify`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum VerifyFormatArg {
+    /// One line per problem, then a summary.
+    Text,
+    /// One document: {"summary": {...}, "problems": [...]}.
+    Json,
+    /// One problem per line, then {"summary": {...}}.
+    Ndjson,
+}
+
+/// `1073741824`, `1G`, `1GiB`, `512M`, `64K`.
+fn parse_size(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (number, unit) = t.split_at(digits);
+    let shift = match unit.to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "kb" | "kib" => 10,
+        "m" | "mb" | "mib" => 20,
+        "g" | "gb" | "gib" => 30,
+        "t" | "tb" | "tib" => 40,
+        _ => {
+            return Err(format!(
+                "expected a size like 1G or 1073741824, found {text:?}"
+            ))
+        }
+    };
+    number
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(1 << shift))
+        .filter(|&n| n > 0)
+        .ok_or_else(|| format!("expected a size like 1G or 1073741824, found {text:?}"))
 }
 
 #[derive(Args, Debug)]
@@ -303,6 +389,7 @@ pub fn main() -> ExitCode {
 pub fn run(cli: Cli) -> Result<ExitCode, Error> {
     match cli.command {
         Command::Show(args) => show(&args),
+        Command::Verify(args) => verify(&args),
         Command::Decode(args) => decode(&args),
         Command::Completions { shell } => {
             let mut cmd = Cli::command();
@@ -415,6 +502,8 @@ fn show(args: &ShowArgs) -> Result<ExitCode, Error> {
     };
 
     let mut collected: Vec<PgPage> = Vec::new();
+    let mut pending: Vec<(u64, Vec<u8>)> = Vec::new();
+    let mut ndjson_buffers: Vec<Vec<u8>> = Vec::new();
     let mut shown = 0usize;
     for block in source.blocks() {
         let block = block?;
@@ -425,7 +514,19 @@ fn show(args: &ShowArgs) -> Result<ExitCode, Error> {
         if !range.contains(blkno) {
             continue;
         }
-        let mut page = parse_page(
+        if args.format == FormatArg::Ndjson && schema.is_none() {
+            pending.push((blkno, block.data));
+            if pending.len() == NDJSON_WINDOW {
+                write_ndjson(&mut out, &mut pending, &mut ndjson_buffers, kind)?;
+            }
+            shown += 1;
+            continue;
+        }
+        let parse = match args.format {
+            FormatArg::Json | FormatArg::Ndjson => parse_page_without_spans,
+            _ => parse_page,
+        };
+        let mut page = parse(
             &block.data,
             &PageOptions {
                 blkno,
@@ -438,6 +539,7 @@ fn show(args: &ShowArgs) -> Result<ExitCode, Error> {
         }
         match args.format {
             FormatArg::Json => collected.push(page),
+            // Without columns, written a window at a time in parallel (write_ndjson).
             FormatArg::Ndjson => {
                 render::json::write_line(&mut out, &render::json::PgPageJson::from_page(&page))
                     .map_err(stdout_error)?;
@@ -467,6 +569,7 @@ fn show(args: &ShowArgs) -> Result<ExitCode, Error> {
         }
         shown += 1;
     }
+    write_ndjson(&mut out, &mut pending, &mut ndjson_buffers, kind)?;
     if args.format == FormatArg::Json {
         let pages: Vec<_> = collected
             .iter()
@@ -505,6 +608,82 @@ fn attr_schema(args: &ShowArgs) -> Result<Option<Schema>, Error> {
     schema::parse_schema(&text)
         .map(Some)
         .map_err(|e| Error::Usage(format!("--schema {}: {e}", path.display())))
+}
+
+fn verify(args: &VerifyArgs) -> Result<ExitCode, Error> {
+    use crate::render::verify::{VerifyFormat, VerifyPrinter};
+    use crate::verify::{self, ChecksumMode, VerifyOptions};
+
+    let opts = VerifyOptions {
+        block_size: args.block_size,
+        segment_bytes: args.segment_size,
+        segment: args.segment,
+        checksums: match args.checksums {
+            ChecksumsArg::Auto => ChecksumMode::Auto,
+            ChecksumsArg::On => ChecksumMode::On,
+            ChecksumsArg::Off => ChecksumMode::Off,
+        },
+    };
+    let format = match args.format {
+        VerifyFormatArg::Text => VerifyFormat::Text,
+        VerifyFormatArg::Json => VerifyFormat::Json,
+        VerifyFormatArg::Ndjson => VerifyFormat::Ndjson,
+    };
+    if let Some(n) = args.jobs {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build_global()
+            .map_err(|e| Error::Usage(format!("--jobs {n}: {e}")))?;
+    }
+    let mut printer = VerifyPrinter::new(BufWriter::new(io::stdout().lock()), format);
+    let summary = verify::run(&args.inputs, &opts, &mut printer)?;
+    printer.finish(&summary).map_err(stdout_error)?;
+    Ok(if summary.failed() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// Pages `show --format ndjson` parses and serialises in parallel at a time,
+/// in tasks of [`NDJSON_TASK`] pages.
+const NDJSON_WINDOW: usize = 256;
+const NDJSON_TASK: usize = 16;
+
+/// Parse and serialise the `pending` pages in parallel into `buffers` (kept
+/// from window to window, so their memory is reused), write the lines in
+/// order, and empty `pending`.
+fn write_ndjson(
+    out: &mut dyn Write,
+    pending: &mut Vec<(u64, Vec<u8>)>,
+    buffers: &mut Vec<Vec<u8>>,
+    kind: Option<PageKind>,
+) -> Result<(), Error> {
+    use rayon::prelude::*;
+    let tasks = pending.len().div_ceil(NDJSON_TASK);
+    if buffers.len() < tasks {
+        buffers.resize_with(tasks, Vec::new);
+    }
+    pending
+        .par_chunks(NDJSON_TASK)
+        .zip(buffers.par_iter_mut())
+        .for_each(|(pages, buf)| {
+            buf.clear();
+            for (blkno, data) in pages {
+                let opts = PageOptions {
+                    blkno: *blkno,
+                    kind,
+                    endian: Endian::Little,
+                };
+                let page = parse_page_without_spans(data, &opts);
+                render::ndjson::append_page_line(buf, &page);
+            }
+        });
+    for buf in &buffers[..tasks] {
+        out.write_all(buf).map_err(stdout_error)?;
+    }
+    pending.clear();
+    Ok(())
 }
 
 fn source_name(args: &ShowArgs) -> String {

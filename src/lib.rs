@@ -21,5 +21,6 @@ pub mod parse;
 pub mod reader;
 pub mod render;
 pub mod source;
+pub mod verify;
 
 pub use error::Error;

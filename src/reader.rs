@@ -50,6 +50,8 @@ pub struct Reader<'a> {
     region: Region,
     owner: Option<String>,
     spans: Vec<Span>,
+    /// Spans are recorded (off when nothing will show them).
+    recording: bool,
 }
 
 impl<'a> Reader<'a> {
@@ -60,7 +62,19 @@ impl<'a> Reader<'a> {
             region: Region::Header,
             owner: None,
             spans: Vec::new(),
+            recording: true,
         }
+    }
+
+    /// Record no spans: reads only (for output that shows no hex view).
+    pub fn without_spans(mut self) -> Self {
+        self.recording = false;
+        self
+    }
+
+    /// Whether spans are recorded; callers skip building span values when not.
+    pub fn recording(&self) -> bool {
+        self.recording
     }
 
     pub fn len(&self) -> usize {
@@ -73,6 +87,18 @@ impl<'a> Reader<'a> {
 
     pub fn data(&self) -> &'a [u8] {
         self.data
+    }
+
+    pub fn endian(&self) -> Endian {
+        self.endian
+    }
+
+    /// A 16-bit integer from two bytes in this reader's byte order.
+    pub fn decode_u16(&self, bytes: [u8; 2]) -> u16 {
+        match self.endian {
+            Endian::Little => u16::from_le_bytes(bytes),
+            Endian::Big => u16::from_be_bytes(bytes),
+        }
     }
 
     /// Region (for colour) and owner (e.g. "tuple 3") of the spans recorded next.
@@ -103,30 +129,39 @@ impl<'a> Reader<'a> {
     pub fn u8(&mut self, at: usize, field: &str) -> Result<u8, ReadError> {
         let b = self.peek(at, 1, field)?;
         let v = b.first().copied().unwrap_or_default();
-        self.record(at, 1, field, v.to_string());
+        if self.recording {
+            self.record(at, 1, field, v.to_string());
+        }
         Ok(v)
     }
 
     pub fn u16(&mut self, at: usize, field: &str) -> Result<u16, ReadError> {
         let v = self.peek_u16(at, field)?;
-        self.record(at, 2, field, v.to_string());
+        if self.recording {
+            self.record(at, 2, field, v.to_string());
+        }
         Ok(v)
     }
 
     pub fn u32(&mut self, at: usize, field: &str) -> Result<u32, ReadError> {
         let v = self.peek_u32(at, field)?;
-        self.record(at, 4, field, v.to_string());
+        if self.recording {
+            self.record(at, 4, field, v.to_string());
+        }
         Ok(v)
+    }
+
+    pub fn peek_u8(&self, at: usize, field: &str) -> Result<u8, ReadError> {
+        Ok(self
+            .peek(at, 1, field)?
+            .first()
+            .copied()
+            .unwrap_or_default())
     }
 
     pub fn peek_u16(&self, at: usize, field: &str) -> Result<u16, ReadError> {
         let b = self.peek(at, 2, field)?;
-        let mut a = [0u8; 2];
-        a.copy_from_slice(b);
-        Ok(match self.endian {
-            Endian::Little => u16::from_le_bytes(a),
-            Endian::Big => u16::from_be_bytes(a),
-        })
+        Ok(self.decode_u16([b[0], b[1]]))
     }
 
     pub fn peek_u32(&self, at: usize, field: &str) -> Result<u32, ReadError> {
@@ -176,6 +211,9 @@ impl<'a> Reader<'a> {
     }
 
     fn record(&mut self, at: usize, len: usize, field: &str, value: String) {
+        if !self.recording {
+            return;
+        }
         self.spans.push(Span {
             start: at,
             len,

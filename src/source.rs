@@ -279,20 +279,55 @@ impl Iterator for Blocks {
     }
 }
 
+/// A relation fork, as its file-name suffix names it (relpath.h `forkNames`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Fork {
+    Main,
+    Fsm,
+    Vm,
+    Init,
+}
+
+/// The parts of a relation file name: `16385`, `16385.3`, `16385_fsm`, `16385_vm.1`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct RelationFileName {
+    pub relfilenode: u64,
+    pub fork: Fork,
+    /// The `.N` suffix; `None` for the first segment, which has none.
+    pub segment: Option<u64>,
+}
+
+impl RelationFileName {
+    /// `None` unless `name` (a file name, no directories) is a relation file name.
+    pub fn parse(name: &str) -> Option<RelationFileName> {
+        let number = |s: &str| -> Option<u64> {
+            (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
+                .then(|| s.parse().ok())
+                .flatten()
+        };
+        let (stem, segment) = match name.split_once('.') {
+            Some((stem, suffix)) => (stem, Some(number(suffix)?)),
+            None => (name, None),
+        };
+        let (relfilenode, fork) = [
+            ("_fsm", Fork::Fsm),
+            ("_vm", Fork::Vm),
+            ("_init", Fork::Init),
+        ]
+        .iter()
+        .find_map(|(suffix, fork)| stem.strip_suffix(suffix).map(|r| (r, *fork)))
+        .unwrap_or((stem, Fork::Main));
+        Some(RelationFileName {
+            relfilenode: number(relfilenode)?,
+            fork,
+            segment,
+        })
+    }
+}
+
 /// The segment number in a relation file name like `16385.3` (`None` for `16385`).
 pub fn segment_from_name(path: &Path) -> Option<u64> {
-    let name = path.file_name()?.to_str()?;
-    let (stem, suffix) = name.rsplit_once('.')?;
-    // relfilenode digits, optionally with a fork suffix: 16385, 16385_fsm, 16385_vm, 16385_init
-    let relfilenode = ["_fsm", "_vm", "_init"]
-        .iter()
-        .find_map(|fork| stem.strip_suffix(fork))
-        .unwrap_or(stem);
-    let all_digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
-    if !all_digits(relfilenode) || !all_digits(suffix) {
-        return None;
-    }
-    suffix.parse().ok()
+    RelationFileName::parse(path.file_name()?.to_str()?)?.segment
 }
 
 #[cfg(test)]
@@ -306,6 +341,35 @@ mod tests {
         assert_eq!(segment_from_name(Path::new("16385")), None);
         assert_eq!(segment_from_name(Path::new("page.bin")), None);
         assert_eq!(segment_from_name(Path::new("heap.0.page")), None);
+        assert_eq!(segment_from_name(Path::new("16385.1.2")), None);
+        assert_eq!(segment_from_name(Path::new("16385_xx.1")), None);
+    }
+
+    #[test]
+    fn relation_file_names() {
+        let parse = RelationFileName::parse;
+        assert_eq!(
+            parse("16385_vm.2"),
+            Some(RelationFileName {
+                relfilenode: 16385,
+                fork: Fork::Vm,
+                segment: Some(2)
+            })
+        );
+        assert_eq!(
+            parse("16385").map(|r| (r.fork, r.segment)),
+            Some((Fork::Main, None))
+        );
+        for bad in [
+            "pg_filenode.map",
+            "PG_VERSION",
+            "t3_16385",
+            "16385.",
+            "_fsm",
+            "1.x",
+        ] {
+            assert_eq!(parse(bad), None, "{bad}");
+        }
     }
 
     #[test]

@@ -4,10 +4,10 @@ use std::fs;
 use std::path::Path;
 use std::sync::OnceLock;
 
-use blockscope::model::postgres::PageKind;
-use blockscope::parse::postgres::{parse_page, PageOptions};
+use blockscope::model::postgres::{PageKind, PgPage};
+use blockscope::parse::postgres::{check_page, parse_page, parse_page_without_spans, PageOptions};
 use blockscope::render::json::PgPageJson;
-use blockscope::render::{hex, table, RenderOptions};
+use blockscope::render::{hex, ndjson, table, RenderOptions};
 use proptest::prelude::*;
 
 fn render_all(bytes: &[u8]) {
@@ -15,18 +15,49 @@ fn render_all(bytes: &[u8]) {
 }
 
 fn render_as(bytes: &[u8], kind: Option<PageKind>) {
-    let page = parse_page(
-        bytes,
-        &PageOptions {
-            kind,
-            ..PageOptions::default()
-        },
-    );
-    let opts = RenderOptions::default();
+    let opts = PageOptions {
+        kind,
+        ..PageOptions::default()
+    };
+    let page = parse_page(bytes, &opts);
+    let render = RenderOptions::default();
     let mut sink = Vec::new();
-    table::render_page(&mut sink, &page, &opts).unwrap();
-    hex::render(&mut sink, bytes, &page.spans, &opts).unwrap();
+    table::render_page(&mut sink, &page, &render).unwrap();
+    hex::render(&mut sink, bytes, &page.spans, &render).unwrap();
     serde_json::to_writer(&mut sink, &PgPageJson::from_page(&page)).unwrap();
+    fast_paths_agree(bytes, &page, &opts);
+}
+
+/// The span-less parse and the hand-written NDJSON line say exactly what
+/// parse_page and serde_json say; check_page reports nothing parse_page does not.
+fn fast_paths_agree(bytes: &[u8], page: &PgPage, opts: &PageOptions) {
+    let quick = parse_page_without_spans(bytes, opts);
+    assert!(quick.spans.is_empty());
+    // Compared as Debug text: floats decoded from garbage can be NaN, and NaN != NaN.
+    let full = PgPage {
+        spans: Vec::new(),
+        ..page.clone()
+    };
+    assert_eq!(format!("{quick:?}"), format!("{full:?}"));
+    // verify's checks: never a problem that decoding the page does not report.
+    let mut checked = Vec::new();
+    check_page(bytes, opts, &mut checked);
+    let mut rest = page.problems.iter();
+    for p in &checked {
+        assert!(
+            rest.any(|q| q == p),
+            "check_page found {p:?}, parse_page did not: {:?}",
+            page.problems
+        );
+    }
+    let mut line = Vec::new();
+    ndjson::append_page_line(&mut line, page);
+    let mut expected = serde_json::to_vec(&PgPageJson::from_page(page)).unwrap();
+    expected.push(b'\n');
+    assert_eq!(
+        String::from_utf8_lossy(&line),
+        String::from_utf8_lossy(&expected)
+    );
 }
 
 fn real_pages() -> &'static [Vec<u8>] {
@@ -146,6 +177,30 @@ proptest! {
         page.truncate(cut);
         render_all(&page);
     }
+}
+
+#[test]
+fn fast_paths_agree_on_every_corruption_fixture_page() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/postgres/corrupt");
+    let mut pages = 0;
+    for scenario in fs::read_dir(dir).unwrap() {
+        let scenario = scenario.unwrap().path();
+        if !scenario.is_dir() {
+            continue;
+        }
+        for file in fs::read_dir(scenario).unwrap() {
+            let bytes = fs::read(file.unwrap().path()).unwrap();
+            for block in bytes.chunks(8192) {
+                fast_paths_agree(
+                    block,
+                    &parse_page(block, &PageOptions::default()),
+                    &PageOptions::default(),
+                );
+                pages += 1;
+            }
+        }
+    }
+    assert!(pages > 50, "{pages}");
 }
 
 #[test]

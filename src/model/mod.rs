@@ -5,6 +5,7 @@ pub mod oracle;
 pub mod postgres;
 pub mod span;
 pub mod types;
+pub mod verify;
 
 use serde::Serialize;
 

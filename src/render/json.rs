@@ -565,12 +565,31 @@ impl AmJson {
 
 /// bytea's text form: `\x` then lowercase hex.
 pub fn bytea_text(bytes: &[u8]) -> String {
-    let mut s = String::with_capacity(2 + bytes.len() * 2);
-    s.push_str("\\x");
-    for b in bytes {
-        let _ = write!(s, "{b:02x}");
+    let mut text = Vec::with_capacity(2 + bytes.len() * 2);
+    text.extend_from_slice(b"\\x");
+    push_hex(&mut text, bytes);
+    // Only ASCII was written, so this cannot fail.
+    String::from_utf8(text).unwrap_or_default()
+}
+
+/// Append `bytes` as lowercase hex digits.
+pub(crate) fn push_hex(out: &mut Vec<u8>, bytes: &[u8]) {
+    /// The two hex digits of every byte value.
+    const PAIRS: [[u8; 2]; 256] = {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        let mut pairs = [[0u8; 2]; 256];
+        let mut i = 0;
+        while i < 256 {
+            pairs[i] = [HEX[i >> 4], HEX[i & 0x0f]];
+            i += 1;
+        }
+        pairs
+    };
+    let start = out.len();
+    out.resize(start + bytes.len() * 2, 0);
+    for (pair, &b) in out[start..].chunks_exact_mut(2).zip(bytes) {
+        pair.copy_from_slice(&PAIRS[usize::from(b)]);
     }
-    s
 }
 
 /// Pretty JSON of one value, newline-terminated.

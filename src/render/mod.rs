@@ -4,10 +4,12 @@
 pub mod dump;
 pub mod hex;
 pub mod json;
+pub mod ndjson;
 pub mod oracle_json;
 pub mod oracle_table;
 pub mod oracle_verify;
 pub mod table;
+pub mod verify;
 
 /// What the CLI decided about presentation.
 #[derive(Clone, Copy, Debug, Default)]

@@ -205,15 +205,15 @@ pub fn pageinspect_names(value: u16, table: &'static [Flag]) -> Vec<String> {
 /// The flags of `table` whose bits are all set in `value`, and the bits of
 /// `value` (within `considered`) that no single-bit flag of `table` names.
 pub fn names(value: u16, table: &'static [Flag], considered: u16) -> (Vec<&'static Flag>, u16) {
-    let mut known = 0u16;
-    let mut set = Vec::new();
-    for f in table {
-        known |= f.mask;
-        if value & f.mask == f.mask {
-            set.push(f);
-        }
-    }
-    (set, value & considered & !known)
+    let set = table.iter().filter(|f| value & f.mask == f.mask).collect();
+    (set, unknown_bits(value, table, considered))
+}
+
+/// The bits of `value` (within `considered`) that no flag of `table` names,
+/// without listing the named ones (no allocation: for checking many pages).
+pub fn unknown_bits(value: u16, table: &'static [Flag], considered: u16) -> u16 {
+    let known = table.iter().fold(0u16, |acc, f| acc | f.mask);
+    value & considered & !known
 }
 
 /// heap_tuple_infomask_flags(t_infomask, t_infomask2): (raw_flags, combined_flags).

@@ -2,9 +2,11 @@
 //! same conditions pageinspect's `heap_page_items` uses, plus structural checks
 //! and a plain-words verdict.
 
+use std::fmt::Write as _;
+
 use crate::model::postgres::{
     maxalign, HeapItem, HeapTuple, HeapTupleHeader, ItemId, ItemPointer, LpFlags, HEAP_HASNULL,
-    HEAP_HASOID_OLD, MIN_HEAP_TUPLE_SIZE, SIZEOF_HEAP_TUPLE_HEADER,
+    HEAP_HASOID_OLD, HEAP_NATTS_MASK, MIN_HEAP_TUPLE_SIZE, SIZEOF_HEAP_TUPLE_HEADER,
 };
 use crate::model::span::Region;
 use crate::model::{Problem, Severity};
@@ -30,14 +32,7 @@ const MOVED_PARTITIONS_OFFSET: u16 = 0xFFFD;
 /// Decode the line pointer `id` and, when it has a tuple pageinspect would read,
 /// the tuple.
 pub fn parse_item(r: &mut Reader, id: ItemId, blkno: u64, problems: &mut Vec<Problem>) -> HeapItem {
-    let lp_off = usize::from(id.lp_off);
-    let lp_len = usize::from(id.lp_len);
-    // heap_page_items' conditions for looking at the tuple at all.
-    let readable = id.has_storage()
-        && lp_len >= MIN_HEAP_TUPLE_SIZE
-        && lp_off == maxalign(lp_off)
-        && lp_off + lp_len <= r.len();
-    let tuple = if readable {
+    let tuple = if has_readable_tuple(&id, r.len()) {
         match read_tuple(r, &id, problems) {
             Ok(t) => Some(t),
             Err(e) => {
@@ -66,6 +61,98 @@ pub fn parse_item(r: &mut Reader, id: ItemId, blkno: u64, problems: &mut Vec<Pro
     }
 }
 
+/// heap_page_items' conditions for looking at the tuple behind `id` at all:
+/// storage, at least a tuple header long, MAXALIGNed, inside the page.
+pub fn has_readable_tuple(id: &ItemId, page_len: usize) -> bool {
+    let lp_off = usize::from(id.lp_off);
+    let lp_len = usize::from(id.lp_len);
+    id.has_storage()
+        && lp_len >= MIN_HEAP_TUPLE_SIZE
+        && lp_off == maxalign(lp_off)
+        && lp_off + lp_len <= page_len
+}
+
+/// The fixed part of the tuple header at `base`, read without recording spans.
+pub fn peek_tuple_header(r: &Reader, base: usize) -> Result<HeapTupleHeader, ReadError> {
+    let bi_hi = r.peek_u16(base + 12, "t_ctid")?;
+    let bi_lo = r.peek_u16(base + 14, "t_ctid")?;
+    Ok(HeapTupleHeader {
+        t_xmin: r.peek_u32(base, "t_xmin")?,
+        t_xmax: r.peek_u32(base + 4, "t_xmax")?,
+        t_field3: r.peek_u32(base + 8, "t_field3")?,
+        t_ctid: ItemPointer {
+            block: (u32::from(bi_hi) << 16) | u32::from(bi_lo),
+            offset: r.peek_u16(base + 16, "t_ctid")?,
+        },
+        t_infomask2: r.peek_u16(base + 18, "t_infomask2")?,
+        t_infomask: r.peek_u16(base + 20, "t_infomask")?,
+        t_hoff: r.peek_u8(base + 22, "t_hoff")?,
+    })
+}
+
+/// `t_hoff` for the header's attribute count, null bitmap and OID:
+/// MAXALIGN(23 + bitmap bytes + 4 for an OID), and within the tuple's lp_len.
+pub fn check_tuple_header(
+    id: &ItemId,
+    t_infomask2: u16,
+    t_infomask: u16,
+    t_hoff: u8,
+    problems: &mut Vec<Problem>,
+) {
+    let base = usize::from(id.lp_off);
+    let lp_len = usize::from(id.lp_len);
+    let hoff = usize::from(t_hoff);
+    let natts = usize::from(t_infomask2 & HEAP_NATTS_MASK);
+    let has_null = t_infomask & HEAP_HASNULL != 0;
+    let has_oid = t_infomask & HEAP_HASOID_OLD != 0;
+    let expected_hoff = maxalign(
+        SIZEOF_HEAP_TUPLE_HEADER
+            + if has_null { natts.div_ceil(8) } else { 0 }
+            + if has_oid { 4 } else { 0 },
+    );
+    if hoff == expected_hoff && hoff <= lp_len {
+        return;
+    }
+    let mut err = |message: String| {
+        problems.push(Problem::new(
+            Severity::Error,
+            "tuple",
+            Some(base + 22),
+            format!("tuple {} t_hoff", id.lp),
+            message,
+        ));
+    };
+    if hoff != expected_hoff {
+        err(format!(
+            "t_hoff {hoff} but {natts} attributes{}{} need {expected_hoff}",
+            if has_null { " with a null bitmap" } else { "" },
+            if has_oid { " and an OID" } else { "" }
+        ));
+    }
+    if hoff > lp_len {
+        err(format!(
+            "t_hoff {hoff} points past the end of the {lp_len}-byte tuple"
+        ));
+    }
+}
+
+/// The tuple-header checks of [`check_tuple_header`] for every readable tuple
+/// of a heap page, reading only the three fields they need.
+pub fn check_tuples(r: &Reader, ids: &[ItemId], problems: &mut Vec<Problem>) {
+    for id in ids {
+        if !has_readable_tuple(id, r.len()) {
+            continue;
+        }
+        // t_infomask2, t_infomask, t_hoff: bytes 18..23 of the tuple header.
+        let Ok(&[a, b, c, d, t_hoff]) = r.peek(usize::from(id.lp_off) + 18, 5, "t_infomask2")
+        else {
+            continue;
+        };
+        let (t_infomask2, t_infomask) = (r.decode_u16([a, b]), r.decode_u16([c, d]));
+        check_tuple_header(id, t_infomask2, t_infomask, t_hoff, problems);
+    }
+}
+
 fn read_tuple(
     r: &mut Reader,
     id: &ItemId,
@@ -73,67 +160,23 @@ fn read_tuple(
 ) -> Result<HeapTuple, ReadError> {
     let base = usize::from(id.lp_off);
     let lp_len = usize::from(id.lp_len);
-    let owner = format!("tuple {}", id.lp);
-    r.set_context(Region::TupleHeader, Some(owner.clone()));
+    let header = peek_tuple_header(r, base)?;
+    if r.recording() {
+        mark_tuple_header(r, &header, base, id.lp);
+    }
+    check_tuple_header(
+        id,
+        header.t_infomask2,
+        header.t_infomask,
+        header.t_hoff,
+        problems,
+    );
 
-    let t_xmin = r.u32(base, "t_xmin")?;
-    let t_xmax = r.u32(base + 4, "t_xmax")?;
-    let t_field3 = r.u32(base + 8, "t_field3")?;
-    let bi_hi = r.peek_u16(base + 12, "t_ctid")?;
-    let bi_lo = r.peek_u16(base + 14, "t_ctid")?;
-    let ip_posid = r.peek_u16(base + 16, "t_ctid")?;
-    let t_ctid = ItemPointer {
-        block: (u32::from(bi_hi) << 16) | u32::from(bi_lo),
-        offset: ip_posid,
-    };
-    r.mark(base + 12, 6, "t_ctid", t_ctid.to_string());
-    let t_infomask2 = r.u16(base + 18, "t_infomask2")?;
-    r.show_last(format!(
-        "natts {}{}",
-        t_infomask2 & 0x07FF,
-        flag_suffix(t_infomask2 & !0x07FF, flags::INFOMASK2)
-    ));
-    let t_infomask = r.u16(base + 20, "t_infomask")?;
-    r.show_last(format!(
-        "0x{t_infomask:04x}{}",
-        flag_suffix(t_infomask, flags::INFOMASK)
-    ));
-    let t_hoff = r.u8(base + 22, "t_hoff")?;
-
-    let header = HeapTupleHeader {
-        t_xmin,
-        t_xmax,
-        t_field3,
-        t_ctid,
-        t_infomask2,
-        t_infomask,
-        t_hoff,
-    };
-    let hoff = usize::from(t_hoff);
-    let natts = usize::from(header.natts());
-    let bitmap_len = natts.div_ceil(8);
+    let hoff = usize::from(header.t_hoff);
+    let t_infomask = header.t_infomask;
+    let bitmap_len = usize::from(header.natts()).div_ceil(8);
     let has_null = t_infomask & HEAP_HASNULL != 0;
     let has_oid = t_infomask & HEAP_HASOID_OLD != 0;
-
-    let field = |name: &str| format!("tuple {} {name}", id.lp);
-    let expected_hoff = maxalign(
-        SIZEOF_HEAP_TUPLE_HEADER
-            + if has_null { bitmap_len } else { 0 }
-            + if has_oid { 4 } else { 0 },
-    );
-    if hoff != expected_hoff {
-        problems.push(Problem::new(
-            Severity::Error,
-            "tuple",
-            Some(base + 22),
-            field("t_hoff"),
-            format!(
-                "t_hoff {hoff} but {natts} attributes{}{} need {expected_hoff}",
-                if has_null { " with a null bitmap" } else { "" },
-                if has_oid { " and an OID" } else { "" }
-            ),
-        ));
-    }
 
     // pageinspect shows t_bits and t_oid only when t_hoff is sane.
     let hoff_sane = hoff >= SIZEOF_HEAP_TUPLE_HEADER && hoff <= lp_len && hoff == maxalign(hoff);
@@ -143,7 +186,9 @@ fn read_tuple(
         if has_null {
             let bits = r.bytes(base + SIZEOF_HEAP_TUPLE_HEADER, bitmap_len, "t_bits")?;
             let text = bits_to_text(bits);
-            r.show_last(text.clone());
+            if r.recording() {
+                r.show_last(text.clone());
+            }
             t_bits = Some(text);
         }
         if has_oid {
@@ -157,7 +202,7 @@ fn read_tuple(
     } else {
         base + hoff
     };
-    if hoff_sane && oid_start > header_end {
+    if r.recording() && hoff_sane && oid_start > header_end {
         r.mark(
             header_end,
             oid_start - header_end,
@@ -168,22 +213,19 @@ fn read_tuple(
 
     let data_offset = base + hoff;
     let t_data = if hoff <= lp_len {
-        r.set_context(Region::TupleData, Some(owner));
+        if r.recording() {
+            r.set_context(Region::TupleData, Some(format!("tuple {}", id.lp)));
+        }
         let data = r.bytes(data_offset, lp_len - hoff, "t_data")?;
-        r.show_last(plural(data.len(), "byte"));
+        if r.recording() {
+            r.show_last(plural(data.len(), "byte"));
+        }
         Some(data.to_vec())
     } else {
-        problems.push(Problem::new(
-            Severity::Error,
-            "tuple",
-            Some(base + 22),
-            field("t_hoff"),
-            format!("t_hoff {hoff} points past the end of the {lp_len}-byte tuple"),
-        ));
         None
     };
 
-    let (raw_flags, combined_flags) = flags::infomask_flags(t_infomask, t_infomask2);
+    let (raw_flags, combined_flags) = flags::infomask_flags(t_infomask, header.t_infomask2);
     Ok(HeapTuple {
         header,
         t_bits,
@@ -193,6 +235,37 @@ fn read_tuple(
         raw_flags,
         combined_flags,
     })
+}
+
+/// The tuple header's fields as spans for the hex view.
+fn mark_tuple_header(r: &mut Reader, header: &HeapTupleHeader, base: usize, lp: u16) {
+    r.set_context(Region::TupleHeader, Some(format!("tuple {lp}")));
+    r.mark(base, 4, "t_xmin", header.t_xmin.to_string());
+    r.mark(base + 4, 4, "t_xmax", header.t_xmax.to_string());
+    r.mark(base + 8, 4, "t_field3", header.t_field3.to_string());
+    r.mark(base + 12, 6, "t_ctid", header.t_ctid.to_string());
+    let t_infomask2 = header.t_infomask2;
+    r.mark(
+        base + 18,
+        2,
+        "t_infomask2",
+        format!(
+            "natts {}{}",
+            t_infomask2 & 0x07FF,
+            flag_suffix(t_infomask2 & !0x07FF, flags::INFOMASK2)
+        ),
+    );
+    let t_infomask = header.t_infomask;
+    r.mark(
+        base + 20,
+        2,
+        "t_infomask",
+        format!(
+            "0x{t_infomask:04x}{}",
+            flag_suffix(t_infomask, flags::INFOMASK)
+        ),
+    );
+    r.mark(base + 22, 1, "t_hoff", header.t_hoff.to_string());
 }
 
 fn flag_suffix(value: u16, table: &'static [flags::Flag]) -> String {
@@ -237,20 +310,21 @@ pub fn tuple_verdict(id: &ItemId, t: &HeapTuple, blkno: u64) -> String {
     let h = &t.header;
     let m = h.t_infomask;
     let m2 = h.t_infomask2;
-    let mut parts: Vec<String> = Vec::new();
+    // One string written in place: this runs for every tuple shown.
+    let mut v = String::with_capacity(64);
 
-    let xmin = if m & (HEAP_XMIN_COMMITTED | HEAP_XMIN_INVALID)
+    let xmin_status = if m & (HEAP_XMIN_COMMITTED | HEAP_XMIN_INVALID)
         == HEAP_XMIN_COMMITTED | HEAP_XMIN_INVALID
     {
-        format!("xmin {} frozen", h.t_xmin)
+        "frozen"
     } else if m & HEAP_XMIN_COMMITTED != 0 {
-        format!("xmin {} committed", h.t_xmin)
+        "committed"
     } else if m & HEAP_XMIN_INVALID != 0 {
-        format!("xmin {} aborted", h.t_xmin)
+        "aborted"
     } else {
-        format!("xmin {} (commit status not hinted)", h.t_xmin)
+        "(commit status not hinted)"
     };
-    parts.push(xmin);
+    let _ = write!(v, "xmin {} {xmin_status}; ", h.t_xmin);
 
     // A deleted row keeps its own ctid; an updated one points at the new version.
     // Without a trustworthy block number, a ctid at our own offset with
@@ -265,40 +339,46 @@ pub fn tuple_verdict(id: &ItemId, t: &HeapTuple, blkno: u64) -> String {
     let locked_only = m & HEAP_XMAX_LOCK_ONLY != 0
         || (m & (HEAP_XMAX_IS_MULTI | HEAP_XMAX_EXCL_LOCK | HEAP_XMAX_KEYSHR_LOCK))
             == HEAP_XMAX_EXCL_LOCK;
-    let xmax = if m & HEAP_XMAX_INVALID != 0 || h.t_xmax == 0 {
-        "xmax invalid: live".to_string()
+    let _ = if m & HEAP_XMAX_INVALID != 0 || h.t_xmax == 0 {
+        v.write_str("xmax invalid: live")
     } else if m & HEAP_XMAX_IS_MULTI != 0 {
         if locked_only {
-            format!("locked by multixact {} ({})", h.t_xmax, lock_mode(m, m2))
+            write!(v, "locked by multixact {} ({})", h.t_xmax, lock_mode(m, m2))
         } else {
-            format!("updated or deleted under multixact {}", h.t_xmax)
+            write!(v, "updated or deleted under multixact {}", h.t_xmax)
         }
     } else if locked_only {
-        format!("locked by {} ({}), not deleted", h.t_xmax, lock_mode(m, m2))
+        write!(
+            v,
+            "locked by {} ({}), not deleted",
+            h.t_xmax,
+            lock_mode(m, m2)
+        )
     } else if h.t_ctid.offset == MOVED_PARTITIONS_OFFSET {
-        format!("moved to another partition by {}", h.t_xmax)
+        write!(v, "moved to another partition by {}", h.t_xmax)
     } else if m2 & HEAP_HOT_UPDATED != 0 {
-        format!(
+        write!(
+            v,
             "HOT-updated by {}{xmax_status}; next version at {}",
             h.t_xmax, h.t_ctid
         )
     } else if deleted {
-        format!("deleted by {}{xmax_status}", h.t_xmax)
+        write!(v, "deleted by {}{xmax_status}", h.t_xmax)
     } else {
-        format!(
+        write!(
+            v,
             "updated by {}{xmax_status}; next version at {}",
             h.t_xmax, h.t_ctid
         )
     };
-    parts.push(xmax);
 
     if m2 & HEAP_ONLY_TUPLE != 0 {
-        parts.push("heap-only tuple".to_string());
+        v.push_str("; heap-only tuple");
     }
     if m & HEAP_MOVED != 0 {
-        parts.push("moved by old VACUUM FULL".to_string());
+        v.push_str("; moved by old VACUUM FULL");
     }
-    parts.join("; ")
+    v
 }
 
 /// The row lock an xmax holds (heapam's HEAP_XMAX_IS_*_LOCKED macros).

@@ -3,6 +3,7 @@
 pub mod attrs;
 pub mod btree;
 pub mod checksum;
+pub mod control;
 pub mod flags;
 pub mod heap;
 pub mod jsonb;
@@ -13,4 +14,6 @@ pub mod special;
 pub mod toast;
 pub mod values;
 
-pub use page::{detect_kind, parse_page, PageOptions};
+pub use page::{
+    check_page, detect_kind, parse_page, parse_page_without_spans, CheckedPage, PageOptions,
+};

@@ -34,6 +34,16 @@ impl Default for PageOptions {
 
 /// Decode one page image. Never fails: what cannot be read becomes a problem.
 pub fn parse_page(data: &[u8], opts: &PageOptions) -> PgPage {
+    parse(data, opts, true)
+}
+
+/// [`parse_page`] without the byte spans of the hex view (`spans` is empty):
+/// for JSON and other output that never shows them, at a fraction of the cost.
+pub fn parse_page_without_spans(data: &[u8], opts: &PageOptions) -> PgPage {
+    parse(data, opts, false)
+}
+
+fn parse(data: &[u8], opts: &PageOptions, spans: bool) -> PgPage {
     let mut page = PgPage {
         blkno: opts.blkno,
         kind: PageKind::Unknown,
@@ -46,8 +56,11 @@ pub fn parse_page(data: &[u8], opts: &PageOptions) -> PgPage {
         spans: Vec::new(),
     };
     let mut r = Reader::new(data, opts.endian);
+    if !spans {
+        r = r.without_spans();
+    }
 
-    if data.iter().all(|&b| b == 0) && !data.is_empty() {
+    if is_new_page(data) {
         page.kind = PageKind::New;
         page.checksum = Some(ChecksumCheck {
             stored: 0,
@@ -63,13 +76,7 @@ pub fn parse_page(data: &[u8], opts: &PageOptions) -> PgPage {
     let header = match read_header(&mut r) {
         Ok(h) => h,
         Err(e) => {
-            page.problems.push(Problem::new(
-                Severity::Error,
-                "header",
-                Some(e.offset),
-                e.field.clone(),
-                format!("page too short for a page header: {e}"),
-            ));
+            page.problems.push(short_header(&e));
             page.spans = r.into_spans();
             return page;
         }
@@ -80,8 +87,8 @@ pub fn parse_page(data: &[u8], opts: &PageOptions) -> PgPage {
         .kind
         .unwrap_or_else(|| detect_kind(&header, data, opts.endian));
 
-    let line_pointers = if uses_line_pointers(page.kind, &header, &r) {
-        let ids = read_line_pointers(&mut r, &header, data.len(), &mut page.problems);
+    let line_pointers = if line_pointers_in_use(page.kind, &header, data, opts.endian) {
+        let ids = read_line_pointers(&mut r, &header, &mut page.problems);
         check_line_pointers(&ids, &header, data.len(), &mut page.problems);
         ids
     } else {
@@ -185,40 +192,152 @@ pub fn parse_page(data: &[u8], opts: &PageOptions) -> PgPage {
     page
 }
 
-fn read_header(r: &mut Reader) -> Result<PageHeader, ReadError> {
-    r.set_context(Region::Header, None);
-    let xlogid = r.peek_u32(0, "pd_lsn")?;
-    let xrecoff = r.peek_u32(4, "pd_lsn")?;
-    let pd_lsn = Lsn { xlogid, xrecoff };
-    r.mark(0, 8, "pd_lsn", pd_lsn.to_string());
-    let pd_checksum = r.u16(8, "pd_checksum")?;
-    let pd_flags = r.u16(10, "pd_flags")?;
-    if pd_flags != 0 {
-        r.show_last(format!(
-            "0x{pd_flags:04x} {}",
-            flags::join(pd_flags, flags::PD_FLAGS, 0xFFFF)
-        ));
+/// All zero bytes: a new page, never initialised; valid (PageIsVerified).
+pub fn is_new_page(data: &[u8]) -> bool {
+    !data.is_empty() && data.iter().all(|&b| b == 0)
+}
+
+fn short_header(e: &ReadError) -> Problem {
+    Problem::new(
+        Severity::Error,
+        "header",
+        Some(e.offset),
+        e.field.clone(),
+        format!("page too short for a page header: {e}"),
+    )
+}
+
+/// What [`check_page`] established about a page besides its problems.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CheckedPage {
+    pub kind: PageKind,
+    /// `None` for new pages and pages too short for a header.
+    pub header: Option<PageHeader>,
+}
+
+/// The structural checks of [`parse_page`] — header, line pointers, heap
+/// tuple headers — without recording spans or decoding tuples, for checking
+/// whole relations. New (all-zero) pages have no problems. The checksum is
+/// left to the caller: whether a zero pd_checksum is a failure depends on the
+/// cluster.
+pub fn check_page(data: &[u8], opts: &PageOptions, problems: &mut Vec<Problem>) -> CheckedPage {
+    if is_new_page(data) {
+        return CheckedPage {
+            kind: PageKind::New,
+            header: None,
+        };
     }
-    let pd_lower = r.u16(12, "pd_lower")?;
-    let pd_upper = r.u16(14, "pd_upper")?;
-    let pd_special = r.u16(16, "pd_special")?;
-    let pd_pagesize_version = r.u16(18, "pd_pagesize_version")?;
-    r.show_last(format!(
-        "{} v{}",
-        pd_pagesize_version & 0xFF00,
-        pd_pagesize_version & 0x00FF
-    ));
-    let pd_prune_xid = r.u32(20, "pd_prune_xid")?;
+    let r = Reader::new(data, opts.endian);
+    let header = match peek_header(&r) {
+        Ok(h) => h,
+        Err(e) => {
+            problems.push(short_header(&e));
+            return CheckedPage {
+                kind: PageKind::Unknown,
+                header: None,
+            };
+        }
+    };
+    check_header(&header, data.len(), problems);
+    let kind = opts
+        .kind
+        .unwrap_or_else(|| detect_kind(&header, data, opts.endian));
+    if line_pointers_in_use(kind, &header, data, opts.endian) {
+        let ids = item_ids(&r, &header, problems);
+        check_line_pointers(&ids, &header, data.len(), problems);
+        if kind == PageKind::Heap {
+            heap::check_tuples(&r, &ids, problems);
+        }
+    }
+    CheckedPage {
+        kind,
+        header: Some(header),
+    }
+}
+
+/// Whether the bytes between the header and pd_lower are line pointers.
+/// Metapages, deleted btree/GiST/GIN/SP-GiST pages, hash bitmap pages, GIN
+/// data pages and BRIN meta/revmap pages keep other data there (pd_lower
+/// marks its end), so their "line pointers" are not checked as such.
+pub fn line_pointers_in_use(kind: PageKind, h: &PageHeader, data: &[u8], endian: Endian) -> bool {
+    let r = Reader::new(data, endian);
+    let special = usize::from(h.pd_special);
+    let special_u16 = |at: usize| r.peek_u16(special + at, "special").unwrap_or(0);
+    match kind {
+        // btpo_flags (nbtree.h): BTP_DELETED | BTP_META
+        PageKind::Btree => special_u16(12) & (0x0004 | 0x0008) == 0,
+        // hasho_flag (hash.h): LH_BITMAP_PAGE | LH_META_PAGE
+        PageKind::Hash => special_u16(12) & (0x0004 | 0x0008) == 0,
+        // GISTPageOpaqueData.flags (gist.h): F_DELETED
+        PageKind::Gist => special_u16(12) & 0x0002 == 0,
+        // GinPageOpaqueData.flags (ginblock.h): GIN_DATA | GIN_DELETED | GIN_META
+        PageKind::Gin => special_u16(6) & (0x0001 | 0x0004 | 0x0008) == 0,
+        // SpGistPageOpaqueData.flags (spgist_private.h): SPGIST_META | SPGIST_DELETED
+        PageKind::SpGist => special_u16(0) & (0x0001 | 0x0002) == 0,
+        // BRIN_PAGETYPE_REGULAR (brin_page.h), the page type in the last two bytes
+        PageKind::Brin => {
+            data.len()
+                .checked_sub(2)
+                .and_then(|at| r.peek_u16(at, "brin page type").ok())
+                == Some(0xF093)
+        }
+        PageKind::New | PageKind::Fsm | PageKind::Vm => false,
+        PageKind::Heap | PageKind::Sequence | PageKind::Unknown => true,
+    }
+}
+
+/// The page header's fields (`PageHeaderData`, bufpage.h), read without
+/// recording spans.
+pub fn peek_header(r: &Reader) -> Result<PageHeader, ReadError> {
     Ok(PageHeader {
-        pd_lsn,
-        pd_checksum,
-        pd_flags,
-        pd_lower,
-        pd_upper,
-        pd_special,
-        pd_pagesize_version,
-        pd_prune_xid,
+        pd_lsn: Lsn {
+            xlogid: r.peek_u32(0, "pd_lsn")?,
+            xrecoff: r.peek_u32(4, "pd_lsn")?,
+        },
+        pd_checksum: r.peek_u16(8, "pd_checksum")?,
+        pd_flags: r.peek_u16(10, "pd_flags")?,
+        pd_lower: r.peek_u16(12, "pd_lower")?,
+        pd_upper: r.peek_u16(14, "pd_upper")?,
+        pd_special: r.peek_u16(16, "pd_special")?,
+        pd_pagesize_version: r.peek_u16(18, "pd_pagesize_version")?,
+        pd_prune_xid: r.peek_u32(20, "pd_prune_xid")?,
     })
+}
+
+/// [`peek_header`], then every field recorded as a span for the hex view.
+fn read_header(r: &mut Reader) -> Result<PageHeader, ReadError> {
+    let h = peek_header(r)?;
+    if !r.recording() {
+        return Ok(h);
+    }
+    r.set_context(Region::Header, None);
+    r.mark(0, 8, "pd_lsn", h.pd_lsn.to_string());
+    r.mark(8, 2, "pd_checksum", h.pd_checksum.to_string());
+    let flags_value = if h.pd_flags == 0 {
+        "0".to_string()
+    } else {
+        format!(
+            "0x{:04x} {}",
+            h.pd_flags,
+            flags::join(h.pd_flags, flags::PD_FLAGS, 0xFFFF)
+        )
+    };
+    r.mark(10, 2, "pd_flags", flags_value);
+    r.mark(12, 2, "pd_lower", h.pd_lower.to_string());
+    r.mark(14, 2, "pd_upper", h.pd_upper.to_string());
+    r.mark(16, 2, "pd_special", h.pd_special.to_string());
+    r.mark(
+        18,
+        2,
+        "pd_pagesize_version",
+        format!(
+            "{} v{}",
+            h.pd_pagesize_version & 0xFF00,
+            h.pd_pagesize_version & 0x00FF
+        ),
+    );
+    r.mark(20, 4, "pd_prune_xid", h.pd_prune_xid.to_string());
+    Ok(h)
 }
 
 fn check_header(h: &PageHeader, size: usize, problems: &mut Vec<Problem>) {
@@ -291,7 +410,7 @@ fn check_header(h: &PageHeader, size: usize, problems: &mut Vec<Problem>) {
             format!("pd_special {special} is not MAXALIGNed"),
         );
     }
-    let (_, unknown) = flags::names(h.pd_flags, flags::PD_FLAGS, 0xFFFF);
+    let unknown = flags::unknown_bits(h.pd_flags, flags::PD_FLAGS, 0xFFFF);
     if unknown != 0 {
         err(
             10,
@@ -308,28 +427,6 @@ pub fn page_free_space(h: &PageHeader) -> u32 {
         0
     } else {
         (space - SIZE_OF_ITEM_ID as i64) as u32
-    }
-}
-
-/// Whether pd_lower delimits a line pointer array on this page (it does not on
-/// btree meta and deleted pages, hash meta and bitmap pages, GIN meta and
-/// posting-tree pages, SP-GiST and BRIN metapages, BRIN revmap pages, FSM and VM pages).
-fn uses_line_pointers(kind: PageKind, h: &PageHeader, r: &Reader) -> bool {
-    let special = usize::from(h.pd_special);
-    let flag_at = |off: usize| r.peek_u16(special + off, "flags").unwrap_or(0);
-    match kind {
-        PageKind::Btree => flag_at(12) & (btree::BTP_META | btree::BTP_DELETED) == 0,
-        PageKind::Hash => matches!(
-            special::hash_page_type(flag_at(12)),
-            "bucket" | "overflow" | "unused"
-        ),
-        // GIN_META 0x08, GIN_DATA 0x01
-        PageKind::Gin => flag_at(6) & 0x0009 == 0,
-        PageKind::Brin => r.peek_u16(r.len().saturating_sub(2), "type").ok() == Some(0xF093),
-        PageKind::Fsm | PageKind::Vm | PageKind::New => false,
-        // SPGIST_META 0x01: the metapage's pd_lower covers SpGistMetaPageData.
-        PageKind::SpGist => flag_at(0) & 0x0001 == 0,
-        PageKind::Heap | PageKind::Sequence | PageKind::Gist | PageKind::Unknown => true,
     }
 }
 
@@ -371,14 +468,11 @@ pub fn detect_kind(h: &PageHeader, data: &[u8], endian: Endian) -> PageKind {
     }
 }
 
-fn read_line_pointers(
-    r: &mut Reader,
-    h: &PageHeader,
-    size: usize,
-    problems: &mut Vec<Problem>,
-) -> Vec<ItemId> {
+/// The line pointer array `pd_lower` announces (as much of it as fits in the
+/// page), read without recording spans.
+pub fn item_ids(r: &Reader, h: &PageHeader, problems: &mut Vec<Problem>) -> Vec<ItemId> {
     let claimed = h.max_offset_number();
-    let room = size.saturating_sub(SIZE_OF_PAGE_HEADER) / SIZE_OF_ITEM_ID;
+    let room = r.len().saturating_sub(SIZE_OF_PAGE_HEADER) / SIZE_OF_ITEM_ID;
     let count = claimed.min(room);
     if claimed > room {
         problems.push(Problem::new(
@@ -390,15 +484,34 @@ fn read_line_pointers(
         ));
     }
     let mut ids = Vec::with_capacity(count);
-    r.set_context(Region::LinePointer, None);
     for i in 0..count {
-        let at = SIZE_OF_PAGE_HEADER + i * SIZE_OF_ITEM_ID;
-        let lp = (i + 1) as u16;
-        let name = format!("lp[{lp}]");
-        let Ok(word) = r.u32(at, &name) else { break };
-        let id = ItemId::from_word(lp, word);
-        r.show_last(describe_item_id(&id));
-        ids.push(id);
+        let Ok(word) = r.peek_u32(item_id_offset(i + 1), "lp") else {
+            break;
+        };
+        ids.push(ItemId::from_word((i + 1) as u16, word));
+    }
+    ids
+}
+
+/// Byte offset of line pointer `lp` (1-based) in the page.
+fn item_id_offset(lp: usize) -> usize {
+    SIZE_OF_PAGE_HEADER + (lp - 1) * SIZE_OF_ITEM_ID
+}
+
+/// [`item_ids`], each recorded as a span for the hex view.
+fn read_line_pointers(r: &mut Reader, h: &PageHeader, problems: &mut Vec<Problem>) -> Vec<ItemId> {
+    let ids = item_ids(r, h, problems);
+    if !r.recording() {
+        return ids;
+    }
+    r.set_context(Region::LinePointer, None);
+    for id in &ids {
+        r.mark(
+            item_id_offset(usize::from(id.lp)),
+            SIZE_OF_ITEM_ID,
+            &format!("lp[{}]", id.lp),
+            describe_item_id(id),
+        );
     }
     ids
 }
@@ -412,29 +525,52 @@ pub fn describe_item_id(id: &ItemId) -> String {
     }
 }
 
-fn check_line_pointers(ids: &[ItemId], h: &PageHeader, size: usize, problems: &mut Vec<Problem>) {
+/// Line pointers against the page: each item inside the page, MAXALIGNed,
+/// between the line pointer array (and pd_upper) and pd_special, long enough
+/// for a heap tuple header on pages without special space, not overlapping
+/// another item; each redirect leading to a normal item on the page.
+pub fn check_line_pointers(
+    ids: &[ItemId],
+    h: &PageHeader,
+    size: usize,
+    problems: &mut Vec<Problem>,
+) {
+    let lower = usize::from(h.pd_lower).max(SIZE_OF_PAGE_HEADER);
     let upper = usize::from(h.pd_upper);
-    let mut extents: Vec<(usize, usize, u16)> = Vec::new();
+    let special = usize::from(h.pd_special);
+    let heap_like = h.pd_special == h.pd_pagesize_version & 0xFF00;
+    let err = |problems: &mut Vec<Problem>, lp: u16, message: String| {
+        problems.push(Problem::new(
+            Severity::Error,
+            "line-pointer",
+            Some(item_id_offset(usize::from(lp))),
+            format!("lp[{lp}]"),
+            message,
+        ));
+    };
+    let mut extents: Vec<(usize, usize, u16)> = Vec::with_capacity(ids.len());
     for id in ids {
-        let at = SIZE_OF_PAGE_HEADER + (usize::from(id.lp) - 1) * SIZE_OF_ITEM_ID;
-        let field = format!("lp[{}]", id.lp);
-        let mut err = |message: String| {
-            problems.push(Problem::new(
-                Severity::Error,
-                "line-pointer",
-                Some(at),
-                field.clone(),
-                message,
-            ));
-        };
         match id.lp_flags {
             LpFlags::Redirect => {
-                if id.lp_off == 0 || usize::from(id.lp_off) > ids.len() {
-                    err(format!(
-                        "redirect to line pointer {} which does not exist ({} on the page)",
-                        id.lp_off,
-                        ids.len()
-                    ));
+                let target = usize::from(id.lp_off);
+                match target.checked_sub(1).and_then(|i| ids.get(i)) {
+                    None => err(
+                        problems,
+                        id.lp,
+                        format!(
+                            "redirect to line pointer {target} which does not exist ({} on the page)",
+                            ids.len()
+                        ),
+                    ),
+                    Some(t) if t.lp_flags != LpFlags::Normal => err(
+                        problems,
+                        id.lp,
+                        format!(
+                            "redirect to line pointer {target} which is {}, not a normal item",
+                            t.lp_flags.name()
+                        ),
+                    ),
+                    Some(_) => {}
                 }
             }
             LpFlags::Unused if !id.has_storage() => {}
@@ -443,44 +579,76 @@ fn check_line_pointers(ids: &[ItemId], h: &PageHeader, size: usize, problems: &m
                 let start = usize::from(id.lp_off);
                 let end = start + usize::from(id.lp_len);
                 if end > size {
-                    err(format!(
-                        "item {}+{} runs past the end of the {size}-byte page",
-                        id.lp_off, id.lp_len
-                    ));
+                    err(
+                        problems,
+                        id.lp,
+                        format!(
+                            "item {}+{} runs past the end of the {size}-byte page",
+                            id.lp_off, id.lp_len
+                        ),
+                    );
                     continue;
                 }
-                if start < upper {
-                    err(format!("item at {start} starts below pd_upper {upper}"));
+                if start < lower {
+                    err(
+                        problems,
+                        id.lp,
+                        format!("item at {start} overlaps the page header and line pointer array (pd_lower {lower})"),
+                    );
+                } else if start < upper {
+                    err(
+                        problems,
+                        id.lp,
+                        format!("item at {start} starts below pd_upper {upper}"),
+                    );
+                }
+                if end > special && special <= size {
+                    err(
+                        problems,
+                        id.lp,
+                        format!(
+                            "item {}+{} runs into the special space at pd_special {special}",
+                            id.lp_off, id.lp_len
+                        ),
+                    );
                 }
                 if !start.is_multiple_of(MAXALIGN) {
-                    err(format!("item offset {start} is not MAXALIGNed"));
+                    err(
+                        problems,
+                        id.lp,
+                        format!("item offset {start} is not MAXALIGNed"),
+                    );
                 }
                 if flags == LpFlags::Normal
-                    && h.pd_special == h.pd_pagesize_version & 0xFF00
+                    && heap_like
                     && usize::from(id.lp_len) < MIN_HEAP_TUPLE_SIZE
                 {
-                    err(format!(
-                        "lp_len {} is shorter than a heap tuple header ({MIN_HEAP_TUPLE_SIZE})",
-                        id.lp_len
-                    ));
+                    err(
+                        problems,
+                        id.lp,
+                        format!(
+                            "lp_len {} is shorter than a heap tuple header ({MIN_HEAP_TUPLE_SIZE})",
+                            id.lp_len
+                        ),
+                    );
                 }
                 extents.push((start, end, id.lp));
             }
         }
     }
+    // In offset order, each item must start at or after the furthest end so far.
     extents.sort_unstable();
-    for pair in extents.windows(2) {
-        if let [(_, end_a, lp_a), (start_b, _, lp_b)] = pair {
-            if start_b < end_a {
-                let at = SIZE_OF_PAGE_HEADER + (usize::from(*lp_b) - 1) * SIZE_OF_ITEM_ID;
-                problems.push(Problem::new(
-                    Severity::Error,
-                    "line-pointer",
-                    Some(at),
-                    format!("lp[{lp_b}]"),
-                    format!("item {lp_b} overlaps item {lp_a}"),
-                ));
+    let mut furthest: Option<(usize, u16)> = None;
+    for &(start, end, lp) in &extents {
+        match furthest {
+            Some((far_end, far_lp)) if start < far_end => {
+                err(problems, lp, format!("item {lp} overlaps item {far_lp}"));
+                if end > far_end {
+                    furthest = Some((end, lp));
+                }
             }
+            Some((far_end, _)) if end <= far_end => {}
+            _ => furthest = Some((end, lp)),
         }
     }
 }
@@ -511,5 +679,65 @@ fn check_checksum(
         stored: h.pd_checksum,
         computed,
         valid,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn header(lower: u16, upper: u16) -> PageHeader {
+        PageHeader {
+            pd_lsn: Lsn::default(),
+            pd_checksum: 0,
+            pd_flags: 0,
+            pd_lower: lower,
+            pd_upper: upper,
+            pd_special: 8192,
+            pd_pagesize_version: 0x2004,
+            pd_prune_xid: 0,
+        }
+    }
+
+    /// A line pointer word: lp_off, lp_flags, lp_len.
+    fn lp(n: u16, off: u32, flags: u32, len: u32) -> ItemId {
+        ItemId::from_word(n, off | (flags << 15) | (len << 17))
+    }
+
+    fn problems(ids: &[ItemId], h: &PageHeader) -> Vec<(String, String)> {
+        let mut p = Vec::new();
+        check_line_pointers(ids, h, 8192, &mut p);
+        p.into_iter().map(|p| (p.field, p.message)).collect()
+    }
+
+    #[test]
+    fn an_item_inside_another_overlaps_even_when_not_adjacent() {
+        // lp 1 covers 8000..8192; lps 2 and 3 sit inside it, one after the other.
+        let ids = [lp(1, 8000, 1, 192), lp(2, 8040, 1, 40), lp(3, 8120, 1, 40)];
+        let p = problems(&ids, &header(36, 8000));
+        assert_eq!(
+            p,
+            vec![
+                ("lp[2]".to_string(), "item 2 overlaps item 1".to_string()),
+                ("lp[3]".to_string(), "item 3 overlaps item 1".to_string()),
+            ]
+        );
+    }
+
+    #[test]
+    fn redirects_must_lead_to_normal_items() {
+        let ids = [lp(1, 2, 2, 0), lp(2, 0, 0, 0), lp(3, 9, 2, 0)];
+        let p = problems(&ids, &header(36, 8192));
+        assert_eq!(p.len(), 2);
+        assert!(p[0].1.contains("LP_UNUSED"), "{p:?}");
+        assert!(p[1].1.contains("does not exist"), "{p:?}");
+    }
+
+    #[test]
+    fn items_below_pd_lower_overlap_the_line_pointer_array() {
+        let ids = [lp(1, 16, 1, 40)];
+        let p = problems(&ids, &header(28, 16));
+        assert_eq!(p.len(), 1);
+        assert!(p[0].1.contains("overlaps the page header"), "{p:?}");
     }
 }

@@ -1,0 +1,112 @@
+//! What `verify` finds: one record per problem, notes for inputs it passed
+//! over, and a summary like pg_checksums' and DBVERIFY's.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::{Problem, Severity};
+
+/// One problem, placed in a file and a block.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct VerifyProblem {
+    /// The file as named on the command line or found in a directory (`-` for standard input).
+    pub file: String,
+    /// Block number in the relation (segment × blocks per segment + block in the file).
+    pub blkno: u64,
+    /// Byte offset inside the block, when the problem has one.
+    pub offset: Option<usize>,
+    /// Byte offset of the block in the file (add `offset` for the byte itself).
+    pub file_offset: u64,
+    /// The field, named as PostgreSQL names it (`pd_checksum`, `lp[3]`, `tuple 3 t_hoff`).
+    pub field: String,
+    /// Stable problem class: `checksum`, `header`, `line-pointer`, `tuple`,
+    /// `btree`, `zero-page`, `truncated`.
+    pub class: &'static str,
+    pub severity: Severity,
+    pub message: String,
+}
+
+impl VerifyProblem {
+    /// `problem` of block `blkno`, which starts at `file_offset` in `file`.
+    pub fn from_problem(file: &str, blkno: u64, file_offset: u64, problem: Problem) -> Self {
+        VerifyProblem {
+            file: file.to_string(),
+            blkno,
+            offset: problem.offset,
+            file_offset,
+            field: problem.field,
+            class: problem.class,
+            severity: problem.severity,
+            message: problem.message,
+        }
+    }
+}
+
+/// An input passed over, and why.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Skipped {
+    pub file: String,
+    pub reason: String,
+}
+
+/// Whether checksums were verified, and what decided it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ChecksumVerdict {
+    /// Checksums verified (the cluster has data checksums).
+    pub enabled: bool,
+    /// What decided: the option, pg_control, or the pages themselves.
+    pub reason: String,
+}
+
+/// What a data directory's `global/pg_control` said.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct PgControlSummary {
+    pub file: String,
+    /// Trusted (its CRC matched) and used for block size, segment size and
+    /// whether checksums are on (unless the options say otherwise).
+    pub used: bool,
+    /// Cluster state as pg_controldata names it (`shut down`, `in production`…).
+    pub state: Option<String>,
+    /// Shut down cleanly: the files are final (pg_checksums requires it).
+    pub shut_down: Option<bool>,
+    pub data_checksum_version: Option<u32>,
+    pub block_size: Option<u32>,
+    pub blocks_per_segment: Option<u32>,
+    /// Why it was not used.
+    pub error: Option<String>,
+}
+
+/// Totals for a whole run.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Summary {
+    /// Files whose blocks were checked.
+    pub files: u64,
+    /// Whole blocks checked.
+    pub blocks: u64,
+    /// Blocks with at least one warning or error.
+    pub bad_blocks: u64,
+    /// Blocks whose checksum failed (mismatch, or zero in a cluster with checksums).
+    pub bad_checksums: u64,
+    /// All-zero blocks: new pages, valid.
+    pub zero_pages: u64,
+    /// Files whose size is not a whole number of blocks.
+    pub truncated_files: u64,
+    /// Problems by class (errors and warnings; zero pages are counted above).
+    pub problems_by_class: BTreeMap<&'static str, u64>,
+    pub block_size: usize,
+    /// Blocks per segment file (block numbers of `.N` files start at N × this).
+    pub blocks_per_segment: u64,
+    pub checksums: Option<ChecksumVerdict>,
+    /// A data directory's pg_control, when one was given.
+    pub pg_control: Option<PgControlSummary>,
+    /// Files passed over (not relation files).
+    pub skipped: Vec<Skipped>,
+}
+
+impl Summary {
+    /// Something is wrong: exit status 1.
+    pub fn failed(&self) -> bool {
+        self.bad_blocks > 0 || self.truncated_files > 0
+    }
+}

@@ -1,0 +1,135 @@
+//! What `verify` reads from a data directory's `global/pg_control`
+//! (`ControlFileData`, catalog/pg_control.h): cluster state, block and
+//! segment size, and whether data checksums are on.
+//!
+//! The struct's layout changes between major versions before `floatFormat`
+//! (checkpoint fields), but from that field on it has been the same since
+//! PostgreSQL 9.3:
+//!
+//! ```text
+//!  floatFormat   f64   1234567.0 (FLOATFORMAT_VALUE)        +0
+//!  blcksz        u32                                        +8
+//!  relseg_size   u32   blocks per segment file              +12
+//!  xlog_blcksz, xlog_seg_size, nameDataLen, indexMaxKeys,
+//!  toast_max_chunk_size, loblksize                          +16 .. +40
+//!  bools (float8ByVal, and before 13 float4ByVal, before 10
+//!  enableIntTimes), padded to 4 bytes                       +40
+//!  data_checksum_version u32                                +44
+//!  mock_authentication_nonce[32]                            +48
+//!  crc           u32   CRC-32C of every byte before it      +80
+//! ```
+//!
+//! So the file is read by finding floatFormat, and trusted only when the CRC
+//! at +80 matches: a layout this reading does not fit (a future version, a
+//! different byte order) or a damaged file is refused rather than misread.
+
+use crate::reader::{Endian, Reader};
+
+/// The fields verify uses.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ControlFile {
+    pub pg_control_version: u32,
+    /// `DBState`.
+    pub state: u32,
+    pub blcksz: u32,
+    pub relseg_size: u32,
+    /// 0 = no data checksums, 1 = on (later versions add in-progress states).
+    pub data_checksum_version: u32,
+}
+
+impl ControlFile {
+    /// `DBState` in pg_controldata's words.
+    pub fn state_name(&self) -> &'static str {
+        match self.state {
+            0 => "starting up",
+            1 => "shut down",
+            2 => "shut down in recovery",
+            3 => "shutting down",
+            4 => "in crash recovery",
+            5 => "in archive recovery",
+            6 => "in production",
+            _ => "unknown",
+        }
+    }
+
+    /// Shut down cleanly: its pages are final (what pg_checksums requires).
+    pub fn shut_down(&self) -> bool {
+        matches!(self.state, 1 | 2)
+    }
+}
+
+/// `FLOATFORMAT_VALUE`, little-endian.
+const FLOAT_FORMAT: [u8; 8] = 1234567.0f64.to_le_bytes();
+
+/// Read a little-endian pg_control image; `Err` says why it is not trusted.
+pub fn parse_control_file(data: &[u8]) -> Result<ControlFile, String> {
+    let float_at = (0..data.len().min(1024))
+        .step_by(8)
+        .find(|&at| data.get(at..at + 8) == Some(&FLOAT_FORMAT[..]))
+        .ok_or("no floatFormat value (1234567.0) in the first 1024 bytes")?;
+    let r = Reader::new(data, Endian::Little);
+    let word = |at: usize, field: &str| r.peek_u32(at, field).map_err(|e| e.to_string());
+    let crc_at = float_at + 80;
+    let stored_crc = word(crc_at, "crc")?;
+    let computed = crc32c(data.get(..crc_at).unwrap_or_default());
+    if stored_crc != computed {
+        return Err(format!(
+            "CRC-32C 0x{computed:08x} of the first {crc_at} bytes does not match the stored \
+             0x{stored_crc:08x}: damaged, or a layout this version does not read"
+        ));
+    }
+    Ok(ControlFile {
+        pg_control_version: word(8, "pg_control_version")?,
+        state: word(16, "state")?,
+        blcksz: word(float_at + 8, "blcksz")?,
+        relseg_size: word(float_at + 12, "relseg_size")?,
+        data_checksum_version: word(float_at + 44, "data_checksum_version")?,
+    })
+}
+
+/// CRC-32C (Castagnoli), as PostgreSQL's `COMP_CRC32C` with `INIT_CRC32C`
+/// and `FIN_CRC32C`.
+pub fn crc32c(data: &[u8]) -> u32 {
+    const TABLE: [u32; 256] = {
+        let mut table = [0u32; 256];
+        let mut i = 0;
+        while i < 256 {
+            let mut c = i as u32;
+            let mut k = 0;
+            while k < 8 {
+                c = if c & 1 != 0 {
+                    0x82F6_3B78 ^ (c >> 1)
+                } else {
+                    c >> 1
+                };
+                k += 1;
+            }
+            table[i] = c;
+            i += 1;
+        }
+        table
+    };
+    !data.iter().fold(!0u32, |crc, &b| {
+        TABLE[usize::from((crc as u8) ^ b)] ^ (crc >> 8)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn crc32c_check_value() {
+        // The standard check value of CRC-32C.
+        assert_eq!(crc32c(b"123456789"), 0xE306_9283);
+    }
+
+    #[test]
+    fn garbage_is_refused() {
+        assert!(parse_control_file(&[0u8; 8192]).is_err());
+        let mut data = vec![0u8; 8192];
+        data[208..216].copy_from_slice(&FLOAT_FORMAT);
+        let err = parse_control_file(&data).unwrap_err();
+        assert!(err.contains("CRC-32C"), "{err}");
+    }
+}

@@ -1,0 +1,178 @@
+//! verify's report: one line per problem and a summary (text), one document
+//! (`json`), or one problem per line ending with the summary line (`ndjson`).
+
+use std::io::{self, Write};
+
+use serde::Serialize;
+
+use crate::model::verify::{Skipped, Summary, VerifyProblem};
+use crate::verify::Report;
+
+use super::json::{write_line, write_pretty};
+
+/// Output formats of `verify`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VerifyFormat {
+    Text,
+    Json,
+    Ndjson,
+}
+
+/// Writes verify's findings to `out` as they arrive; [`VerifyPrinter::finish`]
+/// adds the summary.
+pub struct VerifyPrinter<W: Write> {
+    out: W,
+    format: VerifyFormat,
+    /// `json` only: problems held for the one document.
+    held: Vec<VerifyProblem>,
+}
+
+#[derive(Serialize)]
+struct SummaryJson<'a> {
+    /// No problem that fails verification (warnings and errors).
+    clean: bool,
+    #[serde(flatten)]
+    summary: &'a Summary,
+}
+
+#[derive(Serialize)]
+struct SummaryLine<'a> {
+    summary: SummaryJson<'a>,
+}
+
+#[derive(Serialize)]
+struct Document<'a> {
+    summary: SummaryJson<'a>,
+    problems: &'a [VerifyProblem],
+}
+
+impl<W: Write> VerifyPrinter<W> {
+    pub fn new(out: W, format: VerifyFormat) -> Self {
+        VerifyPrinter {
+            out,
+            format,
+            held: Vec::new(),
+        }
+    }
+
+    /// Write the summary (and, for `json`, the whole document) and flush.
+    pub fn finish(mut self, summary: &Summary) -> io::Result<W> {
+        let json = SummaryJson {
+            clean: !summary.failed(),
+            summary,
+        };
+        match self.format {
+            VerifyFormat::Text => write_summary(&mut self.out, summary)?,
+            VerifyFormat::Ndjson => write_line(&mut self.out, &SummaryLine { summary: json })?,
+            VerifyFormat::Json => write_pretty(
+                &mut self.out,
+                &Document {
+                    summary: json,
+                    problems: &self.held,
+                },
+            )?,
+        }
+        self.out.flush()?;
+        Ok(self.out)
+    }
+}
+
+impl<W: Write> Report for VerifyPrinter<W> {
+    fn skipped(&mut self, skipped: &Skipped) -> io::Result<()> {
+        if self.format == VerifyFormat::Text {
+            writeln!(
+                self.out,
+                "note: skipped {}: {}",
+                skipped.file, skipped.reason
+            )?;
+        }
+        Ok(())
+    }
+
+    fn problem(&mut self, p: &VerifyProblem) -> io::Result<()> {
+        match self.format {
+            VerifyFormat::Text => {
+                let offset = p.offset.map_or(String::new(), |o| format!(" offset {o}"));
+                writeln!(
+                    self.out,
+                    "{}: block {}{offset}: {} [{}] {}: {}",
+                    p.file,
+                    p.blkno,
+                    p.severity.as_str(),
+                    p.class,
+                    p.field,
+                    p.message
+                )
+            }
+            VerifyFormat::Ndjson => write_line(&mut self.out, p),
+            VerifyFormat::Json => {
+                self.held.push(p.clone());
+                Ok(())
+            }
+        }
+    }
+}
+
+fn write_summary(out: &mut dyn Write, s: &Summary) -> io::Result<()> {
+    let classes = if s.problems_by_class.is_empty() {
+        "none".to_string()
+    } else {
+        s.problems_by_class
+            .iter()
+            .map(|(class, n)| format!("{class} {n}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let checksums = match &s.checksums {
+        Some(c) if c.enabled => format!("verified ({})", c.reason),
+        Some(c) => format!("not verified ({})", c.reason),
+        None => "not verified".to_string(),
+    };
+    writeln!(out, "Verification completed")?;
+    writeln!(out, "Files scanned:     {}", s.files)?;
+    if !s.skipped.is_empty() {
+        writeln!(out, "Files skipped:     {}", s.skipped.len())?;
+    }
+    writeln!(out, "Blocks scanned:    {}", s.blocks)?;
+    writeln!(out, "Blocks bad:        {}", s.bad_blocks)?;
+    writeln!(out, "Bad checksums:     {}", s.bad_checksums)?;
+    writeln!(out, "Zero (new) pages:  {}", s.zero_pages)?;
+    writeln!(out, "Truncated files:   {}", s.truncated_files)?;
+    writeln!(out, "Problems by class: {classes}")?;
+    writeln!(out, "Data checksums:    {checksums}")?;
+    writeln!(
+        out,
+        "Block size:        {} ({} blocks per segment)",
+        s.block_size, s.blocks_per_segment
+    )?;
+    if let Some(c) = &s.pg_control {
+        match (&c.state, &c.error) {
+            (Some(state), _) => writeln!(
+                out,
+                "pg_control:        {state}; data_checksum_version {}",
+                c.data_checksum_version.unwrap_or_default()
+            )?,
+            (None, error) => writeln!(
+                out,
+                "pg_control:        not used: {}",
+                error.as_deref().unwrap_or("unreadable")
+            )?,
+        }
+        if c.shut_down == Some(false) {
+            writeln!(
+                out,
+                "Warning:           the cluster was not shut down cleanly: its files may be \
+                 changing and its last writes incomplete (pg_checksums refuses such a cluster)"
+            )?;
+        }
+    }
+    writeln!(
+        out,
+        "Result:            {}",
+        if s.failed() {
+            "PROBLEMS FOUND"
+        } else {
+            "clean"
+        }
+    )
+}

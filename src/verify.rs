@@ -1,0 +1,1061 @@
+//! `verify`: every block of every input checked — data checksum and
+//! structure — problems handed to a [`Report`] in file and block order, and
+//! totals summarised.
+//!
+//! How a run goes:
+//!
+//! 1. Inputs become a list of files: a file is taken as given; a directory is
+//!    walked for relation files (`16385`, `16385.1`, `16385_fsm`, `16385_vm`);
+//!    a PostgreSQL data directory only in `base/`, `global/` and
+//!    `pg_tblspc/`. Other files are passed over with a note.
+//! 2. Whether the cluster has data checksums is decided once for the whole
+//!    set (see [`ChecksumMode::Auto`]).
+//! 3. Each file is read in 1 MiB chunks with positioned reads — never whole —
+//!    and the chunks of a window are checked in parallel on all cores; the
+//!    window's results are reported in order before the next window is read,
+//!    so memory stays bounded whatever the file size.
+//!
+//! A block's number is `segment × blocks per segment + position in the file`;
+//! the segment comes from the `.N` suffix of the file name (or `--segment`).
+
+use std::cell::RefCell;
+use std::fs::{self, File};
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+
+use crate::error::Error;
+use crate::model::postgres::{PageHeader, PageKind, SIZE_OF_PAGE_HEADER};
+use crate::model::verify::{ChecksumVerdict, PgControlSummary, Skipped, Summary, VerifyProblem};
+use crate::model::{Problem, Severity};
+use crate::parse::postgres::checksum::pg_checksum_page;
+use crate::parse::postgres::control::{parse_control_file, ControlFile};
+use crate::parse::postgres::page::{is_new_page, peek_header};
+use crate::parse::postgres::{check_page, detect_kind, flags, PageOptions};
+use crate::reader::{Endian, Reader};
+use crate::source::{
+    segment_from_name, RelationFileName, DEFAULT_BLOCK_SIZE, DEFAULT_SEGMENT_BYTES,
+};
+
+/// Bytes read and checked as one unit of parallel work.
+const CHUNK_BYTES: usize = 1 << 20;
+/// Chunks checked in parallel before their results are reported.
+const WINDOW_CHUNKS: usize = 16;
+/// Blocks whose headers are read one by one before the checksum probe goes parallel.
+const PROBE_SEQUENTIAL: u64 = 64;
+
+/// Whether to verify data checksums.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChecksumMode {
+    /// Verify every written page; pd_checksum 0 on one is a failure.
+    On,
+    /// Do not verify checksums (a cluster initialised without them, or one
+    /// whose checksums were disabled: its pages keep stale values).
+    Off,
+    /// The cluster has checksums if any written page of the inputs has a
+    /// non-zero pd_checksum (pages of a cluster without checksums all hold 0).
+    /// Files are probed header by header until one is found; standard input
+    /// is decided by its first chunk.
+    Auto,
+}
+
+/// What to verify and how.
+#[derive(Clone, Debug)]
+pub struct VerifyOptions {
+    /// Page size; `None` = pg_control's when a data directory is given, else 8192.
+    pub block_size: Option<usize>,
+    /// Bytes per segment file (RELSEG_SIZE × BLCKSZ); `None` = pg_control's
+    /// when a data directory is given, else 1 GiB.
+    pub segment_bytes: Option<u64>,
+    /// Segment number of the (single) input file, instead of its `.N` suffix.
+    pub segment: Option<u64>,
+    pub checksums: ChecksumMode,
+}
+
+impl Default for VerifyOptions {
+    fn default() -> Self {
+        VerifyOptions {
+            block_size: None,
+            segment_bytes: None,
+            segment: None,
+            checksums: ChecksumMode::Auto,
+        }
+    }
+}
+
+/// Where verify's findings go, in order, as they are found.
+pub trait Report {
+    /// An input passed over (not a relation file).
+    fn skipped(&mut self, skipped: &Skipped) -> io::Result<()>;
+    /// A problem, in file and block order.
+    fn problem(&mut self, problem: &VerifyProblem) -> io::Result<()>;
+}
+
+/// One input to check.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Target {
+    File { path: PathBuf, segment: u64 },
+    Stdin,
+}
+
+/// Settings shared by every block of one file.
+struct BlockContext<'a> {
+    file: &'a str,
+    block_size: usize,
+    /// Block number of the file's first block.
+    first_blkno: u64,
+    checksums: bool,
+    /// Block 0 is a btree metapage: every page should be a btree page.
+    btree_index: bool,
+}
+
+/// The checked blocks of one chunk: counts and the problems found, in order.
+#[derive(Default)]
+struct Outcome {
+    blocks: u64,
+    zero_pages: u64,
+    bad_blocks: u64,
+    bad_checksums: u64,
+    problems: Vec<VerifyProblem>,
+}
+
+impl Outcome {
+    fn add_to(self, summary: &mut Summary, report: &mut dyn Report) -> Result<(), Error> {
+        summary.blocks += self.blocks;
+        summary.zero_pages += self.zero_pages;
+        summary.bad_blocks += self.bad_blocks;
+        summary.bad_checksums += self.bad_checksums;
+        for p in &self.problems {
+            if p.severity > Severity::Info {
+                *summary.problems_by_class.entry(p.class).or_default() += 1;
+            }
+            report.problem(p).map_err(report_error)?;
+        }
+        Ok(())
+    }
+}
+
+fn report_error(source: io::Error) -> Error {
+    Error::Io {
+        path: PathBuf::from("<stdout>"),
+        source,
+    }
+}
+
+fn io_error(path: &Path) -> impl FnOnce(io::Error) -> Error + '_ {
+    move |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// Verify `inputs` (files, directories, or `-` / nothing for standard input).
+pub fn run(
+    inputs: &[PathBuf],
+    opts: &VerifyOptions,
+    report: &mut dyn Report,
+) -> Result<Summary, Error> {
+    let mut summary = Summary::default();
+    let mut control_path = None;
+    let targets = collect_targets(inputs, opts, &mut summary.skipped, &mut control_path)?;
+    let control = control_path.map(|path| read_control(&path));
+    let trusted = control.as_ref().and_then(|(_, c)| c.as_ref().ok());
+
+    let block_size = opts
+        .block_size
+        .or_else(|| trusted.map(|c| c.blcksz as usize))
+        .unwrap_or(DEFAULT_BLOCK_SIZE);
+    if !(1024..=32768).contains(&block_size) || !block_size.is_power_of_two() {
+        return Err(Error::Usage(format!(
+            "block size {block_size} is not one PostgreSQL supports (1024 to 32768, a power of two)"
+        )));
+    }
+    let segment_bytes = opts
+        .segment_bytes
+        .or_else(|| trusted.map(|c| u64::from(c.relseg_size) * u64::from(c.blcksz)))
+        .unwrap_or(DEFAULT_SEGMENT_BYTES);
+    if segment_bytes == 0 || !segment_bytes.is_multiple_of(block_size as u64) {
+        return Err(Error::Usage(format!(
+            "segment size {segment_bytes} is not a whole number of {block_size}-byte blocks"
+        )));
+    }
+    let blocks_per_segment = segment_bytes / block_size as u64;
+    summary.block_size = block_size;
+    summary.blocks_per_segment = blocks_per_segment;
+    summary.pg_control = control.as_ref().map(|(file, c)| control_summary(file, c));
+
+    for s in &summary.skipped {
+        report.skipped(s).map_err(report_error)?;
+    }
+
+    let mut stdin_head = None;
+    let verdict = match opts.checksums {
+        ChecksumMode::On => ChecksumVerdict {
+            enabled: true,
+            reason: "--checksums on".to_string(),
+        },
+        ChecksumMode::Off => ChecksumVerdict {
+            enabled: false,
+            reason: "--checksums off".to_string(),
+        },
+        ChecksumMode::Auto => {
+            let from_control = trusted.and_then(|c| match c.data_checksum_version {
+                0 | 1 => Some(ChecksumVerdict {
+                    enabled: c.data_checksum_version == 1,
+                    reason: format!(
+                        "pg_control: data_checksum_version {}",
+                        c.data_checksum_version
+                    ),
+                }),
+                // In-progress states of newer releases: let the pages decide.
+                _ => None,
+            });
+            if let Some(verdict) = from_control {
+                verdict
+            } else if targets.contains(&Target::Stdin) {
+                let head = read_head(block_size)?;
+                let verdict = probe_stdin_head(&head, block_size);
+                stdin_head = Some(head);
+                verdict
+            } else {
+                probe_files(&targets, block_size, blocks_per_segment)?
+            }
+        }
+    };
+    let checksums = verdict.enabled;
+    summary.checksums = Some(verdict);
+
+    for target in &targets {
+        match target {
+            Target::File { path, segment } => {
+                let first_blkno = segment.saturating_mul(blocks_per_segment);
+                check_relation_file(
+                    path,
+                    first_blkno,
+                    block_size,
+                    checksums,
+                    &mut summary,
+                    report,
+                )?;
+            }
+            Target::Stdin => {
+                let ctx = BlockContext {
+                    file: "-",
+                    block_size,
+                    first_blkno: opts.segment.unwrap_or(0).saturating_mul(blocks_per_segment),
+                    checksums,
+                    btree_index: false,
+                };
+                let head = stdin_head.take().unwrap_or_default();
+                check_stdin(head, &ctx, &mut summary, report)?;
+            }
+        }
+        summary.files += 1;
+    }
+    Ok(summary)
+}
+
+/// One relation file: opened, its kind noted (a btree index if block 0 is
+/// its metapage), and every block checked.
+fn check_relation_file(
+    path: &Path,
+    first_blkno: u64,
+    block_size: usize,
+    checksums: bool,
+    summary: &mut Summary,
+    report: &mut dyn Report,
+) -> Result<(), Error> {
+    let name = path.display().to_string();
+    let file = File::open(path).map_err(io_error(path))?;
+    let len = file.metadata().map_err(io_error(path))?.len();
+    let mut ctx = BlockContext {
+        file: &name,
+        block_size,
+        first_blkno,
+        checksums,
+        btree_index: false,
+    };
+    if first_blkno == 0 && len >= block_size as u64 {
+        let mut page = vec![0u8; block_size];
+        read_at(&file, &mut page, 0).map_err(io_error(path))?;
+        ctx.btree_index = is_btree_metapage(&page);
+    }
+    check_file(&file, path, len, &ctx, summary, report)
+}
+
+/// Inputs → files to check, in order; directories walked, non-relation files noted.
+fn collect_targets(
+    inputs: &[PathBuf],
+    opts: &VerifyOptions,
+    skipped: &mut Vec<Skipped>,
+    control: &mut Option<PathBuf>,
+) -> Result<Vec<Target>, Error> {
+    let stdin_named = inputs.iter().any(|p| p.as_os_str() == "-");
+    if inputs.is_empty() || stdin_named {
+        if inputs.len() > 1 {
+            return Err(Error::Usage(
+                "standard input (-) cannot be verified together with other inputs".to_string(),
+            ));
+        }
+        return Ok(vec![Target::Stdin]);
+    }
+    let mut targets = Vec::new();
+    for input in inputs {
+        let meta = fs::metadata(input).map_err(io_error(input))?;
+        if meta.is_dir() {
+            walk(input, &mut targets, skipped, control)?;
+        } else {
+            let segment = opts
+                .segment
+                .or_else(|| segment_from_name(input))
+                .unwrap_or(0);
+            targets.push(Target::File {
+                path: input.clone(),
+                segment,
+            });
+        }
+    }
+    if targets.is_empty() {
+        return Err(Error::Usage(format!(
+            "no relation files to verify ({} other files passed over)",
+            skipped.len()
+        )));
+    }
+    if opts.segment.is_some() && (inputs.len() != 1 || targets.len() != 1) {
+        return Err(Error::Usage(
+            "--segment applies to a single relation file; give one file, or let the .N suffix of each name say"
+                .to_string(),
+        ));
+    }
+    Ok(targets)
+}
+
+/// A data directory's pg_control, read and checked (see [`parse_control_file`]).
+fn read_control(path: &Path) -> (String, Result<ControlFile, String>) {
+    let file = path.display().to_string();
+    let parsed = fs::read(path)
+        .map_err(|e| format!("cannot read it: {e}"))
+        .and_then(|bytes| parse_control_file(&bytes));
+    (file, parsed)
+}
+
+fn control_summary(file: &str, control: &Result<ControlFile, String>) -> PgControlSummary {
+    match control {
+        Ok(c) => PgControlSummary {
+            file: file.to_string(),
+            used: true,
+            state: Some(c.state_name().to_string()),
+            shut_down: Some(c.shut_down()),
+            data_checksum_version: Some(c.data_checksum_version),
+            block_size: Some(c.blcksz),
+            blocks_per_segment: Some(c.relseg_size),
+            error: None,
+        },
+        Err(e) => PgControlSummary {
+            file: file.to_string(),
+            used: false,
+            state: None,
+            shut_down: None,
+            data_checksum_version: None,
+            block_size: None,
+            blocks_per_segment: None,
+            error: Some(e.clone()),
+        },
+    }
+}
+
+/// Directories of a data directory that hold relation files.
+const RELATION_DIRS: [&str; 3] = ["base", "global", "pg_tblspc"];
+
+/// Walk `dir` for relation files. A data directory (it has `PG_VERSION`,
+/// `base/` and `global/`) is only walked in its relation directories, and
+/// its `global/pg_control` is noted in `control` (the first one found).
+fn walk(
+    dir: &Path,
+    targets: &mut Vec<Target>,
+    skipped: &mut Vec<Skipped>,
+    control: &mut Option<PathBuf>,
+) -> Result<(), Error> {
+    let is_data_dir = dir.join("PG_VERSION").is_file()
+        && dir.join("base").is_dir()
+        && dir.join("global").is_dir();
+    if is_data_dir {
+        let pg_control = dir.join("global").join("pg_control");
+        if control.is_none() && pg_control.is_file() {
+            *control = Some(pg_control);
+        }
+        for sub in RELATION_DIRS {
+            let d = dir.join(sub);
+            if d.is_dir() {
+                walk_relations(&d, targets, skipped)?;
+            }
+        }
+        return Ok(());
+    }
+    walk_relations(dir, targets, skipped)
+}
+
+/// Every relation file under `dir` (following tablespace symlinks), sorted by
+/// relfilenode, fork and segment; other files noted as skipped.
+fn walk_relations(
+    dir: &Path,
+    targets: &mut Vec<Target>,
+    skipped: &mut Vec<Skipped>,
+) -> Result<(), Error> {
+    let mut files: Vec<(RelationFileName, PathBuf)> = Vec::new();
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    let mut others: Vec<PathBuf> = Vec::new();
+    for entry in fs::read_dir(dir).map_err(io_error(dir))? {
+        let entry = entry.map_err(io_error(dir))?;
+        let path = entry.path();
+        let meta = fs::metadata(&path).map_err(io_error(&path))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if meta.is_dir() {
+            if name == "pgsql_tmp" {
+                skipped.push(Skipped {
+                    file: path.display().to_string(),
+                    reason: "temporary files directory".to_string(),
+                });
+            } else {
+                dirs.push(path);
+            }
+        } else if let Some(rel) = RelationFileName::parse(&name) {
+            files.push((rel, path));
+        } else {
+            others.push(path);
+        }
+    }
+    files.sort();
+    others.sort();
+    // Numeric directory names (database OIDs, tablespace OIDs) in numeric order.
+    dirs.sort_by_key(|d| {
+        let name = d.file_name().map(|n| n.to_string_lossy().into_owned());
+        let num = name.as_deref().and_then(|n| n.parse::<u64>().ok());
+        (num.is_none(), num, name)
+    });
+    for (rel, path) in files {
+        targets.push(Target::File {
+            path,
+            segment: rel.segment.unwrap_or(0),
+        });
+    }
+    for path in others {
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+        let reason = match name.as_deref() {
+            Some("pg_control") => {
+                "the control file, not a relation (read for block size, segment size and checksums)"
+            }
+            Some("PG_VERSION" | "pg_filenode.map" | "pg_internal.init") => {
+                "PostgreSQL bookkeeping file, not a relation (pg_checksums skips it too)"
+            }
+            Some(n) if is_temp_relation(n) => "temporary relation (pg_checksums skips these too)",
+            _ => "not a relation file",
+        };
+        skipped.push(Skipped {
+            file: path.display().to_string(),
+            reason: reason.to_string(),
+        });
+    }
+    for d in dirs {
+        walk_relations(&d, targets, skipped)?;
+    }
+    Ok(())
+}
+
+/// `t3_16385`, `t3_16385.1`: a temporary relation of backend 3.
+fn is_temp_relation(name: &str) -> bool {
+    name.strip_prefix('t')
+        .and_then(|rest| rest.split_once('_'))
+        .is_some_and(|(backend, rel)| {
+            !backend.is_empty()
+                && backend.bytes().all(|b| b.is_ascii_digit())
+                && RelationFileName::parse(rel).is_some()
+        })
+}
+
+/// Fill `buf` from `file` at `offset`; a short count only at end of file.
+fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+    let mut done = 0;
+    while done < buf.len() {
+        let n = match positioned_read(file, &mut buf[done..], offset + done as u64) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        done += n;
+    }
+    Ok(done)
+}
+
+#[cfg(unix)]
+fn positioned_read(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+    std::os::unix::fs::FileExt::read_at(file, buf, offset)
+}
+
+#[cfg(windows)]
+fn positioned_read(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+    std::os::windows::fs::FileExt::seek_read(file, buf, offset)
+}
+
+/// Read from `reader` until `buf` is full or the input ends.
+fn read_full(reader: &mut dyn Read, buf: &mut [u8]) -> io::Result<usize> {
+    let mut done = 0;
+    while done < buf.len() {
+        match reader.read(&mut buf[done..]) {
+            Ok(0) => break,
+            Ok(n) => done += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(done)
+}
+
+/// pd_checksum of a page image, if it has a header.
+fn stored_checksum(page: &[u8]) -> Option<u16> {
+    Reader::new(page, Endian::Little)
+        .peek_u16(8, "pd_checksum")
+        .ok()
+}
+
+/// `--checksums auto` over files: the first written page with a non-zero
+/// pd_checksum, probing headers in file order.
+fn probe_files(
+    targets: &[Target],
+    block_size: usize,
+    blocks_per_segment: u64,
+) -> Result<ChecksumVerdict, Error> {
+    for target in targets {
+        let Target::File { path, segment } = target else {
+            continue;
+        };
+        let file = File::open(path).map_err(io_error(path))?;
+        let blocks = file.metadata().map_err(io_error(path))?.len() / block_size as u64;
+        let has_checksum = |block: u64| -> io::Result<bool> {
+            let mut head = [0u8; SIZE_OF_PAGE_HEADER];
+            let n = read_at(&file, &mut head, block * block_size as u64)?;
+            Ok(n == head.len() && stored_checksum(&head).is_some_and(|c| c != 0))
+        };
+        let mut found = None;
+        for block in 0..blocks.min(PROBE_SEQUENTIAL) {
+            if has_checksum(block).map_err(io_error(path))? {
+                found = Some(block);
+                break;
+            }
+        }
+        if found.is_none() && blocks > PROBE_SEQUENTIAL {
+            found = (PROBE_SEQUENTIAL..blocks)
+                .into_par_iter()
+                .map(|b| has_checksum(b).map(|yes| yes.then_some(b)))
+                .find_first(|r| !matches!(r, Ok(None)))
+                .transpose()
+                .map_err(io_error(path))?
+                .flatten();
+        }
+        if let Some(block) = found {
+            return Ok(ChecksumVerdict {
+                enabled: true,
+                reason: format!(
+                    "auto: block {} of {} has pd_checksum set",
+                    segment.saturating_mul(blocks_per_segment) + block,
+                    path.display()
+                ),
+            });
+        }
+    }
+    Ok(ChecksumVerdict {
+        enabled: false,
+        reason: "auto: no written page has pd_checksum set, as in a cluster without data checksums"
+            .to_string(),
+    })
+}
+
+/// The first chunk of standard input, read ahead to decide `--checksums auto`.
+fn read_head(block_size: usize) -> Result<Vec<u8>, Error> {
+    let mut head = vec![0u8; window_bytes(block_size)];
+    let n = read_full(&mut io::stdin().lock(), &mut head).map_err(io_error(Path::new("-")))?;
+    head.truncate(n);
+    Ok(head)
+}
+
+fn probe_stdin_head(head: &[u8], block_size: usize) -> ChecksumVerdict {
+    let found = head
+        .chunks_exact(block_size)
+        .position(|page| stored_checksum(page).is_some_and(|c| c != 0));
+    match found {
+        Some(i) => ChecksumVerdict {
+            enabled: true,
+            reason: format!("auto: block {i} of standard input has pd_checksum set"),
+        },
+        None => ChecksumVerdict {
+            enabled: false,
+            reason: format!(
+                "auto: no written page in the first {} blocks of standard input has pd_checksum set",
+                head.len() / block_size
+            ),
+        },
+    }
+}
+
+fn window_bytes(block_size: usize) -> usize {
+    chunk_blocks(block_size) * block_size * WINDOW_CHUNKS
+}
+
+fn chunk_blocks(block_size: usize) -> usize {
+    (CHUNK_BYTES / block_size).max(1)
+}
+
+thread_local! {
+    /// Each worker's read buffer, reused from chunk to chunk.
+    static BUFFER: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Every whole block of `file` (`len` bytes), a window of chunks at a time.
+fn check_file(
+    file: &File,
+    path: &Path,
+    len: u64,
+    ctx: &BlockContext,
+    summary: &mut Summary,
+    report: &mut dyn Report,
+) -> Result<(), Error> {
+    let bs = ctx.block_size as u64;
+    let whole = len / bs;
+    let per_chunk = chunk_blocks(ctx.block_size) as u64;
+    let chunks = whole.div_ceil(per_chunk);
+    let mut next = 0u64;
+    while next < chunks {
+        let end = (next + WINDOW_CHUNKS as u64).min(chunks);
+        let outcomes: Vec<io::Result<Outcome>> = (next..end)
+            .into_par_iter()
+            .map(|c| {
+                let first = c * per_chunk;
+                let count = per_chunk.min(whole - first) as usize;
+                BUFFER.with(|buf| {
+                    let mut buf = buf.borrow_mut();
+                    buf.resize(count * ctx.block_size, 0);
+                    let n = read_at(file, &mut buf, first * bs)?;
+                    // A file that shrank while being read: check what was there.
+                    let got = n - n % ctx.block_size;
+                    Ok(check_blocks(&buf[..got], first, ctx))
+                })
+            })
+            .collect();
+        for outcome in outcomes {
+            outcome.map_err(io_error(path))?.add_to(summary, report)?;
+        }
+        next = end;
+    }
+    let tail = len % bs;
+    if tail > 0 {
+        truncated(ctx, whole, len, tail, summary, report)?;
+    }
+    Ok(())
+}
+
+/// Standard input, a window at a time (the first window already read as `head`).
+fn check_stdin(
+    head: Vec<u8>,
+    ctx: &BlockContext,
+    summary: &mut Summary,
+    report: &mut dyn Report,
+) -> Result<(), Error> {
+    let bs = ctx.block_size;
+    let per_chunk = chunk_blocks(bs) * bs;
+    let full = window_bytes(bs);
+    let mut stdin = io::stdin().lock();
+    let mut index = 0u64;
+    let mut total = 0u64;
+    // The head, when there is one, is the first window; the buffer is reused.
+    let mut have_window = !head.is_empty();
+    let mut window = head;
+    loop {
+        if !have_window {
+            window.resize(full, 0);
+            let n = read_full(&mut stdin, &mut window).map_err(io_error(Path::new("-")))?;
+            window.truncate(n);
+        }
+        have_window = false;
+        let len = window.len();
+        total += len as u64;
+        let whole = len - len % bs;
+        let outcomes: Vec<Outcome> = window[..whole]
+            .par_chunks(per_chunk)
+            .enumerate()
+            .map(|(i, chunk)| check_blocks(chunk, index + (i * per_chunk / bs) as u64, ctx))
+            .collect();
+        for outcome in outcomes {
+            outcome.add_to(summary, report)?;
+        }
+        index += (whole / bs) as u64;
+        if len < full {
+            if len > whole {
+                truncated(ctx, index, total, (len - whole) as u64, summary, report)?;
+            }
+            return Ok(());
+        }
+    }
+}
+
+/// A file that ends inside a block.
+fn truncated(
+    ctx: &BlockContext,
+    whole: u64,
+    len: u64,
+    tail: u64,
+    summary: &mut Summary,
+    report: &mut dyn Report,
+) -> Result<(), Error> {
+    summary.truncated_files += 1;
+    *summary.problems_by_class.entry("truncated").or_default() += 1;
+    let problem = VerifyProblem {
+        file: ctx.file.to_string(),
+        blkno: ctx.first_blkno + whole,
+        offset: Some(0),
+        file_offset: whole * ctx.block_size as u64,
+        field: "file size".to_string(),
+        class: "truncated",
+        severity: Severity::Error,
+        message: format!(
+            "{} is {len} bytes, not a whole number of {}-byte blocks: the last {tail} bytes \
+             (a partial block {}) are not checked; the {whole} whole blocks before them are",
+            if ctx.file == "-" {
+                "standard input"
+            } else {
+                "file"
+            },
+            ctx.block_size,
+            ctx.first_blkno + whole
+        ),
+    };
+    report.problem(&problem).map_err(report_error)
+}
+
+/// Check consecutive whole blocks; `first` is the position of the first in its file.
+fn check_blocks(data: &[u8], first: u64, ctx: &BlockContext) -> Outcome {
+    let mut outcome = Outcome::default();
+    let mut problems = Vec::new();
+    for (i, page) in data.chunks_exact(ctx.block_size).enumerate() {
+        let index = first + i as u64;
+        let blkno = ctx.first_blkno + index;
+        let verdict = check_block(page, blkno, ctx, &mut problems);
+        outcome.blocks += 1;
+        outcome.zero_pages += u64::from(verdict.new);
+        outcome.bad_checksums += u64::from(verdict.bad_checksum);
+        if problems.iter().any(|p| p.severity > Severity::Info) {
+            outcome.bad_blocks += 1;
+        }
+        let file_offset = index * ctx.block_size as u64;
+        outcome.problems.extend(
+            problems
+                .drain(..)
+                .map(|p| VerifyProblem::from_problem(ctx.file, blkno, file_offset, p)),
+        );
+    }
+    outcome
+}
+
+struct BlockVerdict {
+    new: bool,
+    bad_checksum: bool,
+}
+
+/// One block: checksum first (when the cluster has them), then structure.
+/// The checksum reads the whole page in order, which also brings it into the
+/// cache for the structural checks' scattered reads.
+fn check_block(
+    page: &[u8],
+    blkno: u64,
+    ctx: &BlockContext,
+    problems: &mut Vec<Problem>,
+) -> BlockVerdict {
+    if is_new_page(page) {
+        problems.push(Problem::new(
+            Severity::Info,
+            "zero-page",
+            Some(0),
+            "page",
+            "all bytes are zero: a new page, valid (not yet initialised)",
+        ));
+        return BlockVerdict {
+            new: true,
+            bad_checksum: false,
+        };
+    }
+    let mut bad_checksum = false;
+    if ctx.checksums {
+        if let Some(p) = checksum_problem(page, blkno) {
+            problems.push(p);
+            bad_checksum = true;
+        }
+    }
+    let opts = PageOptions {
+        blkno,
+        kind: None,
+        endian: Endian::Little,
+    };
+    let checked = check_page(page, &opts, problems);
+    if let Some(h) = &checked.header {
+        if checked.kind == PageKind::Btree || ctx.btree_index {
+            check_btree(page, h, blkno, ctx.btree_index, problems);
+        }
+    }
+    BlockVerdict {
+        new: false,
+        bad_checksum,
+    }
+}
+
+/// pd_checksum against pg_checksum_page for this block number.
+fn checksum_problem(page: &[u8], blkno: u64) -> Option<Problem> {
+    let stored = stored_checksum(page)?;
+    let computed = pg_checksum_page(page, blkno, Endian::Little);
+    let message = match computed {
+        None => format!("no checksum can be computed for a {}-byte page", page.len()),
+        Some(c) if stored == 0 => format!(
+            "pd_checksum is 0 on a written page of a cluster with data checksums \
+             (calculated checksum 0x{c:04X} for block {blkno})"
+        ),
+        Some(c) if c != stored => format!(
+            "checksum verification failed: calculated checksum 0x{c:04X} for block {blkno} \
+             but block contains 0x{stored:04X}"
+        ),
+        Some(_) => return None,
+    };
+    Some(Problem::new(
+        Severity::Error,
+        "checksum",
+        Some(8),
+        "pd_checksum",
+        message,
+    ))
+}
+
+/// `BTPageOpaqueData` (nbtree.h) at pd_special: btpo_prev, btpo_next,
+/// btpo_level, btpo_flags, btpo_cycleid.
+const BT_OPAQUE_SIZE: usize = 16;
+const BTP_LEAF: u16 = 0x0001;
+const BTP_ROOT: u16 = 0x0002;
+const BTP_DELETED: u16 = 0x0004;
+const BTP_META: u16 = 0x0008;
+/// `BTREE_MAGIC`, btm_magic of the metapage (first field after the page header).
+const BTREE_MAGIC: u32 = 0x053162;
+
+/// Block 0 of a btree index: BTP_META and btm_magic.
+fn is_btree_metapage(page: &[u8]) -> bool {
+    let r = Reader::new(page, Endian::Little);
+    let Ok(h) = peek_header(&r) else {
+        return false;
+    };
+    detect_kind(&h, page, Endian::Little) == PageKind::Btree
+        && r.peek_u16(usize::from(h.pd_special) + 12, "btpo_flags")
+            .is_ok_and(|f| f & BTP_META != 0)
+        && r.peek_u32(SIZE_OF_PAGE_HEADER, "btm_magic") == Ok(BTREE_MAGIC)
+}
+
+/// A minimal sanity check of a btree page's special space: 16 bytes, known
+/// btpo_flags bits, level 0 exactly on leaf pages, no sibling link to itself,
+/// the metapage only at block 0, a root without siblings. (The full btree
+/// parser lives with the page parsers; this is what verify needs alone.)
+fn check_btree(
+    page: &[u8],
+    h: &PageHeader,
+    blkno: u64,
+    btree_index: bool,
+    problems: &mut Vec<Problem>,
+) {
+    let special = usize::from(h.pd_special);
+    let mut err = |offset: usize, field: &str, message: String| {
+        problems.push(Problem::new(
+            Severity::Error,
+            "btree",
+            Some(offset),
+            field,
+            message,
+        ));
+    };
+    let special_size = page.len().saturating_sub(special);
+    if special_size != BT_OPAQUE_SIZE || special > page.len() {
+        if btree_index {
+            err(
+                16,
+                "pd_special",
+                format!(
+                    "special space of {special_size} bytes in a btree index (BTPageOpaqueData is {BT_OPAQUE_SIZE})"
+                ),
+            );
+        }
+        return;
+    }
+    let r = Reader::new(page, Endian::Little);
+    let (Ok(prev), Ok(next), Ok(level), Ok(flags_word)) = (
+        r.peek_u32(special, "btpo_prev"),
+        r.peek_u32(special + 4, "btpo_next"),
+        r.peek_u32(special + 8, "btpo_level"),
+        r.peek_u16(special + 12, "btpo_flags"),
+    ) else {
+        return;
+    };
+    let unknown = flags::unknown_bits(flags_word, flags::BTPO_FLAGS, 0xFFFF);
+    if unknown != 0 {
+        err(
+            special + 12,
+            "btpo_flags",
+            format!("unknown btpo_flags bits 0x{unknown:04x} (flags 0x{flags_word:04x})"),
+        );
+    }
+    if flags_word & BTP_META != 0 {
+        if blkno != 0 {
+            err(
+                special + 12,
+                "btpo_flags",
+                format!("BTP_META on block {blkno}: only block 0 is the metapage"),
+            );
+        }
+        return;
+    }
+    if blkno == 0 && btree_index {
+        err(
+            special + 12,
+            "btpo_flags",
+            "block 0 of a btree index without BTP_META".to_string(),
+        );
+    }
+    // 0 is P_NONE (no sibling); block 0 is the metapage, never a sibling.
+    if prev != 0 && u64::from(prev) == blkno {
+        err(
+            special,
+            "btpo_prev",
+            format!("btpo_prev points at the page itself (block {blkno})"),
+        );
+    }
+    if next != 0 && u64::from(next) == blkno {
+        err(
+            special + 4,
+            "btpo_next",
+            format!("btpo_next points at the page itself (block {blkno})"),
+        );
+    }
+    if flags_word & BTP_DELETED != 0 {
+        // Deleted pages keep the level (or, before PostgreSQL 14, an xid there).
+        return;
+    }
+    let leaf = flags_word & BTP_LEAF != 0;
+    if leaf && level != 0 {
+        err(
+            special + 8,
+            "btpo_level",
+            format!("btpo_level {level} on a leaf page (leaves are level 0)"),
+        );
+    }
+    if !leaf && level == 0 {
+        err(
+            special + 8,
+            "btpo_level",
+            "btpo_level 0 on an internal page (BTP_LEAF not set)".to_string(),
+        );
+    }
+    if flags_word & BTP_ROOT != 0 && (prev != 0 || next != 0) {
+        err(
+            special,
+            "btpo_prev",
+            format!("root page with siblings (btpo_prev {prev}, btpo_next {next})"),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::Fork;
+
+    #[test]
+    fn arbitrary_blocks_never_panic() {
+        // Random pages, some with a plausible header and a btree-sized special space.
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for round in 0..2000u64 {
+            let mut page: Vec<u8> = (0..8192).map(|_| next() as u8).collect();
+            if round % 2 == 0 {
+                let lower = 24 + (next() % 400) as u16;
+                page[12..14].copy_from_slice(&lower.to_le_bytes());
+                page[14..16].copy_from_slice(&(4000u16 + (next() % 4000) as u16).to_le_bytes());
+                page[16..18].copy_from_slice(&8176u16.to_le_bytes());
+                page[18..20].copy_from_slice(&0x2004u16.to_le_bytes());
+            }
+            for btree_index in [false, true] {
+                let ctx = BlockContext {
+                    file: "x",
+                    block_size: 8192,
+                    first_blkno: 0,
+                    checksums: true,
+                    btree_index,
+                };
+                let mut problems = Vec::new();
+                check_block(&page, round % 5, &ctx, &mut problems);
+                is_btree_metapage(&page);
+            }
+        }
+    }
+
+    #[test]
+    fn p_none_sibling_links_are_not_self_links() {
+        // A btree leaf with no siblings (btpo_prev = btpo_next = P_NONE = 0),
+        // level 0, BTP_LEAF, read as block 0 (a page cut out of its relation).
+        let mut page = vec![0u8; 8192];
+        page[12..14].copy_from_slice(&24u16.to_le_bytes());
+        page[14..16].copy_from_slice(&8176u16.to_le_bytes());
+        page[16..18].copy_from_slice(&8176u16.to_le_bytes());
+        page[18..20].copy_from_slice(&0x2004u16.to_le_bytes());
+        page[8176 + 12] = 0x01;
+        let h = peek_header(&Reader::new(&page, Endian::Little)).unwrap();
+        let mut problems = Vec::new();
+        check_btree(&page, &h, 0, false, &mut problems);
+        assert!(problems.is_empty(), "{problems:?}");
+        // A real self link is reported.
+        page[8176..8180].copy_from_slice(&7u32.to_le_bytes());
+        check_btree(&page, &h, 7, false, &mut problems);
+        assert_eq!(problems.len(), 1);
+        assert_eq!(problems[0].field, "btpo_prev");
+    }
+
+    #[test]
+    fn temporary_relations_are_recognised() {
+        assert!(is_temp_relation("t3_16385"));
+        assert!(is_temp_relation("t12_16385_fsm.1"));
+        assert!(!is_temp_relation("t_16385"));
+        assert!(!is_temp_relation("16385"));
+        assert!(!is_temp_relation("tx_1"));
+    }
+
+    #[test]
+    fn fork_order_sorts_main_before_fsm_and_vm() {
+        let mut names: Vec<RelationFileName> =
+            ["16385_vm", "16385.1", "16385_fsm", "16385", "16384"]
+                .iter()
+                .filter_map(|n| RelationFileName::parse(n))
+                .collect();
+        names.sort();
+        let forks: Vec<(u64, Fork, Option<u64>)> = names
+            .iter()
+            .map(|n| (n.relfilenode, n.fork, n.segment))
+            .collect();
+        assert_eq!(
+            forks,
+            vec![
+                (16384, Fork::Main, None),
+                (16385, Fork::Main, None),
+                (16385, Fork::Main, Some(1)),
+                (16385, Fork::Fsm, None),
+                (16385, Fork::Vm, None),
+            ]
+        );
+    }
+}
