@@ -237,6 +237,9 @@ pub enum InputArg {
     Hexdump,
     /// gdb `x/Nbx ADDR` output.
     Gdb,
+    /// An Oracle trace from `alter system dump datafile N block M` (hex
+    /// section and/or formatted dump text).
+    OracleTrace,
 }
 
 impl From<InputArg> for InputFormat {
@@ -251,6 +254,7 @@ impl From<InputArg> for InputFormat {
             InputArg::Xxd => InputFormat::Xxd,
             InputArg::Hexdump => InputFormat::Hexdump,
             InputArg::Gdb => InputFormat::Gdb,
+            InputArg::OracleTrace => InputFormat::OracleTrace,
         }
     }
 }
@@ -464,6 +468,9 @@ fn show(args: &ShowArgs) -> Result<ExitCode, Error> {
         args.input_format.into(),
         args.block_size,
     )?;
+    if let Some(text) = source.take_trace_text() {
+        return oracle::show_trace(args, &source.name, &text, range);
+    }
     if oracle::wants_oracle(args, &mut source)? {
         return oracle::show(args, source, range);
     }

@@ -26,6 +26,9 @@ pub struct Source {
     /// Block size in bytes.
     pub block_size: usize,
     data: Data,
+    /// An Oracle trace's whole text: its blocks are read by
+    /// [`crate::parse::oracle::trace`], not cut by size.
+    trace_text: Option<Vec<u8>>,
 }
 
 enum Data {
@@ -86,8 +89,17 @@ impl Source {
             InputFormat::Auto => input::detect(&head),
             f => f,
         };
+        let mut trace_text = None;
         let data = if format == InputFormat::Raw {
             Data::Stream(Box::new(io::Cursor::new(head).chain(reader)))
+        } else if format == InputFormat::OracleTrace {
+            let mut text = head;
+            reader.read_to_end(&mut text).map_err(io_err)?;
+            trace_text = Some(text);
+            Data::Memory {
+                bytes: Vec::new(),
+                pos: 0,
+            }
         } else {
             // Text dumps are decoded whole; they describe a handful of pages.
             let mut text = head;
@@ -103,6 +115,7 @@ impl Source {
             format,
             block_size: block_size.unwrap_or(DEFAULT_BLOCK_SIZE),
             data,
+            trace_text,
         };
         if let Some(bs) = block_size {
             if !(64..=(1 << 20)).contains(&bs) {
@@ -173,6 +186,12 @@ impl Source {
                 Ok(head)
             }
         }
+    }
+
+    /// The text of an Oracle trace input (`format` is `OracleTrace`), taken
+    /// out of the source; `None` for other inputs.
+    pub fn take_trace_text(&mut self) -> Option<Vec<u8>> {
+        self.trace_text.take()
     }
 
     /// The blocks of this input, in order.

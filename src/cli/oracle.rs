@@ -62,6 +62,23 @@ pub struct OracleArgs {
     /// copies of dumps show them.
     #[arg(long)]
     pub expand_tabs: bool,
+
+    /// Byte order of the 32-bit words in a trace's `Dump of memory` section
+    /// (default: the one in which the rebuilt block's tail matches its header).
+    #[arg(long, value_enum, value_name = "ORDER", default_value_t = EndianArg::Auto)]
+    pub endian: EndianArg,
+}
+
+/// Byte orders for `--endian`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum EndianArg {
+    /// Detect from the rebuilt block (a valid tail; little-endian when nothing tells).
+    #[default]
+    Auto,
+    /// Little-endian platforms (x86-64, Linux on ARM).
+    Little,
+    /// Big-endian platforms (SPARC, AIX, HP-UX, z/OS).
+    Big,
 }
 
 /// Oracle releases with distinct dump conventions.
@@ -503,6 +520,239 @@ fn date(bytes: &[u8]) -> Result<(String, Value), Error> {
     );
     let j = json!({"word": what, "bytes": spaced(bytes), "value": d.to_string()});
     Ok((t, j))
+}
+
+/// `show` for an Oracle trace: each block found in it, from its rebuilt bytes
+/// (cross-checked against the formatted text) or, when the trace carries only
+/// the text, from the text.
+pub(super) fn show_trace(
+    args: &ShowArgs,
+    name: &std::path::Path,
+    text: &[u8],
+    range: BlockRange,
+) -> Result<ExitCode, Error> {
+    use crate::parse::oracle::crosscheck::compare;
+    use crate::parse::oracle::trace::{read_trace, render_view};
+    use crate::reader::Endian;
+
+    let o = &args.oracle;
+    let endian = match o.endian {
+        EndianArg::Auto => None,
+        EndianArg::Little => Some(Endian::Little),
+        EndianArg::Big => Some(Endian::Big),
+    };
+    let blocks = read_trace(text, endian).map_err(|source| Error::Input {
+        path: name.to_path_buf(),
+        source,
+    })?;
+    let stdout = io::stdout();
+    let is_tty = stdout.is_terminal();
+    let mut out = BufWriter::new(stdout.lock());
+    let opts = RenderOptions {
+        wide: args.wide,
+        color: match args.color {
+            ColorArg::Always => true,
+            ColorArg::Never => false,
+            ColorArg::Auto => is_tty,
+        },
+        width: if is_tty { terminal_width() } else { None },
+    };
+    let mut collected: Vec<Value> = Vec::new();
+    let mut shown = 0usize;
+    for tb in &blocks {
+        let blkno = u64::from(tb.block.unwrap_or(0));
+        if tb.block.is_some() && !range.contains(blkno) {
+            continue;
+        }
+        let trace_json = json!({
+            "file": tb.file,
+            "block": tb.block,
+            "tsn": tb.tsn,
+            "line": tb.line,
+            "hex_line": tb.hex_line,
+            "hex_address": tb.hex_address.map(|a| format!("0x{a:X}")),
+            "endian_confirmed": tb.hex_line.map(|_| tb.endian_confirmed),
+        });
+        let version = o
+            .oracle_version
+            .map(OracleVersion::from)
+            .or_else(|| tb.text.as_ref().and_then(|t| t.version));
+        let mut dump = DumpOptions {
+            version,
+            tsn: o.oracle_tsn.or(tb.tsn),
+            file: o.oracle_file.or(tb.file),
+            buffer: o.oracle_buffer.or(tb.hex_address),
+            bigfile: o.oracle_bigfile,
+            hex: o.oracle_hex,
+            part: match o.dump_part {
+                DumpPartArg::Trace => DumpPart::Trace,
+                DumpPartArg::Block => DumpPart::Block,
+            },
+            expand_tabs: o.expand_tabs,
+        };
+        if shown > 0 && matches!(args.format, FormatArg::Table | FormatArg::Hex) {
+            writeln!(out).map_err(stdout_error)?;
+        }
+        let title = format!(
+            "trace block {} (line {}){}",
+            tb.label(),
+            tb.line,
+            match (tb.hex_line, &tb.text) {
+                (Some(h), Some(_)) =>
+                    format!(", rebuilt from the hex at line {h} and cross-checked with the text"),
+                (Some(h), None) =>
+                    format!(", rebuilt from the hex at line {h} (no formatted text)"),
+                (None, _) => ", formatted text only (no hex section)".to_string(),
+            }
+        );
+        if let Some(bytes) = &tb.bytes {
+            let mut parsed = parse_block(
+                bytes,
+                &BlockOptions {
+                    blkno,
+                    endian: tb.endian,
+                },
+            );
+            if endian.is_none() && !tb.endian_confirmed {
+                parsed.problems.push(crate::model::Problem::new(
+                    crate::model::Severity::Warning,
+                    "trace",
+                    None,
+                    "byte order",
+                    format!(
+                        "trace line {}: the rebuilt block's tail matches its header in neither \
+                         byte order; read as little-endian (use --endian to choose)",
+                        tb.hex_line.unwrap_or(tb.line)
+                    ),
+                ));
+            }
+            if let Some(t) = &tb.text {
+                parsed.problems.extend(compare(&parsed, t));
+            }
+            match args.format {
+                FormatArg::Json | FormatArg::Ndjson => {
+                    let mut v = render::oracle_json::block_json(&parsed, o.oracle_bigfile);
+                    if let Value::Object(m) = &mut v {
+                        m.insert("trace".into(), trace_json);
+                        m.insert("text".into(), json!(tb.text));
+                    }
+                    if args.format == FormatArg::Json {
+                        collected.push(v);
+                    } else {
+                        render::json::write_line(&mut out, &v).map_err(stdout_error)?;
+                    }
+                }
+                FormatArg::Table => {
+                    writeln!(out, "{title}").map_err(stdout_error)?;
+                    render::oracle_table::render_block(&mut out, &parsed, o.oracle_bigfile, &opts)
+                        .map_err(stdout_error)?;
+                }
+                FormatArg::Hex => {
+                    writeln!(out, "{title}").map_err(stdout_error)?;
+                    render::hex::render(&mut out, bytes, &parsed.spans, &opts)
+                        .map_err(stdout_error)?;
+                }
+                FormatArg::Dump => {
+                    render_dump(&mut out, &parsed, bytes, &dump).map_err(stdout_error)?;
+                }
+            }
+        } else {
+            let Some(t) = &tb.text else { continue };
+            match args.format {
+                FormatArg::Json | FormatArg::Ndjson => {
+                    let v = json!({
+                        "engine": "oracle",
+                        "source": "trace-text",
+                        "trace": trace_json,
+                        "text": t,
+                    });
+                    if args.format == FormatArg::Json {
+                        collected.push(v);
+                    } else {
+                        render::json::write_line(&mut out, &v).map_err(stdout_error)?;
+                    }
+                }
+                FormatArg::Table => {
+                    writeln!(out, "{title}").map_err(stdout_error)?;
+                    text_table(&mut out, &json!(t)).map_err(stdout_error)?;
+                }
+                FormatArg::Hex => {
+                    return Err(Error::Usage(format!(
+                        "{}: --format hex needs the block's bytes, but trace block {} (line {}) \
+                         carries only the formatted dump text (no `Dump of memory` section); \
+                         use --format json, table or dump",
+                        name.display(),
+                        tb.label(),
+                        tb.line
+                    )));
+                }
+                FormatArg::Dump => {
+                    let Some(view) = render_view(t, blkno) else {
+                        continue;
+                    };
+                    if dump.buffer.is_none() {
+                        dump.buffer = t.data.as_ref().and_then(|d| {
+                            let off = view.ktbbh.as_ref()?.payload_offset as u64;
+                            d.header_address.checked_sub(off)
+                        });
+                    }
+                    render_dump(&mut out, &view, &[], &dump).map_err(stdout_error)?;
+                }
+            }
+        }
+        shown += 1;
+    }
+    if args.format == FormatArg::Json {
+        match collected.as_slice() {
+            [one] => render::json::write_pretty(&mut out, one),
+            many => render::json::write_pretty(&mut out, &many),
+        }
+        .map_err(stdout_error)?;
+    }
+    out.flush().map_err(stdout_error)?;
+    if shown == 0 {
+        return Err(Error::Usage(format!(
+            "{}: no blocks to show (--blocks outside the trace's blocks)",
+            name.display()
+        )));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A text-only block as a two-column table: every field the text carries,
+/// by its path (`header.itls[0].kxidusn`); absent parts print `-`.
+fn text_table(out: &mut dyn Write, v: &Value) -> io::Result<()> {
+    fn walk(path: &str, v: &Value, rows: &mut Vec<(String, String)>) {
+        match v {
+            Value::Object(m) => {
+                for (k, x) in m {
+                    let p = if path.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{path}.{k}")
+                    };
+                    walk(&p, x, rows);
+                }
+            }
+            Value::Array(a) => {
+                for (i, x) in a.iter().enumerate() {
+                    walk(&format!("{path}[{i}]"), x, rows);
+                }
+            }
+            Value::Null => rows.push((path.to_string(), "-".into())),
+            Value::String(s) => rows.push((path.to_string(), s.clone())),
+            other => rows.push((path.to_string(), other.to_string())),
+        }
+    }
+    let mut rows = Vec::new();
+    walk("", v, &mut rows);
+    let mut t = comfy_table::Table::new();
+    t.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
+    t.set_header(vec!["field (from the trace text)", "value"]);
+    for (k, x) in rows {
+        t.add_row(vec![k, x]);
+    }
+    writeln!(out, "{t}")
 }
 
 #[cfg(test)]

@@ -123,6 +123,9 @@ pub(super) fn detect(data: &[u8]) -> InputFormat {
         return InputFormat::Hex;
     };
     let t = first.text;
+    if crate::parse::oracle::trace::looks_like_trace(sample) {
+        return InputFormat::OracleTrace;
+    }
     if t.starts_with(b"(gdb)") || is_gdb_line(t) {
         return InputFormat::Gdb;
     }

@@ -63,6 +63,9 @@ pub enum InputFormat {
     Hexdump,
     /// gdb `x/Nbx` output.
     Gdb,
+    /// An Oracle trace from `alter system dump datafile N block M`: the blocks
+    /// rebuilt from its `Dump of memory` sections.
+    OracleTrace,
 }
 
 impl InputFormat {
@@ -78,6 +81,7 @@ impl InputFormat {
             InputFormat::Xxd => "xxd",
             InputFormat::Hexdump => "hexdump",
             InputFormat::Gdb => "gdb",
+            InputFormat::OracleTrace => "oracle-trace",
         }
     }
 }
@@ -169,6 +173,23 @@ pub fn decode(data: &[u8], format: InputFormat) -> Result<(Vec<u8>, InputFormat)
         InputFormat::Xxd => xxd::decode(data, limit)?,
         InputFormat::Hexdump => hexdump::decode(data, limit)?,
         InputFormat::Gdb => gdb::decode(data)?,
+        InputFormat::OracleTrace => trace_bytes(data)?,
     };
     Ok((bytes, format))
+}
+
+/// The blocks of an Oracle trace's hex sections, one after another (byte
+/// order detected per block). The trace's formatted text is read by
+/// [`crate::parse::oracle::trace`], which the CLI uses for traces.
+fn trace_bytes(data: &[u8]) -> Result<Vec<u8>, InputError> {
+    let blocks = crate::parse::oracle::trace::rebuilt_blocks(data, None)?;
+    if blocks.is_empty() {
+        return Err(InputError::whole(
+            InputFormat::OracleTrace,
+            "expected a `Dump of memory from 0x… to 0x…` section, found only the formatted \
+             dump text: there are no bytes to rebuild"
+                .to_string(),
+        ));
+    }
+    Ok(blocks.into_iter().flat_map(|b| b.bytes).collect())
 }

@@ -592,6 +592,155 @@ fn hex_bytes_opt<S: Serializer>(bytes: &Option<Vec<u8>>, s: S) -> Result<S::Ok, 
     }
 }
 
+/// A value read from a trace's formatted text, with the (1-based) line it
+/// was on. Serialises as the bare value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct At<T> {
+    pub value: T,
+    pub line: usize,
+}
+
+impl<T: Serialize> Serialize for At<T> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.value.serialize(s)
+    }
+}
+
+/// A block as a trace's formatted text describes it (`buffer tsn:` …
+/// `end_of_block_dump`). It mirrors [`OracleBlock`], but the text may be
+/// silent about any part (a pasted excerpt, an encrypted block, an index
+/// body), so every part is optional: what the text does not carry is `None`,
+/// never invented. Line numbers are those of the trace.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct TextBlock {
+    /// First line of the block's text.
+    pub line: usize,
+    /// The release whose print forms the text uses, when its SCNs tell (§2.5).
+    pub version: Option<OracleVersion>,
+    /// `Start dump data blocks tsn: … file#: …` before the block.
+    pub tsn: Option<u32>,
+    pub file: Option<u32>,
+    /// `Encrypted block <…> content will not be dumped.`
+    pub encrypted: bool,
+    /// `buffer tsn:` / `scn:` / `frmt:` lines.
+    pub cache: Option<TextCache>,
+    /// `Block header dump:` through the ITL list.
+    pub header: Option<TextHeader>,
+    /// `data_block_dump` through `end_of_block_dump`.
+    pub data: Option<TextData>,
+    /// A body the text parser recognises but does not decode (`Leaf block dump` …).
+    pub other_body: Option<At<String>>,
+}
+
+/// The cache header as the dump prints it (§6.2).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct TextCache {
+    /// Line of `buffer tsn:`; the `scn:` and `frmt:` lines follow it.
+    pub line: usize,
+    pub scn_line: usize,
+    pub frmt_line: usize,
+    pub tsn: u32,
+    pub rdba: u32,
+    /// `(file/block)` as printed after the rdba.
+    pub rdba_file: u32,
+    pub rdba_block: u32,
+    /// The SCN's value (wrap << 32 | base; 12.2+ prints no format flag).
+    pub scn: u64,
+    pub seq: u8,
+    pub flg: u8,
+    pub tail: u32,
+    /// Only the low nibble of `frmt_kcbh` is printed.
+    pub frmt: u8,
+    pub chkval: u16,
+    pub type_kcbh: u8,
+    pub type_name: String,
+}
+
+/// `Block header dump:` and the transaction header lines (§6.4, §6.5).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct TextHeader {
+    pub line: usize,
+    /// `Block header dump:  0x…`.
+    pub rdba: u32,
+    /// Line of `seg/obj: … typ:`.
+    pub seg_line: usize,
+    pub seg_obj: u32,
+    /// The cleanout SCN's value.
+    pub csc: u64,
+    pub itc: u8,
+    /// `E`, `O` or `-`.
+    pub flg: char,
+    pub typ: u8,
+    /// Line of `brn:`/`fsl:`.
+    pub brn_line: Option<usize>,
+    /// `brn: … bdba:` (ASSM) rather than `fsl: … fnx:` (MSSM).
+    pub assm: Option<bool>,
+    /// `brn` or `fsl` (`ktbbhfsl`).
+    pub fsl: Option<u8>,
+    /// `bdba` or `fnx` (`ktbbhfnx`).
+    pub fnx: Option<u32>,
+    /// `inc: … exflg: …` (ASSM extension).
+    pub extension: Option<At<KtbbhExtension>>,
+    /// The ITL lines: every field of the entry is printed.
+    pub itls: Vec<At<Itl>>,
+}
+
+/// The data layer's lines (§6.6). Each header field is on its own line.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct TextData {
+    /// Line of `data_block_dump,data header at 0x…`.
+    pub line: usize,
+    /// `bdba: 0x…` printed with the data layer.
+    pub bdba: Option<At<u32>>,
+    /// Memory address of the data header.
+    pub header_address: u64,
+    pub tsiz: Option<At<usize>>,
+    pub hsiz: Option<At<usize>>,
+    pub pbl: Option<At<u64>>,
+    pub kdbhflag: Option<At<u8>>,
+    pub kdbhntab: Option<At<u8>>,
+    pub kdbhnrow: Option<At<u16>>,
+    pub kdbhfrre: Option<At<i16>>,
+    pub kdbhfsbo: Option<At<u16>>,
+    pub kdbhfseo: Option<At<u16>>,
+    pub kdbhavsp: Option<At<i16>>,
+    pub kdbhtosp: Option<At<i16>>,
+    pub kdbt: Vec<At<Kdbt>>,
+    pub kdbr: Vec<At<KdbrEntry>>,
+    pub rows: Vec<TextRow>,
+    /// `end_of_block_dump` was reached.
+    pub complete: bool,
+}
+
+/// One row piece as printed (`tab t, row r, @0x…`, `tl: …`, `col …`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct TextRow {
+    pub line: usize,
+    pub tab: usize,
+    pub row: usize,
+    pub offs: u16,
+    pub tl_line: Option<usize>,
+    pub tl: Option<usize>,
+    pub flag: Option<u8>,
+    pub lb: Option<u8>,
+    /// Absent for deleted pieces, as Oracle prints them.
+    pub cc: Option<u8>,
+    pub hrid: Option<At<RowRef>>,
+    pub nrid: Option<At<RowRef>>,
+    pub cols: Vec<TextColumn>,
+}
+
+/// One `col  n: [len]  xx …` (continued over following lines) or `*NULL*`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct TextColumn {
+    pub line: usize,
+    pub col: usize,
+    /// `None` for `*NULL*`.
+    pub len: Option<usize>,
+    #[serde(serialize_with = "hex_bytes")]
+    pub data: Vec<u8>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

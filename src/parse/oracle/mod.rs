@@ -11,11 +11,13 @@
 
 pub mod block;
 pub mod checksum;
+pub mod crosscheck;
 pub mod datatype;
 pub mod kdb;
 pub mod kdx;
 pub mod ktb;
 pub mod names;
+pub mod trace;
 pub mod verify;
 
 pub use block::{detect_endian, looks_like_oracle, parse_block, BlockOptions};

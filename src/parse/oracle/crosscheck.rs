@@ -1,0 +1,382 @@
+//! Cross-check of a trace: the structures decoded from the rebuilt bytes
+//! against those parsed from the formatted text. Every field the text carries
+//! is compared; each disagreement is a [`Problem`] of class `crosscheck`
+//! naming the trace line, the field and both values. A trace edited by hand or
+//! damaged in transit shows up here.
+
+use std::fmt::Display;
+
+use crate::model::oracle::{OracleBlock, Rdba, TextBlock, KCBH_SIZE};
+use crate::model::{Problem, Severity};
+
+use super::ktb::ITL_OFFSET;
+use super::names;
+
+/// The problem class of every disagreement.
+pub const CLASS: &str = "crosscheck";
+
+struct Diffs {
+    out: Vec<Problem>,
+}
+
+impl Diffs {
+    fn note(&mut self, line: usize, offset: Option<usize>, field: &str, message: String) {
+        self.out.push(Problem::new(
+            Severity::Error,
+            CLASS,
+            offset,
+            field,
+            format!("trace line {line}: {message}"),
+        ));
+    }
+
+    /// Record `field` when the text's value differs from the bytes'.
+    fn eq<T: PartialEq + Display>(
+        &mut self,
+        line: usize,
+        offset: Option<usize>,
+        field: &str,
+        text: T,
+        bytes: T,
+    ) {
+        if text != bytes {
+            self.note(
+                line,
+                offset,
+                field,
+                format!("the text says {field} {text}, the bytes say {bytes}"),
+            );
+        }
+    }
+}
+
+fn dec<T: Display>(v: T) -> String {
+    v.to_string()
+}
+
+fn hex<T: std::fmt::LowerHex>(v: T) -> String {
+    format!("0x{v:x}")
+}
+
+/// Compare the block decoded from bytes with the block the text describes.
+pub fn compare(raw: &OracleBlock, text: &TextBlock) -> Vec<Problem> {
+    let mut d = Diffs { out: Vec::new() };
+    if text.encrypted != raw.encrypted {
+        d.eq(
+            text.line,
+            Some(15),
+            "encrypted",
+            text.encrypted,
+            raw.encrypted,
+        );
+    }
+    if let Some(c) = &text.cache {
+        match &raw.kcbh {
+            None => d.note(
+                c.line,
+                Some(0),
+                "kcbh",
+                "the text has a cache header, the bytes have none".into(),
+            ),
+            Some(h) => {
+                d.eq(
+                    c.line,
+                    Some(4),
+                    "kcbh.rdba_kcbh",
+                    hex(c.rdba),
+                    hex(h.rdba_kcbh),
+                );
+                let (f, b) = Rdba(h.rdba_kcbh).split(c.rdba_file == 1024);
+                d.eq(
+                    c.line,
+                    Some(4),
+                    "rdba (file/block)",
+                    format!("{}/{}", c.rdba_file, c.rdba_block),
+                    format!("{f}/{b}"),
+                );
+                d.eq(
+                    c.scn_line,
+                    Some(8),
+                    "kcbh scn",
+                    hex(c.scn),
+                    hex(h.scn().value()),
+                );
+                d.eq(
+                    c.scn_line,
+                    Some(14),
+                    "kcbh.seq_kcbh",
+                    hex(c.seq),
+                    hex(h.seq_kcbh),
+                );
+                d.eq(
+                    c.scn_line,
+                    Some(15),
+                    "kcbh.flg_kcbh",
+                    hex(c.flg),
+                    hex(h.flg_kcbh),
+                );
+                if let Some(tail) = raw.tailchk {
+                    d.eq(
+                        c.scn_line,
+                        Some(raw.size.saturating_sub(4)),
+                        "tailchk",
+                        hex(c.tail),
+                        hex(tail),
+                    );
+                }
+                d.eq(
+                    c.frmt_line,
+                    Some(1),
+                    "kcbh.frmt_kcbh (low nibble)",
+                    hex(c.frmt),
+                    hex(h.frmt_kcbh & 0x0f),
+                );
+                d.eq(
+                    c.frmt_line,
+                    Some(16),
+                    "kcbh.chkval_kcbh",
+                    hex(c.chkval),
+                    hex(h.chkval_kcbh),
+                );
+                d.eq(
+                    c.frmt_line,
+                    Some(0),
+                    "kcbh.type_kcbh",
+                    hex(c.type_kcbh),
+                    hex(h.type_kcbh),
+                );
+            }
+        }
+    }
+    if let Some(th) = &text.header {
+        header(&mut d, raw, th);
+    }
+    if let Some(td) = &text.data {
+        data(&mut d, raw, td);
+    }
+    d.out
+}
+
+fn header(d: &mut Diffs, raw: &OracleBlock, th: &crate::model::oracle::TextHeader) {
+    let Some(t) = &raw.ktbbh else {
+        d.note(
+            th.line,
+            Some(KCBH_SIZE),
+            "ktbbh",
+            "the text has a transaction header, the bytes have none".into(),
+        );
+        return;
+    };
+    if let Some(h) = &raw.kcbh {
+        d.eq(
+            th.line,
+            Some(4),
+            "Block header dump rdba",
+            hex(th.rdba),
+            hex(h.rdba_kcbh),
+        );
+    }
+    let l = th.seg_line;
+    d.eq(
+        l,
+        Some(24),
+        "ktbbh.ktbbhsid",
+        hex(th.seg_obj),
+        hex(t.ktbbhsid),
+    );
+    d.eq(
+        l,
+        Some(28),
+        "ktbbh.ktbbhcsc",
+        hex(th.csc),
+        hex(t.ktbbhcsc.value()),
+    );
+    d.eq(l, Some(36), "ktbbh.ktbbhict", th.itc, t.ktbbhict);
+    d.eq(
+        l,
+        Some(38),
+        "ktbbh.ktbbhflg",
+        th.flg,
+        names::ktbbh_flag_letter(t.ktbbhflg),
+    );
+    d.eq(l, Some(20), "ktbbh.ktbbhtyp", th.typ, t.ktbbhtyp);
+    if let Some(bl) = th.brn_line {
+        if let Some(assm) = th.assm {
+            d.eq(bl, Some(38), "ASSM (brn/bdba form)", assm, t.is_assm());
+        }
+        if let Some(fsl) = th.fsl {
+            d.eq(bl, Some(39), "ktbbh.ktbbhfsl", fsl, t.ktbbhfsl);
+        }
+        if let Some(fnx) = th.fnx {
+            d.eq(bl, Some(40), "ktbbh.ktbbhfnx", hex(fnx), hex(t.ktbbhfnx));
+        }
+    }
+    if let (Some(e), Some(re)) = (&th.extension, &t.extension) {
+        d.eq(e.line, None, "inc", e.value.inc, re.inc);
+        d.eq(e.line, None, "exflg", e.value.exflg, re.exflg);
+    }
+    d.eq(
+        th.line,
+        Some(ITL_OFFSET),
+        "ITL entries printed",
+        th.itls.len(),
+        t.ktbbhitl.len(),
+    );
+    for (ti, ri) in th.itls.iter().zip(&t.ktbbhitl) {
+        let (a, b) = (&ti.value, ri);
+        let off = Some(ITL_OFFSET + 24 * b.itl.saturating_sub(1));
+        let n = ti.line;
+        let f = |name: &str| format!("itl[{}].{name}", b.itl);
+        d.eq(n, off, &f("itl"), a.itl, b.itl);
+        d.eq(n, off, &f("kxidusn"), hex(a.kxidusn), hex(b.kxidusn));
+        d.eq(n, off, &f("kxidslt"), hex(a.kxidslt), hex(b.kxidslt));
+        d.eq(n, off, &f("kxidsqn"), hex(a.kxidsqn), hex(b.kxidsqn));
+        d.eq(n, off, &f("kubadba"), hex(a.kubadba), hex(b.kubadba));
+        d.eq(n, off, &f("kubaseq"), hex(a.kubaseq), hex(b.kubaseq));
+        d.eq(n, off, &f("kubarec"), hex(a.kubarec), hex(b.kubarec));
+        d.eq(n, off, &f("ktbitflg"), hex(a.ktbitflg), hex(b.ktbitflg));
+        d.eq(n, off, &f("ktbitun"), hex(a.ktbitun), hex(b.ktbitun));
+        d.eq(n, off, &f("ktbitbas"), hex(a.ktbitbas), hex(b.ktbitbas));
+    }
+}
+
+fn data(d: &mut Diffs, raw: &OracleBlock, td: &crate::model::oracle::TextData) {
+    let Some(tab) = &raw.table else {
+        d.note(
+            td.line,
+            None,
+            "kdbh",
+            "the text has a table data layer, the bytes have none".into(),
+        );
+        return;
+    };
+    let k = &tab.kdbh;
+    let o = k.offset;
+    macro_rules! field {
+        ($text:expr, $name:literal, $rel:expr, $raw:expr, $fmt:expr) => {
+            if let Some(at) = &$text {
+                d.eq(at.line, Some(o + $rel), $name, $fmt(at.value), $fmt($raw));
+            }
+        };
+    }
+    if let (Some(b), Some(h)) = (&td.bdba, &raw.kcbh) {
+        d.eq(b.line, Some(4), "bdba", hex(b.value), hex(h.rdba_kcbh));
+    }
+    field!(td.tsiz, "tsiz", 0, k.tsiz, dec);
+    field!(td.hsiz, "hsiz", 0, k.hsiz, dec);
+    field!(
+        td.kdbhflag,
+        "kdbh.kdbhflag",
+        0,
+        k.kdbhflag,
+        names::kdbh_flag_string
+    );
+    field!(td.kdbhntab, "kdbh.kdbhntab", 1, k.kdbhntab, dec);
+    field!(td.kdbhnrow, "kdbh.kdbhnrow", 2, k.kdbhnrow, dec);
+    field!(td.kdbhfrre, "kdbh.kdbhfrre", 4, k.kdbhfrre, dec);
+    field!(td.kdbhfsbo, "kdbh.kdbhfsbo", 6, k.kdbhfsbo, hex);
+    field!(td.kdbhfseo, "kdbh.kdbhfseo", 8, k.kdbhfseo, hex);
+    field!(td.kdbhavsp, "kdbh.kdbhavsp", 10, k.kdbhavsp as u16, hex);
+    field!(td.kdbhtosp, "kdbh.kdbhtosp", 12, k.kdbhtosp as u16, hex);
+    // pbl - data header address is the buffer's address: both lines agree.
+    if let Some(p) = &td.pbl {
+        d.eq(
+            p.line,
+            None,
+            "pbl (data header address)",
+            hex(p.value),
+            hex(td.header_address),
+        );
+    }
+    d.eq(td.line, Some(o), "pti lines", td.kdbt.len(), tab.kdbt.len());
+    for (a, b) in td.kdbt.iter().zip(&tab.kdbt) {
+        let off = Some(o + 14 + 4 * b.table);
+        d.eq(a.line, off, "kdbt table", a.value.table, b.table);
+        d.eq(a.line, off, "kdbt.kdbtnrow", a.value.kdbtnrow, b.kdbtnrow);
+        d.eq(a.line, off, "kdbt.kdbtoffs", a.value.kdbtoffs, b.kdbtoffs);
+    }
+    let dir = o + 14 + 4 * tab.kdbt.len();
+    d.eq(
+        td.line,
+        Some(dir),
+        "pri lines",
+        td.kdbr.len(),
+        tab.kdbr.len(),
+    );
+    for (a, b) in td.kdbr.iter().zip(&tab.kdbr) {
+        let off = Some(dir + 2 * b.slot);
+        let f = format!("kdbr[{}]", b.slot);
+        d.eq(a.line, off, &f, a.value.slot, b.slot);
+        d.eq(a.line, off, &f, hex(a.value.kdbr), hex(b.kdbr));
+        d.eq(a.line, off, &format!("{f} free"), a.value.free, b.free);
+    }
+    d.eq(td.line, None, "rows printed", td.rows.len(), tab.rows.len());
+    for (a, b) in td.rows.iter().zip(&tab.rows) {
+        let off = Some(b.offset);
+        let f = |name: &str| format!("tab {}, row {} {name}", b.tab, b.row);
+        d.eq(a.line, off, &f("tab"), a.tab, b.tab);
+        d.eq(a.line, off, &f("row"), a.row, b.row);
+        d.eq(a.line, off, &f("offset"), hex(a.offs), hex(b.offs));
+        let tl = a.tl_line.unwrap_or(a.line);
+        if let Some(v) = a.tl {
+            d.eq(tl, off, &f("tl"), v, b.tl);
+        }
+        if let Some(v) = a.flag {
+            d.eq(
+                tl,
+                off,
+                &f("fb"),
+                names::row_flag_string(v),
+                names::row_flag_string(b.flag),
+            );
+        }
+        if let Some(v) = a.lb {
+            d.eq(tl, off.map(|x| x + 1), &f("lb"), hex(v), hex(b.lb));
+        }
+        let cc = |c: Option<u8>| c.map_or("none".to_string(), |c| c.to_string());
+        if a.tl.is_some() {
+            d.eq(tl, off.map(|x| x + 2), &f("cc"), cc(a.cc), cc(b.cc));
+        }
+        let rid = |r: Option<crate::model::oracle::RowRef>| {
+            r.map_or("none".to_string(), |r| {
+                format!("0x{:08x}.{:x}", r.dba, r.slot)
+            })
+        };
+        if let Some(h) = &a.hrid {
+            d.eq(h.line, off, &f("hrid"), rid(Some(h.value)), rid(b.hrid));
+        }
+        if let Some(n) = &a.nrid {
+            d.eq(n.line, off, &f("nrid"), rid(Some(n.value)), rid(b.nrid));
+        }
+        d.eq(
+            a.line,
+            off,
+            &f("columns printed"),
+            a.cols.len(),
+            b.cols.len(),
+        );
+        for (ac, bc) in a.cols.iter().zip(&b.cols) {
+            let name = f(&format!("col {}", bc.col));
+            let len = |l: Option<usize>| l.map_or("NULL".to_string(), |l| l.to_string());
+            d.eq(
+                ac.line,
+                Some(bc.offset),
+                &format!("{name} length"),
+                len(ac.len),
+                len(bc.len),
+            );
+            if ac.data != bc.data && ac.len == bc.len {
+                d.note(
+                    ac.line,
+                    Some(bc.offset),
+                    &name,
+                    format!(
+                        "the text says {name} is {}, the bytes say {}",
+                        crate::model::oracle::hex_string(&ac.data),
+                        crate::model::oracle::hex_string(&bc.data)
+                    ),
+                );
+            }
+        }
+    }
+}
