@@ -19,6 +19,7 @@ use crate::parse::postgres::{
 use crate::reader::Endian;
 use crate::render::{self, RenderOptions};
 use crate::source::{segment_from_name, Source, DEFAULT_SEGMENT_BYTES};
+use crate::verify_oracle::{self, OracleInput};
 
 mod oracle;
 pub use oracle::{DumpPartArg, OracleArgs, OracleVersionArg};
@@ -642,6 +643,10 @@ fn verify(args: &VerifyArgs) -> Result<ExitCode, Error> {
             .build_global()
             .map_err(|e| Error::Usage(format!("--jobs {n}: {e}")))?;
     }
+    let oracle = oracle_inputs(&args.inputs)?;
+    if !oracle.is_empty() {
+        return verify_oracle(args, &oracle);
+    }
     let mut printer = VerifyPrinter::new(BufWriter::new(io::stdout().lock()), format);
     let summary = verify::run(&args.inputs, &opts, &mut printer)?;
     printer.finish(&summary).map_err(stdout_error)?;
@@ -649,6 +654,88 @@ fn verify(args: &VerifyArgs) -> Result<ExitCode, Error> {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
+    })
+}
+
+/// The Oracle inputs among `inputs`: all of them, or none (one engine a run).
+fn oracle_inputs(inputs: &[PathBuf]) -> Result<Vec<(PathBuf, OracleInput)>, Error> {
+    let mut oracle = Vec::new();
+    for path in inputs {
+        if let Some(kind) = verify_oracle::classify(path)? {
+            oracle.push((path.clone(), kind));
+        }
+    }
+    if !oracle.is_empty() && oracle.len() != inputs.len() {
+        return Err(Error::Usage(
+            "verify: give Oracle datafiles and traces, or PostgreSQL files, not both in one run"
+                .into(),
+        ));
+    }
+    Ok(oracle)
+}
+
+/// `verify` of Oracle datafiles and traces: a DBVERIFY-style report per file.
+fn verify_oracle(args: &VerifyArgs, inputs: &[(PathBuf, OracleInput)]) -> Result<ExitCode, Error> {
+    let mut out = BufWriter::new(io::stdout().lock());
+    let mut clean = true;
+    let mut documents = Vec::new();
+    for (path, kind) in inputs {
+        let outcome = match kind {
+            OracleInput::Datafile => verify_oracle::verify_datafile(path, args.block_size)?,
+            OracleInput::Trace => verify_oracle::verify_trace(path, None)?,
+        };
+        clean &= outcome.summary.clean();
+        let file = path.display().to_string();
+        let problems: Vec<serde_json::Value> = verify_oracle::problems(&outcome)
+            .map(|(blkno, p)| {
+                serde_json::json!({
+                    "file": file,
+                    "blkno": blkno,
+                    "offset": p.offset,
+                    "field": p.field,
+                    "class": p.class,
+                    "severity": p.severity,
+                    "message": p.message,
+                })
+            })
+            .collect();
+        match args.format {
+            VerifyFormatArg::Text => render::oracle_verify::write_dbv_report(
+                &mut out,
+                &file,
+                &outcome.reports,
+                &outcome.summary,
+            )
+            .map_err(stdout_error)?,
+            VerifyFormatArg::Ndjson => {
+                for p in &problems {
+                    render::json::write_line(&mut out, p).map_err(stdout_error)?;
+                }
+                render::json::write_line(
+                    &mut out,
+                    &serde_json::json!({"file": file, "summary": outcome.summary}),
+                )
+                .map_err(stdout_error)?;
+            }
+            VerifyFormatArg::Json => documents.push(serde_json::json!({
+                "file": file,
+                "summary": outcome.summary,
+                "problems": problems,
+            })),
+        }
+    }
+    if args.format == VerifyFormatArg::Json {
+        match documents.as_slice() {
+            [one] => render::json::write_pretty(&mut out, one),
+            many => render::json::write_pretty(&mut out, &many),
+        }
+        .map_err(stdout_error)?;
+    }
+    out.flush().map_err(stdout_error)?;
+    Ok(if clean {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
     })
 }
 

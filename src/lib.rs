@@ -22,5 +22,6 @@ pub mod reader;
 pub mod render;
 pub mod source;
 pub mod verify;
+pub mod verify_oracle;
 
 pub use error::Error;
