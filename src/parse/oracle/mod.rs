@@ -11,6 +11,7 @@
 
 pub mod block;
 pub mod checksum;
+pub mod columns;
 pub mod datatype;
 pub mod kdb;
 pub mod kdx;

@@ -1,0 +1,196 @@
+//! Typed values for the columns of row pieces, given the table's column list
+//! (`show --columns number,varchar2(20),date …` on Oracle blocks).
+//!
+//! A row piece with the F flag (first piece) holds the row's columns from the
+//! first on, so its column *i* has the list's type *i*. When it is also the
+//! last piece (L), the list's columns past `cc` are trailing NULLs, which
+//! Oracle does not store (§4.2). A piece without F continues a chained row:
+//! which column its first one is cannot be told from the block, so its
+//! columns stay hex. A last column that continues in the next piece (N) is
+//! partial and stays hex too. Bytes that are not a valid value of the declared
+//! type, types not decoded (LONG, LOBs …) and names not known become hex with
+//! a note — never a guess.
+
+use crate::model::oracle::{hex_string, OracleBlock, RowPiece};
+use crate::model::oracle_types::{
+    AbsentColumn, ColumnValue, OraCharset, OraColumns, OraType, ValueForm,
+};
+use crate::model::span::{Region, Span};
+use crate::model::{Problem, Severity};
+
+use super::datatype::decode_value;
+
+const FLAG_FIRST: u8 = 0x08;
+const FLAG_LAST: u8 = 0x04;
+const FLAG_NEXT: u8 = 0x01;
+
+/// The longest value text put into a hex-view annotation.
+const SPAN_TEXT: usize = 40;
+
+/// Decode every row piece's columns of `block` with `list`; problems are added
+/// to the block's, hex-view spans of column data get the name and value.
+pub fn decode_block(block: &mut OracleBlock, list: &OraColumns, cs: OraCharset) {
+    let Some(table) = block.table.as_mut() else {
+        return;
+    };
+    let mut problems = Vec::new();
+    for row in &mut table.rows {
+        decode_row(row, list, cs, &mut problems, &mut block.spans);
+    }
+    block.problems.extend(problems);
+}
+
+fn decode_row(
+    row: &mut RowPiece,
+    list: &OraColumns,
+    cs: OraCharset,
+    problems: &mut Vec<Problem>,
+    spans: &mut [Span],
+) {
+    let Some(cc) = row.cc else {
+        return;
+    };
+    let owner = format!("tab {}, row {}", row.tab, row.row);
+    let first = row.flag & FLAG_FIRST != 0;
+    let last = row.flag & FLAG_LAST != 0;
+    let continues = row.flag & FLAG_NEXT != 0;
+    if !first && !row.cols.is_empty() {
+        problems.push(Problem::new(
+            Severity::Info,
+            "column",
+            Some(row.offset),
+            format!("{owner} fb"),
+            "a row piece that is not the first of its row (no F flag): which columns it \
+             holds is not recorded in the block, so they are shown as hex",
+        ));
+    }
+    let ncols = row.cols.len();
+    let mut past_list = false;
+    for col in &mut row.cols {
+        let spec = list.cols.get(col.col);
+        let (name, type_name) = match (first, spec) {
+            (true, Some(s)) => (s.name.clone(), s.ty.display()),
+            _ => (None, "?".to_string()),
+        };
+        let hex = |note: String| ColumnValue {
+            name: name.clone(),
+            type_name: type_name.clone(),
+            value: Some(hex_string(&col.data)),
+            form: ValueForm::Hex,
+            note: Some(note),
+        };
+        let value = if !first {
+            hex("continuation piece: column position unknown".into())
+        } else if let Some(spec) = spec {
+            if col.len.is_none() {
+                ColumnValue {
+                    name: name.clone(),
+                    type_name: type_name.clone(),
+                    value: None,
+                    form: ValueForm::Text,
+                    note: None,
+                }
+            } else if continues && col.col + 1 == ncols {
+                hex("continues in the next row piece (N flag): partial value".into())
+            } else {
+                match (&spec.ty, decode_value(&spec.ty, &col.data, cs)) {
+                    (_, Ok(Some(text))) => ColumnValue {
+                        name: name.clone(),
+                        type_name: type_name.clone(),
+                        value: Some(text),
+                        form: ValueForm::Text,
+                        note: None,
+                    },
+                    (OraType::Opaque { why, .. }, _) => hex((*why).to_string()),
+                    (OraType::Unknown { spelling }, _) => {
+                        hex(format!("type {spelling:?} is not one blockscope decodes"))
+                    }
+                    (_, Ok(None)) => hex("not decoded".into()),
+                    (_, Err(e)) => {
+                        problems.push(Problem::new(
+                            Severity::Warning,
+                            "column",
+                            Some(col.offset),
+                            format!("{owner} col {}", col.col),
+                            format!("not a valid {type_name}: {e}"),
+                        ));
+                        hex(format!("not a valid {type_name}: {e}"))
+                    }
+                }
+            }
+        } else {
+            past_list = true;
+            if col.len.is_none() {
+                ColumnValue {
+                    name: None,
+                    type_name: "?".into(),
+                    value: None,
+                    form: ValueForm::Text,
+                    note: Some("past the column list".into()),
+                }
+            } else {
+                hex("past the column list".into())
+            }
+        };
+        annotate(spans, &owner, col.col, col.offset, &value);
+        col.value = Some(value);
+    }
+    if past_list && !list.rest_ignored {
+        problems.push(Problem::new(
+            Severity::Warning,
+            "column",
+            Some(row.offset),
+            format!("{owner} cc"),
+            format!(
+                "the row piece has {cc} columns, the column list {}: the rest are shown as hex \
+                 (end the list with `~` to expect more)",
+                list.cols.len()
+            ),
+        ));
+    }
+    if first && last {
+        row.trailing_nulls = list
+            .cols
+            .iter()
+            .enumerate()
+            .skip(ncols)
+            .map(|(i, s)| AbsentColumn {
+                col: i,
+                name: s.name.clone(),
+                type_name: s.ty.display(),
+            })
+            .collect();
+    }
+}
+
+/// Put the column's name and value on its data span (`col 2 ENAME 'KING'`).
+fn annotate(spans: &mut [Span], owner: &str, col: usize, len_at: usize, v: &ColumnValue) {
+    let label = format!("col {col}");
+    let Some(span) = spans.iter_mut().find(|s| {
+        s.region == Region::TupleData
+            && s.start > len_at
+            && s.start <= len_at + 3
+            && s.name == label
+            && s.owner.as_deref() == Some(owner)
+    }) else {
+        return;
+    };
+    if let Some(n) = &v.name {
+        span.name = format!("{label} {n}");
+    }
+    if v.form == ValueForm::Text {
+        if let Some(text) = &v.value {
+            let shown: String = text
+                .chars()
+                .take(SPAN_TEXT)
+                .map(|c| if c.is_control() { '.' } else { c })
+                .collect();
+            let more = if text.chars().count() > SPAN_TEXT {
+                "…"
+            } else {
+                ""
+            };
+            span.value = format!("{} {shown}{more}", v.type_name);
+        }
+    }
+}
