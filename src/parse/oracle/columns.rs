@@ -68,6 +68,9 @@ fn decode_row(
     let mut past_list = false;
     for col in &mut row.cols {
         let spec = list.cols.get(col.col);
+        if first && spec.is_none() {
+            past_list = true;
+        }
         let (name, type_name) = match (first, spec) {
             (true, Some(s)) => (s.name.clone(), s.ty.display()),
             _ => (None, "?".to_string()),
@@ -79,18 +82,18 @@ fn decode_row(
             form: ValueForm::Hex,
             note: Some(note),
         };
-        let value = if !first {
+        let value = if col.len.is_none() {
+            ColumnValue {
+                name: name.clone(),
+                type_name: type_name.clone(),
+                value: None,
+                form: ValueForm::Text,
+                note: (first && spec.is_none()).then(|| "past the column list".into()),
+            }
+        } else if !first {
             hex("continuation piece: column position unknown".into())
         } else if let Some(spec) = spec {
-            if col.len.is_none() {
-                ColumnValue {
-                    name: name.clone(),
-                    type_name: type_name.clone(),
-                    value: None,
-                    form: ValueForm::Text,
-                    note: None,
-                }
-            } else if continues && col.col + 1 == ncols {
+            if continues && col.col + 1 == ncols {
                 hex("continues in the next row piece (N flag): partial value".into())
             } else {
                 match (&spec.ty, decode_value(&spec.ty, &col.data, cs)) {
@@ -120,17 +123,7 @@ fn decode_row(
             }
         } else {
             past_list = true;
-            if col.len.is_none() {
-                ColumnValue {
-                    name: None,
-                    type_name: "?".into(),
-                    value: None,
-                    form: ValueForm::Text,
-                    note: Some("past the column list".into()),
-                }
-            } else {
-                hex("past the column list".into())
-            }
+            hex("past the column list".into())
         };
         annotate(spans, &owner, col.col, col.offset, &value);
         col.value = Some(value);
