@@ -2097,3 +2097,29 @@ proptest! {
         let _ = OraColumns::parse(&text);
     }
 }
+
+/// Cluster row pieces (K/C flags) have bookkeeping whose layout is not
+/// established: their columns stay hex rather than risk a shifted value.
+#[test]
+fn cluster_pieces_keep_their_columns_as_hex() {
+    let mut b = Blk::new(8192, false);
+    b.kcbh(0x06, 0xa2, 0x01c0_0090, 0x200, 0, 0x01, 0x04);
+    b.ktbbh(1, 0x2345, 0x1ff, 0, 3, 0x03, 0, 0);
+    let rows = vec![row_piece(
+        false,
+        0x6c,
+        0,
+        None,
+        None,
+        &[Some(&[0xc1, 0x02]), None],
+    )];
+    table_layer(&mut b, 116, &rows, 0);
+    let block = typed(&b.seal(), "number, number");
+    assert_eq!(values(&block), [[s("hex:c1 02"), None]]);
+    let row = &block.table.as_ref().unwrap().rows[0];
+    assert!(row.trailing_nulls.is_empty());
+    assert!(block
+        .problems
+        .iter()
+        .any(|p| p.class == "column" && p.message.contains("cluster")));
+}

@@ -7,7 +7,8 @@
 //! Oracle does not store (§4.2). A piece without F continues a chained row:
 //! which column its first one is cannot be told from the block, so its
 //! columns stay hex. A last column that continues in the next piece (N) is
-//! partial and stays hex too. Bytes that are not a valid value of the declared
+//! partial and stays hex too, as do the columns of cluster pieces (K/C flags),
+//! whose key and table bookkeeping is not established. Bytes that are not a valid value of the declared
 //! type, types not decoded (LONG, LOBs …) and names not known become hex with
 //! a note — never a guess.
 
@@ -20,6 +21,7 @@ use crate::model::{Problem, Severity};
 
 use super::datatype::decode_value;
 
+const FLAG_CLUSTER: u8 = 0xc0;
 const FLAG_FIRST: u8 = 0x08;
 const FLAG_LAST: u8 = 0x04;
 const FLAG_NEXT: u8 = 0x01;
@@ -51,7 +53,10 @@ fn decode_row(
         return;
     };
     let owner = format!("tab {}, row {}", row.tab, row.row);
-    let first = row.flag & FLAG_FIRST != 0;
+    // Cluster pieces (K or C) carry key/table bookkeeping whose layout is not
+    // established (§4.2): their columns are not at known positions either.
+    let cluster = row.flag & FLAG_CLUSTER != 0;
+    let first = row.flag & FLAG_FIRST != 0 && !cluster;
     let last = row.flag & FLAG_LAST != 0;
     let continues = row.flag & FLAG_NEXT != 0;
     if !first && !row.cols.is_empty() {
@@ -60,10 +65,20 @@ fn decode_row(
             "column",
             Some(row.offset),
             format!("{owner} fb"),
-            "a row piece that is not the first of its row (no F flag): which columns it \
-             holds is not recorded in the block, so they are shown as hex",
+            if cluster {
+                "a cluster row piece (K/C flag): which table columns it holds is not \
+                 established, so they are shown as hex"
+            } else {
+                "a row piece that is not the first of its row (no F flag): which columns it \
+                 holds is not recorded in the block, so they are shown as hex"
+            },
         ));
     }
+    let unknown_position = if cluster {
+        "cluster row piece: column position unknown"
+    } else {
+        "continuation piece: column position unknown"
+    };
     let ncols = row.cols.len();
     let mut past_list = false;
     for col in &mut row.cols {
@@ -91,7 +106,7 @@ fn decode_row(
                 note: (first && spec.is_none()).then(|| "past the column list".into()),
             }
         } else if !first {
-            hex("continuation piece: column position unknown".into())
+            hex(unknown_position.into())
         } else if let Some(spec) = spec {
             if continues && col.col + 1 == ncols {
                 hex("continues in the next row piece (N flag): partial value".into())
