@@ -2123,3 +2123,45 @@ fn cluster_pieces_keep_their_columns_as_hex() {
         .iter()
         .any(|p| p.class == "column" && p.message.contains("cluster")));
 }
+
+/// A value longer or with more digits than its declaration allows is shown,
+/// with a warning that the column list may not match the table.
+#[test]
+fn values_beyond_their_declaration_are_flagged() {
+    let block = typed(&reference_block(), "varchar2(5)");
+    assert_eq!(values(&block), [[s("AAAAAAAAAA")]]);
+    let col = &block.table.as_ref().unwrap().rows[0].cols[0];
+    assert_eq!(
+        col.value.as_ref().unwrap().note.as_deref(),
+        Some("10 bytes, longer than VARCHAR2(5) allows")
+    );
+    assert_eq!(block.problems.len(), 1);
+    assert!(typed(&reference_block(), "varchar2(10 char)")
+        .problems
+        .is_empty());
+
+    let list = "id number(1,0), name varchar2(3 char), born date, seen timestamp, \
+                f binary_float, d binary_double, nick nvarchar2(2), tag raw(2), \
+                memo char, total number(4,1)";
+    let block = typed(&typed_table_block(), list);
+    let row0: Vec<&str> = block
+        .problems
+        .iter()
+        .filter(|p| p.field.starts_with("tab 0, row 0 "))
+        .map(|p| p.message.as_str())
+        .collect();
+    assert_eq!(
+        row0,
+        [
+            "4 characters, longer than VARCHAR2(3 CHAR) allows: the column list may not match the table",
+            "3 characters, longer than NVARCHAR2(2) allows: the column list may not match the table",
+            "4 bytes, longer than RAW(2) allows: the column list may not match the table",
+            "2 digits after the point, more than NUMBER(4,1) stores: the column list may not match the table",
+        ]
+    );
+    // -123.45 in NUMBER(1,0): digits after the point.
+    assert!(block
+        .problems
+        .iter()
+        .any(|p| p.field == "tab 0, row 1 col 0" && p.message.starts_with("2 digits after")));
+}

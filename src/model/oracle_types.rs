@@ -169,6 +169,68 @@ impl OraType {
     }
 }
 
+impl OraType {
+    /// What the declaration limits, read from the spelling: `number(5,2)` →
+    /// precision 5, scale 2; `integer` → 38, 0; `varchar2(10 char)` → 10
+    /// characters; `raw(16)` → 16 bytes. Nothing for types without a limit.
+    pub fn declared(&self) -> Declared {
+        let spelling = match self {
+            OraType::Number { spelling }
+            | OraType::Varchar2 { spelling }
+            | OraType::Char { spelling }
+            | OraType::NVarchar2 { spelling }
+            | OraType::NChar { spelling }
+            | OraType::Raw { spelling } => spelling.as_str(),
+            _ => return Declared::default(),
+        };
+        let mut d = Declared::default();
+        let base = spelling.split('(').next().unwrap_or("");
+        let args: Vec<&str> = spelling
+            .split_once('(')
+            .and_then(|(_, r)| r.split(')').next())
+            .map(|a| a.split(',').map(str::trim).collect())
+            .unwrap_or_default();
+        match self {
+            OraType::Number { .. } => {
+                if matches!(base, "integer" | "int" | "smallint") {
+                    d.precision = Some(38);
+                    d.scale = Some(0);
+                } else if matches!(base, "number" | "numeric" | "decimal" | "dec") {
+                    d.precision = args.first().and_then(|p| p.parse().ok());
+                    d.scale = match args.get(1) {
+                        Some(s) => s.parse().ok(),
+                        None if !args.is_empty() => Some(0),
+                        None => None,
+                    };
+                }
+            }
+            OraType::Char { .. } | OraType::NChar { .. } if args.is_empty() => {
+                d.length = Some(1);
+            }
+            _ => {
+                if let Some(a) = args.first() {
+                    let mut words = a.split_whitespace();
+                    d.length = words.next().and_then(|n| n.parse().ok());
+                    d.in_chars = matches!(self, OraType::NVarchar2 { .. } | OraType::NChar { .. })
+                        || words.next() == Some("char");
+                }
+            }
+        }
+        d
+    }
+}
+
+/// The limits a declaration puts on stored values.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Declared {
+    /// Maximum length (bytes, or characters when `in_chars`).
+    pub length: Option<u32>,
+    pub in_chars: bool,
+    /// NUMBER precision and scale.
+    pub precision: Option<u32>,
+    pub scale: Option<i32>,
+}
+
 /// Lowercase, single spaces, no spaces just inside or before parentheses.
 fn normalise(text: &str) -> String {
     let words: Vec<&str> = text.split_whitespace().collect();
@@ -401,5 +463,24 @@ mod tests {
         assert!(OraColumns::parse("number(1").is_err());
         assert!(OraColumns::parse("number,,date").is_err());
         assert!(OraColumns::parse("~,number").is_err());
+    }
+
+    #[test]
+    fn declared_limits() {
+        let d = |s: &str| t(s).declared();
+        assert_eq!(d("number(5,2)").precision, Some(5));
+        assert_eq!(d("number(5,2)").scale, Some(2));
+        assert_eq!(d("number(5)").scale, Some(0));
+        assert_eq!(d("number(*,2)").precision, None);
+        assert_eq!(d("number(*,2)").scale, Some(2));
+        assert_eq!(d("number"), Declared::default());
+        assert_eq!(d("integer").precision, Some(38));
+        assert_eq!(d("varchar2(10)").length, Some(10));
+        assert!(!d("varchar2(10 byte)").in_chars);
+        assert!(d("varchar2(10 char)").in_chars);
+        assert!(d("nvarchar2(4)").in_chars);
+        assert_eq!(d("char").length, Some(1));
+        assert_eq!(d("raw(16)").length, Some(16));
+        assert_eq!(d("date"), Declared::default());
     }
 }

@@ -112,13 +112,25 @@ fn decode_row(
                 hex("continues in the next row piece (N flag): partial value".into())
             } else {
                 match (&spec.ty, decode_value(&spec.ty, &col.data, cs)) {
-                    (_, Ok(Some(text))) => ColumnValue {
-                        name: name.clone(),
-                        type_name: type_name.clone(),
-                        value: Some(text),
-                        form: ValueForm::Text,
-                        note: None,
-                    },
+                    (_, Ok(Some(text))) => {
+                        let note = beyond_declared(&spec.ty, &col.data, &text);
+                        if let Some(n) = &note {
+                            problems.push(Problem::new(
+                                Severity::Warning,
+                                "column",
+                                Some(col.offset),
+                                format!("{owner} col {}", col.col),
+                                format!("{n}: the column list may not match the table"),
+                            ));
+                        }
+                        ColumnValue {
+                            name: name.clone(),
+                            type_name: type_name.clone(),
+                            value: Some(text),
+                            form: ValueForm::Text,
+                            note,
+                        }
+                    }
                     (OraType::Opaque { why, .. }, _) => hex((*why).to_string()),
                     (OraType::Unknown { spelling }, _) => {
                         hex(format!("type {spelling:?} is not one blockscope decodes"))
@@ -171,6 +183,54 @@ fn decode_row(
     }
 }
 
+/// Why a valid value could not have been stored under its declaration (too
+/// long for `VARCHAR2(n)`, too many digits for `NUMBER(p,s)`), if it could not.
+fn beyond_declared(ty: &OraType, data: &[u8], text: &str) -> Option<String> {
+    let d = ty.declared();
+    let shown = ty.display();
+    if let Some(max) = d.length {
+        let (len, unit) = if d.in_chars {
+            (text.chars().count(), "characters")
+        } else {
+            (data.len(), "bytes")
+        };
+        if len > max as usize {
+            return Some(format!("{len} {unit}, longer than {shown} allows"));
+        }
+    }
+    if let OraType::Number { .. } = ty {
+        let digits = text.trim_start_matches('-');
+        if digits.starts_with('~') {
+            return None;
+        }
+        let (int, frac) = digits.split_once('.').unwrap_or((digits, ""));
+        let int_digits = if int == "0" { 0 } else { int.len() };
+        let frac_digits = frac.len();
+        if let Some(scale) = d.scale {
+            if scale >= 0 && frac_digits > scale as usize {
+                return Some(format!(
+                    "{frac_digits} digits after the point, more than {shown} stores"
+                ));
+            }
+            if scale < 0 {
+                let zeros = int.len() - int.trim_end_matches('0').len();
+                if frac_digits > 0 || (int != "0" && zeros < (-scale) as usize) {
+                    return Some(format!("not rounded to the scale of {shown}"));
+                }
+            }
+        }
+        if let (Some(p), Some(s)) = (d.precision, d.scale) {
+            let room = i64::from(p) - i64::from(s);
+            if int_digits as i64 > room {
+                return Some(format!(
+                    "{int_digits} digits before the point, more than {shown} allows"
+                ));
+            }
+        }
+    }
+    None
+}
+
 /// Put the column's name and value on its data span (`col 2 ENAME 'KING'`).
 fn annotate(spans: &mut [Span], owner: &str, col: usize, len_at: usize, v: &ColumnValue) {
     let label = format!("col {col}");
@@ -200,5 +260,34 @@ fn annotate(spans: &mut [Span], owner: &str, col: usize, len_at: usize, v: &Colu
             };
             span.value = format!("{} {shown}{more}", v.type_name);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn beyond(ty: &str, text: &str) -> Option<String> {
+        let ty = OraType::parse(ty).unwrap();
+        beyond_declared(&ty, text.as_bytes(), text)
+    }
+
+    #[test]
+    fn number_precision_and_scale() {
+        assert_eq!(beyond("number(5,2)", "123.45"), None);
+        assert_eq!(beyond("number(5,2)", "-0.5"), None);
+        assert!(beyond("number(4,2)", "123.45")
+            .unwrap()
+            .starts_with("3 digits before"));
+        assert!(beyond("number(5,1)", "123.45")
+            .unwrap()
+            .starts_with("2 digits after"));
+        assert_eq!(beyond("number(5,-2)", "1200"), None);
+        assert!(beyond("number(5,-2)", "1230").unwrap().contains("scale"));
+        assert!(beyond("integer", "1.5").is_some());
+        assert_eq!(beyond("number", "1.23456789"), None);
+        assert_eq!(beyond("number(3)", "~"), None);
+        assert_eq!(beyond("char(2)", "ab"), None);
+        assert!(beyond("char", "ab").is_some());
     }
 }
