@@ -340,14 +340,23 @@ fn parse_entry(e: &str) -> OraColumn {
 }
 
 /// How a [`ColumnValue`]'s text is to be read.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ValueForm {
     /// The value as Oracle prints it (NUMBER digits, DATE, text, RAW hex).
     Text,
     /// The column's bytes as hex pairs: the type is not decoded or the bytes
     /// are not valid for it (`note` says which).
     Hex,
+}
+
+impl ValueForm {
+    pub fn is_text(&self) -> bool {
+        *self == ValueForm::Text
+    }
+}
+
+fn form_is_hex<S: serde::Serializer>(form: &ValueForm, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_bool(*form == ValueForm::Hex)
 }
 
 /// A row column decoded with its declared type.
@@ -361,7 +370,13 @@ pub struct ColumnValue {
     pub type_name: String,
     /// The value; `None` for SQL NULL.
     pub value: Option<String>,
-    /// Whether `value` is the decoded value or hex.
+    /// Whether `value` is the decoded value or hex; in JSON `"hex": true`
+    /// when hex (as PostgreSQL attrs have it), absent otherwise.
+    #[serde(
+        rename = "hex",
+        serialize_with = "form_is_hex",
+        skip_serializing_if = "ValueForm::is_text"
+    )]
     pub form: ValueForm,
     /// Why the value is hex, or what else to know about it.
     #[serde(skip_serializing_if = "Option::is_none")]
