@@ -102,6 +102,9 @@ pub struct ShowArgs {
     /// optionally after a name (`id int`); `dropped:TYPE` or `-:LEN:ALIGN`
     /// for a dropped column, `TYPE:LEN:ALIGN` for a type not printed, `NAME
     /// TYPE default VALUE` for a column added later, `~` last to ignore the rest.
+    /// For Oracle blocks: Oracle types (`id number(10,2), name varchar2(20),
+    /// date, timestamp(6), binary_double, nvarchar2(10), raw(16)`), `~` last
+    /// to expect more columns.
     #[arg(long, value_name = "LIST", conflicts_with = "schema")]
     pub columns: Option<String>,
 

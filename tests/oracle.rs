@@ -1717,3 +1717,451 @@ fn cli_extra_decode_values_are_refused() {
     assert_eq!(r.code, 2);
     assert!(r.stderr.contains("oracle-number"), "{}", r.stderr);
 }
+
+// ---------------------------------------------------------------------------
+// Typed column values (`show --columns` on Oracle blocks).
+// ---------------------------------------------------------------------------
+
+use blockscope::model::oracle_types::{OraCharset, OraColumns, ValueForm};
+use blockscope::parse::oracle::columns;
+
+/// The column list of the typed synthetic block.
+const TYPED_COLUMNS: &str = "id number, name varchar2(20), born date, seen timestamp(9), \
+                             f binary_float, d binary_double, nick nvarchar2(10), tag raw(4), \
+                             memo varchar2(10), total number(10,2)";
+
+/// A table block whose rows hold every decoded type: a full row; a row with
+/// NULLs in the middle and trailing NULLs absent from cc; a row with bytes
+/// invalid for their types; a row with more columns than the list; a chained
+/// head piece whose last column continues (N); the piece that continues it.
+fn typed_table_block() -> Vec<u8> {
+    let mut b = Blk::new(8192, false);
+    b.kcbh(0x06, 0xa2, 0x01c0_0090, 0x0000_0200, 0, 0x01, 0x04);
+    b.ktbbh(1, 0x2345, 0x1ff, 0, 3, 0x03, 0, 0);
+    // 123456789 ns = 07 5b cd 15; 1.5f = bf c0 00 00; -2.5 = 3f fb ff … ff.
+    let seen = [0x78, 0x7c, 6, 15, 13, 31, 46, 0x07, 0x5b, 0xcd, 0x15];
+    let minus_2_5 = [0x3f, 0xfb, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff];
+    let zoe = [0, 0x5a, 0, 0x6f, 0, 0xeb];
+    let rows = vec![
+        row_piece(
+            false,
+            0x2c,
+            0,
+            None,
+            None,
+            &[
+                Some(&[0xc1, 0x02]),
+                Some(b"KING"),
+                Some(&[0x78, 0x7c, 1, 1, 1, 1, 1]),
+                Some(&seen),
+                Some(&[0xbf, 0xc0, 0, 0]),
+                Some(&minus_2_5),
+                Some(&zoe),
+                Some(&[0xde, 0xad, 0xbe, 0xef]),
+                Some(b"x"),
+                Some(&[0xc2, 0x02, 0x18, 0x2e]),
+            ],
+        ),
+        row_piece(
+            false,
+            0x2c,
+            0,
+            None,
+            None,
+            &[
+                Some(&[0x3d, 0x64, 0x4e, 0x38, 0x66]),
+                None,
+                None,
+                Some(&seen[..7]),
+                Some(&[0x40, 0x3f, 0xff, 0xff]),
+            ],
+        ),
+        row_piece(
+            false,
+            0x2c,
+            0,
+            None,
+            None,
+            &[
+                Some(&[0x80]),
+                Some(&[0x41, 0x42, 0xff]),
+                Some(&[100, 99, 1, 1, 1, 1, 1]),
+                Some(&[0x78, 0x7c, 2, 30, 1, 1, 1]),
+            ],
+        ),
+        row_piece(
+            false,
+            0x2c,
+            0,
+            None,
+            None,
+            &[
+                Some(&[0xc0, 0x33]),
+                None,
+                None,
+                None,
+                None,
+                None,
+                None,
+                None,
+                None,
+                None,
+                Some(b"spare"),
+            ],
+        ),
+        row_piece(
+            false,
+            0x29,
+            0,
+            None,
+            Some((0x01c0_0091, 0)),
+            &[Some(&[0xc1, 0x08]), Some(b"QUE")],
+        ),
+        row_piece(false, 0x06, 0, None, None, &[Some(b"EN"), None]),
+    ];
+    table_layer(&mut b, 116, &rows, 0);
+    b.seal()
+}
+
+fn typed(data: &[u8], list: &str) -> OracleBlock {
+    let mut block = parse(data);
+    let list = OraColumns::parse(list).unwrap();
+    columns::decode_block(&mut block, &list, OraCharset::Al32Utf8);
+    block
+}
+
+/// Per row: the values (`None` = NULL), hex values as `hex:` + bytes.
+fn values(block: &OracleBlock) -> Vec<Vec<Option<String>>> {
+    block
+        .table
+        .as_ref()
+        .unwrap()
+        .rows
+        .iter()
+        .map(|r| {
+            r.cols
+                .iter()
+                .map(|c| {
+                    let v = c.value.as_ref().unwrap();
+                    match v.form {
+                        ValueForm::Text => v.value.clone(),
+                        ValueForm::Hex => v.value.as_ref().map(|h| format!("hex:{h}")),
+                    }
+                })
+                .collect()
+        })
+        .collect()
+}
+
+fn s(text: &str) -> Option<String> {
+    Some(text.to_string())
+}
+
+#[test]
+fn published_row_with_ten_as_reads_as_varchar2() {
+    let block = typed(&reference_block(), "varchar2(10)");
+    assert_eq!(values(&block), [[s("AAAAAAAAAA")]]);
+    assert!(block.problems.is_empty(), "{:?}", block.problems);
+    // Declared as a NUMBER the bytes are not one: hex and a problem, no guess.
+    let block = typed(&reference_block(), "number");
+    assert_eq!(values(&block), [[s("hex:41 41 41 41 41 41 41 41 41 41")]]);
+    assert_eq!(block.problems.len(), 1);
+    assert_eq!(block.problems[0].class, "column");
+}
+
+/// The published column-encrypted row: `col 0: [ 2] c1 02` is the NUMBER 1;
+/// the encrypted column is RAW to anyone without the key.
+#[test]
+fn published_encrypted_row_number_is_one() {
+    let mut b = Blk::new(8192, false);
+    b.kcbh(0x06, 0xa2, 0x0000_032b, 0x0067_6d7f, 0, 1, 0x06);
+    b.ktbbh(1, 0x1821d, 0x0067_6d7e, 0, 2, 0x32, 0, 0x328);
+    let cipher = [0xfd, 0xe0, 0x87, 0x66];
+    let rows = vec![row_piece(
+        false,
+        0x2c,
+        1,
+        None,
+        None,
+        &[Some(&[0xc1, 0x02]), Some(&cipher)],
+    )];
+    table_layer(&mut b, 100, &rows, 0);
+    let block = typed(&b.seal(), "id number, secret raw(52)");
+    assert_eq!(values(&block), [[s("1"), s("FDE08766")]]);
+}
+
+#[test]
+fn typed_block_values() {
+    let block = typed(&typed_table_block(), TYPED_COLUMNS);
+    let v = values(&block);
+    assert_eq!(
+        v[0],
+        [
+            s("1"),
+            s("KING"),
+            s("2024-01-01 00:00:00"),
+            s("2024-06-15 12:30:45.123456789"),
+            s("1.5"),
+            s("-2.5"),
+            s("Zoë"),
+            s("DEADBEEF"),
+            s("x"),
+            s("123.45"),
+        ]
+    );
+    assert_eq!(
+        v[1],
+        [
+            s("-123.45"),
+            None,
+            None,
+            s("2024-06-15 12:30:45.000000000"),
+            s("-1.5")
+        ]
+    );
+    assert_eq!(
+        v[2],
+        [
+            s("0"),
+            s("hex:41 42 ff"),
+            s("-0001-01-01 00:00:00"),
+            s("hex:78 7c 02 1e 01 01 01")
+        ]
+    );
+    assert_eq!(v[3][0], s("0.5"));
+    assert_eq!(v[3][10], s("hex:73 70 61 72 65"));
+    assert_eq!(v[4], [s("7"), s("hex:51 55 45")]);
+    assert_eq!(v[5], [s("hex:45 4e"), None]);
+
+    let rows = &block.table.as_ref().unwrap().rows;
+    let absent: Vec<Vec<usize>> = rows
+        .iter()
+        .map(|r| r.trailing_nulls.iter().map(|a| a.col).collect())
+        .collect();
+    // Only whole rows (F and L) have trailing NULLs; the chained head piece's
+    // other columns are in the next piece.
+    assert_eq!(absent[0], Vec::<usize>::new());
+    assert_eq!(absent[1], [5, 6, 7, 8, 9]);
+    assert_eq!(absent[2], [4, 5, 6, 7, 8, 9]);
+    assert!(absent[4].is_empty() && absent[5].is_empty());
+    assert_eq!(rows[1].trailing_nulls[0].name.as_deref(), Some("d"));
+    assert_eq!(rows[1].trailing_nulls[0].type_name, "BINARY_DOUBLE");
+
+    let found: Vec<(Severity, &str)> = block
+        .problems
+        .iter()
+        .map(|p| (p.severity, p.field.as_str()))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (Severity::Warning, "tab 0, row 2 col 1"),
+            (Severity::Warning, "tab 0, row 2 col 3"),
+            (Severity::Warning, "tab 0, row 3 cc"),
+            (Severity::Info, "tab 0, row 5 fb"),
+        ]
+    );
+    // `~` says more columns are expected.
+    let block = typed(&typed_table_block(), &format!("{TYPED_COLUMNS}, ~"));
+    assert!(!block.problems.iter().any(|p| p.field == "tab 0, row 3 cc"));
+}
+
+const TYPED: &str = "fixtures/oracle/typed.blk";
+
+/// fixtures/oracle/typed.blk is `typed_table_block()`; BLOCKSCOPE_BLESS=1 rewrites it.
+#[test]
+fn typed_fixture_is_current() {
+    let path = root().join(TYPED);
+    let built = typed_table_block();
+    if bless() {
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(&path, &built).unwrap();
+        return;
+    }
+    let on_disk = fs::read(&path).unwrap_or_else(|e| panic!("{TYPED}: {e} (bless it)"));
+    assert!(
+        on_disk == built,
+        "{TYPED} is stale: BLOCKSCOPE_BLESS=1 cargo test --test oracle"
+    );
+}
+
+#[test]
+fn cli_goldens_of_typed_columns() {
+    golden(
+        "typed.table.txt",
+        &ok(&["show", TYPED, "--columns", TYPED_COLUMNS]),
+    );
+    golden(
+        "typed.json",
+        &ok(&["show", TYPED, "--columns", TYPED_COLUMNS, "-f", "json"]),
+    );
+    golden(
+        "typed.hex.txt",
+        &ok(&["show", TYPED, "--columns", TYPED_COLUMNS, "-f", "hex"]),
+    );
+    // Oracle's dump has no values: --columns changes nothing there.
+    assert_eq!(
+        ok(&["show", TYPED, "--columns", TYPED_COLUMNS, "-f", "dump"]),
+        ok(&["show", TYPED, "-f", "dump"])
+    );
+}
+
+#[test]
+fn cli_reference_block_with_columns() {
+    let table = ok(&["show", REF_BIN, "--columns", "varchar2(10)"]);
+    assert!(table.contains("┆ AAAAAAAAAA │"), "{table}");
+    let json: serde_json::Value = serde_json::from_str(&ok(&[
+        "show",
+        REF_BIN,
+        "--columns",
+        "c varchar2(10)",
+        "-f",
+        "json",
+    ]))
+    .unwrap();
+    let col = &json["table"]["rows"][0]["cols"][0];
+    assert_eq!(col["name"], "c");
+    assert_eq!(col["type"], "VARCHAR2(10)");
+    assert_eq!(col["value"], "AAAAAAAAAA");
+    assert_eq!(col["data"], "41 41 41 41 41 41 41 41 41 41");
+    let bad = run(&["show", REF_BIN, "--columns", "number(3"]);
+    assert_eq!(bad.code, 2, "{}", bad.stderr);
+    assert!(bad.stderr.contains("--columns"), "{}", bad.stderr);
+}
+
+const TYPE_NAMES: &[&str] = &[
+    "number",
+    "number(5,2)",
+    "integer",
+    "varchar2(10)",
+    "char(3)",
+    "nvarchar2(4)",
+    "nchar",
+    "raw(8)",
+    "date",
+    "timestamp",
+    "timestamp(0)",
+    "timestamp(3) with time zone",
+    "binary_float",
+    "binary_double",
+    "long raw",
+    "blob",
+    "xmltype",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+    /// Random column lists over random row bytes and flags: never a panic,
+    /// every stored column gets a value, renderers cope.
+    #[test]
+    fn random_columns_over_random_rows(
+        types in proptest::collection::vec(0usize..TYPE_NAMES.len(), 0..12),
+        cols in proptest::collection::vec(
+            proptest::option::weighted(0.8, proptest::collection::vec(any::<u8>(), 0..24)),
+            0..14,
+        ),
+        flag in prop_oneof![Just(0x2cu8), Just(0x2d), Just(0x28), Just(0x06), Just(0x0c), any::<u8>()],
+        charset in 0usize..3,
+    ) {
+        let list: Vec<&str> = types.iter().map(|&i| TYPE_NAMES[i]).collect();
+        let list = OraColumns::parse(&list.join(",")).unwrap_or_default();
+        let cols: Vec<Col> = cols.iter().map(|c| c.as_deref()).collect();
+        let mut b = Blk::new(8192, false);
+        b.kcbh(0x06, 0xa2, 0x01c0_0090, 0x200, 0, 0x01, 0x04);
+        b.ktbbh(1, 0x2345, 0x1ff, 0, 3, 0x03, 0, 0);
+        let (hrid, nrid) = (
+            (flag & 0x28 == 0x08).then_some((1u32, 0u16)),
+            (flag & 0x04 == 0).then_some((2u32, 1u16)),
+        );
+        table_layer(&mut b, 116, &[row_piece(false, flag, 0, hrid, nrid, &cols)], 0);
+        let data = b.seal();
+        let mut block = parse(&data);
+        let cs = [OraCharset::Al32Utf8, OraCharset::We8Iso8859P1, OraCharset::Us7Ascii][charset];
+        columns::decode_block(&mut block, &list, cs);
+        if let Some(t) = &block.table {
+            for r in &t.rows {
+                prop_assert!(r.cols.iter().all(|c| c.value.is_some()));
+            }
+        }
+        let opts = blockscope::render::RenderOptions::default();
+        let mut sink = Vec::new();
+        blockscope::render::oracle_table::render_block(&mut sink, &block, false, &opts).unwrap();
+        blockscope::render::hex::render(&mut sink, &data, &block.spans, &opts).unwrap();
+        serde_json::to_writer(&mut sink, &blockscope::render::oracle_json::block_json(&block, false)).unwrap();
+    }
+
+    /// Random column-list text never panics the list parser.
+    #[test]
+    fn random_column_lists_parse_or_fail_cleanly(text in "[a-z0-9_(), ~*]{0,60}") {
+        let _ = OraColumns::parse(&text);
+    }
+}
+
+/// Cluster row pieces (K/C flags) have bookkeeping whose layout is not
+/// established: their columns stay hex rather than risk a shifted value.
+#[test]
+fn cluster_pieces_keep_their_columns_as_hex() {
+    let mut b = Blk::new(8192, false);
+    b.kcbh(0x06, 0xa2, 0x01c0_0090, 0x200, 0, 0x01, 0x04);
+    b.ktbbh(1, 0x2345, 0x1ff, 0, 3, 0x03, 0, 0);
+    let rows = vec![row_piece(
+        false,
+        0x6c,
+        0,
+        None,
+        None,
+        &[Some(&[0xc1, 0x02]), None],
+    )];
+    table_layer(&mut b, 116, &rows, 0);
+    let block = typed(&b.seal(), "number, number");
+    assert_eq!(values(&block), [[s("hex:c1 02"), None]]);
+    let row = &block.table.as_ref().unwrap().rows[0];
+    assert!(row.trailing_nulls.is_empty());
+    assert!(block
+        .problems
+        .iter()
+        .any(|p| p.class == "column" && p.message.contains("cluster")));
+}
+
+/// A value longer or with more digits than its declaration allows is shown,
+/// with a warning that the column list may not match the table.
+#[test]
+fn values_beyond_their_declaration_are_flagged() {
+    let block = typed(&reference_block(), "varchar2(5)");
+    assert_eq!(values(&block), [[s("AAAAAAAAAA")]]);
+    let col = &block.table.as_ref().unwrap().rows[0].cols[0];
+    assert_eq!(
+        col.value.as_ref().unwrap().note.as_deref(),
+        Some("10 bytes, longer than VARCHAR2(5) allows")
+    );
+    assert_eq!(block.problems.len(), 1);
+    assert!(typed(&reference_block(), "varchar2(10 char)")
+        .problems
+        .is_empty());
+
+    let list = "id number(1,0), name varchar2(3 char), born date, seen timestamp, \
+                f binary_float, d binary_double, nick nvarchar2(2), tag raw(2), \
+                memo char, total number(4,1)";
+    let block = typed(&typed_table_block(), list);
+    let row0: Vec<&str> = block
+        .problems
+        .iter()
+        .filter(|p| p.field.starts_with("tab 0, row 0 "))
+        .map(|p| p.message.as_str())
+        .collect();
+    assert_eq!(
+        row0,
+        [
+            "4 characters, longer than VARCHAR2(3 CHAR) allows: the column list may not match the table",
+            "3 characters, longer than NVARCHAR2(2) allows: the column list may not match the table",
+            "4 bytes, longer than RAW(2) allows: the column list may not match the table",
+            "2 digits after the point, more than NUMBER(4,1) stores: the column list may not match the table",
+        ]
+    );
+    // -123.45 in NUMBER(1,0): digits after the point.
+    assert!(block
+        .problems
+        .iter()
+        .any(|p| p.field == "tab 0, row 1 col 0" && p.message.starts_with("2 digits after")));
+}

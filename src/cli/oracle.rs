@@ -11,8 +11,9 @@ use serde_json::{json, Value};
 
 use crate::error::Error;
 use crate::model::oracle::{OracleVersion, Rdba};
+use crate::model::oracle_types::{OraCharset, OraColumns};
 use crate::parse::oracle::datatype::{decode_date, decode_number};
-use crate::parse::oracle::{looks_like_oracle, names, parse_block, BlockOptions};
+use crate::parse::oracle::{columns, looks_like_oracle, names, parse_block, BlockOptions};
 use crate::render::dump::{render_dump, DumpOptions, DumpPart};
 use crate::render::{self, RenderOptions};
 use crate::source::Source;
@@ -67,6 +68,11 @@ pub struct OracleArgs {
     /// (default: the one in which the rebuilt block's tail matches its header).
     #[arg(long, value_enum, value_name = "ORDER", default_value_t = EndianArg::Auto)]
     pub endian: EndianArg,
+
+    /// Database character set of VARCHAR2/CHAR columns decoded with
+    /// `--columns` (NVARCHAR2/NCHAR are read as AL16UTF16).
+    #[arg(long, value_enum, value_name = "CHARSET", default_value_t = OracleCharsetArg::Al32utf8)]
+    pub oracle_charset: OracleCharsetArg,
 }
 
 /// Byte orders for `--endian`.
@@ -79,6 +85,62 @@ pub enum EndianArg {
     Little,
     /// Big-endian platforms (SPARC, AIX, HP-UX, z/OS).
     Big,
+}
+
+/// Database character sets `--columns` can read Oracle text in.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum OracleCharsetArg {
+    /// UTF-8.
+    #[default]
+    Al32utf8,
+    /// ISO 8859-1 (Latin-1).
+    We8iso8859p1,
+    /// 7-bit ASCII.
+    Us7ascii,
+}
+
+impl From<OracleCharsetArg> for OraCharset {
+    fn from(c: OracleCharsetArg) -> Self {
+        match c {
+            OracleCharsetArg::Al32utf8 => OraCharset::Al32Utf8,
+            OracleCharsetArg::We8iso8859p1 => OraCharset::We8Iso8859P1,
+            OracleCharsetArg::Us7ascii => OraCharset::Us7Ascii,
+        }
+    }
+}
+
+/// The Oracle column list from `--columns`, or from `--schema FILE` (one
+/// column a line, `NAME TYPE` or `TYPE`; blank lines and `--` comments skipped).
+fn oracle_columns(args: &ShowArgs) -> Result<Option<OraColumns>, Error> {
+    if !args.toast.is_empty() {
+        return Err(Error::Usage(
+            "--toast is for PostgreSQL tables; Oracle blocks have no TOAST".into(),
+        ));
+    }
+    if let Some(list) = &args.columns {
+        return OraColumns::parse(list)
+            .map(Some)
+            .map_err(|e| Error::Usage(format!("--columns: {e}")));
+    }
+    let Some(path) = &args.schema else {
+        return Ok(None);
+    };
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Error::Usage(format!("--schema {}: {e}", path.display())))?;
+    let lines: Vec<&str> = text
+        .lines()
+        .map(|l| {
+            l.split("--")
+                .next()
+                .unwrap_or("")
+                .trim()
+                .trim_end_matches(',')
+        })
+        .filter(|l| !l.is_empty())
+        .collect();
+    OraColumns::parse(&lines.join(","))
+        .map(Some)
+        .map_err(|e| Error::Usage(format!("--schema {}: {e}", path.display())))
 }
 
 /// Oracle releases with distinct dump conventions.
@@ -159,6 +221,7 @@ pub(super) fn dump_needs_oracle(args: &ShowArgs) -> Error {
 pub(super) fn show(args: &ShowArgs, source: Source, range: BlockRange) -> Result<ExitCode, Error> {
     let o = &args.oracle;
     let first_blkno = args.blkno.unwrap_or(0);
+    let column_list = oracle_columns(args)?;
     let stdout = io::stdout();
     let is_tty = stdout.is_terminal();
     let mut out = BufWriter::new(stdout.lock());
@@ -199,13 +262,16 @@ pub(super) fn show(args: &ShowArgs, source: Source, range: BlockRange) -> Result
         if !in_range && block.index > 1 {
             continue;
         }
-        let parsed = parse_block(
+        let mut parsed = parse_block(
             &block.data,
             &BlockOptions {
                 blkno,
                 endian: None,
             },
         );
+        if let Some(list) = &column_list {
+            columns::decode_block(&mut parsed, list, o.oracle_charset.into());
+        }
         if let Some(fh) = &parsed.file_header {
             dump.tsn = o.oracle_tsn.or(Some(fh.kcvfhtsn));
             dump.file = o.oracle_file.or(Some(u32::from(fh.kccfhfno)));

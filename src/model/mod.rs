@@ -2,6 +2,7 @@
 //! Parsers build them; renderers read them. Nothing here reads bytes.
 
 pub mod oracle;
+pub mod oracle_types;
 pub mod postgres;
 pub mod span;
 pub mod types;

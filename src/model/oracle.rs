@@ -20,6 +20,7 @@
 
 use serde::{Serialize, Serializer};
 
+use super::oracle_types::{AbsentColumn, ColumnValue};
 use super::span::Span;
 use super::Problem;
 
@@ -327,6 +328,10 @@ pub struct Column {
     /// The data bytes.
     #[serde(serialize_with = "hex_bytes")]
     pub data: Vec<u8>,
+    /// The typed value, when a column list was given (`--columns`): `name`,
+    /// `type`, `value`, `form`, `note` beside the bytes in JSON.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub value: Option<ColumnValue>,
 }
 
 /// One row piece (§4.2).
@@ -354,6 +359,10 @@ pub struct RowPiece {
     /// Next rowid of a piece that is not the last.
     pub nrid: Option<RowRef>,
     pub cols: Vec<Column>,
+    /// Columns of the list past `cc`: not stored because they are trailing
+    /// NULLs (filled in only for a whole row, flags F and L, with `--columns`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub trailing_nulls: Vec<AbsentColumn>,
 }
 
 impl RowPiece {

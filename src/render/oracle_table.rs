@@ -6,7 +6,10 @@ use std::io::{self, Write};
 
 use comfy_table::Table;
 
-use crate::model::oracle::{IndexData, Kcbh, Ktbbh, OracleBlock, OracleKind, Rdba, TableData};
+use crate::model::oracle::{
+    Column, IndexData, Kcbh, Ktbbh, OracleBlock, OracleKind, Rdba, TableData,
+};
+use crate::model::oracle_types::{ColumnValue, ValueForm};
 use crate::parse::oracle::datatype::{decode_date, decode_number};
 use crate::parse::oracle::ktb::{scn_fsc_text, uba_text, xid_text};
 use crate::parse::oracle::names;
@@ -533,6 +536,13 @@ fn write_table_data(out: &mut dyn Write, tab: &TableData, opts: &RenderOptions) 
     right(&mut r, &[0, 1, 3, 4, 7]);
     writeln!(out, "{r}")?;
 
+    let typed = tab
+        .rows
+        .iter()
+        .any(|r| !r.trailing_nulls.is_empty() || r.cols.iter().any(|c| c.value.is_some()));
+    if typed {
+        return write_typed_columns(out, tab, opts);
+    }
     let mut c = new_table(
         opts,
         &["tab", "row", "col", "offset", "len", "bytes", "reads as"],
@@ -544,11 +554,7 @@ fn write_table_data(out: &mut dyn Write, tab: &TableData, opts: &RenderOptions) 
                 row.row.to_string(),
                 col.col.to_string(),
                 col.offset.to_string(),
-                match col.len {
-                    None => "NULL".to_string(),
-                    Some(l) if col.long_form => format!("{l} (0xfe form)"),
-                    Some(l) => l.to_string(),
-                },
+                len_cell(col),
                 bytes_cell(&col.data, opts.wide),
                 guess(&col.data),
             ]);
@@ -556,6 +562,88 @@ fn write_table_data(out: &mut dyn Write, tab: &TableData, opts: &RenderOptions) 
     }
     right(&mut c, &[0, 1, 2, 3, 4]);
     writeln!(out, "{c}")
+}
+
+fn len_cell(col: &Column) -> String {
+    match col.len {
+        None => "NULL".to_string(),
+        Some(l) if col.long_form => format!("{l} (0xfe form)"),
+        Some(l) => l.to_string(),
+    }
+}
+
+/// The columns table when `--columns` gave types: name, type and value per
+/// column, and the trailing NULLs a whole row does not store.
+fn write_typed_columns(
+    out: &mut dyn Write,
+    tab: &TableData,
+    opts: &RenderOptions,
+) -> io::Result<()> {
+    let mut c = new_table(
+        opts,
+        &[
+            "tab", "row", "col", "name", "type", "offset", "len", "bytes", "value",
+        ],
+    );
+    for row in &tab.rows {
+        for col in &row.cols {
+            let (name, ty, value) = match &col.value {
+                Some(v) => (
+                    v.name.clone().unwrap_or_default(),
+                    v.type_name.clone(),
+                    value_cell(v),
+                ),
+                None => (String::new(), String::new(), String::new()),
+            };
+            c.add_row(vec![
+                row.tab.to_string(),
+                row.row.to_string(),
+                col.col.to_string(),
+                name,
+                ty,
+                col.offset.to_string(),
+                len_cell(col),
+                bytes_cell(&col.data, opts.wide),
+                value,
+            ]);
+        }
+        for a in &row.trailing_nulls {
+            c.add_row(vec![
+                row.tab.to_string(),
+                row.row.to_string(),
+                a.col.to_string(),
+                a.name.clone().unwrap_or_default(),
+                a.type_name.clone(),
+                String::new(),
+                "-".to_string(),
+                String::new(),
+                "NULL (trailing, not stored)".to_string(),
+            ]);
+        }
+    }
+    right(&mut c, &[0, 1, 2, 5, 6]);
+    writeln!(out, "{c}")
+}
+
+/// A value as the table shows it: text with control characters escaped,
+/// `NULL`, or hex followed by the note saying why.
+fn value_cell(v: &ColumnValue) -> String {
+    match (&v.value, v.form) {
+        (None, _) => "NULL".to_string(),
+        (Some(t), ValueForm::Text) => t
+            .chars()
+            .flat_map(|ch| {
+                if ch.is_control() {
+                    ch.escape_default().collect::<Vec<_>>()
+                } else {
+                    vec![ch]
+                }
+            })
+            .collect(),
+        (Some(_), ValueForm::Hex) => {
+            format!("(hex) {}", v.note.as_deref().unwrap_or("not decoded"))
+        }
+    }
 }
 
 fn bytes_cell(data: &[u8], wide: bool) -> String {

@@ -399,6 +399,7 @@ fn read_row(
         hrid: None,
         nrid: None,
         cols: Vec::new(),
+        trailing_nulls: Vec::new(),
     };
     let result = (|| -> Result<(), ReadError> {
         let within = |at: usize, len: usize, name: &str| -> Result<(), ReadError> {
@@ -489,6 +490,7 @@ fn read_row(
                 len,
                 long_form,
                 data,
+                value: None,
             });
             at = data_at + len.unwrap_or(0);
         }

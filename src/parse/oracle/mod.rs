@@ -11,6 +11,7 @@
 
 pub mod block;
 pub mod checksum;
+pub mod columns;
 pub mod crosscheck;
 pub mod datatype;
 pub mod kdb;

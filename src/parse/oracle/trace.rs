@@ -1521,8 +1521,10 @@ pub fn render_view(t: &TextBlock, blkno: u64) -> Option<crate::model::oracle::Or
                         len: c.len,
                         long_form: false,
                         data: c.data.clone(),
+                        value: None,
                     })
                     .collect(),
+                trailing_nulls: Vec::new(),
             })
             .collect();
         Some(TableData {
