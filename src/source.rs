@@ -93,8 +93,7 @@ impl Source {
         let data = if format == InputFormat::Raw {
             Data::Stream(Box::new(io::Cursor::new(head).chain(reader)))
         } else if format == InputFormat::OracleTrace {
-            let mut text = head;
-            reader.read_to_end(&mut text).map_err(io_err)?;
+            let text = read_text(head, reader, &name)?;
             trace_text = Some(text);
             Data::Memory {
                 bytes: Vec::new(),
@@ -102,8 +101,7 @@ impl Source {
             }
         } else {
             // Text dumps are decoded whole; they describe a handful of pages.
-            let mut text = head;
-            reader.read_to_end(&mut text).map_err(io_err)?;
+            let text = read_text(head, reader, &name)?;
             let (bytes, _) = input::decode(&text, format).map_err(|source| Error::Input {
                 path: name.clone(),
                 source,
@@ -342,6 +340,31 @@ impl RelationFileName {
             segment,
         })
     }
+}
+
+/// Text dumps larger than this are refused rather than held in memory: a
+/// dump of that size is a whole relation, which belongs in raw form.
+pub const MAX_TEXT_INPUT: u64 = 256 << 20;
+
+/// The rest of a text input after `head`, at most [`MAX_TEXT_INPUT`] bytes in all.
+fn read_text(head: Vec<u8>, reader: Box<dyn Read>, name: &Path) -> Result<Vec<u8>, Error> {
+    let mut text = head;
+    let room = MAX_TEXT_INPUT.saturating_sub(text.len() as u64);
+    reader
+        .take(room.saturating_add(1))
+        .read_to_end(&mut text)
+        .map_err(|source| Error::Io {
+            path: name.to_path_buf(),
+            source,
+        })?;
+    if text.len() as u64 > MAX_TEXT_INPUT {
+        return Err(Error::Usage(format!(
+            "{}: text dump larger than {} MiB; convert it to raw pages first (e.g. xxd -r -p) and read that",
+            name.display(),
+            MAX_TEXT_INPUT >> 20
+        )));
+    }
+    Ok(text)
 }
 
 /// The segment number in a relation file name like `16385.3` (`None` for `16385`).
