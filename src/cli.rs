@@ -586,11 +586,7 @@ fn show(args: &ShowArgs) -> Result<ExitCode, Error> {
             .iter()
             .map(render::json::PgPageJson::from_page)
             .collect();
-        match pages.as_slice() {
-            [one] => render::json::write_pretty(&mut out, one),
-            many => render::json::write_pretty(&mut out, &many),
-        }
-        .map_err(stdout_error)?;
+        render::json::write_document(&mut out, &pages).map_err(stdout_error)?;
     }
     out.flush().map_err(stdout_error)?;
     if shown == 0 {
@@ -728,11 +724,7 @@ fn verify_oracle(args: &VerifyArgs, inputs: &[(PathBuf, OracleInput)]) -> Result
         }
     }
     if args.format == VerifyFormatArg::Json {
-        match documents.as_slice() {
-            [one] => render::json::write_pretty(&mut out, one),
-            many => render::json::write_pretty(&mut out, &many),
-        }
-        .map_err(stdout_error)?;
+        render::json::write_document(&mut out, &documents).map_err(stdout_error)?;
     }
     out.flush().map_err(stdout_error)?;
     Ok(if clean {

@@ -317,11 +317,7 @@ pub(super) fn show(args: &ShowArgs, source: Source, range: BlockRange) -> Result
         shown += 1;
     }
     if args.format == FormatArg::Json {
-        match collected.as_slice() {
-            [one] => render::json::write_pretty(&mut out, one),
-            many => render::json::write_pretty(&mut out, &many),
-        }
-        .map_err(stdout_error)?;
+        render::json::write_document(&mut out, &collected).map_err(stdout_error)?;
     }
     out.flush().map_err(stdout_error)?;
     if shown == 0 {
@@ -769,11 +765,7 @@ pub(super) fn show_trace(
         shown += 1;
     }
     if args.format == FormatArg::Json {
-        match collected.as_slice() {
-            [one] => render::json::write_pretty(&mut out, one),
-            many => render::json::write_pretty(&mut out, &many),
-        }
-        .map_err(stdout_error)?;
+        render::json::write_document(&mut out, &collected).map_err(stdout_error)?;
     }
     out.flush().map_err(stdout_error)?;
     if shown == 0 {
