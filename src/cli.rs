@@ -499,18 +499,7 @@ fn show(args: &ShowArgs) -> Result<ExitCode, Error> {
         Some(ToastStore::open(&args.toast, args.block_size)?)
     };
 
-    let stdout = io::stdout();
-    let is_tty = stdout.is_terminal();
-    let mut out = BufWriter::new(stdout.lock());
-    let opts = RenderOptions {
-        wide: args.wide,
-        color: match args.color {
-            ColorArg::Always => true,
-            ColorArg::Never => false,
-            ColorArg::Auto => is_tty,
-        },
-        width: if is_tty { terminal_width() } else { None },
-    };
+    let (mut out, opts) = output(args);
 
     let mut collected: Vec<PgPage> = Vec::new();
     let mut pending: Vec<(u64, Vec<u8>)> = Vec::new();
@@ -779,6 +768,23 @@ fn source_name(args: &ShowArgs) -> String {
     args.input
         .as_ref()
         .map_or("-".to_string(), |p| p.display().to_string())
+}
+
+/// Standard output, buffered, and the presentation `show`'s options ask for:
+/// colour and table width only on a terminal unless forced.
+pub(crate) fn output(args: &ShowArgs) -> (BufWriter<io::StdoutLock<'static>>, RenderOptions) {
+    let stdout = io::stdout();
+    let is_tty = stdout.is_terminal();
+    let opts = RenderOptions {
+        wide: args.wide,
+        color: match args.color {
+            ColorArg::Always => true,
+            ColorArg::Never => false,
+            ColorArg::Auto => is_tty,
+        },
+        width: if is_tty { terminal_width() } else { None },
+    };
+    (BufWriter::new(stdout.lock()), opts)
 }
 
 fn terminal_width() -> Option<u16> {

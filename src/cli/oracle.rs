@@ -3,7 +3,7 @@
 //! Kept apart from the PostgreSQL wiring in `cli.rs`, which calls in here
 //! once the engine is known.
 
-use std::io::{self, BufWriter, IsTerminal, Write};
+use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
@@ -14,13 +14,13 @@ use crate::model::oracle::{OracleVersion, Rdba};
 use crate::model::oracle_types::{OraCharset, OraColumns};
 use crate::parse::oracle::datatype::{decode_date, decode_number};
 use crate::parse::oracle::{columns, looks_like_oracle, names, parse_block, BlockOptions};
+use crate::render;
 use crate::render::dump::{render_dump, DumpOptions, DumpPart};
-use crate::render::{self, RenderOptions};
 use crate::source::Source;
 
 use super::{
-    parse_word, source_name, stdout_error, terminal_width, BlockRange, ColorArg, DecodeArgs,
-    DecodeFormat, DecodeWhat, EngineArg, FormatArg, ShowArgs,
+    output, parse_word, source_name, stdout_error, BlockRange, DecodeArgs, DecodeFormat,
+    DecodeWhat, EngineArg, FormatArg, ShowArgs,
 };
 
 /// Options that only Oracle blocks use.
@@ -222,18 +222,7 @@ pub(super) fn show(args: &ShowArgs, source: Source, range: BlockRange) -> Result
     let o = &args.oracle;
     let first_blkno = args.blkno.unwrap_or(0);
     let column_list = oracle_columns(args)?;
-    let stdout = io::stdout();
-    let is_tty = stdout.is_terminal();
-    let mut out = BufWriter::new(stdout.lock());
-    let opts = RenderOptions {
-        wide: args.wide,
-        color: match args.color {
-            ColorArg::Always => true,
-            ColorArg::Never => false,
-            ColorArg::Auto => is_tty,
-        },
-        width: if is_tty { terminal_width() } else { None },
-    };
+    let (mut out, opts) = output(args);
     let mut dump = DumpOptions {
         version: o.oracle_version.map(OracleVersion::from),
         tsn: o.oracle_tsn,
@@ -607,18 +596,7 @@ pub(super) fn show_trace(
         path: name.to_path_buf(),
         source,
     })?;
-    let stdout = io::stdout();
-    let is_tty = stdout.is_terminal();
-    let mut out = BufWriter::new(stdout.lock());
-    let opts = RenderOptions {
-        wide: args.wide,
-        color: match args.color {
-            ColorArg::Always => true,
-            ColorArg::Never => false,
-            ColorArg::Auto => is_tty,
-        },
-        width: if is_tty { terminal_width() } else { None },
-    };
+    let (mut out, opts) = output(args);
     let mut collected: Vec<Value> = Vec::new();
     let mut shown = 0usize;
     for tb in &blocks {
