@@ -1,4 +1,5 @@
 //! Per-engine parsers: bytes in, model structures plus problems out.
 
+pub mod bits;
 pub mod oracle;
 pub mod postgres;

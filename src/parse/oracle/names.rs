@@ -1,24 +1,10 @@
 //! Names of Oracle codes and flag bits, as `const` tables of `(bit, NAME, meaning)`,
 //! and the letter strings Oracle's dumps print for them.
 
-/// One named bit (or code).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Bit {
-    pub mask: u16,
-    pub name: &'static str,
-    pub meaning: &'static str,
-}
-
-const fn bit(mask: u16, name: &'static str, meaning: &'static str) -> Bit {
-    Bit {
-        mask,
-        name,
-        meaning,
-    }
-}
+use crate::parse::bits::{self, flag as bit, Flag};
 
 /// `flg_kcbh` bits (§2.3). 0x10 is inferred from the TDE copy of the reference block.
-pub const KCBH_FLG: &[Bit] = &[
+pub const KCBH_FLG: &[Flag] = &[
     bit(0x01, "KCBHFNEW", "new block (data area zeroed)"),
     bit(0x02, "KCBHFDLC", "delayed-logging change advanced SCN/seq"),
     bit(
@@ -182,16 +168,8 @@ pub fn block_type_name(code: u8) -> Option<&'static str> {
 
 /// Names of the `flg_kcbh` bits set, and the bits no name covers.
 pub fn kcbh_flag_names(flg: u8) -> (Vec<&'static str>, u8) {
-    let mut names = Vec::new();
-    let mut unknown = flg;
-    for b in KCBH_FLG {
-        let m = b.mask as u8;
-        if flg & m != 0 {
-            names.push(b.name);
-            unknown &= !m;
-        }
-    }
-    (names, unknown)
+    let (set, unknown) = bits::names(u16::from(flg), KCBH_FLG, 0x00FF);
+    (set.iter().map(|f| f.name).collect(), unknown as u8)
 }
 
 #[cfg(test)]

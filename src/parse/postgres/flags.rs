@@ -1,20 +1,7 @@
 //! Flag words and their bit names, as the PostgreSQL headers define them.
 
-/// One named bit (or multi-bit mask) of a flag word.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Flag {
-    pub mask: u16,
-    pub name: &'static str,
-    pub meaning: &'static str,
-}
-
-const fn flag(mask: u16, name: &'static str, meaning: &'static str) -> Flag {
-    Flag {
-        mask,
-        name,
-        meaning,
-    }
-}
+use crate::parse::bits::flag;
+pub use crate::parse::bits::{names, unknown_bits, Flag};
 
 /// `t_infomask` bits (htup_details.h), in heap_tuple_infomask_flags' order.
 pub const INFOMASK: &[Flag] = &[
@@ -200,20 +187,6 @@ pub fn pageinspect_names(value: u16, table: &'static [Flag]) -> Vec<String> {
         out.push(format!("0x{unknown:04x}"));
     }
     out
-}
-
-/// The flags of `table` whose bits are all set in `value`, and the bits of
-/// `value` (within `considered`) that no single-bit flag of `table` names.
-pub fn names(value: u16, table: &'static [Flag], considered: u16) -> (Vec<&'static Flag>, u16) {
-    let set = table.iter().filter(|f| value & f.mask == f.mask).collect();
-    (set, unknown_bits(value, table, considered))
-}
-
-/// The bits of `value` (within `considered`) that no flag of `table` names,
-/// without listing the named ones (no allocation: for checking many pages).
-pub fn unknown_bits(value: u16, table: &'static [Flag], considered: u16) -> u16 {
-    let known = table.iter().fold(0u16, |acc, f| acc | f.mask);
-    value & considered & !known
 }
 
 /// heap_tuple_infomask_flags(t_infomask, t_infomask2): (raw_flags, combined_flags).
