@@ -526,3 +526,39 @@ fn the_shell_subset_reads_quotes_pipes_and_redirections() {
     assert!(ex[1].expected.is_empty());
     assert!(examples(&["$ blockscope x"], "t.md").is_err());
 }
+
+/// Relative links in the documentation point at files inside the repository.
+#[test]
+fn links_point_at_files_in_the_repository() {
+    let repo = root().canonicalize().unwrap();
+    let mut bad = Vec::new();
+    for path in doc_files() {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let dir = path.parent().unwrap();
+        for (i, line) in text.lines().enumerate() {
+            let mut rest = line;
+            while let Some(at) = rest.find("](") {
+                rest = &rest[at + 2..];
+                let Some(end) = rest.find(')') else { break };
+                let target = &rest[..end];
+                rest = &rest[end..];
+                if target.contains("://")
+                    || target.starts_with('#')
+                    || target.starts_with("mailto:")
+                {
+                    continue;
+                }
+                let file = target.split('#').next().unwrap_or("");
+                let resolved = dir.join(file).canonicalize();
+                if !resolved.is_ok_and(|p| p.starts_with(&repo)) {
+                    bad.push(format!("{}:{}: {target}", path.display(), i + 1));
+                }
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "links to files that are not in the repository:\n{}",
+        bad.join("\n")
+    );
+}
