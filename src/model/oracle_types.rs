@@ -264,6 +264,10 @@ pub struct OraColumns {
     pub rest_ignored: bool,
 }
 
+/// The most columns an Oracle table can have (1000, the limit of every
+/// release before 23ai's MAX_COLUMNS=EXTENDED).
+pub const MAX_ORACLE_COLUMNS: usize = 1000;
+
 impl OraColumns {
     /// Parse `number,varchar2(20),id number(10,2),date,~`: entries separated by
     /// commas outside parentheses; each a type, or a name then a type. A name
@@ -291,6 +295,12 @@ impl OraColumns {
             return Err(format!("unbalanced '(' in {list:?}"));
         }
         entries.push(cur);
+        if entries.len() > MAX_ORACLE_COLUMNS + 1 {
+            return Err(format!(
+                "{} columns: an Oracle table has at most {MAX_ORACLE_COLUMNS}",
+                entries.len()
+            ));
+        }
         let mut out = OraColumns::default();
         let count = entries.len();
         for (i, e) in entries.iter().enumerate() {
@@ -306,6 +316,12 @@ impl OraColumns {
                 continue;
             }
             out.cols.push(parse_entry(e));
+        }
+        if out.cols.len() > MAX_ORACLE_COLUMNS {
+            return Err(format!(
+                "{} columns: an Oracle table has at most {MAX_ORACLE_COLUMNS}",
+                out.cols.len()
+            ));
         }
         Ok(out)
     }
@@ -422,6 +438,19 @@ impl OraCharset {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn column_lists_are_capped() {
+        let list = vec!["number"; MAX_ORACLE_COLUMNS].join(",");
+        assert_eq!(
+            OraColumns::parse(&list).unwrap().cols.len(),
+            MAX_ORACLE_COLUMNS
+        );
+        let err = OraColumns::parse(&format!("{list},number"))
+            .err()
+            .unwrap_or_default();
+        assert!(err.contains("at most 1000"), "{err}");
+    }
 
     fn t(s: &str) -> OraType {
         OraType::parse(s).unwrap_or_else(|| panic!("{s}"))

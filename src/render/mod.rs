@@ -2,6 +2,7 @@
 //! Nothing here parses.
 
 pub mod dump;
+mod fit;
 pub mod hex;
 pub mod json;
 pub mod ndjson;

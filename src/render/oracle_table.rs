@@ -4,7 +4,7 @@
 
 use std::io::{self, Write};
 
-use comfy_table::Table;
+use super::fit::Fitted;
 
 use crate::model::oracle::{
     Column, IndexData, Kcbh, Ktbbh, OracleBlock, OracleKind, Rdba, TableData,
@@ -169,7 +169,7 @@ pub fn title(block: &OracleBlock, bigfile: bool) -> String {
     s
 }
 
-fn cache_table(block: &OracleBlock, h: &Kcbh, bigfile: bool, opts: &RenderOptions) -> Table {
+fn cache_table(block: &OracleBlock, h: &Kcbh, bigfile: bool, opts: &RenderOptions) -> Fitted {
     let mut t = new_table(opts, &["field", "offset", "value", "meaning"]);
     let (file, blk) = Rdba(h.rdba_kcbh).split(bigfile);
     let rdba_meaning = if file == 1024 {
@@ -288,7 +288,7 @@ fn cache_table(block: &OracleBlock, h: &Kcbh, bigfile: bool, opts: &RenderOption
     t
 }
 
-fn ktbbh_table(k: &Ktbbh, opts: &RenderOptions) -> Table {
+fn ktbbh_table(k: &Ktbbh, opts: &RenderOptions) -> Fitted {
     let mut t = new_table(opts, &["field", "offset", "value", "meaning"]);
     let assm = k.is_assm();
     let csc = k.ktbbhcsc;
@@ -375,7 +375,7 @@ fn ktbbh_table(k: &Ktbbh, opts: &RenderOptions) -> Table {
     t
 }
 
-fn itl_table(k: &Ktbbh, opts: &RenderOptions) -> Table {
+fn itl_table(k: &Ktbbh, opts: &RenderOptions) -> Fitted {
     let mut t = new_table(opts, &["itl", "xid", "uba", "flag", "lck", "scn/fsc"]);
     for i in &k.ktbbhitl {
         t.add_row(vec![

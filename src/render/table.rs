@@ -13,23 +13,19 @@ use crate::parse::postgres::flags;
 use crate::parse::postgres::page::describe_item_id;
 use crate::render::json::{spaced_hex, AmJson};
 
+use super::fit::Fitted;
 use super::RenderOptions;
 
-pub(crate) fn new_table(opts: &RenderOptions, header: &[&str]) -> Table {
+/// A table with `header`, drawn at its natural width; when `opts.width` is
+/// set and the table would not fit, drawn as expanded records instead
+/// ([`Fitted`]): cells are never wrapped mid-word.
+pub(crate) fn new_table(opts: &RenderOptions, header: &[&str]) -> Fitted {
     let mut t = Table::new();
     t.load_preset(UTF8_FULL_CONDENSED);
-    match opts.width {
-        Some(w) => {
-            t.set_content_arrangement(ContentArrangement::Dynamic);
-            t.set_width(w);
-        }
-        None => {
-            t.force_no_tty();
-            t.set_content_arrangement(ContentArrangement::Disabled);
-        }
-    }
+    t.force_no_tty();
+    t.set_content_arrangement(ContentArrangement::Disabled);
     t.set_header(header.iter().map(Cell::new));
-    t
+    Fitted::new(t, opts.width)
 }
 
 pub(crate) fn right(t: &mut Table, columns: &[usize]) {
@@ -120,7 +116,7 @@ pub fn render_page(out: &mut dyn Write, page: &PgPage, opts: &RenderOptions) -> 
     Ok(())
 }
 
-fn header_table(h: &PageHeader, page: &PgPage, opts: &RenderOptions) -> Table {
+fn header_table(h: &PageHeader, page: &PgPage, opts: &RenderOptions) -> Fitted {
     let mut t = new_table(opts, &["field", "value", "meaning"]);
     let lps = match &page.am {
         Some(AmData::Btree { items, .. }) => items.len(),
@@ -212,7 +208,7 @@ fn header_table(h: &PageHeader, page: &PgPage, opts: &RenderOptions) -> Table {
 /// How many bytes of t_data the narrow view shows.
 const NARROW_DATA_BYTES: usize = 12;
 
-fn items_table(items: &[HeapItem], opts: &RenderOptions) -> Table {
+fn items_table(items: &[HeapItem], opts: &RenderOptions) -> Fitted {
     let mut t = new_table(
         opts,
         &[
@@ -283,7 +279,7 @@ fn data_cell(data: &[u8], wide: bool) -> String {
 }
 
 /// Line pointers of pages whose items are not decoded further.
-fn line_pointer_table(items: &[HeapItem], opts: &RenderOptions) -> Table {
+fn line_pointer_table(items: &[HeapItem], opts: &RenderOptions) -> Fitted {
     let mut t = new_table(
         opts,
         &["lp", "lp_off", "lp_flags", "lp_len", "line pointer"],
@@ -302,7 +298,7 @@ fn line_pointer_table(items: &[HeapItem], opts: &RenderOptions) -> Table {
     t
 }
 
-fn verdict_table(items: &[HeapItem], opts: &RenderOptions) -> Table {
+fn verdict_table(items: &[HeapItem], opts: &RenderOptions) -> Fitted {
     let mut t = new_table(opts, &["lp", "line pointer", "infomask flags", "verdict"]);
     for item in items {
         let flags = item.tuple.as_ref().map_or(String::new(), |tup| {
@@ -341,7 +337,7 @@ const NARROW_VALUE_CHARS: usize = 48;
 
 /// One row per attribute of every tuple: what `SELECT` prints, and how the
 /// value is stored.
-fn attrs_table(items: &[HeapItem], opts: &RenderOptions) -> Table {
+fn attrs_table(items: &[HeapItem], opts: &RenderOptions) -> Fitted {
     let mut t = new_table(
         opts,
         &[
@@ -458,7 +454,7 @@ fn value_cell(a: &Attr, wide: bool) -> String {
     shown
 }
 
-fn bt_opaque_table(o: &BtPageOpaque, opts: &RenderOptions) -> Table {
+fn bt_opaque_table(o: &BtPageOpaque, opts: &RenderOptions) -> Fitted {
     let mut t = new_table(opts, &["BTPageOpaqueData", "value", "meaning"]);
     let block = |b: u32| {
         if b == 0 {
@@ -499,7 +495,7 @@ fn bt_opaque_table(o: &BtPageOpaque, opts: &RenderOptions) -> Table {
     t
 }
 
-fn bt_meta_table(m: &BtMetaPageData, opts: &RenderOptions) -> Table {
+fn bt_meta_table(m: &BtMetaPageData, opts: &RenderOptions) -> Fitted {
     let mut t = new_table(opts, &["BTMetaPageData", "value", "meaning"]);
     let rows: Vec<(&str, String, String)> = vec![
         (
@@ -563,7 +559,7 @@ fn bt_meta_table(m: &BtMetaPageData, opts: &RenderOptions) -> Table {
     t
 }
 
-fn bt_stats_table(s: &BtPageStats, opts: &RenderOptions) -> Table {
+fn bt_stats_table(s: &BtPageStats, opts: &RenderOptions) -> Fitted {
     let mut t = new_table(
         opts,
         &[
@@ -600,7 +596,7 @@ fn bt_stats_table(s: &BtPageStats, opts: &RenderOptions) -> Table {
 const NARROW_KEY_BYTES: usize = 16;
 const NARROW_TIDS: usize = 3;
 
-fn bt_items_table(items: &[BtItem], opts: &RenderOptions) -> Table {
+fn bt_items_table(items: &[BtItem], opts: &RenderOptions) -> Fitted {
     let mut t = new_table(
         opts,
         &[
@@ -663,7 +659,7 @@ fn bt_items_table(items: &[BtItem], opts: &RenderOptions) -> Table {
 }
 
 /// The other access methods: the same values the JSON view carries, one row each.
-fn am_table(page: &PgPage, am: &AmData, opts: &RenderOptions) -> Table {
+fn am_table(page: &PgPage, am: &AmData, opts: &RenderOptions) -> Fitted {
     let mut t = new_table(opts, &[page.kind.name(), "value"]);
     let json = serde_json::to_value(AmJson::new(page, am)).unwrap_or_default();
     if let Some(map) = json.as_object() {

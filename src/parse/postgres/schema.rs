@@ -24,6 +24,9 @@ pub fn parse_columns(list: &str) -> Result<Schema, String> {
     let mut schema = Schema::default();
     let items = split_top_level(list);
     let count = items.len();
+    if count > MAX_HEAP_ATTRIBUTES + 1 {
+        return Err(too_many(count));
+    }
     for (i, item) in items.into_iter().enumerate() {
         let item = item.trim();
         if item == "~" {
@@ -42,6 +45,9 @@ pub fn parse_columns(list: &str) -> Result<Schema, String> {
     }
     if schema.columns.is_empty() {
         return Err("no columns given".into());
+    }
+    if schema.columns.len() > MAX_HEAP_ATTRIBUTES {
+        return Err(too_many(schema.columns.len()));
     }
     Ok(schema)
 }
@@ -210,8 +216,28 @@ fn unquote_literal(v: &str) -> String {
     }
 }
 
+/// `MaxHeapAttributeNumber` (htup_details.h): no PostgreSQL table has more
+/// columns, dropped ones included.
+pub const MAX_HEAP_ATTRIBUTES: usize = 1600;
+
+/// The most text a schema file may have (1,600 `pg_attribute` rows as JSON
+/// take well under a megabyte); a larger file is refused before it is read whole.
+pub const MAX_SCHEMA_TEXT: u64 = 4 << 20;
+
+fn too_many(count: usize) -> String {
+    format!("{count} columns: a PostgreSQL table has at most {MAX_HEAP_ATTRIBUTES} (MaxHeapAttributeNumber)")
+}
+
 /// Parse a schema file's text (JSON, a psql table, or one item per line).
 pub fn parse_schema(text: &str) -> Result<Schema, String> {
+    let schema = parse_schema_text(text)?;
+    if schema.columns.len() > MAX_HEAP_ATTRIBUTES {
+        return Err(too_many(schema.columns.len()));
+    }
+    Ok(schema)
+}
+
+fn parse_schema_text(text: &str) -> Result<Schema, String> {
     let trimmed = text.trim_start();
     if trimmed.starts_with('[') || trimmed.starts_with('{') {
         return parse_json(trimmed);
@@ -426,6 +452,22 @@ fn parse_table(text: &str) -> Result<Schema, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn column_lists_are_capped_at_max_heap_attributes() {
+        let list = vec!["int4"; MAX_HEAP_ATTRIBUTES].join(",");
+        assert_eq!(parse_columns(&list).unwrap().columns.len(), 1600);
+        assert!(parse_columns(&format!("{list},~")).is_ok());
+        let err = parse_columns(&format!("{list},int4"))
+            .err()
+            .unwrap_or_default();
+        assert!(err.contains("at most 1600"), "{err}");
+        let lines = vec!["int4"; 100_000].join("\n");
+        assert!(parse_schema(&lines)
+            .err()
+            .unwrap_or_default()
+            .contains("100000 columns"));
+    }
 
     fn types(s: &Schema) -> Vec<String> {
         s.columns.iter().map(Column::type_name).collect()

@@ -744,15 +744,22 @@ fn array_out(declared: &PgType, data: &[u8]) -> Result<String, String> {
     } else {
         Align::Double.align(HDR + bitmap_at) - HDR
     };
-    let mut items: Vec<Option<String>> = Vec::with_capacity(nitems);
-    for i in 0..nitems {
+    // Elements are decoded one at a time, in storage order, straight into the
+    // text: nothing is reserved per element, so an array's memory is its text,
+    // and that is capped at MAX_VALUE_TEXT.
+    let attlen = elem.attlen();
+    let mut index = 0usize;
+    let mut next_element = || -> Result<Option<String>, String> {
+        let i = index;
+        index += 1;
+        if i >= nitems {
+            return Ok(None);
+        }
         let is_null =
             bitmap.is_some_and(|bm| bm.get(i / 8).is_none_or(|b| b & (1 << (i % 8)) == 0));
         if is_null {
-            items.push(None);
-            continue;
+            return Ok(None);
         }
-        let attlen = elem.attlen();
         let (datum, next) = if attlen > 0 {
             pos = elem.align().align(HDR + pos) - HDR;
             let len = attlen as usize;
@@ -771,9 +778,9 @@ fn array_out(declared: &PgType, data: &[u8]) -> Result<String, String> {
         let text = decode(&elem, datum)
             .map_err(|e| format!("array element {}: {e}", i + 1))?
             .text;
-        items.push(Some(text));
         pos = next;
-    }
+        Ok(Some(text))
+    };
     let mut out = String::new();
     if lbounds.iter().any(|&lb| lb != 1) {
         for (d, lb) in dims.iter().zip(&lbounds) {
@@ -781,12 +788,21 @@ fn array_out(declared: &PgType, data: &[u8]) -> Result<String, String> {
         }
         out.push('=');
     }
-    let mut next = 0usize;
-    nest(&dims, &items, &mut next, &mut out);
+    nest(&dims, &mut next_element, &mut out)?;
     Ok(out)
 }
 
-fn nest(dims: &[i32], items: &[Option<String>], next: &mut usize, out: &mut String) {
+/// The most text one decoded value may produce (an array of millions of NULLs
+/// compressed into a few hundred kilobytes would otherwise print gigabytes).
+/// PostgreSQL itself cannot output a value past 1 GB; blockscope stops at
+/// 64 MiB and says so.
+pub const MAX_VALUE_TEXT: usize = 64 << 20;
+
+fn nest(
+    dims: &[i32],
+    next_element: &mut dyn FnMut() -> Result<Option<String>, String>,
+    out: &mut String,
+) -> Result<(), String> {
     out.push('{');
     let (first, rest) = match dims.split_first() {
         Some((f, r)) => (*f, r),
@@ -797,16 +813,21 @@ fn nest(dims: &[i32], items: &[Option<String>], next: &mut usize, out: &mut Stri
             out.push(',');
         }
         if rest.is_empty() {
-            match items.get(*next) {
-                Some(Some(v)) => out.push_str(&quote_element(v)),
-                _ => out.push_str("NULL"),
+            match next_element()? {
+                Some(v) => out.push_str(&quote_element(&v)),
+                None => out.push_str("NULL"),
             }
-            *next += 1;
         } else {
-            nest(rest, items, next, out);
+            nest(rest, next_element, out)?;
+        }
+        if out.len() > MAX_VALUE_TEXT {
+            return Err(format!(
+                "array text passes blockscope's limit of {MAX_VALUE_TEXT} bytes per value; not shown"
+            ));
         }
     }
     out.push('}');
+    Ok(())
 }
 
 /// `array_out`'s quoting: empty strings, `NULL`, and anything with `"`, `\`,
@@ -1050,6 +1071,22 @@ mod tests {
         assert_eq!(text(PgType::Bytea, "deadbeef"), "\\xdeadbeef");
         assert!(decode(&PgType::Text, &[0xff, 0xfe]).is_err());
         assert!(decode(&PgType::Int8, &[1, 2, 3]).is_err());
+    }
+
+    #[test]
+    fn an_array_of_millions_of_nulls_is_cut_not_reserved() {
+        // int4[] of 100,000,000 NULLs: ndim 1, dataoffset set, elemtype 23,
+        // dim 100M, lbound 1, then an all-zero null bitmap of 12.5 MB. Its
+        // text would be 500 MB; nothing is reserved per element and the text
+        // stops at MAX_VALUE_TEXT.
+        let n: u32 = 100_000_000;
+        let mut data = Vec::new();
+        for w in [1u32, 40, 23, n, 1] {
+            data.extend_from_slice(&w.to_le_bytes());
+        }
+        data.resize(data.len() + (n as usize).div_ceil(8), 0);
+        let err = decode(&PgType::Array(Box::new(PgType::Int4)), &data).unwrap_err();
+        assert!(err.contains("limit of 67108864 bytes"), "{err}");
     }
 
     #[test]
