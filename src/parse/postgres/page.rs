@@ -755,6 +755,50 @@ fn checksum_problem(
 mod tests {
     use super::*;
 
+    /// An empty heap page whose pd_checksum is right for block `blkno`.
+    fn page_of_block(blkno: u64) -> Vec<u8> {
+        let mut page = vec![0u8; 8192];
+        page[12..14].copy_from_slice(&24u16.to_le_bytes());
+        page[14..16].copy_from_slice(&8192u16.to_le_bytes());
+        page[16..18].copy_from_slice(&8192u16.to_le_bytes());
+        page[18..20].copy_from_slice(&0x2004u16.to_le_bytes());
+        let c = checksum::pg_checksum_page(&page, blkno, Endian::Little).unwrap();
+        page[8..10].copy_from_slice(&c.to_le_bytes());
+        page
+    }
+
+    fn checksum_problems(page: &[u8], opts: PageOptions) -> Vec<(Severity, String)> {
+        parse_page(page, &opts)
+            .problems
+            .into_iter()
+            .filter(|p| p.class == "checksum")
+            .map(|p| (p.severity, p.message))
+            .collect()
+    }
+
+    #[test]
+    fn checksums_are_read_in_context() {
+        let page = page_of_block(5);
+        let at = |blkno, blkno_known, from_text| PageOptions {
+            blkno,
+            blkno_known,
+            from_text,
+            ..PageOptions::default()
+        };
+        assert!(checksum_problems(&page, at(5, true, false)).is_empty());
+        let p = checksum_problems(&page, at(6, true, false));
+        assert_eq!(p.len(), 1);
+        assert_eq!(p[0].0, Severity::Error);
+        assert!(!p[0].1.contains("--blkno"), "{}", p[0].1);
+        let p = checksum_problems(&page, at(6, true, true));
+        assert_eq!(p[0].0, Severity::Warning);
+        assert!(p[0].1.contains("get_raw_page() copy"), "{}", p[0].1);
+        let p = checksum_problems(&page, at(0, false, false));
+        assert_eq!(p[0].0, Severity::Warning);
+        assert!(p[0].1.contains(" 5"), "{}", p[0].1);
+        assert!(p[0].1.contains("pass --blkno"), "{}", p[0].1);
+    }
+
     fn header(lower: u16, upper: u16) -> PageHeader {
         PageHeader {
             pd_lsn: Lsn::default(),
