@@ -18,7 +18,7 @@ use crate::parse::postgres::{
 };
 use crate::reader::Endian;
 use crate::render::{self, RenderOptions};
-use crate::source::{segment_from_name, Source, DEFAULT_SEGMENT_BYTES};
+use crate::source::{segment_from_name, RelationFileName, Source, DEFAULT_SEGMENT_BYTES};
 use crate::verify_oracle::{self, OracleInput};
 
 mod oracle;
@@ -488,6 +488,24 @@ fn show(args: &ShowArgs) -> Result<ExitCode, Error> {
         .blkno
         .unwrap_or_else(|| segment.unwrap_or(0).saturating_mul(blocks_per_segment));
     let kind = args.kind.map(PageKind::from);
+    // How to read checksums: a block number told or taken from a relation
+    // file's position is known; a page that came through text is a buffer copy.
+    let from_text = source.format != InputFormat::Raw;
+    let page_opts = PageOptions {
+        blkno: first_blkno,
+        blkno_known: args.blkno.is_some()
+            || segment.is_some()
+            || !from_text
+                && args
+                    .input
+                    .as_deref()
+                    .and_then(|p| p.file_name()?.to_str())
+                    .and_then(RelationFileName::parse)
+                    .is_some(),
+        from_text,
+        kind,
+        endian: Endian::Little,
+    };
     let schema = attr_schema(args)?;
     let mut toast = if args.toast.is_empty() {
         None
@@ -517,7 +535,7 @@ fn show(args: &ShowArgs) -> Result<ExitCode, Error> {
         if args.format == FormatArg::Ndjson && schema.is_none() {
             pending.push((blkno, block.data));
             if pending.len() == NDJSON_WINDOW {
-                write_ndjson(&mut out, &mut pending, &mut ndjson_buffers, kind)?;
+                write_ndjson(&mut out, &mut pending, &mut ndjson_buffers, page_opts)?;
             }
             shown += 1;
             continue;
@@ -526,14 +544,7 @@ fn show(args: &ShowArgs) -> Result<ExitCode, Error> {
             FormatArg::Json | FormatArg::Ndjson => parse_page_without_spans,
             _ => parse_page,
         };
-        let mut page = parse(
-            &block.data,
-            &PageOptions {
-                blkno,
-                kind,
-                endian: Endian::Little,
-            },
-        );
+        let mut page = parse(&block.data, &PageOptions { blkno, ..page_opts });
         if let Some(schema) = &schema {
             attrs::decode_page(&mut page, &block.data, schema, toast.as_mut());
         }
@@ -569,7 +580,7 @@ fn show(args: &ShowArgs) -> Result<ExitCode, Error> {
         }
         shown += 1;
     }
-    write_ndjson(&mut out, &mut pending, &mut ndjson_buffers, kind)?;
+    write_ndjson(&mut out, &mut pending, &mut ndjson_buffers, page_opts)?;
     if args.format == FormatArg::Json {
         let pages: Vec<_> = collected
             .iter()
@@ -735,7 +746,7 @@ fn write_ndjson(
     out: &mut dyn Write,
     pending: &mut Vec<(u64, Vec<u8>)>,
     buffers: &mut Vec<Vec<u8>>,
-    kind: Option<PageKind>,
+    page_opts: PageOptions,
 ) -> Result<(), Error> {
     use rayon::prelude::*;
     let tasks = pending.len().div_ceil(NDJSON_TASK);
@@ -750,8 +761,7 @@ fn write_ndjson(
             for (blkno, data) in pages {
                 let opts = PageOptions {
                     blkno: *blkno,
-                    kind,
-                    endian: Endian::Little,
+                    ..page_opts
                 };
                 let page = parse_page_without_spans(data, &opts);
                 render::ndjson::append_page_line(buf, &page);

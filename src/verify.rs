@@ -106,6 +106,9 @@ struct BlockContext<'a> {
     /// Block number of the file's first block.
     first_blkno: u64,
     checksums: bool,
+    /// The blocks came through text (a get_raw_page() copy): a checksum
+    /// mismatch may be a stale buffer checksum, so it is a warning.
+    from_text: bool,
     /// Block 0 is a btree metapage: every page should be a btree page.
     btree_index: bool,
 }
@@ -245,6 +248,7 @@ pub fn run(
                     block_size,
                     first_blkno: opts.segment.unwrap_or(0).saturating_mul(blocks_per_segment),
                     checksums,
+                    from_text: false,
                     btree_index: false,
                 };
                 let head = stdin_head.take().unwrap_or_default();
@@ -274,6 +278,7 @@ fn check_relation_file(
         block_size,
         first_blkno,
         checksums,
+        from_text: false,
         btree_index: false,
     };
     if first_blkno == 0 && len >= block_size as u64 {
@@ -786,13 +791,15 @@ fn check_block(
     }
     let mut bad_checksum = false;
     if ctx.checksums {
-        if let Some(p) = checksum_problem(page, blkno) {
+        if let Some(p) = checksum_problem(page, blkno, ctx.from_text) {
             problems.push(p);
             bad_checksum = true;
         }
     }
     let opts = PageOptions {
         blkno,
+        blkno_known: true,
+        from_text: ctx.from_text,
         kind: None,
         endian: Endian::Little,
     };
@@ -808,24 +815,45 @@ fn check_block(
     }
 }
 
-/// pd_checksum against pg_checksum_page for this block number.
-fn checksum_problem(page: &[u8], blkno: u64) -> Option<Problem> {
+/// pd_checksum against pg_checksum_page for this block number: an error on
+/// a relation file; on a page that came through text, a mismatch is a
+/// warning, since a get_raw_page() copy can carry a stale checksum.
+fn checksum_problem(page: &[u8], blkno: u64, from_text: bool) -> Option<Problem> {
     let stored = stored_checksum(page)?;
     let computed = pg_checksum_page(page, blkno, Endian::Little);
-    let message = match computed {
-        None => format!("no checksum can be computed for a {}-byte page", page.len()),
-        Some(c) if stored == 0 => format!(
-            "pd_checksum is 0 on a written page of a cluster with data checksums \
-             (calculated checksum 0x{c:04X} for block {blkno})"
+    let (severity, message) = match computed {
+        None => (
+            Severity::Error,
+            format!("no checksum can be computed for a {}-byte page", page.len()),
         ),
-        Some(c) if c != stored => format!(
-            "checksum verification failed: calculated checksum 0x{c:04X} for block {blkno} \
-             but block contains 0x{stored:04X}"
+        Some(c) if stored == 0 => (
+            Severity::Error,
+            format!(
+                "pd_checksum is 0 on a written page of a cluster with data checksums \
+                 (calculated checksum 0x{c:04X} for block {blkno})"
+            ),
+        ),
+        Some(c) if c != stored => (
+            if from_text {
+                Severity::Warning
+            } else {
+                Severity::Error
+            },
+            format!(
+                "checksum verification failed: calculated checksum 0x{c:04X} for block {blkno} \
+                 but block contains 0x{stored:04X}{}",
+                if from_text {
+                    "; normal for a get_raw_page() copy of a buffer changed since it was last \
+                     written (PostgreSQL sets the checksum only when it writes the page out)"
+                } else {
+                    ""
+                }
+            ),
         ),
         Some(_) => return None,
     };
     Some(Problem::new(
-        Severity::Error,
+        severity,
         "checksum",
         Some(8),
         "pd_checksum",
@@ -996,6 +1024,7 @@ mod tests {
                     block_size: 8192,
                     first_blkno: 0,
                     checksums: true,
+                    from_text: false,
                     btree_index,
                 };
                 let mut problems = Vec::new();

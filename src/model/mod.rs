@@ -6,6 +6,7 @@ pub mod oracle_types;
 pub mod postgres;
 pub mod span;
 pub mod types;
+pub mod verdict;
 pub mod verify;
 
 use serde::Serialize;

@@ -237,8 +237,9 @@ pub struct HeapTuple {
 pub struct HeapItem {
     pub id: ItemId,
     pub tuple: Option<HeapTuple>,
-    /// What the line pointer and tuple header say, in plain words.
-    pub verdict: String,
+    /// What the line pointer and tuple header prove (its `Display` is the
+    /// plain-words verdict).
+    pub verdict: super::verdict::ItemVerdict,
     /// The tuple's attributes, when column types were given (empty for an
     /// item without a tuple); `None` when they were not.
     #[serde(skip_serializing_if = "Option::is_none")]

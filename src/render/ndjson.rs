@@ -222,7 +222,7 @@ impl JsonWriter<'_> {
         self.raw(b",\"combined_flags\":");
         self.string_list(t.map(|t| t.combined_flags.as_slice()));
         self.raw(b",\"verdict\":");
-        self.string(&item.verdict);
+        self.string(&item.verdict.to_string());
         self.raw(b"}");
     }
 

@@ -325,7 +325,7 @@ fn verdict_table(items: &[HeapItem], opts: &RenderOptions) -> Fitted {
             item.id.lp.to_string(),
             describe_item_id(&item.id),
             flags,
-            item.verdict.clone(),
+            item.verdict.to_string(),
         ]);
     }
     right(&mut t, &[0]);

@@ -81,9 +81,103 @@ pub fn pg_checksum_page(page: &[u8], blkno: u64, endian: Endian) -> Option<u16> 
     Some(((mixed % 65535) + 1) as u16)
 }
 
+/// `InvalidBlockNumber`: no page has it.
+const INVALID_BLOCK_NUMBER: u32 = u32::MAX;
+
+/// The block numbers a stored checksum fits, when the page's own is not known.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FittingBlocks {
+    /// The few smallest, ascending.
+    pub nearest: Vec<u32>,
+    /// How many block numbers below 2^32 fit in all.
+    pub count: u32,
+}
+
+/// Every block number (below `InvalidBlockNumber`) for which
+/// `pg_checksum_page` of a page whose [`checksum_block`] is `hash` gives
+/// `stored`: the block number is XORed into the hash before the reduction
+/// `% 65535 + 1`, so they are `hash ^ c` for each 32-bit `c` with
+/// `c % 65535 + 1 == stored` — about 65,537 of them. None for 0, which
+/// pg_checksum_page never gives.
+pub fn candidate_blocks(hash: u32, stored: u16) -> impl Iterator<Item = u32> {
+    let first = u32::from(stored).checked_sub(1);
+    let steps = first.map_or(0, |r| (u32::MAX - r) / 65535 + 1);
+    (0..steps)
+        .filter_map(move |k| first.map(|r| hash ^ (r + k * 65535)))
+        .filter(|&b| b != INVALID_BLOCK_NUMBER)
+}
+
+/// The `n` smallest block numbers `stored` fits on this page, and how many fit.
+/// `None` when no checksum can be computed (odd page size) or `stored` is 0.
+pub fn fitting_blocks(page: &[u8], stored: u16, endian: Endian, n: usize) -> Option<FittingBlocks> {
+    let hash = checksum_block(page, endian)?;
+    let mut nearest: Vec<u32> = Vec::with_capacity(n + 1);
+    let mut count = 0u32;
+    for b in candidate_blocks(hash, stored) {
+        count += 1;
+        if nearest.len() < n || nearest.last().is_some_and(|&last| b < last) {
+            let at = nearest.partition_point(|&x| x < b);
+            nearest.insert(at, b);
+            nearest.truncate(n);
+        }
+    }
+    (count > 0).then_some(FittingBlocks { nearest, count })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn the_true_block_number_is_a_candidate(
+            seed in any::<u64>(),
+            blkno in any::<u32>().prop_filter("a block number", |&b| b != u32::MAX),
+        ) {
+            // A page of pseudo-random words: the hash is what matters.
+            let mut page = vec![0u8; 8192];
+            let mut x = seed | 1;
+            for chunk in page.chunks_exact_mut(8) {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                chunk.copy_from_slice(&x.to_le_bytes());
+            }
+            let stored = pg_checksum_page(&page, u64::from(blkno), Endian::Little).unwrap();
+            let hash = checksum_block(&page, Endian::Little).unwrap();
+            prop_assert!(candidate_blocks(hash, stored).any(|b| b == blkno));
+            let fit = fitting_blocks(&page, stored, Endian::Little, 5).unwrap();
+            prop_assert_eq!(fit.nearest.len(), 5);
+            prop_assert!(fit.nearest.windows(2).all(|w| w[0] < w[1]));
+            prop_assert!(fit.count >= 65_536);
+            if blkno <= *fit.nearest.last().unwrap() {
+                prop_assert!(fit.nearest.contains(&blkno));
+            }
+            // Each listed block number really gives the stored checksum.
+            for &b in &fit.nearest {
+                prop_assert_eq!(pg_checksum_page(&page, u64::from(b), Endian::Little), Some(stored));
+            }
+        }
+    }
+
+    #[test]
+    fn small_block_numbers_come_first() {
+        let mut page = vec![0u8; 8192];
+        page[100] = 7;
+        for blkno in [0u32, 1, 3, 412, 70_000] {
+            let stored = pg_checksum_page(&page, u64::from(blkno), Endian::Little).unwrap();
+            let all: Vec<u32> =
+                candidate_blocks(checksum_block(&page, Endian::Little).unwrap(), stored).collect();
+            let mut sorted = all.clone();
+            sorted.sort_unstable();
+            let fit = fitting_blocks(&page, stored, Endian::Little, 5).unwrap();
+            assert_eq!(fit.nearest, sorted[..5]);
+            assert_eq!(fit.count as usize, all.len());
+            assert!(all.contains(&blkno));
+        }
+        assert_eq!(fitting_blocks(&page, 0, Endian::Little, 5), None);
+    }
 
     #[test]
     fn stored_checksum_does_not_influence_the_result() {

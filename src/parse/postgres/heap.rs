@@ -1,14 +1,13 @@
 //! Heap tuples (`HeapTupleHeaderData`, htup_details.h), decoded under the
 //! same conditions pageinspect's `heap_page_items` uses, plus structural checks
-//! and a plain-words verdict.
-
-use std::fmt::Write as _;
+//! and a verdict of what the header proves ([`ItemVerdict`]).
 
 use crate::model::postgres::{
     maxalign, HeapItem, HeapTuple, HeapTupleHeader, ItemId, ItemPointer, LpFlags, HEAP_HASNULL,
     HEAP_HASOID_OLD, HEAP_NATTS_MASK, MIN_HEAP_TUPLE_SIZE, SIZEOF_HEAP_TUPLE_HEADER,
 };
 use crate::model::span::Region;
+use crate::model::verdict::{Change, ItemVerdict, LockMode, TupleVerdict, XidStatus, Xmax};
 use crate::model::{Problem, Severity};
 use crate::reader::{ReadError, Reader};
 
@@ -26,6 +25,10 @@ const HEAP_MOVED: u16 = 0xC000;
 const HEAP_KEYS_UPDATED: u16 = 0x2000;
 const HEAP_HOT_UPDATED: u16 = 0x4000;
 const HEAP_ONLY_TUPLE: u16 = 0x8000;
+/// Transaction IDs with a fixed status (transam.h).
+const INVALID_TRANSACTION_ID: u32 = 0;
+const BOOTSTRAP_TRANSACTION_ID: u32 = 1;
+const FROZEN_TRANSACTION_ID: u32 = 2;
 /// `MovedPartitionsOffsetNumber` (itemptr.h): ctid of a row moved to another partition.
 const MOVED_PARTITIONS_OFFSET: u16 = 0xFFFD;
 
@@ -291,117 +294,247 @@ pub fn bits_to_text(bits: &[u8]) -> String {
         .collect()
 }
 
-/// Plain words for a line pointer without a readable tuple.
-pub fn line_pointer_verdict(id: &ItemId) -> String {
+/// What a line pointer without a readable tuple says.
+pub fn line_pointer_verdict(id: &ItemId) -> ItemVerdict {
     match id.lp_flags {
-        LpFlags::Unused => "unused".to_string(),
-        LpFlags::Redirect => format!("redirect → {} (HOT chain root)", id.lp_off),
-        LpFlags::Dead if !id.has_storage() => "dead (pruned, no storage)".to_string(),
-        LpFlags::Dead => "dead (storage kept)".to_string(),
-        LpFlags::Normal => format!(
-            "normal, but {}+{} holds no readable tuple",
-            id.lp_off, id.lp_len
-        ),
+        LpFlags::Unused => ItemVerdict::Unused,
+        LpFlags::Redirect => ItemVerdict::Redirect { to: id.lp_off },
+        LpFlags::Dead => ItemVerdict::Dead {
+            storage: id.has_storage(),
+        },
+        LpFlags::Normal => ItemVerdict::Unreadable {
+            lp_off: id.lp_off,
+            lp_len: id.lp_len,
+        },
     }
 }
 
-/// Plain words for what a tuple header says about the row's life.
-pub fn tuple_verdict(id: &ItemId, t: &HeapTuple, blkno: u64) -> String {
+/// What a tuple header proves about the row's life: the hint bits decide
+/// committed and aborted (HeapTupleSatisfiesMVCC reads them first); without
+/// them the commit status is not on the page.
+pub fn tuple_verdict(id: &ItemId, t: &HeapTuple, blkno: u64) -> ItemVerdict {
     let h = &t.header;
     let m = h.t_infomask;
     let m2 = h.t_infomask2;
-    // One string written in place: this runs for every tuple shown.
-    let mut v = String::with_capacity(64);
+    ItemVerdict::Tuple(TupleVerdict {
+        xmin: h.t_xmin,
+        xmin_status: xmin_status(m, h.t_xmin),
+        xmax: xmax_verdict(id, h, blkno),
+        heap_only: m2 & HEAP_ONLY_TUPLE != 0,
+        moved_by_vacuum_full: m & HEAP_MOVED != 0,
+    })
+}
 
-    let xmin_status = if m & (HEAP_XMIN_COMMITTED | HEAP_XMIN_INVALID)
-        == HEAP_XMIN_COMMITTED | HEAP_XMIN_INVALID
-    {
-        "frozen"
-    } else if m & HEAP_XMIN_COMMITTED != 0 {
-        "committed"
-    } else if m & HEAP_XMIN_INVALID != 0 {
-        "aborted"
-    } else {
-        "(commit status not hinted)"
-    };
-    let _ = write!(v, "xmin {} {xmin_status}; ", h.t_xmin);
+/// xmin's hint bits; unhinted, the special transaction IDs below
+/// FirstNormalTransactionId have a fixed status (transam.c).
+fn xmin_status(m: u16, xmin: u32) -> XidStatus {
+    match (m & HEAP_XMIN_COMMITTED != 0, m & HEAP_XMIN_INVALID != 0) {
+        (true, true) => XidStatus::Frozen,
+        (true, false) => XidStatus::Committed,
+        (false, true) => XidStatus::Aborted,
+        (false, false) => match xmin {
+            INVALID_TRANSACTION_ID => XidStatus::Aborted,
+            BOOTSTRAP_TRANSACTION_ID => XidStatus::Committed,
+            FROZEN_TRANSACTION_ID => XidStatus::Frozen,
+            _ => XidStatus::NotOnPage,
+        },
+    }
+}
 
-    // A deleted row keeps its own ctid; an updated one points at the new version.
-    // Without a trustworthy block number, a ctid at our own offset with
-    // HEAP_KEYS_UPDATED (set by DELETE) also reads as deleted.
-    let self_ctid = h.t_ctid.offset == id.lp && u64::from(h.t_ctid.block) == blkno;
-    let deleted = self_ctid || (h.t_ctid.offset == id.lp && m2 & HEAP_KEYS_UPDATED != 0);
-    let xmax_status = if m & HEAP_XMAX_COMMITTED != 0 {
-        " committed"
-    } else {
-        ""
-    };
-    let locked_only = m & HEAP_XMAX_LOCK_ONLY != 0
+fn xmax_verdict(id: &ItemId, h: &HeapTupleHeader, blkno: u64) -> Xmax {
+    let m = h.t_infomask;
+    let m2 = h.t_infomask2;
+    let xmax = h.t_xmax;
+    let multi = m & HEAP_XMAX_IS_MULTI != 0;
+    // HEAP_XMAX_IS_LOCKED_ONLY (htup_details.h).
+    let lock_only = m & HEAP_XMAX_LOCK_ONLY != 0
         || (m & (HEAP_XMAX_IS_MULTI | HEAP_XMAX_EXCL_LOCK | HEAP_XMAX_KEYSHR_LOCK))
             == HEAP_XMAX_EXCL_LOCK;
-    let _ = if m & HEAP_XMAX_INVALID != 0 || h.t_xmax == 0 {
-        v.write_str("xmax invalid: live")
-    } else if m & HEAP_XMAX_IS_MULTI != 0 {
-        if locked_only {
-            write!(v, "locked by multixact {} ({})", h.t_xmax, lock_mode(m, m2))
-        } else {
-            write!(v, "updated or deleted under multixact {}", h.t_xmax)
-        }
-    } else if locked_only {
-        write!(
-            v,
-            "locked by {} ({}), not deleted",
-            h.t_xmax,
-            lock_mode(m, m2)
-        )
-    } else if h.t_ctid.offset == MOVED_PARTITIONS_OFFSET {
-        write!(v, "moved to another partition by {}", h.t_xmax)
-    } else if m2 & HEAP_HOT_UPDATED != 0 {
-        write!(
-            v,
-            "HOT-updated by {}{xmax_status}; next version at {}",
-            h.t_xmax, h.t_ctid
-        )
-    } else if deleted {
-        write!(v, "deleted by {}{xmax_status}", h.t_xmax)
+    if xmax == 0 {
+        return Xmax::None;
+    }
+    if m & HEAP_XMAX_INVALID != 0 {
+        return Xmax::Invalid {
+            xmax,
+            multi,
+            lock_only,
+        };
+    }
+    if lock_only {
+        return Xmax::Locked {
+            xmax,
+            multi,
+            mode: lock_mode(m, m2),
+        };
+    }
+    // A deleted row keeps its own ctid; an updated one points at the new
+    // version. Our own offset in another block is either, seen under a
+    // block number that may be wrong.
+    let change = if h.t_ctid.offset == MOVED_PARTITIONS_OFFSET {
+        Change::MovedToPartition
+    } else if h.t_ctid.offset == id.lp && u64::from(h.t_ctid.block) == blkno {
+        Change::Deleted
+    } else if h.t_ctid.offset == id.lp {
+        Change::DeletedOrUpdated
     } else {
-        write!(
-            v,
-            "updated by {}{xmax_status}; next version at {}",
-            h.t_xmax, h.t_ctid
-        )
+        Change::Updated {
+            next: h.t_ctid,
+            hot: m2 & HEAP_HOT_UPDATED != 0,
+        }
     };
-
-    if m2 & HEAP_ONLY_TUPLE != 0 {
-        v.push_str("; heap-only tuple");
+    Xmax::Changed {
+        xmax,
+        multi,
+        change,
+        committed: m & HEAP_XMAX_COMMITTED != 0,
     }
-    if m & HEAP_MOVED != 0 {
-        v.push_str("; moved by old VACUUM FULL");
-    }
-    v
 }
 
 /// The row lock an xmax holds (heapam's HEAP_XMAX_IS_*_LOCKED macros).
-fn lock_mode(m: u16, m2: u16) -> &'static str {
+fn lock_mode(m: u16, m2: u16) -> LockMode {
     let shr = HEAP_XMAX_KEYSHR_LOCK | HEAP_XMAX_EXCL_LOCK;
     if m & shr == shr {
-        "FOR SHARE"
+        LockMode::ForShare
     } else if m & HEAP_XMAX_EXCL_LOCK != 0 {
         if m2 & HEAP_KEYS_UPDATED != 0 {
-            "FOR UPDATE"
+            LockMode::ForUpdate
         } else {
-            "FOR NO KEY UPDATE"
+            LockMode::ForNoKeyUpdate
         }
     } else if m & HEAP_XMAX_KEYSHR_LOCK != 0 {
-        "FOR KEY SHARE"
+        LockMode::ForKeyShare
     } else {
-        "lock mode in multixact members"
+        LockMode::InMultixactMembers
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The verdict of line pointer `lp` (on block 0) with this header.
+    fn verdict(lp: u16, xmin: u32, xmax: u32, ctid: (u32, u16), m: u16, m2: u16) -> String {
+        let id = ItemId {
+            lp,
+            raw: 0,
+            lp_off: 8000,
+            lp_flags: LpFlags::Normal,
+            lp_len: 28,
+        };
+        let t = HeapTuple {
+            header: HeapTupleHeader {
+                t_xmin: xmin,
+                t_xmax: xmax,
+                t_field3: 0,
+                t_ctid: ItemPointer {
+                    block: ctid.0,
+                    offset: ctid.1,
+                },
+                t_infomask2: m2,
+                t_infomask: m,
+                t_hoff: 24,
+            },
+            t_bits: None,
+            t_oid: None,
+            data_offset: 8024,
+            t_data: None,
+            raw_flags: Vec::new(),
+            combined_flags: Vec::new(),
+        };
+        tuple_verdict(&id, &t, 0).to_string()
+    }
+
+    #[test]
+    fn hint_bits_decide_committed_and_aborted() {
+        let v = verdict(1, 5, 0, (0, 1), HEAP_XMIN_COMMITTED | HEAP_XMAX_INVALID, 2);
+        assert_eq!(v, "xmin 5 committed; xmax invalid: live");
+        let v = verdict(1, 5, 0, (0, 1), HEAP_XMIN_INVALID | HEAP_XMAX_INVALID, 2);
+        assert_eq!(v, "xmin 5 aborted; dead (insert aborted)");
+        let frozen = HEAP_XMIN_COMMITTED | HEAP_XMIN_INVALID | HEAP_XMAX_INVALID;
+        assert_eq!(
+            verdict(1, 5, 0, (0, 1), frozen, 2),
+            "xmin 5 frozen; xmax invalid: live"
+        );
+        // FrozenTransactionId needs no hint bit.
+        assert!(verdict(1, 2, 0, (0, 1), HEAP_XMAX_INVALID, 2).starts_with("xmin 2 frozen"));
+    }
+
+    #[test]
+    fn unhinted_xmin_is_not_on_the_page() {
+        let v = verdict(1, 5, 0, (0, 1), HEAP_XMAX_INVALID, 2);
+        assert_eq!(
+            v,
+            "xmin 5 (commit status not on the page); xmax invalid: live if 5 committed"
+        );
+    }
+
+    #[test]
+    fn unhinted_deletes_and_updates_are_conditional() {
+        let v = verdict(4, 5, 7, (0, 4), HEAP_XMIN_COMMITTED, 0x2002);
+        assert_eq!(
+            v,
+            "xmin 5 committed; deleted by 7 if 7 committed (commit status not on the page)"
+        );
+        let v = verdict(3, 5, 8, (0, 9), HEAP_XMIN_COMMITTED, 0x4003);
+        assert_eq!(
+            v,
+            "xmin 5 committed; HOT-updated by 8 if 8 committed (commit status not on the page)"
+        );
+        let v = verdict(
+            3,
+            5,
+            8,
+            (0, 9),
+            HEAP_XMIN_COMMITTED | HEAP_XMAX_COMMITTED,
+            0x4003,
+        );
+        assert_eq!(
+            v,
+            "xmin 5 committed; HOT-updated by 8 committed; next version at (0,9)"
+        );
+        // Our own offset in another block: a delete under a wrong block number, or an update.
+        let v = verdict(
+            4,
+            5,
+            7,
+            (3, 4),
+            HEAP_XMIN_COMMITTED | HEAP_XMAX_COMMITTED,
+            0x2002,
+        );
+        assert_eq!(v, "xmin 5 committed; deleted or updated by 7 committed");
+    }
+
+    #[test]
+    fn a_rolled_back_update_leaves_the_old_version_live() {
+        // HEAP_HOT_UPDATED and t_ctid stay after the abort; HEAP_XMAX_INVALID says it.
+        let v = verdict(
+            3,
+            5,
+            8,
+            (0, 9),
+            HEAP_XMIN_COMMITTED | HEAP_XMAX_INVALID,
+            0x4003,
+        );
+        assert_eq!(v, "xmin 5 committed; xmax 8 aborted: live");
+    }
+
+    #[test]
+    fn a_lock_only_xmax_is_a_lock() {
+        let m = HEAP_XMIN_COMMITTED | HEAP_XMAX_LOCK_ONLY | HEAP_XMAX_EXCL_LOCK;
+        assert_eq!(
+            verdict(2, 5, 9, (0, 2), m, 0x2002),
+            "xmin 5 committed; locked by 9 (FOR UPDATE), not deleted"
+        );
+        // Pre-9.3 form: HEAP_XMAX_EXCL_LOCK alone.
+        let m = HEAP_XMIN_COMMITTED | HEAP_XMAX_EXCL_LOCK;
+        assert!(verdict(2, 5, 9, (0, 2), m, 2).contains("locked by 9"));
+        let m =
+            HEAP_XMIN_COMMITTED | HEAP_XMAX_LOCK_ONLY | HEAP_XMAX_KEYSHR_LOCK | HEAP_XMAX_INVALID;
+        assert_eq!(
+            verdict(2, 5, 9, (0, 2), m, 2),
+            "xmin 5 committed; lock by 9 ended: live"
+        );
+    }
 
     #[test]
     fn bits_are_lsb_first() {

@@ -17,6 +17,16 @@ use super::{btree, checksum, flags, heap, special};
 pub struct PageOptions {
     /// Block number of this page in its relation (mixed into the checksum).
     pub blkno: u64,
+    /// `blkno` is the page's own block number (given with --blkno, or its
+    /// position in a relation file), not an assumption. When it is assumed
+    /// and the checksum does not fit it, the block numbers it fits are listed
+    /// instead of a checksum error.
+    pub blkno_known: bool,
+    /// The image came through text (hex, bytea, base64, od, ...): most often
+    /// a get_raw_page() copy of a shared buffer, whose checksum is stale when
+    /// the page changed since PostgreSQL last wrote it. A mismatch is then a
+    /// warning, not an error.
+    pub from_text: bool,
     /// Force a page kind instead of detecting it.
     pub kind: Option<PageKind>,
     pub endian: Endian,
@@ -26,6 +36,8 @@ impl Default for PageOptions {
     fn default() -> Self {
         PageOptions {
             blkno: 0,
+            blkno_known: false,
+            from_text: false,
             kind: None,
             endian: Endian::Little,
         }
@@ -662,18 +674,7 @@ fn check_checksum(
     let computed = checksum::pg_checksum_page(data, opts.blkno, opts.endian);
     let valid = computed == Some(h.pd_checksum);
     if h.pd_checksum != 0 && !valid {
-        let computed_text = computed.map_or("none".to_string(), |c| format!("0x{c:04x}"));
-        problems.push(Problem::new(
-            Severity::Error,
-            "checksum",
-            Some(8),
-            "pd_checksum",
-            format!(
-                "checksum mismatch for block {}: stored 0x{:04x}, computed {computed_text} \
-                 (a get_raw_page() image can carry a stale checksum; check --blkno)",
-                opts.blkno, h.pd_checksum
-            ),
-        ));
+        problems.push(checksum_problem(data, h.pd_checksum, computed, opts));
     }
     ChecksumCheck {
         stored: h.pd_checksum,
@@ -682,9 +683,121 @@ fn check_checksum(
     }
 }
 
+/// Smallest block numbers listed when a checksum fits another block than the assumed one.
+const FITTING_SHOWN: usize = 5;
+
+/// A non-zero pd_checksum that is not pg_checksum_page(page, blkno), read in
+/// context: an error on a page read from a relation at a known block number;
+/// a warning on a copy that came through text (its checksum may be stale);
+/// and, when the block number is only assumed, the block numbers it does fit.
+fn checksum_problem(
+    data: &[u8],
+    stored: u16,
+    computed: Option<u16>,
+    opts: &PageOptions,
+) -> Problem {
+    let blkno = opts.blkno;
+    let problem = |severity, message: String| {
+        Problem::new(severity, "checksum", Some(8), "pd_checksum", message)
+    };
+    let Some(computed) = computed else {
+        return problem(
+            Severity::Error,
+            format!(
+                "stored checksum 0x{stored:04x}, but none can be computed for a {}-byte page",
+                data.len()
+            ),
+        );
+    };
+    let fits = if opts.blkno_known {
+        None
+    } else {
+        checksum::fitting_blocks(data, stored, opts.endian, FITTING_SHOWN)
+    };
+    let stale = "normal for a get_raw_page() copy of a buffer changed since it was last \
+                 written (PostgreSQL sets the checksum only when it writes the page out)";
+    match fits {
+        Some(fits) => {
+            let (first, rest) = fits.nearest.split_first().unwrap_or((&0, &[]));
+            let rest: String = rest.iter().map(|b| format!("{b}, ")).collect();
+            problem(
+                Severity::Warning,
+                format!(
+                    "checksum 0x{stored:04x} fits block {first} (and {} others: {rest}…), not \
+                     block {blkno} as assumed without --blkno (0x{computed:04x}); pass --blkno \
+                     to check it{}",
+                    fits.count - 1,
+                    if opts.from_text {
+                        "; a get_raw_page() copy can also carry a stale checksum"
+                    } else {
+                        ""
+                    }
+                ),
+            )
+        }
+        None if opts.from_text => problem(
+            Severity::Warning,
+            format!(
+                "checksum mismatch for block {blkno}: stored 0x{stored:04x}, computed \
+                 0x{computed:04x}; {stale}"
+            ),
+        ),
+        None => problem(
+            Severity::Error,
+            format!(
+                "checksum mismatch for block {blkno}: stored 0x{stored:04x}, computed 0x{computed:04x}"
+            ),
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An empty heap page whose pd_checksum is right for block `blkno`.
+    fn page_of_block(blkno: u64) -> Vec<u8> {
+        let mut page = vec![0u8; 8192];
+        page[12..14].copy_from_slice(&24u16.to_le_bytes());
+        page[14..16].copy_from_slice(&8192u16.to_le_bytes());
+        page[16..18].copy_from_slice(&8192u16.to_le_bytes());
+        page[18..20].copy_from_slice(&0x2004u16.to_le_bytes());
+        let c = checksum::pg_checksum_page(&page, blkno, Endian::Little).unwrap();
+        page[8..10].copy_from_slice(&c.to_le_bytes());
+        page
+    }
+
+    fn checksum_problems(page: &[u8], opts: PageOptions) -> Vec<(Severity, String)> {
+        parse_page(page, &opts)
+            .problems
+            .into_iter()
+            .filter(|p| p.class == "checksum")
+            .map(|p| (p.severity, p.message))
+            .collect()
+    }
+
+    #[test]
+    fn checksums_are_read_in_context() {
+        let page = page_of_block(5);
+        let at = |blkno, blkno_known, from_text| PageOptions {
+            blkno,
+            blkno_known,
+            from_text,
+            ..PageOptions::default()
+        };
+        assert!(checksum_problems(&page, at(5, true, false)).is_empty());
+        let p = checksum_problems(&page, at(6, true, false));
+        assert_eq!(p.len(), 1);
+        assert_eq!(p[0].0, Severity::Error);
+        assert!(!p[0].1.contains("--blkno"), "{}", p[0].1);
+        let p = checksum_problems(&page, at(6, true, true));
+        assert_eq!(p[0].0, Severity::Warning);
+        assert!(p[0].1.contains("get_raw_page() copy"), "{}", p[0].1);
+        let p = checksum_problems(&page, at(0, false, false));
+        assert_eq!(p[0].0, Severity::Warning);
+        assert!(p[0].1.contains(" 5"), "{}", p[0].1);
+        assert!(p[0].1.contains("pass --blkno"), "{}", p[0].1);
+    }
 
     fn header(lower: u16, upper: u16) -> PageHeader {
         PageHeader {
