@@ -22,6 +22,7 @@ use crate::error::Error;
 use crate::input::InputFormat;
 use crate::model::postgres::{PageKind, ToastPointer};
 use crate::model::types::Column;
+use crate::reader::Endian;
 use crate::source::Source;
 
 use super::attrs::{self, Slot, MAX_VALUE_BYTES};
@@ -263,8 +264,8 @@ fn chunks_of(page: &[u8], blkno: u64, columns: &[Column]) -> Vec<(u16, Chunk)> {
         out.push((
             item.id.lp,
             Chunk {
-                id: u32::from_le_bytes(id),
-                seq: i32::from_le_bytes(seq),
+                id: Endian::Little.read_u32(&id).unwrap_or_default(),
+                seq: Endian::Little.read_i32(&seq).unwrap_or_default(),
                 data: chunk.to_vec(),
                 live,
             },

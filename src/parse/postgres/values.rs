@@ -286,7 +286,7 @@ pub fn numeric_out(data: &[u8]) -> Result<String, String> {
     }
     let mut digits = Vec::with_capacity(body.len() / 2);
     for pair in body.chunks_exact(2) {
-        let d = u16::from_le_bytes([pair[0], pair[1]]);
+        let d = Endian::Little.read_u16(pair).unwrap_or_default();
         if d >= 10000 {
             return Err(format!("numeric digit {d} is not below 10000"));
         }
@@ -598,7 +598,7 @@ fn inet_out(data: &[u8], cidr: bool) -> Result<String, String> {
 fn ipv6_text(a: &[u8]) -> String {
     let words: Vec<u16> = a
         .chunks_exact(2)
-        .map(|w| u16::from_be_bytes([w[0], w[1]]))
+        .filter_map(|w| Endian::Big.read_u16(w))
         .collect();
     // (first word, number of words) of zero runs
     type Run = Option<(usize, usize)>;
