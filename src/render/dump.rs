@@ -14,12 +14,12 @@
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
+use crate::model::oracle::names;
+use crate::model::oracle::text::{scn_fsc_text, uba_text, xid_text};
 use crate::model::oracle::{
     hex_string, IndexData, IndexEntry, Kcbh, Ktbbh, OracleBlock, OracleKind, OracleVersion, Rdba,
     RowPiece, Scn, TableData,
 };
-use crate::parse::oracle::ktb::{scn_fsc_text, uba_text, xid_text};
-use crate::parse::oracle::names;
 use crate::reader::Endian;
 
 /// Which part of the trace to print.

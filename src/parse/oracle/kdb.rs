@@ -18,7 +18,9 @@ use crate::model::span::Region;
 use crate::model::{Problem, Severity};
 use crate::reader::{Endian, ReadError, Reader};
 
-use super::{names, read_problem};
+use super::columns::reads_as;
+use super::read_problem;
+use crate::model::oracle::names;
 
 /// Read the data layer of a table/cluster block. `None` when not even the
 /// header fits (a problem says so).
@@ -486,6 +488,7 @@ fn read_row(
                 offset: at,
                 len,
                 long_form,
+                reads_as: reads_as(&data),
                 data,
                 value: None,
             });
