@@ -17,7 +17,7 @@
 
 use crate::reader::Endian;
 
-use super::values::{inner_varlena, numeric_out};
+use super::datum::{inner_varlena, numeric_out};
 
 const JB_CMASK: u32 = 0x0FFF_FFFF;
 const JB_FSCALAR: u32 = 0x1000_0000;

@@ -4,6 +4,7 @@ pub mod attrs;
 pub mod btree;
 pub mod checksum;
 pub mod control;
+mod datum;
 pub mod heap;
 pub mod jsonb;
 pub mod page;
