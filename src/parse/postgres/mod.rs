@@ -12,6 +12,7 @@ pub mod pglz;
 pub mod schema;
 pub mod special;
 pub mod toast;
+pub mod toast_page;
 pub mod values;
 
 /// Moved to [`crate::model::postgres::flags`]; kept at its old path for code not yet updated.
