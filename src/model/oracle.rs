@@ -26,6 +26,7 @@ use super::Problem;
 
 pub mod names;
 pub mod text;
+pub mod verify;
 
 /// Size of the cache header `kcbh` (§2).
 pub const KCBH_SIZE: usize = 20;

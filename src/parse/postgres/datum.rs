@@ -1,5 +1,5 @@
-//! Pieces shared by the type decoders ([`super::values`]) and the jsonb printer
-//! ([`super::jsonb`]): little-endian word reads inside a datum, numeric's text
+//! Pieces shared by the type decoders (`values.rs`) and the jsonb printer
+//! (`jsonb.rs`): little-endian word reads inside a datum, numeric's text
 //! form, and varlenas nested inside other values.
 
 use crate::reader::{Endian, Reader};

@@ -8,7 +8,7 @@
 //! by the compressed data.
 //!
 //! Parsing here takes bytes only. The TOAST relation's pages are indexed once
-//! ([`ToastIndex`], filled page by page by [`super::toast_page::index_page`]):
+//! ([`ToastIndex`], filled page by page by `toast_page::index_page`):
 //! value id → (sequence number, block, where the chunk data sits in its page)
 //! of each chunk, without keeping chunk data. Fetching a value asks a
 //! [`ToastPages`] (implemented beside the sources, in `crate::toast_store`)
