@@ -21,6 +21,7 @@ pub mod parse;
 pub mod reader;
 pub mod render;
 pub mod source;
+pub mod toast_store;
 pub mod verify;
 pub mod verify_oracle;
 

@@ -7,6 +7,8 @@
 
 use std::fmt;
 
+use byteorder::{BigEndian, ByteOrder, LittleEndian};
+
 use crate::model::span::{Region, Span};
 
 /// Byte order of the integers in a page. PostgreSQL pages are host-native;
@@ -16,6 +18,55 @@ pub enum Endian {
     #[default]
     Little,
     Big,
+}
+
+/// Endian-aware reads of the leading bytes of a slice, through byteorder's
+/// [`ByteOrder`]: the one seam every fixed- or run-time-order integer read of
+/// the crate goes through. `None` when the slice is too short.
+impl Endian {
+    pub fn read_u16(self, b: &[u8]) -> Option<u16> {
+        let b = b.get(..2)?;
+        Some(match self {
+            Endian::Little => LittleEndian::read_u16(b),
+            Endian::Big => BigEndian::read_u16(b),
+        })
+    }
+
+    pub fn read_u32(self, b: &[u8]) -> Option<u32> {
+        let b = b.get(..4)?;
+        Some(match self {
+            Endian::Little => LittleEndian::read_u32(b),
+            Endian::Big => BigEndian::read_u32(b),
+        })
+    }
+
+    pub fn read_u64(self, b: &[u8]) -> Option<u64> {
+        let b = b.get(..8)?;
+        Some(match self {
+            Endian::Little => LittleEndian::read_u64(b),
+            Endian::Big => BigEndian::read_u64(b),
+        })
+    }
+
+    pub fn read_i16(self, b: &[u8]) -> Option<i16> {
+        self.read_u16(b).map(|v| v as i16)
+    }
+
+    pub fn read_i32(self, b: &[u8]) -> Option<i32> {
+        self.read_u32(b).map(|v| v as i32)
+    }
+
+    pub fn read_i64(self, b: &[u8]) -> Option<i64> {
+        self.read_u64(b).map(|v| v as i64)
+    }
+
+    /// A 16-bit word from two bytes in this order (the bytes are all there).
+    pub fn u16_from(self, bytes: [u8; 2]) -> u16 {
+        match self {
+            Endian::Little => LittleEndian::read_u16(&bytes),
+            Endian::Big => BigEndian::read_u16(&bytes),
+        }
+    }
 }
 
 /// A read that ran past the end of the data.
@@ -95,10 +146,7 @@ impl<'a> Reader<'a> {
 
     /// A 16-bit integer from two bytes in this reader's byte order.
     pub fn decode_u16(&self, bytes: [u8; 2]) -> u16 {
-        match self.endian {
-            Endian::Little => u16::from_le_bytes(bytes),
-            Endian::Big => u16::from_be_bytes(bytes),
-        }
+        self.endian.u16_from(bytes)
     }
 
     /// Region (for colour) and owner (e.g. "tuple 3") of the spans recorded next.
@@ -161,27 +209,49 @@ impl<'a> Reader<'a> {
 
     pub fn peek_u16(&self, at: usize, field: &str) -> Result<u16, ReadError> {
         let b = self.peek(at, 2, field)?;
-        Ok(self.decode_u16([b[0], b[1]]))
+        Ok(self.endian.read_u16(b).unwrap_or_default())
     }
 
     pub fn peek_u32(&self, at: usize, field: &str) -> Result<u32, ReadError> {
         let b = self.peek(at, 4, field)?;
-        let mut a = [0u8; 4];
-        a.copy_from_slice(b);
-        Ok(match self.endian {
-            Endian::Little => u32::from_le_bytes(a),
-            Endian::Big => u32::from_be_bytes(a),
-        })
+        Ok(self.endian.read_u32(b).unwrap_or_default())
     }
 
     pub fn peek_u64(&self, at: usize, field: &str) -> Result<u64, ReadError> {
         let b = self.peek(at, 8, field)?;
-        let mut a = [0u8; 8];
-        a.copy_from_slice(b);
-        Ok(match self.endian {
-            Endian::Little => u64::from_le_bytes(a),
-            Endian::Big => u64::from_be_bytes(a),
-        })
+        Ok(self.endian.read_u64(b).unwrap_or_default())
+    }
+
+    pub fn peek_i16(&self, at: usize, field: &str) -> Result<i16, ReadError> {
+        self.peek_u16(at, field).map(|v| v as i16)
+    }
+
+    pub fn peek_i32(&self, at: usize, field: &str) -> Result<i32, ReadError> {
+        self.peek_u32(at, field).map(|v| v as i32)
+    }
+
+    pub fn u64(&mut self, at: usize, field: &str) -> Result<u64, ReadError> {
+        let v = self.peek_u64(at, field)?;
+        if self.recording {
+            self.record(at, 8, field, v.to_string());
+        }
+        Ok(v)
+    }
+
+    pub fn i16(&mut self, at: usize, field: &str) -> Result<i16, ReadError> {
+        let v = self.peek_i16(at, field)?;
+        if self.recording {
+            self.record(at, 2, field, v.to_string());
+        }
+        Ok(v)
+    }
+
+    pub fn i32(&mut self, at: usize, field: &str) -> Result<i32, ReadError> {
+        let v = self.peek_i32(at, field)?;
+        if self.recording {
+            self.record(at, 4, field, v.to_string());
+        }
+        Ok(v)
     }
 
     /// Record a span that was not produced by a typed read (free space, padding…).
@@ -258,5 +328,23 @@ mod tests {
         let data = [0x20, 0x04];
         let r = Reader::new(&data, Endian::Big);
         assert_eq!(r.peek_u16(0, "x").unwrap(), 0x2004);
+    }
+
+    #[test]
+    fn endian_helpers_read_both_orders_and_refuse_short_slices() {
+        let b = [1, 2, 3, 4, 5, 6, 7, 8];
+        assert_eq!(Endian::Little.read_u16(&b), Some(0x0201));
+        assert_eq!(Endian::Big.read_u16(&b), Some(0x0102));
+        assert_eq!(Endian::Little.read_u32(&b), Some(0x0403_0201));
+        assert_eq!(Endian::Big.read_u32(&b), Some(0x0102_0304));
+        assert_eq!(Endian::Big.read_u64(&b), Some(0x0102_0304_0506_0708));
+        assert_eq!(Endian::Little.read_i32(&[0xff; 4]), Some(-1));
+        assert_eq!(Endian::Big.read_u32(&b[..3]), None);
+        assert_eq!(Endian::Little.read_u64(&b[..7]), None);
+        assert_eq!(Endian::Big.u16_from([0x20, 0x04]), 0x2004);
+        let mut r = Reader::new(&b, Endian::Big);
+        assert_eq!(r.i16(0, "x").unwrap(), 0x0102);
+        assert_eq!(r.u64(0, "y").unwrap(), 0x0102_0304_0506_0708);
+        assert!(r.i32(6, "z").is_err());
     }
 }

@@ -208,7 +208,7 @@ impl Source {
 /// The page size a PostgreSQL page header announces, if it is a plausible one.
 fn page_size_from_header(head: &[u8]) -> Option<usize> {
     let bytes = head.get(18..20)?;
-    let v = u16::from_le_bytes([bytes[0], bytes[1]]);
+    let v = crate::reader::Endian::Little.read_u16(bytes)?;
     let size = usize::from(v & 0xFF00);
     let version = v & 0x00FF;
     (size >= 1024 && size.is_power_of_two() && version == 4).then_some(size)
@@ -218,20 +218,15 @@ fn page_size_from_header(head: &[u8]) -> Option<usize> {
 /// offset 20, magic 0x7a7b7c7d at 28, in either byte order), or a cache
 /// header's format byte (`1 << (8 + (frmt >> 5))` with low nibble 2).
 fn oracle_block_size(head: &[u8]) -> Option<usize> {
-    let word = |at: usize| -> Option<[u8; 4]> {
-        let b = head.get(at..at + 4)?;
-        Some([b[0], b[1], b[2], b[3]])
-    };
+    let word = |at: usize| -> Option<&[u8]> { head.get(at..at.checked_add(4)?) };
     let plausible = |n: usize| (512..=65536).contains(&n) && n.is_power_of_two();
     if head.first() == Some(&0) {
         if let (Some(size), Some(magic)) = (word(20), word(28)) {
-            if u32::from_le_bytes(magic) == 0x7a7b_7c7d {
-                let n = u32::from_le_bytes(size) as usize;
-                return plausible(n).then_some(n);
-            }
-            if u32::from_be_bytes(magic) == 0x7a7b_7c7d {
-                let n = u32::from_be_bytes(size) as usize;
-                return plausible(n).then_some(n);
+            for e in [crate::reader::Endian::Little, crate::reader::Endian::Big] {
+                if e.read_u32(magic) == Some(0x7a7b_7c7d) {
+                    let n = e.read_u32(size)? as usize;
+                    return plausible(n).then_some(n);
+                }
             }
         }
     }

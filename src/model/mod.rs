@@ -1,6 +1,7 @@
 //! Plain, serde-serialisable structures that mirror the on-disk layouts.
 //! Parsers build them; renderers read them. Nothing here reads bytes.
 
+pub mod bits;
 pub mod oracle;
 pub mod oracle_types;
 pub mod postgres;

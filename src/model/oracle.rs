@@ -24,6 +24,10 @@ use super::oracle_types::{AbsentColumn, ColumnValue};
 use super::span::Span;
 use super::Problem;
 
+pub mod names;
+pub mod text;
+pub mod verify;
+
 /// Size of the cache header `kcbh` (§2).
 pub const KCBH_SIZE: usize = 20;
 /// Size of the fixed part of the transaction header `ktbbh` (§3.1).
@@ -332,6 +336,11 @@ pub struct Column {
     /// `type`, `value`, `form`, `note` beside the bytes in JSON.
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub value: Option<ColumnValue>,
+    /// What the bytes read as without a column type (printable text, a
+    /// NUMBER, a DATE), filled in by the parser for the table view; empty when
+    /// nothing fits or the block was not read from bytes.
+    #[serde(skip)]
+    pub reads_as: String,
 }
 
 /// One row piece (§4.2).

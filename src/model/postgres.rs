@@ -22,6 +22,9 @@ use serde::{Serialize, Serializer};
 use super::span::Span;
 use super::Problem;
 
+pub mod flags;
+pub mod names;
+
 /// Size of `PageHeaderData` (bufpage.h `SizeOfPageHeaderData`).
 pub const SIZE_OF_PAGE_HEADER: usize = 24;
 /// Size of one `ItemIdData` (itemid.h).

@@ -14,12 +14,13 @@
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
+use crate::model::oracle::names;
+use crate::model::oracle::text::{scn_fsc_text, uba_text, xid_text};
 use crate::model::oracle::{
     hex_string, IndexData, IndexEntry, Kcbh, Ktbbh, OracleBlock, OracleKind, OracleVersion, Rdba,
     RowPiece, Scn, TableData,
 };
-use crate::parse::oracle::ktb::{scn_fsc_text, uba_text, xid_text};
-use crate::parse::oracle::names;
+use crate::reader::Endian;
 
 /// Which part of the trace to print.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -354,16 +355,13 @@ impl Dump<'_> {
                 repeats = 0;
             }
             let mut words = String::new();
+            let order = if big { Endian::Big } else { Endian::Little };
             for w in chunk.chunks(4) {
                 let mut a = [0u8; 4];
                 for (slot, byte) in a.iter_mut().zip(w) {
                     *slot = *byte;
                 }
-                let v = if big {
-                    u32::from_be_bytes(a)
-                } else {
-                    u32::from_le_bytes(a)
-                };
+                let v = order.read_u32(&a).unwrap_or_default();
                 let _ = write!(words, " {v:08X}");
             }
             let ascii: String = chunk

@@ -11,12 +11,12 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
+use crate::model::postgres::{flags, names};
 use crate::model::postgres::{
     AmData, Attr, BtItem, BtMetaPageData, BtPageOpaque, BtPageStats, ChecksumCheck, HeapItem,
     ItemPointer, PageHeader, PgPage, Storage, ToastPointer, Typed,
 };
 use crate::model::Problem;
-use crate::parse::postgres::{flags, special};
 
 /// `page_header()` columns.
 #[derive(Serialize)]
@@ -442,7 +442,7 @@ impl AmJson {
                 meta,
                 stats,
             } => {
-                j.hash_page_type = Some(special::hash_page_type(opaque.hasho_flag));
+                j.hash_page_type = Some(names::hash_page_type(opaque.hasho_flag));
                 j.hash_page_stats = stats.map(|s| {
                     json!({
                         "live_items": s.live_items,
@@ -526,7 +526,7 @@ impl AmJson {
                 meta,
                 revmap,
             } => {
-                j.brin_page_type = Some(special::brin_page_type(sp.page_type));
+                j.brin_page_type = Some(names::brin_page_type(sp.page_type));
                 j.brin_metapage_info = meta.map(|m| {
                     json!({
                         "magic": format!("0x{:08X}", m.brin_magic),

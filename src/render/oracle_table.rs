@@ -6,13 +6,12 @@ use std::io::{self, Write};
 
 use super::fit::Fitted;
 
+use crate::model::oracle::names;
+use crate::model::oracle::text::{scn_fsc_text, uba_text, xid_text};
 use crate::model::oracle::{
     Column, IndexData, Kcbh, Ktbbh, OracleBlock, OracleKind, Rdba, TableData,
 };
 use crate::model::oracle_types::{ColumnValue, ValueForm};
-use crate::parse::oracle::datatype::{decode_date, decode_number};
-use crate::parse::oracle::ktb::{scn_fsc_text, uba_text, xid_text};
-use crate::parse::oracle::names;
 
 use super::table::{new_table, right};
 use super::RenderOptions;
@@ -556,7 +555,7 @@ fn write_table_data(out: &mut dyn Write, tab: &TableData, opts: &RenderOptions) 
                 col.offset.to_string(),
                 len_cell(col),
                 bytes_cell(&col.data, opts.wide),
-                guess(&col.data),
+                col.reads_as.clone(),
             ]);
         }
     }
@@ -657,35 +656,6 @@ fn bytes_cell(data: &[u8], wide: bool) -> String {
         s.push_str(&format!(" … ({} bytes)", data.len()));
     }
     s
-}
-
-/// What column bytes read as, without a type: printable text, a NUMBER, a DATE.
-fn guess(data: &[u8]) -> String {
-    if data.is_empty() {
-        return String::new();
-    }
-    let mut guesses = Vec::new();
-    if data.iter().all(|b| (0x20..0x7f).contains(b)) {
-        let text: String = data.iter().take(40).map(|&b| b as char).collect();
-        guesses.push(format!(
-            "'{text}'{}",
-            if data.len() > 40 { "…" } else { "" }
-        ));
-    }
-    if !guesses.is_empty() {
-        return guesses.join(" or ");
-    }
-    if data.len() <= 21 {
-        if let Ok(n) = decode_number(data) {
-            guesses.push(format!("NUMBER {}", n.text));
-        }
-    }
-    if data.len() == 7 || data.len() == 11 {
-        if let Ok(d) = decode_date(data) {
-            guesses.push(format!("DATE {d}"));
-        }
-    }
-    guesses.join(" or ")
 }
 
 fn write_index(out: &mut dyn Write, ix: &IndexData, opts: &RenderOptions) -> io::Result<()> {

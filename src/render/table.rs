@@ -5,12 +5,12 @@ use std::io::{self, Write};
 use comfy_table::presets::UTF8_FULL_CONDENSED;
 use comfy_table::{Cell, CellAlignment, ContentArrangement, Table};
 
+use crate::model::postgres::flags;
+use crate::model::postgres::names::describe_item_id;
 use crate::model::postgres::{
     AmData, Attr, BtItem, BtMetaPageData, BtPageOpaque, BtPageStats, HeapItem, PageHeader,
     PageKind, PgPage, Storage,
 };
-use crate::parse::postgres::flags;
-use crate::parse::postgres::page::describe_item_id;
 use crate::render::json::{spaced_hex, AmJson};
 
 use super::fit::Fitted;

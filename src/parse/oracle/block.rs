@@ -22,8 +22,7 @@ pub struct BlockOptions {
 
 /// Little-endian `u32` at `at`, without panicking.
 fn le32(data: &[u8], at: usize) -> Option<u32> {
-    let b = data.get(at..at.checked_add(4)?)?;
-    Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    Endian::Little.read_u32(data.get(at..)?)
 }
 
 /// Block 0 of a datafile: type byte 0 and the magic 0x7a7b7c7d at offset 28.

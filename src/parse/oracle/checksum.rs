@@ -5,6 +5,8 @@
 //! block computed with the chkval field taken as zero. Word order does not
 //! matter for an XOR, but the byte order does: the words are native-endian.
 
+use byteorder::{ByteOrder, LittleEndian};
+
 use crate::reader::Endian;
 
 /// Offset of `chkval_kcbh`.
@@ -17,9 +19,7 @@ pub fn xor16(block: &[u8], endian: Endian) -> u16 {
     let mut acc: u64 = 0;
     let mut chunks = block.chunks_exact(8);
     for c in &mut chunks {
-        let mut a = [0u8; 8];
-        a.copy_from_slice(c);
-        acc ^= u64::from_le_bytes(a);
+        acc ^= LittleEndian::read_u64(c);
     }
     let mut folded = (acc ^ (acc >> 32)) as u32;
     folded ^= folded >> 16;
@@ -36,10 +36,7 @@ pub fn xor16(block: &[u8], endian: Endian) -> u16 {
             [a] => (*a, 0),
             _ => (0, 0),
         };
-        x ^= match endian {
-            Endian::Little => u16::from_le_bytes([a, b]),
-            Endian::Big => u16::from_be_bytes([a, b]),
-        };
+        x ^= endian.u16_from([a, b]);
     }
     x
 }
@@ -48,10 +45,8 @@ pub fn xor16(block: &[u8], endian: Endian) -> u16 {
 pub fn compute_chkval(block: &[u8], endian: Endian) -> u16 {
     let stored = block
         .get(CHKVAL_OFFSET..CHKVAL_OFFSET + 2)
-        .map_or(0, |b| match endian {
-            Endian::Little => u16::from_le_bytes([b[0], b[1]]),
-            Endian::Big => u16::from_be_bytes([b[0], b[1]]),
-        });
+        .and_then(|b| endian.read_u16(b))
+        .unwrap_or(0);
     xor16(block, endian) ^ stored
 }
 
@@ -63,10 +58,7 @@ mod tests {
         block.chunks(2).fold(0u16, |x, p| {
             let a = p.first().copied().unwrap_or(0);
             let b = p.get(1).copied().unwrap_or(0);
-            x ^ match endian {
-                Endian::Little => u16::from_le_bytes([a, b]),
-                Endian::Big => u16::from_be_bytes([a, b]),
-            }
+            x ^ endian.u16_from([a, b])
         })
     }
 

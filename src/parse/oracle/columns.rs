@@ -19,7 +19,7 @@ use crate::model::oracle_types::{
 use crate::model::span::{Region, Span};
 use crate::model::{Problem, Severity};
 
-use super::datatype::decode_value;
+use super::datatype::{decode_date, decode_number, decode_value};
 
 const FLAG_CLUSTER: u8 = 0xc0;
 const FLAG_FIRST: u8 = 0x08;
@@ -261,6 +261,35 @@ fn annotate(spans: &mut [Span], owner: &str, col: usize, len_at: usize, v: &Colu
             span.value = format!("{} {shown}{more}", v.type_name);
         }
     }
+}
+
+/// What column bytes read as, without a type: printable text, a NUMBER, a DATE.
+pub fn reads_as(data: &[u8]) -> String {
+    if data.is_empty() {
+        return String::new();
+    }
+    let mut guesses = Vec::new();
+    if data.iter().all(|b| (0x20..0x7f).contains(b)) {
+        let text: String = data.iter().take(40).map(|&b| b as char).collect();
+        guesses.push(format!(
+            "'{text}'{}",
+            if data.len() > 40 { "…" } else { "" }
+        ));
+    }
+    if !guesses.is_empty() {
+        return guesses.join(" or ");
+    }
+    if data.len() <= 21 {
+        if let Ok(n) = decode_number(data) {
+            guesses.push(format!("NUMBER {}", n.text));
+        }
+    }
+    if data.len() == 7 || data.len() == 11 {
+        if let Ok(d) = decode_date(data) {
+            guesses.push(format!("DATE {d}"));
+        }
+    }
+    guesses.join(" or ")
 }
 
 #[cfg(test)]

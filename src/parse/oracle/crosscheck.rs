@@ -10,7 +10,7 @@ use crate::model::oracle::{OracleBlock, Rdba, TextBlock, KCBH_SIZE};
 use crate::model::{Problem, Severity};
 
 use super::ktb::ITL_OFFSET;
-use super::names;
+use crate::model::oracle::names;
 
 /// The problem class of every disagreement.
 pub const CLASS: &str = "crosscheck";

@@ -18,6 +18,7 @@
 use std::fmt;
 
 use crate::model::oracle_types::{OraCharset, OraType};
+use crate::reader::Endian;
 
 /// Why bytes are not a valid NUMBER or DATE.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -186,7 +187,7 @@ pub fn decode_date(bytes: &[u8]) -> Result<OraDate, DatatypeError> {
         [c, y, mo, d, h, mi, s] => ([*c, *y, *mo, *d, *h, *mi, *s], None),
         [c, y, mo, d, h, mi, s, n0, n1, n2, n3] => (
             [*c, *y, *mo, *d, *h, *mi, *s],
-            Some(u32::from_be_bytes([*n0, *n1, *n2, *n3])),
+            Endian::Big.read_u32(&[*n0, *n1, *n2, *n3]),
         ),
         _ => {
             return err(format!(
@@ -289,10 +290,9 @@ pub fn timestamp_text(d: &OraDate, fsp: u8) -> String {
 
 /// The 4 BINARY_FLOAT bytes as an `f32`.
 pub fn decode_binary_float(bytes: &[u8]) -> Result<f32, DatatypeError> {
-    let Ok(b) = <[u8; 4]>::try_from(bytes) else {
+    let (4, Some(x)) = (bytes.len(), Endian::Big.read_u32(bytes)) else {
         return err(format!("a BINARY_FLOAT has 4 bytes, found {}", bytes.len()));
     };
-    let x = u32::from_be_bytes(b);
     let bits = if x & 0x8000_0000 != 0 {
         x ^ 0x8000_0000
     } else {
@@ -303,13 +303,12 @@ pub fn decode_binary_float(bytes: &[u8]) -> Result<f32, DatatypeError> {
 
 /// The 8 BINARY_DOUBLE bytes as an `f64`.
 pub fn decode_binary_double(bytes: &[u8]) -> Result<f64, DatatypeError> {
-    let Ok(b) = <[u8; 8]>::try_from(bytes) else {
+    let (8, Some(x)) = (bytes.len(), Endian::Big.read_u64(bytes)) else {
         return err(format!(
             "a BINARY_DOUBLE has 8 bytes, found {}",
             bytes.len()
         ));
     };
-    let x = u64::from_be_bytes(b);
     let bits = if x & 0x8000_0000_0000_0000 != 0 {
         x ^ 0x8000_0000_0000_0000
     } else {
@@ -364,7 +363,7 @@ fn national_text(bytes: &[u8]) -> Result<String, DatatypeError> {
     }
     let units: Vec<u16> = bytes
         .chunks_exact(2)
-        .map(|c| u16::from_be_bytes([c[0], c[1]]))
+        .filter_map(|c| Endian::Big.read_u16(c))
         .collect();
     String::from_utf16(&units)
         .map_err(|_| DatatypeError("not valid AL16UTF16: an unpaired surrogate".into()))

@@ -16,9 +16,11 @@ use crate::model::oracle::{
 };
 use crate::model::span::Region;
 use crate::model::{Problem, Severity};
-use crate::reader::{ReadError, Reader};
+use crate::reader::{Endian, ReadError, Reader};
 
-use super::{names, read_problem};
+use super::columns::reads_as;
+use super::read_problem;
+use crate::model::oracle::names;
 
 /// Read the data layer of a table/cluster block. `None` when not even the
 /// header fits (a problem says so).
@@ -343,15 +345,12 @@ fn mark_free_chain(h: &Kdbh, kdbr: &mut [KdbrEntry], problems: &mut Vec<Problem>
 /// A 6-byte big-endian rowid inside row data.
 fn read_rowref(r: &mut Reader, at: usize, name: &str) -> Result<RowRef, ReadError> {
     let b = r.bytes(at, 6, name)?;
-    let mut d = [0u8; 4];
-    let mut s = [0u8; 2];
-    if let (Some(db), Some(sb)) = (b.get(0..4), b.get(4..6)) {
-        d.copy_from_slice(db);
-        s.copy_from_slice(sb);
-    }
     let rr = RowRef {
-        dba: u32::from_be_bytes(d),
-        slot: u16::from_be_bytes(s),
+        dba: Endian::Big.read_u32(b).unwrap_or_default(),
+        slot: b
+            .get(4..)
+            .and_then(|s| Endian::Big.read_u16(s))
+            .unwrap_or_default(),
     };
     r.show_last(format!("0x{:08x}.{:x}", rr.dba, rr.slot));
     Ok(rr)
@@ -489,6 +488,7 @@ fn read_row(
                 offset: at,
                 len,
                 long_form,
+                reads_as: reads_as(&data),
                 data,
                 value: None,
             });

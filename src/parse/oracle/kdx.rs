@@ -20,7 +20,8 @@ use crate::model::span::Region;
 use crate::model::{Problem, Severity};
 use crate::reader::{ReadError, Reader};
 
-use super::{names, read_problem};
+use super::read_problem;
+use crate::model::oracle::names;
 
 /// The length byte that stands for a truncated branch separator column (`TERM`).
 pub const TERM: u8 = 0xfe;

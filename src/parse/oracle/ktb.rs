@@ -9,7 +9,7 @@ use crate::model::span::Region;
 use crate::model::{Problem, Severity};
 use crate::reader::{ReadError, Reader};
 
-use super::names;
+use crate::model::oracle::names;
 
 /// Offset of the ITL list.
 pub const ITL_OFFSET: usize = KCBH_SIZE + KTBBH_FIXED_SIZE;
@@ -26,31 +26,8 @@ pub fn payload_offset(itc: usize, ktbbhflg: u8) -> usize {
         }
 }
 
-/// `0x0007.01d.000001d0`.
-pub fn xid_text(itl: &Itl) -> String {
-    format!(
-        "0x{:04x}.{:03x}.{:08x}",
-        itl.kxidusn, itl.kxidslt, itl.kxidsqn
-    )
-}
-
-/// `0x00000987.0390.27`.
-pub fn uba_text(itl: &Itl) -> String {
-    format!(
-        "0x{:08x}.{:04x}.{:02x}",
-        itl.kubadba, itl.kubaseq, itl.kubarec
-    )
-}
-
-/// `fsc 0x0000.004e9af4` or `scn 0x…` when committed.
-pub fn scn_fsc_text(itl: &Itl) -> String {
-    format!(
-        "{} 0x{:04x}.{:08x}",
-        if itl.committed() { "scn" } else { "fsc" },
-        itl.ktbitun,
-        itl.ktbitbas
-    )
-}
+/// Moved to [`crate::model::oracle::text`]; kept at their old path for code not yet updated.
+pub use crate::model::oracle::text::{scn_fsc_text, uba_text, xid_text};
 
 /// Read the transaction header and ITLs. Strange values become problems; only
 /// a header cut short is an error.

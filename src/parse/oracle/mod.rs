@@ -17,9 +17,11 @@ pub mod datatype;
 pub mod kdb;
 pub mod kdx;
 pub mod ktb;
-pub mod names;
 pub mod trace;
 pub mod verify;
+
+/// Moved to [`crate::model::oracle::names`]; kept at its old path for code not yet updated.
+pub use crate::model::oracle::names;
 
 pub use block::{detect_endian, looks_like_oracle, parse_block, BlockOptions};
 pub use verify::{verify_block, DatafileVerifier, DbvSummary};

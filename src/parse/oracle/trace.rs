@@ -1522,6 +1522,7 @@ pub fn render_view(t: &TextBlock, blkno: u64) -> Option<crate::model::oracle::Or
                         long_form: false,
                         data: c.data.clone(),
                         value: None,
+                        reads_as: String::new(),
                     })
                     .collect(),
                 trailing_nulls: Vec::new(),

@@ -37,11 +37,9 @@ use crate::model::{Problem, Severity};
 use crate::reader::{Endian, Reader};
 
 use super::toast::ToastStore;
+pub use super::toast::MAX_VALUE_BYTES;
 use super::{pglz, values};
 
-/// The largest value blockscope decompresses or reassembles (the format
-/// allows up to 1 GB; a page claiming more is more likely damaged).
-pub const MAX_VALUE_BYTES: usize = 64 << 20;
 /// `VARTAG_ONDISK`: an on-disk TOAST pointer.
 const VARTAG_ONDISK: u8 = 18;
 /// Problem class for everything found while splitting attributes.

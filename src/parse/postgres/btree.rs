@@ -15,7 +15,7 @@ use crate::model::span::Region;
 use crate::model::{Problem, Severity};
 use crate::reader::{ReadError, Reader};
 
-use super::flags;
+use crate::model::postgres::flags;
 
 pub const BTP_LEAF: u16 = 0x0001;
 pub const BTP_ROOT: u16 = 0x0002;

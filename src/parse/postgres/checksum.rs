@@ -5,6 +5,8 @@
 //! of zeros follow, the lanes are XOR-folded, the block number is mixed in,
 //! and the result is reduced to 1..=65535. pd_checksum counts as zero.
 
+use byteorder::{BigEndian, ByteOrder, LittleEndian};
+
 use crate::reader::Endian;
 
 const N_SUMS: usize = 32;
@@ -38,13 +40,13 @@ pub fn checksum_block(page: &[u8], endian: Endian) -> Option<u32> {
     // One loop per byte order, so the inner loop has no branch and the 32
     // independent lanes vectorise.
     Some(match endian {
-        Endian::Little => hash_rows(page, u32::from_le_bytes),
-        Endian::Big => hash_rows(page, u32::from_be_bytes),
+        Endian::Little => hash_rows::<LittleEndian>(page),
+        Endian::Big => hash_rows::<BigEndian>(page),
     })
 }
 
 #[inline(always)]
-fn hash_rows(page: &[u8], word: fn([u8; 4]) -> u32) -> u32 {
+fn hash_rows<B: ByteOrder>(page: &[u8]) -> u32 {
     let mut sums = CHECKSUM_BASE_OFFSETS;
     let mut rows = page.chunks_exact(ROW_BYTES);
     if let Some(first) = rows.next() {
@@ -53,10 +55,10 @@ fn hash_rows(page: &[u8], word: fn([u8; 4]) -> u32) -> u32 {
         row.copy_from_slice(first);
         row[PD_CHECKSUM_OFFSET] = 0;
         row[PD_CHECKSUM_OFFSET + 1] = 0;
-        mix_row(&mut sums, &row, word);
+        mix_row::<B>(&mut sums, &row);
     }
     for row in rows {
-        mix_row(&mut sums, row, word);
+        mix_row::<B>(&mut sums, row);
     }
     for _ in 0..2 {
         for sum in sums.iter_mut() {
@@ -67,9 +69,9 @@ fn hash_rows(page: &[u8], word: fn([u8; 4]) -> u32) -> u32 {
 }
 
 #[inline(always)]
-fn mix_row(sums: &mut [u32; N_SUMS], row: &[u8], word: fn([u8; 4]) -> u32) {
+fn mix_row<B: ByteOrder>(sums: &mut [u32; N_SUMS], row: &[u8]) {
     for (sum, bytes) in sums.iter_mut().zip(row.chunks_exact(4)) {
-        comp(sum, word([bytes[0], bytes[1], bytes[2], bytes[3]]));
+        comp(sum, B::read_u32(bytes));
     }
 }
 

@@ -15,7 +15,9 @@
 //! prints as the bare element. Output follows `JsonbToCString`: `", "` between
 //! items, `": "` after keys, strings escaped as `escape_json` does.
 
-use super::values::{inner_varlena, numeric_out};
+use crate::reader::Endian;
+
+use super::datum::{inner_varlena, numeric_out};
 
 const JB_CMASK: u32 = 0x0FFF_FFFF;
 const JB_FSCALAR: u32 = 0x1000_0000;
@@ -38,7 +40,7 @@ pub fn to_text(data: &[u8]) -> Result<String, String> {
 fn u32_at(data: &[u8], at: usize) -> Result<u32, String> {
     at.checked_add(4)
         .and_then(|end| data.get(at..end))
-        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .and_then(|b| Endian::Little.read_u32(b))
         .ok_or_else(|| format!("jsonb ends inside a word at byte {at}"))
 }
 

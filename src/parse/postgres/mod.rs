@@ -4,7 +4,7 @@ pub mod attrs;
 pub mod btree;
 pub mod checksum;
 pub mod control;
-pub mod flags;
+mod datum;
 pub mod heap;
 pub mod jsonb;
 pub mod page;
@@ -12,7 +12,11 @@ pub mod pglz;
 pub mod schema;
 pub mod special;
 pub mod toast;
+pub mod toast_page;
 pub mod values;
+
+/// Moved to [`crate::model::postgres::flags`]; kept at its old path for code not yet updated.
+pub use crate::model::postgres::flags;
 
 pub use page::{
     check_page, detect_kind, parse_page, parse_page_without_spans, CheckedPage, PageOptions,

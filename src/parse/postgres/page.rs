@@ -10,7 +10,8 @@ use crate::model::span::Region;
 use crate::model::{Problem, Severity};
 use crate::reader::{Endian, ReadError, Reader};
 
-use super::{btree, checksum, flags, heap, special};
+use super::{btree, checksum, heap, special};
+use crate::model::postgres::flags;
 
 /// How to read one page.
 #[derive(Clone, Copy, Debug)]
@@ -528,14 +529,8 @@ fn read_line_pointers(r: &mut Reader, h: &PageHeader, problems: &mut Vec<Problem
     ids
 }
 
-/// `NORMAL 8152+39`, `REDIRECT → 7`, `DEAD`, `UNUSED`.
-pub fn describe_item_id(id: &ItemId) -> String {
-    match id.lp_flags {
-        LpFlags::Redirect => format!("REDIRECT → {}", id.lp_off),
-        f if id.lp_off == 0 && id.lp_len == 0 => f.short().to_string(),
-        f => format!("{} {}+{}", f.short(), id.lp_off, id.lp_len),
-    }
-}
+/// Moved to [`crate::model::postgres::names`]; kept at its old path for code not yet updated.
+pub use crate::model::postgres::names::describe_item_id;
 
 /// Line pointers against the page: each item inside the page, MAXALIGNed,
 /// between the line pointer array (and pd_upper) and pd_special, long enough

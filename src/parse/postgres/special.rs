@@ -9,41 +9,22 @@ use crate::model::postgres::{
 use crate::model::span::Region;
 use crate::reader::{ReadError, Reader};
 
+use crate::model::postgres::names::LH_PAGE_TYPE;
+/// Moved to [`crate::model::postgres::names`]; kept at their old path for code not yet updated.
+pub use crate::model::postgres::names::{brin_page_type, hash_page_type};
+
 /// `HASH_MAX_SPLITPOINTS` (hash.h).
 const HASH_MAX_SPLITPOINTS: usize = 98;
 /// `HASH_MAX_BITMAPS` for pages of 8 kB and more: Min(BLCKSZ / 8, 1024).
 fn hash_max_bitmaps(page_size: usize) -> usize {
     (page_size / 8).min(1024)
 }
-/// `LH_PAGE_TYPE`: the page-type bits of hasho_flag.
-const LH_PAGE_TYPE: u16 = 0x000F;
 const LH_META_PAGE: u16 = 0x0008;
 const GIN_META: u16 = 0x0008;
 const BRIN_PAGETYPE_META: u16 = 0xF091;
 const BRIN_PAGETYPE_REVMAP: u16 = 0xF092;
 /// offsetof(FSMPageData, fp_nodes).
 const FSM_NODES_OFFSET: usize = SIZE_OF_PAGE_HEADER + 4;
-
-/// `hash_page_type()`'s answer for a hash page.
-pub fn hash_page_type(flag: u16) -> &'static str {
-    match flag & LH_PAGE_TYPE {
-        0x0008 => "metapage",
-        0x0002 => "bucket",
-        0x0001 => "overflow",
-        0x0004 => "bitmap",
-        _ => "unused",
-    }
-}
-
-/// `brin_page_type()`'s answer.
-pub fn brin_page_type(page_type: u16) -> String {
-    match page_type {
-        0xF091 => "meta".to_string(),
-        0xF092 => "revmap".to_string(),
-        0xF093 => "regular".to_string(),
-        other => format!("unknown ({other:02x})"),
-    }
-}
 
 /// Decode what a page of `kind` carries besides line pointers.
 pub fn parse(

@@ -1,5 +1,4 @@
-//! TOAST reassembly: the chunks of out-of-line values, read from the TOAST
-//! relation's own files.
+//! TOAST reassembly: the chunks of out-of-line values.
 //!
 //! A TOAST relation is a heap of tuples (chunk_id oid, chunk_seq int4,
 //! chunk_data bytea). A value is every chunk whose chunk_id is the pointer's
@@ -8,121 +7,90 @@
 //! external size; when the pointer says compressed it is `va_tcinfo` followed
 //! by the compressed data.
 //!
-//! Opening the files builds an index — value id → (sequence number, block,
-//! line pointer) of each chunk — without keeping chunk data. Fetching reads
-//! the blocks again (raw files by seeking, text dumps from memory), so memory
-//! stays proportional to the number of chunks, not to their size.
+//! Parsing here takes bytes only. The TOAST relation's pages are indexed once
+//! ([`ToastIndex`], filled page by page by `toast_page::index_page`):
+//! value id → (sequence number, block, where the chunk data sits in its page)
+//! of each chunk, without keeping chunk data. Fetching a value asks a
+//! [`ToastPages`] (implemented beside the sources, in `crate::toast_store`)
+//! for each block it needs, once per block, and copies the chunks out by the
+//! recorded positions: linear in the value's chunks, whatever their number,
+//! and memory proportional to the number of chunks, not to their size.
 
 use std::collections::HashMap;
-use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
-use std::path::{Path, PathBuf};
 
-use crate::error::Error;
-use crate::input::InputFormat;
-use crate::model::postgres::{PageKind, ToastPointer};
-use crate::model::types::Column;
-use crate::source::Source;
+use crate::model::postgres::ToastPointer;
 
-use super::attrs::{self, Slot, MAX_VALUE_BYTES};
-use super::page::{parse_page, PageOptions};
+/// The largest value blockscope decompresses or reassembles (the format
+/// allows up to 1 GB; a page claiming more is more likely damaged).
+pub const MAX_VALUE_BYTES: usize = 64 << 20;
+
+/// Where the blocks of the TOAST input come from: "give me block `block` of
+/// TOAST input `file`". Implemented by whatever reads files; parse does no I/O.
+pub trait ToastPages {
+    /// The bytes of one block (a whole page), or why it cannot be had.
+    fn page(&mut self, file: usize, block: u64) -> Result<&[u8], String>;
+}
 
 /// Where one chunk tuple lives.
-#[derive(Clone, Copy, Debug)]
-struct ChunkLoc {
-    seq: i32,
-    file: usize,
-    block: u64,
-    lp: u16,
-    len: usize,
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ChunkLoc {
+    pub seq: i32,
+    /// Which TOAST input (in the order given).
+    pub file: usize,
+    pub block: u64,
+    pub lp: u16,
+    /// The chunk data (after its varlena header): offset in the page and length.
+    pub offset: usize,
+    pub len: usize,
     /// xmax not set (or its deleter rolled back): the current version.
-    live: bool,
-}
-
-enum Pages {
-    /// A raw relation file: blocks are read again by seeking.
-    Raw { path: PathBuf },
-    /// A text dump, decoded: its blocks kept in memory.
-    Memory(Vec<Vec<u8>>),
-}
-
-struct ToastFile {
-    pages: Pages,
-    block_size: usize,
-}
-
-/// One chunk tuple decoded.
-struct Chunk {
-    id: u32,
-    seq: i32,
-    data: Vec<u8>,
-    live: bool,
+    pub live: bool,
 }
 
 /// The chunks of a TOAST relation, indexed by value id.
-pub struct ToastStore {
-    files: Vec<ToastFile>,
+#[derive(Debug, Default)]
+pub struct ToastIndex {
     index: HashMap<u32, Vec<ChunkLoc>>,
     /// Chunk tuples found.
     pub chunks: usize,
-    /// Last block read: (file, block, bytes).
-    cache: Option<(usize, u64, Vec<u8>)>,
 }
 
-impl ToastStore {
-    /// Index the chunks in `paths` (one relation: its segment files, or page
-    /// images of it in any input format blockscope reads).
-    pub fn open(paths: &[PathBuf], block_size: Option<usize>) -> Result<ToastStore, Error> {
-        let mut store = ToastStore {
-            files: Vec::new(),
-            index: HashMap::new(),
-            chunks: 0,
-            cache: None,
-        };
-        let columns = attrs::toast_columns();
-        for path in paths {
-            if path.as_os_str() == "-" {
-                return Err(Error::Usage(
-                    "--toast needs a file (standard input cannot be read twice)".into(),
-                ));
-            }
-            let source = Source::open(Some(path), InputFormat::Auto, block_size)?;
-            let raw = source.format == InputFormat::Raw;
-            let block_size = source.block_size;
-            let file_no = store.files.len();
-            let mut kept = Vec::new();
-            for block in source.blocks() {
-                let block = block?;
-                for (lp, chunk) in chunks_of(&block.data, block.index, &columns) {
-                    store.chunks += 1;
-                    store.index.entry(chunk.id).or_default().push(ChunkLoc {
-                        seq: chunk.seq,
-                        file: file_no,
-                        block: block.index,
-                        lp,
-                        len: chunk.data.len(),
-                        live: chunk.live,
-                    });
-                }
-                if !raw {
-                    kept.push(block.data);
-                }
-            }
-            store.files.push(ToastFile {
-                pages: if raw {
-                    Pages::Raw { path: path.clone() }
-                } else {
-                    Pages::Memory(kept)
-                },
-                block_size,
-            });
-        }
-        Ok(store)
+impl ToastIndex {
+    pub fn new() -> Self {
+        ToastIndex::default()
+    }
+
+    /// Record one chunk tuple of value `id`.
+    pub fn add(&mut self, id: u32, loc: ChunkLoc) {
+        self.chunks += 1;
+        self.index.entry(id).or_default().push(loc);
     }
 
     /// How many distinct values have chunks.
     pub fn values(&self) -> usize {
         self.index.len()
+    }
+}
+
+/// An indexed TOAST relation and the pages to read its chunks from.
+pub struct ToastStore {
+    index: ToastIndex,
+    pages: Box<dyn ToastPages>,
+    /// Chunk tuples found.
+    pub chunks: usize,
+}
+
+impl ToastStore {
+    pub fn new(index: ToastIndex, pages: Box<dyn ToastPages>) -> Self {
+        ToastStore {
+            chunks: index.chunks,
+            index,
+            pages,
+        }
+    }
+
+    /// How many distinct values have chunks.
+    pub fn values(&self) -> usize {
+        self.index.values()
     }
 
     /// The external bytes of the value `p` points to (`extsize` bytes, still
@@ -135,21 +103,13 @@ impl ToastStore {
                 p.va_valueid
             ));
         }
-        let Some(locs) = self.index.get(&p.va_valueid) else {
+        let Some(locs) = self.index.index.get(&p.va_valueid) else {
             return Err(format!(
                 "TOAST value {}: no chunks with this chunk_id in the --toast files (relation {} expected)",
                 p.va_valueid, p.va_toastrelid
             ));
         };
-        // One location per sequence number: the live version when there are several.
-        let mut by_seq: Vec<ChunkLoc> = Vec::new();
-        let mut sorted = locs.clone();
-        sorted.sort_by_key(|l| (l.seq, !l.live));
-        for loc in sorted {
-            if by_seq.last().is_none_or(|l| l.seq != loc.seq) {
-                by_seq.push(loc);
-            }
-        }
+        let by_seq = one_per_seq(locs);
         for (expected, loc) in by_seq.iter().enumerate() {
             if i64::from(loc.seq) != expected as i64 {
                 return Err(format!(
@@ -158,7 +118,10 @@ impl ToastStore {
                 ));
             }
         }
-        let total: usize = by_seq.iter().map(|l| l.len).sum();
+        let total = by_seq
+            .iter()
+            .try_fold(0usize, |acc, l| acc.checked_add(l.len))
+            .unwrap_or(usize::MAX);
         if total != extsize {
             return Err(format!(
                 "TOAST value {}: {} chunks hold {total} bytes, the pointer says {extsize}",
@@ -166,109 +129,127 @@ impl ToastStore {
                 by_seq.len()
             ));
         }
-        let columns = attrs::toast_columns();
-        let mut out = Vec::with_capacity(extsize);
+        // Each chunk's place in the value, then the chunks read block by
+        // block, so each block is asked for once.
+        let mut placed: Vec<(usize, ChunkLoc)> = Vec::with_capacity(by_seq.len());
+        let mut at = 0usize;
         for loc in &by_seq {
-            let page = self.block(loc.file, loc.block)?;
-            let chunk = chunks_of(page, loc.block, &columns)
-                .into_iter()
-                .find(|(lp, _)| *lp == loc.lp)
-                .map(|(_, c)| c)
-                .ok_or_else(|| {
-                    format!(
-                        "TOAST value {}: chunk {} at block {} lp {} is gone on re-reading",
-                        p.va_valueid, loc.seq, loc.block, loc.lp
-                    )
-                })?;
-            out.extend_from_slice(&chunk.data);
+            placed.push((at, *loc));
+            at += loc.len;
+        }
+        placed.sort_by_key(|(_, l)| (l.file, l.block, l.offset));
+        let mut out = vec![0u8; extsize];
+        let mut i = 0;
+        while let Some(&(_, first)) = placed.get(i) {
+            let page = self.pages.page(first.file, first.block)?;
+            while let Some(&(dest, loc)) = placed.get(i) {
+                if (loc.file, loc.block) != (first.file, first.block) {
+                    break;
+                }
+                let chunk = loc
+                    .offset
+                    .checked_add(loc.len)
+                    .and_then(|end| page.get(loc.offset..end))
+                    .ok_or_else(|| {
+                        format!(
+                            "TOAST value {}: chunk {} at block {} lp {} is gone on re-reading",
+                            p.va_valueid, loc.seq, loc.block, loc.lp
+                        )
+                    })?;
+                if let Some(slot) = out.get_mut(dest..dest + loc.len) {
+                    slot.copy_from_slice(chunk);
+                }
+                i += 1;
+            }
         }
         Ok((out, by_seq.len() as u32))
     }
-
-    fn block(&mut self, file: usize, block: u64) -> Result<&[u8], String> {
-        let cached = matches!(&self.cache, Some((f, b, _)) if *f == file && *b == block);
-        if !cached {
-            let f = self
-                .files
-                .get(file)
-                .ok_or_else(|| format!("no --toast file number {file}"))?;
-            let bytes = match &f.pages {
-                Pages::Memory(pages) => usize::try_from(block)
-                    .ok()
-                    .and_then(|b| pages.get(b))
-                    .cloned()
-                    .ok_or_else(|| format!("block {block} is not in the --toast input"))?,
-                Pages::Raw { path } => read_block(path, block, f.block_size)?,
-            };
-            self.cache = Some((file, block, bytes));
-        }
-        Ok(self
-            .cache
-            .as_ref()
-            .map(|(_, _, b)| b.as_slice())
-            .unwrap_or_default())
-    }
 }
 
-fn read_block(path: &Path, block: u64, block_size: usize) -> Result<Vec<u8>, String> {
-    let err = |e: std::io::Error| format!("{}: {e}", path.display());
-    let mut f = File::open(path).map_err(err)?;
-    f.seek(SeekFrom::Start(block.saturating_mul(block_size as u64)))
-        .map_err(err)?;
-    let mut buf = vec![0u8; block_size];
-    f.read_exact(&mut buf).map_err(err)?;
-    Ok(buf)
+/// One location per sequence number, in sequence order: the live version
+/// when there are several.
+fn one_per_seq(locs: &[ChunkLoc]) -> Vec<ChunkLoc> {
+    let mut sorted = locs.to_vec();
+    sorted.sort_by_key(|l| (l.seq, !l.live));
+    sorted.dedup_by_key(|l| l.seq);
+    sorted
 }
 
-/// The chunk tuples of one TOAST page, by line pointer.
-fn chunks_of(page: &[u8], blkno: u64, columns: &[Column]) -> Vec<(u16, Chunk)> {
-    let parsed = parse_page(
-        page,
-        &PageOptions {
-            blkno,
-            ..PageOptions::default()
-        },
-    );
-    if parsed.kind != PageKind::Heap {
-        return Vec::new();
-    }
-    let mut out = Vec::new();
-    for item in &parsed.items {
-        let Some(t) = &item.tuple else { continue };
-        let Some(data) =
-            page.get(t.data_offset..usize::from(item.id.lp_off) + usize::from(item.id.lp_len))
-        else {
-            continue;
-        };
-        let bitmap = attrs::tuple_bitmap(page, &item.id, t);
-        let (slots, _, err) = attrs::layout(data, usize::from(t.header.natts()), bitmap, columns);
-        if err.is_some() {
-            continue;
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    use std::cell::Cell;
+    use std::rc::Rc;
+
+    /// Pages held in memory, counting how often one is asked for.
+    struct Pages(Vec<Vec<u8>>, Rc<Cell<usize>>);
+
+    impl ToastPages for Pages {
+        fn page(&mut self, _file: usize, block: u64) -> Result<&[u8], String> {
+            self.1.set(self.1.get() + 1);
+            self.0
+                .get(block as usize)
+                .map(Vec::as_slice)
+                .ok_or_else(|| format!("no block {block}"))
         }
-        let field = |i: usize| match slots.get(i) {
-            Some(&Slot::Present { off, len, .. }) => data.get(off..off + len),
-            _ => None,
-        };
-        let (Some(id), Some(seq), Some(raw)) = (field(0), field(1), field(2)) else {
-            continue;
-        };
-        let (Ok(id), Ok(seq)) = (<[u8; 4]>::try_from(id), <[u8; 4]>::try_from(seq)) else {
-            continue;
-        };
-        let Ok(chunk) = attrs::plain_varlena_data(raw) else {
-            continue;
-        };
-        const HEAP_XMAX_INVALID: u16 = 0x0800;
-        let live = t.header.t_xmax == 0 || t.header.t_infomask & HEAP_XMAX_INVALID != 0;
-        out.push((
-            item.id.lp,
-            Chunk {
-                id: u32::from_le_bytes(id),
-                seq: i32::from_le_bytes(seq),
-                data: chunk.to_vec(),
-                live,
-            },
-        ));
     }
-    out
+
+    fn pointer(id: u32, extsize: u32) -> ToastPointer {
+        ToastPointer {
+            va_rawsize: extsize as i32 + 4,
+            va_extinfo: extsize,
+            extsize,
+            compressed: false,
+            method: None,
+            va_valueid: id,
+            va_toastrelid: 1,
+            chunks: None,
+        }
+    }
+
+    #[test]
+    fn chunks_are_copied_in_sequence_order_reading_each_block_once() {
+        // Two pages of bytes; value 7 is the 200 one-byte chunks at offsets
+        // 0..100 of both pages, interleaved: even sequence numbers on block 0,
+        // odd ones on block 1, listed in reverse.
+        let pages = vec![(0..=255u8).collect(), (0..=255u8).rev().collect()];
+        let mut index = ToastIndex::new();
+        for seq in (0..200).rev() {
+            index.add(
+                7,
+                ChunkLoc {
+                    seq,
+                    file: 0,
+                    block: (seq % 2) as u64,
+                    lp: seq as u16 + 1,
+                    offset: (seq / 2) as usize,
+                    len: 1,
+                    live: true,
+                },
+            );
+        }
+        let asked = Rc::new(Cell::new(0));
+        let mut store = ToastStore::new(index, Box::new(Pages(pages, asked.clone())));
+        assert_eq!((store.chunks, store.values()), (200, 1));
+        let (bytes, n) = store.fetch(&pointer(7, 200)).unwrap();
+        assert_eq!(n, 200);
+        assert_eq!(asked.get(), 2, "each block is read once per value");
+        let expected: Vec<u8> = (0..200u32)
+            .map(|s| {
+                if s % 2 == 0 {
+                    (s / 2) as u8
+                } else {
+                    255 - (s / 2) as u8
+                }
+            })
+            .collect();
+        assert_eq!(bytes, expected);
+        assert!(store.fetch(&pointer(7, 199)).is_err());
+        assert!(store.fetch(&pointer(8, 1)).is_err());
+        assert!(store
+            .fetch(&pointer(7, (MAX_VALUE_BYTES + 1) as u32))
+            .unwrap_err()
+            .contains("limit"));
+    }
 }

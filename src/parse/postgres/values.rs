@@ -10,8 +10,10 @@
 
 use crate::model::postgres::{Float, Typed, Value};
 use crate::model::types::{Align, PgType};
-use crate::reader::{Endian, Reader};
+use crate::reader::Endian;
 
+pub use super::datum::numeric_out;
+use super::datum::{byte, inner_varlena, u16_at, u32_at, u64_at};
 use super::jsonb;
 
 /// Print one datum of type `ty`.
@@ -115,34 +117,6 @@ fn float(text: String) -> Value {
     Value { text, typed }
 }
 
-fn reader(data: &[u8]) -> Reader<'_> {
-    Reader::new(data, Endian::Little)
-}
-
-fn byte(data: &[u8], at: usize) -> Result<u8, String> {
-    data.get(at)
-        .copied()
-        .ok_or_else(|| format!("value ends at byte {at} ({} bytes)", data.len()))
-}
-
-fn u16_at(data: &[u8], at: usize) -> Result<u16, String> {
-    reader(data)
-        .peek_u16(at, "value")
-        .map_err(|e| e.to_string())
-}
-
-fn u32_at(data: &[u8], at: usize) -> Result<u32, String> {
-    reader(data)
-        .peek_u32(at, "value")
-        .map_err(|e| e.to_string())
-}
-
-fn u64_at(data: &[u8], at: usize) -> Result<u64, String> {
-    reader(data)
-        .peek_u64(at, "value")
-        .map_err(|e| e.to_string())
-}
-
 fn utf8(data: &[u8]) -> Result<String, String> {
     std::str::from_utf8(data).map(str::to_string).map_err(|e| {
         format!(
@@ -233,108 +207,6 @@ fn shortest(sci: &str, fixed_below: i32) -> String {
     };
     let esign = if exp < 0 { '-' } else { '+' };
     format!("{sign}{first}{point}e{esign}{:02}", exp.unsigned_abs())
-}
-
-// ---------------------------------------------------------------------------
-// numeric (numeric.c): a 2-byte header, then base-10000 digits (int16).
-//
-//   short form (header & 0xC000 == 0x8000):
-//     0x2000 sign, 0x1F80 display scale (>> 7), 0x0040 weight sign, 0x003F weight
-//   long form (header & 0x8000 == 0): header = sign (0x4000 negative) | dscale
-//     (0x3FFF), then an int16 weight
-//   special (header & 0xC000 == 0xC000): 0xC000 NaN, 0xD000 +Inf, 0xF000 -Inf
-// ---------------------------------------------------------------------------
-
-const NUMERIC_SIGN_MASK: u16 = 0xC000;
-const NUMERIC_NEG: u16 = 0x4000;
-const NUMERIC_SHORT: u16 = 0x8000;
-const NUMERIC_SPECIAL: u16 = 0xC000;
-
-pub fn numeric_out(data: &[u8]) -> Result<String, String> {
-    let header = u16_at(data, 0)?;
-    let (negative, dscale, weight, digits_at) = match header & NUMERIC_SIGN_MASK {
-        NUMERIC_SPECIAL => {
-            return match header & 0xF000 {
-                0xC000 => Ok("NaN".into()),
-                0xD000 => Ok("Infinity".into()),
-                0xF000 => Ok("-Infinity".into()),
-                _ => Err(format!(
-                    "numeric special value 0x{header:04x} is not defined"
-                )),
-            };
-        }
-        NUMERIC_SHORT => {
-            let negative = header & 0x2000 != 0;
-            let dscale = (header & 0x1F80) >> 7;
-            let mut weight = i32::from(header & 0x003F);
-            if header & 0x0040 != 0 {
-                weight -= 64;
-            }
-            (negative, dscale, weight, 2)
-        }
-        sign => {
-            let weight = i32::from(u16_at(data, 2)? as i16);
-            (sign == NUMERIC_NEG, header & 0x3FFF, weight, 4)
-        }
-    };
-    let body = data.get(digits_at..).unwrap_or_default();
-    if body.len() % 2 != 0 {
-        return Err(format!(
-            "numeric digits take {} bytes, not a whole number of int16",
-            body.len()
-        ));
-    }
-    let mut digits = Vec::with_capacity(body.len() / 2);
-    for pair in body.chunks_exact(2) {
-        let d = u16::from_le_bytes([pair[0], pair[1]]);
-        if d >= 10000 {
-            return Err(format!("numeric digit {d} is not below 10000"));
-        }
-        digits.push(d);
-    }
-    Ok(numeric_text(negative, weight, dscale, &digits))
-}
-
-/// `get_str_from_var`.
-fn numeric_text(negative: bool, weight: i32, dscale: u16, digits: &[u16]) -> String {
-    let digit = |d: i32| -> u16 {
-        usize::try_from(d)
-            .ok()
-            .and_then(|i| digits.get(i))
-            .copied()
-            .unwrap_or(0)
-    };
-    let mut s = String::new();
-    if negative {
-        s.push('-');
-    }
-    let mut d: i32;
-    if weight < 0 {
-        d = weight + 1;
-        s.push('0');
-    } else {
-        d = 0;
-        while d <= weight {
-            let group = digit(d);
-            if d == 0 {
-                s.push_str(&group.to_string());
-            } else {
-                s.push_str(&format!("{group:04}"));
-            }
-            d += 1;
-        }
-    }
-    if dscale > 0 {
-        s.push('.');
-        let mut frac = String::new();
-        while frac.len() < usize::from(dscale) {
-            frac.push_str(&format!("{:04}", digit(d)));
-            d += 1;
-        }
-        frac.truncate(usize::from(dscale));
-        s.push_str(&frac);
-    }
-    s
 }
 
 /// `cash_out` with `lc_monetary = C`: `$`, `,` every three digits, 2 decimals.
@@ -598,7 +470,7 @@ fn inet_out(data: &[u8], cidr: bool) -> Result<String, String> {
 fn ipv6_text(a: &[u8]) -> String {
     let words: Vec<u16> = a
         .chunks_exact(2)
-        .map(|w| u16::from_be_bytes([w[0], w[1]]))
+        .filter_map(|w| Endian::Big.read_u16(w))
         .collect();
     // (first word, number of words) of zero runs
     type Run = Option<(usize, usize)>;
@@ -854,28 +726,6 @@ fn quote_element(v: &str) -> String {
     }
     s.push('"');
     s
-}
-
-/// A varlena nested inside another value (array element, jsonb numeric):
-/// its data and its total size. Only plain 1- and 4-byte headers are valid there.
-pub fn inner_varlena(data: &[u8], at: usize) -> Result<(&[u8], usize), String> {
-    let b0 = byte(data, at)?;
-    let (hdr, total) = if b0 == 0x01 {
-        return Err("a TOAST pointer inside a value".into());
-    } else if b0 & 0x01 == 1 {
-        (1, usize::from(b0 >> 1))
-    } else if b0 & 0x03 == 0 {
-        (4, (u32_at(data, at)? >> 2) as usize)
-    } else {
-        return Err("a compressed varlena inside a value".into());
-    };
-    if total < hdr {
-        return Err(format!("varlena length {total} is shorter than its header"));
-    }
-    let payload = data
-        .get(at + hdr..at + total)
-        .ok_or_else(|| format!("varlena of {total} bytes at {at} runs past the end"))?;
-    Ok((payload, total))
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! Flag words and their bit names, as the PostgreSQL headers define them.
 
-use crate::parse::bits::flag;
-pub use crate::parse::bits::{names, unknown_bits, Flag};
+use crate::model::bits::flag;
+pub use crate::model::bits::{names, unknown_bits, Flag};
 
 /// `t_infomask` bits (htup_details.h), in heap_tuple_infomask_flags' order.
 pub const INFOMASK: &[Flag] = &[

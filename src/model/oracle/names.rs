@@ -1,7 +1,7 @@
 //! Names of Oracle codes and flag bits, as `const` tables of `(bit, NAME, meaning)`,
 //! and the letter strings Oracle's dumps print for them.
 
-use crate::parse::bits::{self, flag as bit, Flag};
+use crate::model::bits::{self, flag as bit, Flag};
 
 /// `flg_kcbh` bits (§2.3). 0x10 is inferred from the TDE copy of the reference block.
 pub const KCBH_FLG: &[Flag] = &[
