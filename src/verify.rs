@@ -28,7 +28,7 @@ use rayon::prelude::*;
 use crate::error::Error;
 use crate::model::postgres::{PageHeader, PageKind, SIZE_OF_PAGE_HEADER};
 use crate::model::verify::{ChecksumVerdict, PgControlSummary, Skipped, Summary, VerifyProblem};
-use crate::model::{Problem, Severity};
+use crate::model::{Problem, ProblemClass, Severity};
 use crate::parse::postgres::checksum::pg_checksum_page;
 use crate::parse::postgres::control::{parse_control_file, ControlFile};
 use crate::parse::postgres::page::{is_new_page, peek_header};
@@ -128,7 +128,10 @@ impl Outcome {
         summary.bad_checksums += self.bad_checksums;
         for p in &self.problems {
             if p.severity > Severity::Info {
-                *summary.problems_by_class.entry(p.class).or_default() += 1;
+                *summary
+                    .problems_by_class
+                    .entry(p.class.as_str())
+                    .or_default() += 1;
             }
             report.problem(p).map_err(report_error)?;
         }
@@ -716,7 +719,7 @@ fn truncated(
         offset: Some(0),
         file_offset: whole * ctx.block_size as u64,
         field: "file size".to_string(),
-        class: "truncated",
+        class: ProblemClass::Truncated,
         severity: Severity::Error,
         message: format!(
             "{} is {len} bytes, not a whole number of {}-byte blocks: the last {tail} bytes \
@@ -774,7 +777,7 @@ fn check_block(
     if is_new_page(page) {
         problems.push(Problem::new(
             Severity::Info,
-            "zero-page",
+            ProblemClass::ZeroPage,
             Some(0),
             "page",
             "all bytes are zero: a new page, valid (not yet initialised)",
@@ -826,7 +829,7 @@ fn checksum_problem(page: &[u8], blkno: u64) -> Option<Problem> {
     };
     Some(Problem::new(
         Severity::Error,
-        "checksum",
+        ProblemClass::Checksum,
         Some(8),
         "pd_checksum",
         message,
@@ -870,7 +873,7 @@ fn check_btree(
     let mut err = |offset: usize, field: &str, message: String| {
         problems.push(Problem::new(
             Severity::Error,
-            "btree",
+            ProblemClass::Btree,
             Some(offset),
             field,
             message,

@@ -1054,7 +1054,7 @@ fn problem_classes(block: &OracleBlock) -> Vec<(&'static str, Option<usize>, Str
         .problems
         .iter()
         .filter(|p| p.severity == Severity::Error)
-        .map(|p| (p.class, p.offset, p.field.clone()))
+        .map(|p| (p.class.as_str(), p.offset, p.field.clone()))
         .collect()
 }
 

@@ -6,7 +6,8 @@
 use std::io::{self, Write};
 
 use crate::model::oracle::{OracleKind, Rdba};
-use crate::parse::oracle::verify::{BlockReport, DbvSummary};
+use crate::model::ProblemClass;
+use crate::parse::oracle::verify::{BlockReport, DbvSummary, CACHE_CLASSES};
 
 /// Write the report for `file`. `reports` may hold every block; only failing
 /// ones are printed.
@@ -32,10 +33,8 @@ pub fn write_dbv_report(
 
 fn write_block(out: &mut dyn Write, r: &BlockReport) -> io::Result<()> {
     let n = r.blkno;
-    let fractured = r.has_class("fractured");
-    let corrupt = ["checksum", "header", "corrupt", "truncated"]
-        .iter()
-        .any(|c| r.has_class(c));
+    let fractured = r.has_class(ProblemClass::Fractured);
+    let corrupt = CACHE_CLASSES.iter().any(|&c| r.has_class(c));
     if fractured {
         writeln!(out, "Page {n} is influx - most likely media corrupt")?;
     } else if corrupt {
@@ -52,11 +51,11 @@ fn write_block(out: &mut dyn Write, r: &BlockReport) -> io::Result<()> {
         }
         if fractured {
             writeln!(out, "Fractured block found during dbv:")?;
-        } else if r.has_class("checksum") {
+        } else if r.has_class(ProblemClass::Checksum) {
             writeln!(out, "Bad check value found during dbv:")?;
-        } else if r.has_class("header") {
+        } else if r.has_class(ProblemClass::Header) {
             writeln!(out, "Bad header found during dbv:")?;
-        } else if r.has_class("corrupt") {
+        } else if r.has_class(ProblemClass::Corrupt) {
             writeln!(out, "Block is marked corrupt (seq 0xff):")?;
         } else {
             let what = match r.kind {

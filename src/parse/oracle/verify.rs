@@ -8,7 +8,7 @@
 use serde::Serialize;
 
 use crate::model::oracle::{Kcbh, OracleBlock, OracleChecksum, OracleKind, Rdba, Scn};
-use crate::model::{Problem, Severity};
+use crate::model::{Problem, ProblemClass, Severity};
 
 use super::block::{parse_block, BlockOptions};
 
@@ -31,7 +31,7 @@ pub fn verify_block(block: &OracleBlock, expected: &Expected) -> Vec<Problem> {
         if block.size < bs {
             problems.push(Problem::new(
                 Severity::Error,
-                "truncated",
+                ProblemClass::Truncated,
                 Some(block.size),
                 "block",
                 format!("truncated block: {} of {bs} bytes", block.size),
@@ -41,7 +41,7 @@ pub fn verify_block(block: &OracleBlock, expected: &Expected) -> Vec<Problem> {
     match block.kind {
         OracleKind::Zero => problems.push(Problem::new(
             Severity::Info,
-            "zero-page",
+            ProblemClass::ZeroPage,
             None,
             "block",
             "completely zero block (never formatted)",
@@ -59,7 +59,7 @@ pub fn verify_block(block: &OracleBlock, expected: &Expected) -> Vec<Problem> {
                 if block_no != expected.blkno {
                     problems.push(Problem::new(
                         Severity::Error,
-                        "header",
+                        ProblemClass::Header,
                         Some(4),
                         "kcbh.rdba_kcbh",
                         format!(
@@ -73,7 +73,7 @@ pub fn verify_block(block: &OracleBlock, expected: &Expected) -> Vec<Problem> {
                     if !bigfile && f != 1024 && rdba.file() != f {
                         problems.push(Problem::new(
                             Severity::Error,
-                            "header",
+                            ProblemClass::Header,
                             Some(4),
                             "kcbh.rdba_kcbh",
                             format!(
@@ -118,7 +118,12 @@ pub struct DbvSummary {
 }
 
 /// Classes that make a block "marked corrupt" rather than logically failing.
-const CACHE_CLASSES: &[&str] = &["checksum", "header", "corrupt", "truncated"];
+pub const CACHE_CLASSES: &[ProblemClass] = &[
+    ProblemClass::Checksum,
+    ProblemClass::Header,
+    ProblemClass::Corrupt,
+    ProblemClass::Truncated,
+];
 
 impl DbvSummary {
     /// Count one block with the problems [`verify_block`] found.
@@ -147,7 +152,7 @@ impl DbvSummary {
             self.empty += 1;
             return;
         }
-        let fractured = errors.iter().any(|p| p.class == "fractured");
+        let fractured = errors.iter().any(|p| p.class == ProblemClass::Fractured);
         let corrupt = errors.iter().any(|p| CACHE_CLASSES.contains(&p.class));
         if fractured {
             self.influx += 1;
@@ -216,7 +221,7 @@ impl BlockReport {
         self.problems.iter().any(|p| p.severity == Severity::Error)
     }
 
-    pub fn has_class(&self, class: &str) -> bool {
+    pub fn has_class(&self, class: ProblemClass) -> bool {
         self.problems
             .iter()
             .any(|p| p.severity == Severity::Error && p.class == class)

@@ -33,7 +33,7 @@ use crate::model::postgres::{
 };
 use crate::model::span::Region;
 use crate::model::types::{Column, PgType, Schema};
-use crate::model::{Problem, Severity};
+use crate::model::{Problem, ProblemClass, Severity};
 use crate::reader::{Endian, Reader};
 
 use super::toast::ToastStore;
@@ -45,7 +45,7 @@ pub const MAX_VALUE_BYTES: usize = 64 << 20;
 /// `VARTAG_ONDISK`: an on-disk TOAST pointer.
 const VARTAG_ONDISK: u8 = 18;
 /// Problem class for everything found while splitting attributes.
-const CLASS: &str = "attrs";
+const CLASS: ProblemClass = ProblemClass::Attrs;
 
 /// Where one attribute lies in the tuple data (offsets relative to t_hoff).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

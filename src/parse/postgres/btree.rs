@@ -12,7 +12,7 @@ use crate::model::postgres::{
     ItemId, ItemPointer, LpFlags, PageHeader, SIZE_OF_PAGE_HEADER,
 };
 use crate::model::span::Region;
-use crate::model::{Problem, Severity};
+use crate::model::{Problem, ProblemClass, Severity};
 use crate::reader::{ReadError, Reader};
 
 use super::flags;
@@ -61,7 +61,7 @@ pub fn parse(
         if meta.btm_magic != BTREE_MAGIC {
             problems.push(Problem::new(
                 Severity::Error,
-                "btree",
+                ProblemClass::Btree,
                 Some(SIZE_OF_PAGE_HEADER),
                 "btm_magic",
                 format!(
@@ -139,7 +139,7 @@ fn check_opaque(o: &BtPageOpaque, special: usize, problems: &mut Vec<Problem>) {
     if unknown != 0 {
         problems.push(Problem::new(
             Severity::Error,
-            "btree",
+            ProblemClass::Btree,
             Some(special + 12),
             "btpo_flags",
             format!("unknown btpo_flags bits 0x{unknown:04x}"),
@@ -150,7 +150,7 @@ fn check_opaque(o: &BtPageOpaque, special: usize, problems: &mut Vec<Problem>) {
     if !ignore && leaf != (o.btpo_level == 0) {
         problems.push(Problem::new(
             Severity::Error,
-            "btree",
+            ProblemClass::Btree,
             Some(special + 8),
             "btpo_level",
             format!(
@@ -220,7 +220,7 @@ fn parse_item(
             if usize::from(t.itemlen) != usize::from(id.lp_len) {
                 problems.push(Problem::new(
                     Severity::Error,
-                    "btree",
+                    ProblemClass::Btree,
                     Some(usize::from(id.lp_off) + 6),
                     format!("item {} t_info", id.lp),
                     format!(
@@ -238,7 +238,7 @@ fn parse_item(
         Err(e) => {
             problems.push(Problem::new(
                 Severity::Error,
-                "btree",
+                ProblemClass::Btree,
                 Some(e.offset),
                 format!("item {} {}", id.lp, e.field),
                 e.to_string(),

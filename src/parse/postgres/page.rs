@@ -7,7 +7,7 @@ use crate::model::postgres::{
     SIZE_OF_PAGE_HEADER,
 };
 use crate::model::span::Region;
-use crate::model::{Problem, Severity};
+use crate::model::{Problem, ProblemClass, Severity};
 use crate::reader::{Endian, ReadError, Reader};
 
 use super::{btree, checksum, flags, heap, special};
@@ -127,7 +127,7 @@ fn parse(data: &[u8], opts: &PageOptions, spans: bool) -> PgPage {
         Ok(am) => page.am = am,
         Err(e) => page.problems.push(Problem::new(
             Severity::Error,
-            "special",
+            ProblemClass::Special,
             Some(e.offset),
             e.field.clone(),
             format!("cannot decode the {} special space: {e}", page.kind.name()),
@@ -176,7 +176,7 @@ fn parse(data: &[u8], opts: &PageOptions, spans: bool) -> PgPage {
     if page.kind == PageKind::Unknown {
         page.problems.push(Problem::new(
             Severity::Warning,
-            "kind",
+            ProblemClass::Kind,
             Some(special),
             "pd_special",
             format!(
@@ -200,7 +200,7 @@ pub fn is_new_page(data: &[u8]) -> bool {
 fn short_header(e: &ReadError) -> Problem {
     Problem::new(
         Severity::Error,
-        "header",
+        ProblemClass::Header,
         Some(e.offset),
         e.field.clone(),
         format!("page too short for a page header: {e}"),
@@ -344,7 +344,7 @@ fn check_header(h: &PageHeader, size: usize, problems: &mut Vec<Problem>) {
     let mut err = |offset: usize, field: &str, message: String| {
         problems.push(Problem::new(
             Severity::Error,
-            "header",
+            ProblemClass::Header,
             Some(offset),
             field,
             message,
@@ -477,7 +477,7 @@ pub fn item_ids(r: &Reader, h: &PageHeader, problems: &mut Vec<Problem>) -> Vec<
     if claimed > room {
         problems.push(Problem::new(
             Severity::Error,
-            "line-pointer",
+            ProblemClass::LinePointer,
             Some(12),
             "pd_lower",
             format!("pd_lower claims {claimed} line pointers, only {room} fit in the page"),
@@ -542,7 +542,7 @@ pub fn check_line_pointers(
     let err = |problems: &mut Vec<Problem>, lp: u16, message: String| {
         problems.push(Problem::new(
             Severity::Error,
-            "line-pointer",
+            ProblemClass::LinePointer,
             Some(item_id_offset(usize::from(lp))),
             format!("lp[{lp}]"),
             message,
@@ -665,7 +665,7 @@ fn check_checksum(
         let computed_text = computed.map_or("none".to_string(), |c| format!("0x{c:04x}"));
         problems.push(Problem::new(
             Severity::Error,
-            "checksum",
+            ProblemClass::Checksum,
             Some(8),
             "pd_checksum",
             format!(
