@@ -8,6 +8,7 @@ pub mod ndjson;
 pub mod oracle_json;
 pub mod oracle_table;
 pub mod oracle_verify;
+pub mod problems;
 pub mod table;
 pub mod verify;
 

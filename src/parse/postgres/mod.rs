@@ -2,6 +2,7 @@
 
 pub mod attrs;
 pub mod btree;
+pub mod check;
 pub mod checksum;
 pub mod control;
 pub mod flags;
@@ -14,6 +15,5 @@ pub mod special;
 pub mod toast;
 pub mod values;
 
-pub use page::{
-    check_page, detect_kind, parse_page, parse_page_without_spans, CheckedPage, PageOptions,
-};
+pub use check::{check_page, check_page_in, CheckedPage, Relation};
+pub use page::{detect_kind, parse_page, parse_page_without_spans, PageOptions};
