@@ -21,4 +21,6 @@ pub struct RenderOptions {
     pub color: bool,
     /// Fit tables to this many columns; `None` = natural width (pipes, golden files).
     pub width: Option<u16>,
+    /// List every problem of a page (no problem budget, see [`problems`]).
+    pub all_problems: bool,
 }

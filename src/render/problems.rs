@@ -12,7 +12,12 @@
 use std::collections::HashMap;
 
 use crate::model::verify::VerifyProblem;
+use comfy_table::Table;
+
 use crate::model::{Problem, ProblemClass, Severity};
+
+use super::table::new_table;
+use super::RenderOptions;
 
 /// Lines printed for one block by default.
 pub const LINES_PER_BLOCK: usize = 25;
@@ -52,6 +57,21 @@ impl ProblemLike for VerifyProblem {
     }
     fn message(&self) -> &str {
         &self.message
+    }
+}
+
+impl<P: ProblemLike> ProblemLike for &P {
+    fn severity(&self) -> Severity {
+        (**self).severity()
+    }
+    fn class(&self) -> ProblemClass {
+        (**self).class()
+    }
+    fn field(&self) -> &str {
+        (**self).field()
+    }
+    fn message(&self) -> &str {
+        (**self).message()
     }
 }
 
@@ -111,6 +131,29 @@ pub fn lines<P: ProblemLike>(problems: &[P], all: bool) -> Vec<Line<'_, P>> {
         });
     }
     out
+}
+
+/// `show`'s problem table of one page or block, through the budget unless
+/// `opts.all_problems`.
+pub fn table(problems: &[Problem], opts: &RenderOptions) -> Table {
+    let mut t = new_table(opts, &["severity", "offset", "field", "problem"]);
+    for line in lines(problems, opts.all_problems) {
+        match line {
+            Line::Problem { problem: p, more } => t.add_row(vec![
+                p.severity.as_str().to_string(),
+                p.offset.map_or(String::new(), |o| o.to_string()),
+                p.field.clone(),
+                format!("{}{}", p.message, more_suffix(more)),
+            ]),
+            Line::Omitted { problems, kinds } => t.add_row(vec![
+                String::new(),
+                String::new(),
+                String::new(),
+                omitted_text(problems, kinds),
+            ]),
+        };
+    }
+    t
 }
 
 /// ` (and 1,799 more like it in this block)`, or nothing.

@@ -248,7 +248,7 @@ pub fn header(h: &PageHeader, size: usize, problems: &mut Vec<Problem>) -> bool 
             ProblemClass::Header,
             Some(12),
             "page header",
-            "page header unusable: its line pointers and items are not checked",
+            "not usable, so its line pointers and items are not checked",
         ));
     }
     usable
