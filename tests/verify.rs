@@ -816,3 +816,55 @@ fn show_collapses_repeats_too_unless_all_problems() {
     assert!(!all.stdout.contains("more like it"), "{}", all.stdout);
     assert!(all.stdout.lines().count() > run.stdout.lines().count());
 }
+
+/// show's parse and verify's walk judge a page with the same checks: on
+/// every block of the damaged fixtures, the header, line pointer and btree
+/// special-space problems are the same, in the same order and words.
+#[test]
+fn show_and_verify_judge_a_page_alike() {
+    use blockscope::model::{Problem, ProblemClass};
+    use blockscope::parse::postgres::{check_page, parse_page, PageOptions};
+    fn structural(problems: &[Problem]) -> Vec<&Problem> {
+        problems
+            .iter()
+            .filter(|p| match p.class {
+                ProblemClass::Header | ProblemClass::LinePointer => true,
+                ProblemClass::Btree => p.field.starts_with("btpo_") || p.field == "btm_magic",
+                _ => false,
+            })
+            .collect()
+    }
+    let mut blocks = 0;
+    for scenario in [
+        "logline",
+        "lp_text",
+        "pd_lower_9000",
+        "lower_gt_upper",
+        "lp_overlap",
+        "lp_past_end",
+        "torn",
+        "btree_level",
+        "clean",
+    ] {
+        for file in relations(scenario) {
+            let bytes = fs::read(&file).unwrap();
+            for (i, page) in bytes.chunks_exact(8192).enumerate() {
+                let opts = PageOptions {
+                    blkno: i as u64,
+                    ..PageOptions::default()
+                };
+                let full = parse_page(page, &opts);
+                let mut fast = Vec::new();
+                check_page(page, &opts, &mut fast);
+                assert_eq!(
+                    structural(&full.problems),
+                    structural(&fast),
+                    "{} block {i}",
+                    file.display()
+                );
+                blocks += 1;
+            }
+        }
+    }
+    assert!(blocks > 40, "{blocks}");
+}
