@@ -118,6 +118,12 @@ pub struct ShowArgs {
     #[arg(long, value_name = "FILE")]
     pub toast: Vec<PathBuf>,
 
+    /// Tables: list every problem of a page (default: repeats of one kind
+    /// collapse into one row with a count, and at most 25 rows a page; JSON
+    /// always keeps every problem).
+    #[arg(long)]
+    pub all_problems: bool,
+
     #[command(flatten)]
     pub oracle: OracleArgs,
 }
@@ -155,6 +161,12 @@ pub struct VerifyArgs {
     /// Output format.
     #[arg(long, short = 'f', value_enum, default_value_t = VerifyFormatArg::Text)]
     pub format: VerifyFormatArg,
+
+    /// Text: print every problem on its own line (default: repeats of one
+    /// kind in a block collapse into one line with a count, and at most 25
+    /// lines a block; JSON always keeps every problem).
+    #[arg(long)]
+    pub all_problems: bool,
 }
 
 /// Whether `verify` checks data checksums.
@@ -646,7 +658,8 @@ fn verify(args: &VerifyArgs) -> Result<ExitCode, Error> {
     if !oracle.is_empty() {
         return verify_oracle(args, &oracle);
     }
-    let mut printer = VerifyPrinter::new(BufWriter::new(io::stdout().lock()), format);
+    let mut printer = VerifyPrinter::new(BufWriter::new(io::stdout().lock()), format)
+        .all_problems(args.all_problems);
     let summary = verify::run(&args.inputs, &opts, &mut printer)?;
     printer.finish(&summary).map_err(stdout_error)?;
     Ok(if summary.failed() {
@@ -704,6 +717,7 @@ fn verify_oracle(args: &VerifyArgs, inputs: &[(PathBuf, OracleInput)]) -> Result
                 &file,
                 &outcome.reports,
                 &outcome.summary,
+                args.all_problems,
             )
             .map_err(stdout_error)?,
             VerifyFormatArg::Ndjson => {
@@ -793,6 +807,7 @@ pub(crate) fn output(args: &ShowArgs) -> (BufWriter<io::StdoutLock<'static>>, Re
             ColorArg::Auto => is_tty,
         },
         width: if is_tty { terminal_width() } else { None },
+        all_problems: args.all_problems,
     };
     (BufWriter::new(stdout.lock()), opts)
 }

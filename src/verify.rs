@@ -26,13 +26,14 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use crate::error::Error;
-use crate::model::postgres::{PageHeader, PageKind, SIZE_OF_PAGE_HEADER};
+use crate::model::postgres::SIZE_OF_PAGE_HEADER;
 use crate::model::verify::{ChecksumVerdict, PgControlSummary, Skipped, Summary, VerifyProblem};
-use crate::model::{Problem, Severity};
+use crate::model::{Problem, ProblemClass, Severity};
+use crate::parse::postgres::check::is_btree_metapage;
 use crate::parse::postgres::checksum::pg_checksum_page;
 use crate::parse::postgres::control::{parse_control_file, ControlFile};
-use crate::parse::postgres::page::{is_new_page, peek_header};
-use crate::parse::postgres::{check_page, detect_kind, flags, PageOptions};
+use crate::parse::postgres::page::is_new_page;
+use crate::parse::postgres::{check_page_in, PageOptions, Relation};
 use crate::reader::{Endian, Reader};
 use crate::source::{
     segment_from_name, RelationFileName, DEFAULT_BLOCK_SIZE, DEFAULT_SEGMENT_BYTES,
@@ -131,7 +132,10 @@ impl Outcome {
         summary.bad_checksums += self.bad_checksums;
         for p in &self.problems {
             if p.severity > Severity::Info {
-                *summary.problems_by_class.entry(p.class).or_default() += 1;
+                *summary
+                    .problems_by_class
+                    .entry(p.class.as_str())
+                    .or_default() += 1;
             }
             report.problem(p).map_err(report_error)?;
         }
@@ -284,7 +288,7 @@ fn check_relation_file(
     if first_blkno == 0 && len >= block_size as u64 {
         let mut page = vec![0u8; block_size];
         read_at(&file, &mut page, 0).map_err(io_error(path))?;
-        ctx.btree_index = is_btree_metapage(&page);
+        ctx.btree_index = is_btree_metapage(&page, Endian::Little);
     }
     check_file(&file, path, len, &ctx, summary, report)
 }
@@ -721,7 +725,7 @@ fn truncated(
         offset: Some(0),
         file_offset: whole * ctx.block_size as u64,
         field: "file size".to_string(),
-        class: "truncated",
+        class: ProblemClass::Truncated,
         severity: Severity::Error,
         message: format!(
             "{} is {len} bytes, not a whole number of {}-byte blocks: the last {tail} bytes \
@@ -767,7 +771,8 @@ struct BlockVerdict {
     bad_checksum: bool,
 }
 
-/// One block: checksum first (when the cluster has them), then structure.
+/// One block: checksum first (when the cluster has them), then structure —
+/// except that an unusable page header is reported before the checksum.
 /// The checksum reads the whole page in order, which also brings it into the
 /// cache for the structural checks' scattered reads.
 fn check_block(
@@ -779,7 +784,7 @@ fn check_block(
     if is_new_page(page) {
         problems.push(Problem::new(
             Severity::Info,
-            "zero-page",
+            ProblemClass::ZeroPage,
             Some(0),
             "page",
             "all bytes are zero: a new page, valid (not yet initialised)",
@@ -790,12 +795,14 @@ fn check_block(
         };
     }
     let mut bad_checksum = false;
+    let start = problems.len();
     if ctx.checksums {
         if let Some(p) = checksum_problem(page, blkno, ctx.from_text) {
             problems.push(p);
             bad_checksum = true;
         }
     }
+    let checksum_end = problems.len();
     let opts = PageOptions {
         blkno,
         blkno_known: true,
@@ -803,11 +810,14 @@ fn check_block(
         kind: None,
         endian: Endian::Little,
     };
-    let checked = check_page(page, &opts, problems);
-    if let Some(h) = &checked.header {
-        if checked.kind == PageKind::Btree || ctx.btree_index {
-            check_btree(page, h, blkno, ctx.btree_index, problems);
-        }
+    let rel = Relation {
+        btree_index: ctx.btree_index,
+    };
+    let checked = check_page_in(page, &opts, rel, problems);
+    if checked.header.is_some() && !checked.header_usable {
+        // The unusable header is the first cause; a checksum that fails on
+        // such a page follows from it.
+        problems[start..].rotate_left(checksum_end - start);
     }
     BlockVerdict {
         new: false,
@@ -854,144 +864,11 @@ fn checksum_problem(page: &[u8], blkno: u64, from_text: bool) -> Option<Problem>
     };
     Some(Problem::new(
         severity,
-        "checksum",
+        ProblemClass::Checksum,
         Some(8),
         "pd_checksum",
         message,
     ))
-}
-
-/// `BTPageOpaqueData` (nbtree.h) at pd_special: btpo_prev, btpo_next,
-/// btpo_level, btpo_flags, btpo_cycleid.
-const BT_OPAQUE_SIZE: usize = 16;
-const BTP_LEAF: u16 = 0x0001;
-const BTP_ROOT: u16 = 0x0002;
-const BTP_DELETED: u16 = 0x0004;
-const BTP_META: u16 = 0x0008;
-/// `BTREE_MAGIC`, btm_magic of the metapage (first field after the page header).
-const BTREE_MAGIC: u32 = 0x053162;
-
-/// Block 0 of a btree index: BTP_META and btm_magic.
-fn is_btree_metapage(page: &[u8]) -> bool {
-    let r = Reader::new(page, Endian::Little);
-    let Ok(h) = peek_header(&r) else {
-        return false;
-    };
-    detect_kind(&h, page, Endian::Little) == PageKind::Btree
-        && r.peek_u16(usize::from(h.pd_special) + 12, "btpo_flags")
-            .is_ok_and(|f| f & BTP_META != 0)
-        && r.peek_u32(SIZE_OF_PAGE_HEADER, "btm_magic") == Ok(BTREE_MAGIC)
-}
-
-/// A minimal sanity check of a btree page's special space: 16 bytes, known
-/// btpo_flags bits, level 0 exactly on leaf pages, no sibling link to itself,
-/// the metapage only at block 0, a root without siblings. (The full btree
-/// parser lives with the page parsers; this is what verify needs alone.)
-fn check_btree(
-    page: &[u8],
-    h: &PageHeader,
-    blkno: u64,
-    btree_index: bool,
-    problems: &mut Vec<Problem>,
-) {
-    let special = usize::from(h.pd_special);
-    let mut err = |offset: usize, field: &str, message: String| {
-        problems.push(Problem::new(
-            Severity::Error,
-            "btree",
-            Some(offset),
-            field,
-            message,
-        ));
-    };
-    let special_size = page.len().saturating_sub(special);
-    if special_size != BT_OPAQUE_SIZE || special > page.len() {
-        if btree_index {
-            err(
-                16,
-                "pd_special",
-                format!(
-                    "special space of {special_size} bytes in a btree index (BTPageOpaqueData is {BT_OPAQUE_SIZE})"
-                ),
-            );
-        }
-        return;
-    }
-    let r = Reader::new(page, Endian::Little);
-    let (Ok(prev), Ok(next), Ok(level), Ok(flags_word)) = (
-        r.peek_u32(special, "btpo_prev"),
-        r.peek_u32(special + 4, "btpo_next"),
-        r.peek_u32(special + 8, "btpo_level"),
-        r.peek_u16(special + 12, "btpo_flags"),
-    ) else {
-        return;
-    };
-    let unknown = flags::unknown_bits(flags_word, flags::BTPO_FLAGS, 0xFFFF);
-    if unknown != 0 {
-        err(
-            special + 12,
-            "btpo_flags",
-            format!("unknown btpo_flags bits 0x{unknown:04x} (flags 0x{flags_word:04x})"),
-        );
-    }
-    if flags_word & BTP_META != 0 {
-        if blkno != 0 {
-            err(
-                special + 12,
-                "btpo_flags",
-                format!("BTP_META on block {blkno}: only block 0 is the metapage"),
-            );
-        }
-        return;
-    }
-    if blkno == 0 && btree_index {
-        err(
-            special + 12,
-            "btpo_flags",
-            "block 0 of a btree index without BTP_META".to_string(),
-        );
-    }
-    // 0 is P_NONE (no sibling); block 0 is the metapage, never a sibling.
-    if prev != 0 && u64::from(prev) == blkno {
-        err(
-            special,
-            "btpo_prev",
-            format!("btpo_prev points at the page itself (block {blkno})"),
-        );
-    }
-    if next != 0 && u64::from(next) == blkno {
-        err(
-            special + 4,
-            "btpo_next",
-            format!("btpo_next points at the page itself (block {blkno})"),
-        );
-    }
-    if flags_word & BTP_DELETED != 0 {
-        // Deleted pages keep the level (or, before PostgreSQL 14, an xid there).
-        return;
-    }
-    let leaf = flags_word & BTP_LEAF != 0;
-    if leaf && level != 0 {
-        err(
-            special + 8,
-            "btpo_level",
-            format!("btpo_level {level} on a leaf page (leaves are level 0)"),
-        );
-    }
-    if !leaf && level == 0 {
-        err(
-            special + 8,
-            "btpo_level",
-            "btpo_level 0 on an internal page (BTP_LEAF not set)".to_string(),
-        );
-    }
-    if flags_word & BTP_ROOT != 0 && (prev != 0 || next != 0) {
-        err(
-            special,
-            "btpo_prev",
-            format!("root page with siblings (btpo_prev {prev}, btpo_next {next})"),
-        );
-    }
 }
 
 #[cfg(test)]
@@ -1029,30 +906,9 @@ mod tests {
                 };
                 let mut problems = Vec::new();
                 check_block(&page, round % 5, &ctx, &mut problems);
-                is_btree_metapage(&page);
+                is_btree_metapage(&page, Endian::Little);
             }
         }
-    }
-
-    #[test]
-    fn p_none_sibling_links_are_not_self_links() {
-        // A btree leaf with no siblings (btpo_prev = btpo_next = P_NONE = 0),
-        // level 0, BTP_LEAF, read as block 0 (a page cut out of its relation).
-        let mut page = vec![0u8; 8192];
-        page[12..14].copy_from_slice(&24u16.to_le_bytes());
-        page[14..16].copy_from_slice(&8176u16.to_le_bytes());
-        page[16..18].copy_from_slice(&8176u16.to_le_bytes());
-        page[18..20].copy_from_slice(&0x2004u16.to_le_bytes());
-        page[8176 + 12] = 0x01;
-        let h = peek_header(&Reader::new(&page, Endian::Little)).unwrap();
-        let mut problems = Vec::new();
-        check_btree(&page, &h, 0, false, &mut problems);
-        assert!(problems.is_empty(), "{problems:?}");
-        // A real self link is reported.
-        page[8176..8180].copy_from_slice(&7u32.to_le_bytes());
-        check_btree(&page, &h, 7, false, &mut problems);
-        assert_eq!(problems.len(), 1);
-        assert_eq!(problems[0].field, "btpo_prev");
     }
 
     #[test]

@@ -13,6 +13,7 @@ fn render(path: &str, width: Option<u16>) -> String {
             blkno: 0,
             kind: None,
             endian: Endian::Little,
+            ..PageOptions::default()
         },
     );
     let mut out = Vec::new();

@@ -1054,7 +1054,7 @@ fn problem_classes(block: &OracleBlock) -> Vec<(&'static str, Option<usize>, Str
         .problems
         .iter()
         .filter(|p| p.severity == Severity::Error)
-        .map(|p| (p.class, p.offset, p.field.clone()))
+        .map(|p| (p.class.as_str(), p.offset, p.field.clone()))
         .collect()
 }
 
@@ -1323,7 +1323,7 @@ fn dbverify_names_every_planted_corruption() {
     assert_eq!(s.failing_blocks, [3, 4, 6, 7, 8]);
 
     let mut out = Vec::new();
-    write_dbv_report(&mut out, "users01.dbf", &reports, s).unwrap();
+    write_dbv_report(&mut out, "users01.dbf", &reports, s, false).unwrap();
     let text = String::from_utf8(out).unwrap();
     for line in [
         "Page 3 is marked corrupt",
@@ -1397,7 +1397,7 @@ fn render_everything(bytes: &[u8]) {
         let mut s = DbvSummary::default();
         s.add(&block, &problems);
         let reports = [BlockReport::new(&block, problems)];
-        oracle_verify::write_dbv_report(&mut sink, "x", &reports, &s).unwrap();
+        oracle_verify::write_dbv_report(&mut sink, "x", &reports, &s, false).unwrap();
     }
 }
 

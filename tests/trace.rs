@@ -236,7 +236,10 @@ fn an_edited_trace_shows_every_disagreement_with_its_line() {
     let blocks = read_trace(edited.as_bytes(), None).unwrap();
     let raw = parse_block(blocks[0].bytes.as_ref().unwrap(), &BlockOptions::default());
     let diffs = compare(&raw, blocks[0].text.as_ref().unwrap());
-    let got: Vec<_> = diffs.iter().map(|p| (p.field.as_str(), p.class)).collect();
+    let got: Vec<_> = diffs
+        .iter()
+        .map(|p| (p.field.as_str(), p.class.as_str()))
+        .collect();
     assert_eq!(
         got,
         [

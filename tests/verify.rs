@@ -610,3 +610,261 @@ fn a_cluster_not_shut_down_cleanly_gets_a_warning() {
         .contains("Warning:           the cluster was not shut down cleanly"));
     fs::remove_dir_all(root).unwrap();
 }
+
+// --- The problem budget: damaged the way disks damage files (damage.sh) ---
+
+fn committed(path: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(path)
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// The problem lines of block `blkno` of `file` in text output.
+fn block_lines(stdout: &str, file: &str, blkno: u64) -> Vec<String> {
+    let tag = format!("{file}: block {blkno}");
+    stdout
+        .lines()
+        .filter(|l| {
+            l.strip_prefix(&tag)
+                .is_some_and(|rest| rest.starts_with(' ') || rest.starts_with(':'))
+        })
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn a_block_overwritten_by_a_log_says_its_header_is_unusable_once() {
+    let file = committed("fixtures/postgres/corrupt/logline/16384");
+    let run = blockscope(&["verify", &file], None);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let lines = block_lines(&run.stdout, &file, 2);
+    assert!(lines.len() <= 25, "{}", run.stdout);
+    assert!(lines[0].contains("[header]"), "{}", run.stdout);
+    let unusable: Vec<_> = lines.iter().filter(|l| l.contains("not usable")).collect();
+    assert_eq!(unusable.len(), 1, "{}", run.stdout);
+    assert!(!run.stdout.contains("[line-pointer]"), "{}", run.stdout);
+    // The checksum follows from the damage: it comes after the header.
+    let checksum = lines.iter().position(|l| l.contains("[checksum]")).unwrap();
+    assert!(checksum > 0);
+    // Only block 2 is bad.
+    for b in [0, 1, 3, 4, 5] {
+        assert!(
+            block_lines(&run.stdout, &file, b).is_empty(),
+            "{}",
+            run.stdout
+        );
+    }
+}
+
+#[test]
+fn pd_lower_9000_is_one_header_problem_not_a_thousand_line_pointers() {
+    let file = committed("fixtures/postgres/corrupt/pd_lower_9000/16384");
+    let run = blockscope(&["verify", &file], None);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let lines = block_lines(&run.stdout, &file, 2);
+    assert!(lines.len() <= 4, "{}", run.stdout);
+    assert!(
+        lines[0].contains("[header] pd_lower: pd_lower 9000 is above pd_upper"),
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains("[line-pointer]"), "{}", run.stdout);
+    let (code, summary, problems) = verify_json(&[&file]);
+    assert_eq!(code, 1);
+    assert_eq!(summary["problems_by_class"]["header"], 1, "{summary}");
+    assert_eq!(problems[0]["class"], "header");
+}
+
+#[test]
+fn repeated_line_pointer_faults_collapse_into_a_count() {
+    let file = committed("fixtures/postgres/corrupt/lp_text/16384");
+    let run = blockscope(&["verify", &file], None);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let lines = block_lines(&run.stdout, &file, 2);
+    assert!(lines.len() <= 25, "{}", run.stdout);
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("more like it in this block")),
+        "{}",
+        run.stdout
+    );
+    // --all-problems: one line each, as many as JSON keeps.
+    let all = blockscope(&["verify", "--all-problems", &file], None);
+    let all_lines = block_lines(&all.stdout, &file, 2);
+    assert!(all_lines.len() > lines.len(), "{}", all.stdout);
+    assert!(!all.stdout.contains("more like it"));
+    let (_, _, problems) = verify_json(&[&file]);
+    assert_eq!(problems.len(), all_lines.len());
+    // The collapsed counts add up to every problem.
+    let counted: usize = lines
+        .iter()
+        .map(|l| match l.rsplit_once("(and ") {
+            Some((_, rest)) => 1 + rest.split(' ').next().unwrap().parse::<usize>().unwrap(),
+            None => 1,
+        })
+        .sum();
+    assert_eq!(counted, problems.len(), "{}", run.stdout);
+}
+
+#[test]
+fn an_executable_written_over_a_relation_file_stays_readable() {
+    // dd if=/bin/ls of=16384 (over the whole file; it grows to ls's size).
+    let ls = ["/bin/ls", "/usr/bin/ls", env!("CARGO_BIN_EXE_blockscope")]
+        .into_iter()
+        .find(|p| Path::new(p).is_file())
+        .unwrap();
+    let dir = tempdir("ls-over-relation");
+    let file = dir.join("16384");
+    let mut bytes = fs::read(committed("fixtures/postgres/corrupt/clean/16384")).unwrap();
+    let exe = fs::read(ls).unwrap();
+    if exe.len() > bytes.len() {
+        bytes.resize(exe.len(), 0);
+    }
+    bytes[..exe.len()].copy_from_slice(&exe);
+    fs::write(&file, &bytes).unwrap();
+    let file = file.to_string_lossy().into_owned();
+    let run = blockscope(&["verify", &file], None);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let blocks = (bytes.len() / 8192) as u64;
+    let mut total = 0;
+    for b in 0..blocks {
+        let lines = block_lines(&run.stdout, &file, b);
+        assert!(lines.len() <= 25, "block {b}: {lines:#?}");
+        if let Some(first) = lines.first() {
+            if run.stdout.contains("not usable") && lines.iter().any(|l| l.contains("not usable")) {
+                assert!(first.contains("[header]"), "block {b}: {lines:#?}");
+            }
+        }
+        total += lines.len();
+    }
+    assert!(total <= 25 * blocks as usize + 1, "{total}");
+    let (_, _, problems) = verify_json(&[&file]);
+    assert!(problems.len() >= total - 1);
+    fs::remove_dir_all(&dir).ok();
+}
+
+/// The problem lines (`  error …`) of Oracle block `blkno` in a DBVERIFY-style report.
+fn oracle_block_lines(stdout: &str, blkno: u64) -> Vec<String> {
+    let head = format!("Page {blkno} ");
+    let mut lines = Vec::new();
+    let mut inside = false;
+    for l in stdout.lines() {
+        if l.starts_with("Page ") {
+            inside = l.starts_with(&head);
+        } else if l.is_empty() {
+            inside = false;
+        } else if inside && l.starts_with("  ") {
+            lines.push(l.to_string());
+        }
+    }
+    lines
+}
+
+#[test]
+fn oracle_blocks_keep_the_first_cause_visible_too() {
+    let file = committed("fixtures/oracle/damaged/logline.dbf");
+    let run = blockscope(&["verify", &file], None);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let lines = oracle_block_lines(&run.stdout, 2);
+    assert!(!lines.is_empty() && lines.len() <= 25, "{}", run.stdout);
+    assert!(lines[0].contains("[checksum]"), "{lines:#?}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("more like it in this block")),
+        "{lines:#?}"
+    );
+    let all = blockscope(&["verify", "--all-problems", &file], None);
+    assert!(oracle_block_lines(&all.stdout, 2).len() > lines.len());
+    // JSON keeps every problem.
+    let json = blockscope(&["verify", "--format", "json", &file], None);
+    let doc: Value = serde_json::from_str(&json.stdout).unwrap();
+    let doc = if doc.is_array() { &doc[0] } else { &doc };
+    let in_block_2 = doc["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["blkno"] == 2 && p["severity"] != "info")
+        .count();
+    assert_eq!(in_block_2, oracle_block_lines(&all.stdout, 2).len());
+
+    let torn = blockscope(
+        &[
+            "verify",
+            &committed("fixtures/oracle/damaged/torn_half.dbf"),
+        ],
+        None,
+    );
+    assert_eq!(torn.code, 1);
+    let lines = oracle_block_lines(&torn.stdout, 2);
+    assert!(lines.len() <= 25, "{}", torn.stdout);
+    assert!(lines[0].contains("[fractured]"), "{lines:#?}");
+}
+
+#[test]
+fn show_collapses_repeats_too_unless_all_problems() {
+    let file = committed("fixtures/postgres/corrupt/lp_text/16384");
+    let run = blockscope(&["show", "--block", "2", &file], None);
+    assert!(
+        run.stdout.contains("more like it in this block"),
+        "{}",
+        run.stdout
+    );
+    let all = blockscope(&["show", "--block", "2", "--all-problems", &file], None);
+    assert!(!all.stdout.contains("more like it"), "{}", all.stdout);
+    assert!(all.stdout.lines().count() > run.stdout.lines().count());
+}
+
+/// show's parse and verify's walk judge a page with the same checks: on
+/// every block of the damaged fixtures, the header, line pointer and btree
+/// special-space problems are the same, in the same order and words.
+#[test]
+fn show_and_verify_judge_a_page_alike() {
+    use blockscope::model::{Problem, ProblemClass};
+    use blockscope::parse::postgres::{check_page, parse_page, PageOptions};
+    fn structural(problems: &[Problem]) -> Vec<&Problem> {
+        problems
+            .iter()
+            .filter(|p| match p.class {
+                ProblemClass::Header | ProblemClass::LinePointer => true,
+                ProblemClass::Btree => p.field.starts_with("btpo_") || p.field == "btm_magic",
+                _ => false,
+            })
+            .collect()
+    }
+    let mut blocks = 0;
+    for scenario in [
+        "logline",
+        "lp_text",
+        "pd_lower_9000",
+        "lower_gt_upper",
+        "lp_overlap",
+        "lp_past_end",
+        "torn",
+        "btree_level",
+        "clean",
+    ] {
+        for file in relations(scenario) {
+            let bytes = fs::read(&file).unwrap();
+            for (i, page) in bytes.chunks_exact(8192).enumerate() {
+                let opts = PageOptions {
+                    blkno: i as u64,
+                    ..PageOptions::default()
+                };
+                let full = parse_page(page, &opts);
+                let mut fast = Vec::new();
+                check_page(page, &opts, &mut fast);
+                assert_eq!(
+                    structural(&full.problems),
+                    structural(&fast),
+                    "{} block {i}",
+                    file.display()
+                );
+                blocks += 1;
+            }
+        }
+    }
+    assert!(blocks > 40, "{blocks}");
+}

@@ -656,7 +656,7 @@ pub(super) fn show_trace(
             if endian.is_none() && !tb.endian_confirmed {
                 parsed.problems.push(crate::model::Problem::new(
                     crate::model::Severity::Warning,
-                    "trace",
+                    crate::model::ProblemClass::Trace,
                     None,
                     "byte order",
                     format!(

@@ -13,7 +13,7 @@ pub mod verify;
 use serde::Serialize;
 
 /// How bad a problem is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     /// Worth knowing; the page is still consistent.
@@ -34,6 +34,106 @@ impl Severity {
     }
 }
 
+/// What kind of fault a [`Problem`] is: stable for machines, serialised (and
+/// displayed) as the strings the reports have always used (`header`,
+/// `line-pointer`, `zero-page`…).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ProblemClass {
+    // Both engines.
+    /// The page or block header (PostgreSQL `PageHeaderData`, Oracle kcbh and file headers).
+    Header,
+    /// The stored checksum or check value disagrees with the bytes.
+    Checksum,
+    /// An all-zero page or block (info: never initialised, valid).
+    ZeroPage,
+    /// The input ends inside a page or block.
+    Truncated,
+    /// The input could not be read.
+    Io,
+    /// The page kind could not be established.
+    Kind,
+    // PostgreSQL.
+    /// A line pointer (`ItemIdData`) against the page.
+    LinePointer,
+    /// A heap tuple header.
+    Tuple,
+    /// Tuple attributes decoded with `--columns`.
+    Attrs,
+    /// A btree page's special space, metapage or index tuples.
+    Btree,
+    /// Another access method's special space.
+    Special,
+    // Oracle.
+    /// The tail does not repeat the header: a fractured block.
+    Fractured,
+    /// A block marked corrupt (seq 0xff).
+    Corrupt,
+    /// An encrypted block.
+    Encrypted,
+    /// The transaction header (ktbbh).
+    Ktbbh,
+    /// An ITL entry.
+    Itl,
+    /// The data header (kdbh).
+    Kdbh,
+    /// The row directory (kdbr).
+    Kdbr,
+    /// A row.
+    Row,
+    /// A column value decoded with `--columns`.
+    Column,
+    /// An index block's header or entries.
+    Index,
+    /// A block-dump trace's text.
+    Trace,
+    /// A trace's text disagrees with its hex.
+    Crosscheck,
+}
+
+impl ProblemClass {
+    /// The stable name (`line-pointer`), as serialised.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProblemClass::Header => "header",
+            ProblemClass::Checksum => "checksum",
+            ProblemClass::ZeroPage => "zero-page",
+            ProblemClass::Truncated => "truncated",
+            ProblemClass::Io => "io",
+            ProblemClass::Kind => "kind",
+            ProblemClass::LinePointer => "line-pointer",
+            ProblemClass::Tuple => "tuple",
+            ProblemClass::Attrs => "attrs",
+            ProblemClass::Btree => "btree",
+            ProblemClass::Special => "special",
+            ProblemClass::Fractured => "fractured",
+            ProblemClass::Corrupt => "corrupt",
+            ProblemClass::Encrypted => "encrypted",
+            ProblemClass::Ktbbh => "ktbbh",
+            ProblemClass::Itl => "itl",
+            ProblemClass::Kdbh => "kdbh",
+            ProblemClass::Kdbr => "kdbr",
+            ProblemClass::Row => "row",
+            ProblemClass::Column => "column",
+            ProblemClass::Index => "index",
+            ProblemClass::Trace => "trace",
+            ProblemClass::Crosscheck => "crosscheck",
+        }
+    }
+}
+
+impl std::fmt::Display for ProblemClass {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl PartialEq<&str> for ProblemClass {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
 /// Something strange found while decoding: the page is still shown, and the
 /// problem says where and what.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -44,14 +144,14 @@ pub struct Problem {
     /// The field, named as the database names it (`pd_lower`, `lp[3]`, `tuple 3 t_hoff`).
     pub field: String,
     /// Problem class, stable for machines (`header`, `line-pointer`, `tuple`, `checksum`…).
-    pub class: &'static str,
+    pub class: ProblemClass,
     pub message: String,
 }
 
 impl Problem {
     pub fn new(
         severity: Severity,
-        class: &'static str,
+        class: ProblemClass,
         offset: Option<usize>,
         field: impl Into<String>,
         message: impl Into<String>,

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::{Problem, Severity};
+use super::{Problem, ProblemClass, Severity};
 
 /// One problem, placed in a file and a block.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -22,7 +22,7 @@ pub struct VerifyProblem {
     pub field: String,
     /// Stable problem class: `checksum`, `header`, `line-pointer`, `tuple`,
     /// `btree`, `zero-page`, `truncated`.
-    pub class: &'static str,
+    pub class: ProblemClass,
     pub severity: Severity,
     pub message: String,
 }

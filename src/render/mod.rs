@@ -9,6 +9,7 @@ pub mod ndjson;
 pub mod oracle_json;
 pub mod oracle_table;
 pub mod oracle_verify;
+pub mod problems;
 pub mod table;
 pub mod verify;
 
@@ -21,4 +22,6 @@ pub struct RenderOptions {
     pub color: bool,
     /// Fit tables to this many columns; `None` = natural width (pipes, golden files).
     pub width: Option<u16>,
+    /// List every problem of a page (no problem budget, see [`problems`]).
+    pub all_problems: bool,
 }

@@ -253,7 +253,7 @@ impl JsonWriter<'_> {
         self.raw(b",\"field\":");
         self.string(&p.field);
         self.raw(b",\"class\":");
-        self.string(p.class);
+        self.string(p.class.as_str());
         self.raw(b",\"message\":");
         self.string(&p.message);
         self.raw(b"}");

@@ -115,16 +115,7 @@ pub fn render_block(
         write_index(out, ix, opts)?;
     }
     if !block.problems.is_empty() {
-        let mut t = new_table(opts, &["severity", "offset", "field", "problem"]);
-        for p in &block.problems {
-            t.add_row(vec![
-                p.severity.as_str().to_string(),
-                p.offset.map_or(String::new(), |o| o.to_string()),
-                p.field.clone(),
-                p.message.clone(),
-            ]);
-        }
-        writeln!(out, "{t}")?;
+        writeln!(out, "{}", super::problems::table(&block.problems, opts))?;
     }
     Ok(())
 }

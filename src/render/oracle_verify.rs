@@ -6,15 +6,21 @@
 use std::io::{self, Write};
 
 use crate::model::oracle::{OracleKind, Rdba};
-use crate::parse::oracle::verify::{BlockReport, DbvSummary};
+use crate::model::{Problem, ProblemClass, Severity};
+use crate::parse::oracle::verify::{BlockReport, DbvSummary, CACHE_CLASSES};
+
+use super::problems::{self, Line};
 
 /// Write the report for `file`. `reports` may hold every block; only failing
-/// ones are printed.
+/// ones are printed, each block's problems through the problem budget
+/// (repeats collapsed, at most [`problems::LINES_PER_BLOCK`] lines) unless
+/// `all_problems`.
 pub fn write_dbv_report(
     out: &mut dyn Write,
     file: &str,
     reports: &[BlockReport],
     summary: &DbvSummary,
+    all_problems: bool,
 ) -> io::Result<()> {
     writeln!(
         out,
@@ -22,7 +28,7 @@ pub fn write_dbv_report(
     )?;
     writeln!(out)?;
     for r in reports.iter().filter(|r| r.failed()) {
-        write_block(out, r)?;
+        write_block(out, r, all_problems)?;
         writeln!(out)?;
     }
     writeln!(out, "DBVERIFY - Verification complete")?;
@@ -30,12 +36,10 @@ pub fn write_dbv_report(
     write_summary(out, summary)
 }
 
-fn write_block(out: &mut dyn Write, r: &BlockReport) -> io::Result<()> {
+fn write_block(out: &mut dyn Write, r: &BlockReport, all_problems: bool) -> io::Result<()> {
     let n = r.blkno;
-    let fractured = r.has_class("fractured");
-    let corrupt = ["checksum", "header", "corrupt", "truncated"]
-        .iter()
-        .any(|c| r.has_class(c));
+    let fractured = r.has_class(ProblemClass::Fractured);
+    let corrupt = CACHE_CLASSES.iter().any(|&c| r.has_class(c));
     if fractured {
         writeln!(out, "Page {n} is influx - most likely media corrupt")?;
     } else if corrupt {
@@ -52,11 +56,11 @@ fn write_block(out: &mut dyn Write, r: &BlockReport) -> io::Result<()> {
         }
         if fractured {
             writeln!(out, "Fractured block found during dbv:")?;
-        } else if r.has_class("checksum") {
+        } else if r.has_class(ProblemClass::Checksum) {
             writeln!(out, "Bad check value found during dbv:")?;
-        } else if r.has_class("header") {
+        } else if r.has_class(ProblemClass::Header) {
             writeln!(out, "Bad header found during dbv:")?;
-        } else if r.has_class("corrupt") {
+        } else if r.has_class(ProblemClass::Corrupt) {
             writeln!(out, "Block is marked corrupt (seq 0xff):")?;
         } else {
             let what = match r.kind {
@@ -110,20 +114,29 @@ fn write_block(out: &mut dyn Write, r: &BlockReport) -> io::Result<()> {
     } else if r.kind == OracleKind::Unknown {
         writeln!(out, "Page {n}: not an Oracle cache block")?;
     }
-    for p in r
+    let shown: Vec<&Problem> = r
         .problems
         .iter()
-        .filter(|p| p.severity != crate::model::Severity::Info)
-    {
-        let at = p.offset.map_or(String::new(), |o| format!(" @{o}"));
-        writeln!(
-            out,
-            "  {} {}{at} [{}]: {}",
-            p.severity.as_str(),
-            p.field,
-            p.class,
-            p.message
-        )?;
+        .filter(|p| p.severity != Severity::Info)
+        .collect();
+    for line in problems::lines(&shown, all_problems) {
+        match line {
+            Line::Problem { problem: p, more } => {
+                let at = p.offset.map_or(String::new(), |o| format!(" @{o}"));
+                writeln!(
+                    out,
+                    "  {} {}{at} [{}]: {}{}",
+                    p.severity.as_str(),
+                    p.field,
+                    p.class,
+                    p.message,
+                    problems::more_suffix(more)
+                )?;
+            }
+            Line::Omitted { problems: n, kinds } => {
+                writeln!(out, "  {}", problems::omitted_text(n, kinds))?
+            }
+        }
     }
     if !fractured && !corrupt {
         writeln!(out, "Page {n} failed with logical checks")?;

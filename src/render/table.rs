@@ -102,16 +102,7 @@ pub fn render_page(out: &mut dyn Write, page: &PgPage, opts: &RenderOptions) -> 
         }
     }
     if !page.problems.is_empty() {
-        let mut t = new_table(opts, &["severity", "offset", "field", "problem"]);
-        for p in &page.problems {
-            t.add_row(vec![
-                p.severity.as_str().to_string(),
-                p.offset.map_or(String::new(), |o| o.to_string()),
-                p.field.clone(),
-                p.message.clone(),
-            ]);
-        }
-        writeln!(out, "{t}")?;
+        writeln!(out, "{}", super::problems::table(&page.problems, opts))?;
     }
     Ok(())
 }

@@ -9,6 +9,7 @@ use crate::model::verify::{Skipped, Summary, VerifyProblem};
 use crate::verify::Report;
 
 use super::json::{write_line, write_pretty};
+use super::problems::{self, Line};
 
 /// Output formats of `verify`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,6 +26,11 @@ pub struct VerifyPrinter<W: Write> {
     format: VerifyFormat,
     /// `json` only: problems held for the one document.
     held: Vec<VerifyProblem>,
+    /// `text` only: print every problem on its own line (no problem budget).
+    all_problems: bool,
+    /// `text` only: the problems of the current block, printed through the
+    /// problem budget when the block is complete.
+    block: Vec<VerifyProblem>,
 }
 
 #[derive(Serialize)]
@@ -52,7 +58,41 @@ impl<W: Write> VerifyPrinter<W> {
             out,
             format,
             held: Vec::new(),
+            all_problems: false,
+            block: Vec::new(),
         }
+    }
+
+    /// Text: print every problem on its own line instead of collapsing
+    /// repeats and stopping at [`problems::LINES_PER_BLOCK`] lines a block.
+    pub fn all_problems(mut self, all: bool) -> Self {
+        self.all_problems = all;
+        self
+    }
+
+    /// Text: print the held block's problems through the problem budget.
+    fn flush_block(&mut self) -> io::Result<()> {
+        if self.block.is_empty() {
+            return Ok(());
+        }
+        let block = std::mem::take(&mut self.block);
+        for line in problems::lines(&block, self.all_problems) {
+            match line {
+                Line::Problem { problem, more } => {
+                    write_problem(&mut self.out, problem, &problems::more_suffix(more))?
+                }
+                Line::Omitted { problems: n, kinds } => writeln!(
+                    self.out,
+                    "{}: block {}: {}",
+                    block[0].file,
+                    block[0].blkno,
+                    problems::omitted_text(n, kinds)
+                )?,
+            }
+        }
+        self.block = block;
+        self.block.clear();
+        Ok(())
     }
 
     /// Write the summary (and, for `json`, the whole document) and flush.
@@ -62,7 +102,10 @@ impl<W: Write> VerifyPrinter<W> {
             summary,
         };
         match self.format {
-            VerifyFormat::Text => write_summary(&mut self.out, summary)?,
+            VerifyFormat::Text => {
+                self.flush_block()?;
+                write_summary(&mut self.out, summary)?
+            }
             VerifyFormat::Ndjson => write_line(&mut self.out, &SummaryLine { summary: json })?,
             VerifyFormat::Json => write_pretty(
                 &mut self.out,
@@ -80,6 +123,7 @@ impl<W: Write> VerifyPrinter<W> {
 impl<W: Write> Report for VerifyPrinter<W> {
     fn skipped(&mut self, skipped: &Skipped) -> io::Result<()> {
         if self.format == VerifyFormat::Text {
+            self.flush_block()?;
             writeln!(
                 self.out,
                 "note: skipped {}: {}",
@@ -92,17 +136,15 @@ impl<W: Write> Report for VerifyPrinter<W> {
     fn problem(&mut self, p: &VerifyProblem) -> io::Result<()> {
         match self.format {
             VerifyFormat::Text => {
-                let offset = p.offset.map_or(String::new(), |o| format!(" offset {o}"));
-                writeln!(
-                    self.out,
-                    "{}: block {}{offset}: {} [{}] {}: {}",
-                    p.file,
-                    p.blkno,
-                    p.severity.as_str(),
-                    p.class,
-                    p.field,
-                    p.message
-                )
+                let same_block = self
+                    .block
+                    .first()
+                    .is_none_or(|b| b.blkno == p.blkno && b.file == p.file);
+                if !same_block {
+                    self.flush_block()?;
+                }
+                self.block.push(p.clone());
+                Ok(())
             }
             VerifyFormat::Ndjson => write_line(&mut self.out, p),
             VerifyFormat::Json => {
@@ -111,6 +153,21 @@ impl<W: Write> Report for VerifyPrinter<W> {
             }
         }
     }
+}
+
+/// `FILE: block N offset O: error [class] field: message`.
+fn write_problem(out: &mut dyn Write, p: &VerifyProblem, suffix: &str) -> io::Result<()> {
+    let offset = p.offset.map_or(String::new(), |o| format!(" offset {o}"));
+    writeln!(
+        out,
+        "{}: block {}{offset}: {} [{}] {}: {}{suffix}",
+        p.file,
+        p.blkno,
+        p.severity.as_str(),
+        p.class,
+        p.field,
+        p.message
+    )
 }
 
 fn write_summary(out: &mut dyn Write, s: &Summary) -> io::Result<()> {

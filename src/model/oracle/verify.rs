@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use super::{Kcbh, OracleBlock, OracleChecksum, OracleKind, Scn};
-use crate::model::{Problem, Severity};
+use crate::model::{Problem, ProblemClass, Severity};
 
 /// DBVERIFY's tallies, plus which blocks failed.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
@@ -35,7 +35,12 @@ pub struct DbvSummary {
 }
 
 /// Classes that make a block "marked corrupt" rather than logically failing.
-const CACHE_CLASSES: &[&str] = &["checksum", "header", "corrupt", "truncated"];
+pub const CACHE_CLASSES: &[ProblemClass] = &[
+    ProblemClass::Checksum,
+    ProblemClass::Header,
+    ProblemClass::Corrupt,
+    ProblemClass::Truncated,
+];
 
 impl DbvSummary {
     /// Count one block with the problems `verify_block` found.
@@ -64,7 +69,7 @@ impl DbvSummary {
             self.empty += 1;
             return;
         }
-        let fractured = errors.iter().any(|p| p.class == "fractured");
+        let fractured = errors.iter().any(|p| p.class == ProblemClass::Fractured);
         let corrupt = errors.iter().any(|p| CACHE_CLASSES.contains(&p.class));
         if fractured {
             self.influx += 1;
@@ -133,7 +138,7 @@ impl BlockReport {
         self.problems.iter().any(|p| p.severity == Severity::Error)
     }
 
-    pub fn has_class(&self, class: &str) -> bool {
+    pub fn has_class(&self, class: ProblemClass) -> bool {
         self.problems
             .iter()
             .any(|p| p.severity == Severity::Error && p.class == class)

@@ -6,7 +6,7 @@ use crate::model::oracle::{
     OS_HEADER_MAGIC, TAIL_SIZE,
 };
 use crate::model::span::Region;
-use crate::model::{Problem, Severity};
+use crate::model::{Problem, ProblemClass, Severity};
 use crate::reader::{Endian, ReadError, Reader};
 
 use super::{checksum, kdb, kdx, ktb, names, read_problem};
@@ -135,9 +135,11 @@ pub fn parse_block(data: &[u8], opts: &BlockOptions) -> OracleBlock {
                 check_os_header(&h, data.len(), &mut block.problems);
                 block.os_header = Some(h);
             }
-            Err(e) => block
-                .problems
-                .push(read_problem("header", &e, "OS header cut short")),
+            Err(e) => block.problems.push(read_problem(
+                ProblemClass::Header,
+                &e,
+                "OS header cut short",
+            )),
         }
         block.spans = r.into_spans();
         return block;
@@ -147,7 +149,7 @@ pub fn parse_block(data: &[u8], opts: &BlockOptions) -> OracleBlock {
         Ok(h) => h,
         Err(e) => {
             block.problems.push(read_problem(
-                "header",
+                ProblemClass::Header,
                 &e,
                 "block too short for a cache header",
             ));
@@ -166,7 +168,7 @@ pub fn parse_block(data: &[u8], opts: &BlockOptions) -> OracleBlock {
             if tail != expected {
                 block.problems.push(Problem::new(
                     Severity::Error,
-                    "fractured",
+                    ProblemClass::Fractured,
                     Some(at),
                     "tailchk",
                     format!(
@@ -183,7 +185,7 @@ pub fn parse_block(data: &[u8], opts: &BlockOptions) -> OracleBlock {
     } else {
         block.problems.push(Problem::new(
             Severity::Error,
-            "truncated",
+            ProblemClass::Truncated,
             Some(data.len()),
             "tailchk",
             format!("block of {} bytes has no room for a tail", data.len()),
@@ -209,7 +211,7 @@ pub fn parse_block(data: &[u8], opts: &BlockOptions) -> OracleBlock {
         );
         block.problems.push(Problem::new(
             Severity::Info,
-            "encrypted",
+            ProblemClass::Encrypted,
             Some(15),
             "kcbh.flg_kcbh",
             "encrypted block (flg 0x10): only the cache header and tail are clear text",
@@ -221,11 +223,11 @@ pub fn parse_block(data: &[u8], opts: &BlockOptions) -> OracleBlock {
                 block.kind = OracleKind::FileHeader;
                 match read_file_header(&mut r) {
                     Ok(fh) => block.file_header = Some(fh),
-                    Err(e) => {
-                        block
-                            .problems
-                            .push(read_problem("header", &e, "file header cut short"))
-                    }
+                    Err(e) => block.problems.push(read_problem(
+                        ProblemClass::Header,
+                        &e,
+                        "file header cut short",
+                    )),
                 }
             }
             other => {
@@ -259,7 +261,7 @@ fn cap_problems(problems: &mut Vec<Problem>) {
         problems.truncate(MAX_PROBLEMS);
         problems.push(Problem::new(
             Severity::Error,
-            "kind",
+            ProblemClass::Kind,
             None,
             "block",
             format!("{more} further problems not listed: the block is badly damaged or not what its header says"),
@@ -272,9 +274,11 @@ fn parse_trans_data(r: &mut Reader, block: &mut OracleBlock, size: usize) {
     let ktbbh = match ktb::read_ktbbh(r, size, &mut block.problems) {
         Ok(t) => t,
         Err(e) => {
-            block
-                .problems
-                .push(read_problem("ktbbh", &e, "transaction header cut short"));
+            block.problems.push(read_problem(
+                ProblemClass::Ktbbh,
+                &e,
+                "transaction header cut short",
+            ));
             return;
         }
     };
@@ -293,7 +297,7 @@ fn parse_trans_data(r: &mut Reader, block: &mut OracleBlock, size: usize) {
         }
         other => block.problems.push(Problem::new(
             Severity::Error,
-            "ktbbh",
+            ProblemClass::Ktbbh,
             Some(20),
             "ktbbh.ktbbhtyp",
             format!("transaction header type {other} is neither 1 (DATA) nor 2 (INDEX)"),
@@ -323,7 +327,7 @@ fn check_os_header(h: &OsHeader, size: usize, problems: &mut Vec<Problem>) {
     if !(512..=65536).contains(&bs) || !bs.is_power_of_two() {
         problems.push(Problem::new(
             Severity::Error,
-            "header",
+            ProblemClass::Header,
             Some(20),
             "os.block_size",
             format!("OS header block size {bs} is not a power of two between 512 and 65536"),
@@ -331,7 +335,7 @@ fn check_os_header(h: &OsHeader, size: usize, problems: &mut Vec<Problem>) {
     } else if bs != size {
         problems.push(Problem::new(
             Severity::Warning,
-            "header",
+            ProblemClass::Header,
             Some(20),
             "os.block_size",
             format!("OS header says {bs}-byte blocks but this block has {size} bytes"),
@@ -385,7 +389,7 @@ fn check_kcbh(h: &Kcbh, size: usize, problems: &mut Vec<Problem>) {
     if names::block_type_name(h.type_kcbh).is_none() || h.type_kcbh == 0 {
         problems.push(Problem::new(
             Severity::Error,
-            "header",
+            ProblemClass::Header,
             Some(0),
             "kcbh.type_kcbh",
             format!(
@@ -397,7 +401,7 @@ fn check_kcbh(h: &Kcbh, size: usize, problems: &mut Vec<Problem>) {
     if h.frmt_kcbh & 0x0f != 0x02 {
         problems.push(Problem::new(
             Severity::Error,
-            "header",
+            ProblemClass::Header,
             Some(1),
             "kcbh.frmt_kcbh",
             format!(
@@ -409,7 +413,7 @@ fn check_kcbh(h: &Kcbh, size: usize, problems: &mut Vec<Problem>) {
         if bs != size {
             problems.push(Problem::new(
                 Severity::Error,
-                "header",
+                ProblemClass::Header,
                 Some(1),
                 "kcbh.frmt_kcbh",
                 format!(
@@ -422,7 +426,7 @@ fn check_kcbh(h: &Kcbh, size: usize, problems: &mut Vec<Problem>) {
     if h.seq_kcbh == 0xff {
         problems.push(Problem::new(
             Severity::Error,
-            "corrupt",
+            ProblemClass::Corrupt,
             Some(14),
             "kcbh.seq_kcbh",
             "block marked corrupt by Oracle (seq 0xff)",
@@ -431,7 +435,7 @@ fn check_kcbh(h: &Kcbh, size: usize, problems: &mut Vec<Problem>) {
     if h.spare3_kcbh != 0 {
         problems.push(Problem::new(
             Severity::Warning,
-            "header",
+            ProblemClass::Header,
             Some(18),
             "kcbh.spare3_kcbh",
             format!("spare3_kcbh is 0x{:04x}, expected 0", h.spare3_kcbh),
@@ -441,7 +445,7 @@ fn check_kcbh(h: &Kcbh, size: usize, problems: &mut Vec<Problem>) {
     if unknown != 0 {
         problems.push(Problem::new(
             Severity::Warning,
-            "header",
+            ProblemClass::Header,
             Some(15),
             "kcbh.flg_kcbh",
             format!("unknown cache header flag bits 0x{unknown:02x}"),
@@ -461,7 +465,7 @@ fn check_value(
     if !valid {
         problems.push(Problem::new(
             Severity::Error,
-            "checksum",
+            ProblemClass::Checksum,
             Some(checksum::CHKVAL_OFFSET),
             "kcbh.chkval_kcbh",
             format!(

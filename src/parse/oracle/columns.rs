@@ -17,7 +17,7 @@ use crate::model::oracle_types::{
     AbsentColumn, ColumnValue, OraCharset, OraColumns, OraType, ValueForm,
 };
 use crate::model::span::{Region, Span};
-use crate::model::{Problem, Severity};
+use crate::model::{Problem, ProblemClass, Severity};
 
 use super::datatype::{decode_date, decode_number, decode_value};
 
@@ -62,7 +62,7 @@ fn decode_row(
     if !first && !row.cols.is_empty() {
         problems.push(Problem::new(
             Severity::Info,
-            "column",
+            ProblemClass::Column,
             Some(row.offset),
             format!("{owner} fb"),
             if cluster {
@@ -117,7 +117,7 @@ fn decode_row(
                         if let Some(n) = &note {
                             problems.push(Problem::new(
                                 Severity::Warning,
-                                "column",
+                                ProblemClass::Column,
                                 Some(col.offset),
                                 format!("{owner} col {}", col.col),
                                 format!("{n}: the column list may not match the table"),
@@ -139,7 +139,7 @@ fn decode_row(
                     (_, Err(e)) => {
                         problems.push(Problem::new(
                             Severity::Warning,
-                            "column",
+                            ProblemClass::Column,
                             Some(col.offset),
                             format!("{owner} col {}", col.col),
                             format!("not a valid {type_name}: {e}"),
@@ -158,7 +158,7 @@ fn decode_row(
     if past_list && !list.rest_ignored {
         problems.push(Problem::new(
             Severity::Warning,
-            "column",
+            ProblemClass::Column,
             Some(row.offset),
             format!("{owner} cc"),
             format!(

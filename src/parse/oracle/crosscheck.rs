@@ -7,13 +7,13 @@
 use std::fmt::Display;
 
 use crate::model::oracle::{OracleBlock, Rdba, TextBlock, KCBH_SIZE};
-use crate::model::{Problem, Severity};
+use crate::model::{Problem, ProblemClass, Severity};
 
 use super::ktb::ITL_OFFSET;
 use crate::model::oracle::names;
 
 /// The problem class of every disagreement.
-pub const CLASS: &str = "crosscheck";
+pub const CLASS: ProblemClass = ProblemClass::Crosscheck;
 
 struct Diffs {
     out: Vec<Problem>,

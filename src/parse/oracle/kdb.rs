@@ -15,7 +15,7 @@ use crate::model::oracle::{
     Column, Kdbh, KdbrEntry, Kdbt, Ktbbh, RowPiece, RowRef, TableData, KDBH_SIZE, TAIL_SIZE,
 };
 use crate::model::span::Region;
-use crate::model::{Problem, Severity};
+use crate::model::{Problem, ProblemClass, Severity};
 use crate::reader::{Endian, ReadError, Reader};
 
 use super::columns::reads_as;
@@ -35,7 +35,7 @@ pub fn read_table_data(
     if p.saturating_add(KDBH_SIZE) > end {
         problems.push(Problem::new(
             Severity::Error,
-            "kdbh",
+            ProblemClass::Kdbh,
             Some(p),
             "kdbh",
             format!("no room for the data header at offset {p} in a {size}-byte block"),
@@ -45,7 +45,11 @@ pub fn read_table_data(
     let kdbh = match read_kdbh(r, p, size) {
         Ok(h) => h,
         Err(e) => {
-            problems.push(read_problem("kdbh", &e, "data header cut short"));
+            problems.push(read_problem(
+                ProblemClass::Kdbh,
+                &e,
+                "data header cut short",
+            ));
             return None;
         }
     };
@@ -60,7 +64,7 @@ pub fn read_table_data(
     if ntab_fit < ntab || nrow_fit < nrow {
         problems.push(Problem::new(
             Severity::Error,
-            "kdbh",
+            ProblemClass::Kdbh,
             Some(p + 1),
             "kdbh.kdbhnrow",
             format!(
@@ -136,7 +140,7 @@ pub fn read_table_data(
             if claimed.get(slot).copied().unwrap_or(false) {
                 problems.push(Problem::new(
                     Severity::Error,
-                    "kdbr",
+                    ProblemClass::Kdbr,
                     Some(p + KDBH_SIZE + 4 * t.table),
                     format!("kdbt[{}]", t.table),
                     format!(
@@ -152,7 +156,7 @@ pub fn read_table_data(
             let Some(entry) = kdbr.get(slot) else {
                 problems.push(Problem::new(
                     Severity::Error,
-                    "kdbr",
+                    ProblemClass::Kdbr,
                     Some(p + KDBH_SIZE + 4 * t.table),
                     format!("kdbt[{}]", t.table),
                     format!(
@@ -172,7 +176,7 @@ pub fn read_table_data(
                 if used > budget {
                     problems.push(Problem::new(
                         Severity::Error,
-                        "row",
+                        ProblemClass::Row,
                         Some(p),
                         "kdbr",
                         format!(
@@ -233,7 +237,13 @@ fn check_kdbh(h: &Kdbh, problems: &mut Vec<Problem>) {
     let fsbo = usize::from(h.kdbhfsbo);
     let fseo = usize::from(h.kdbhfseo);
     let mut push = |sev, at: usize, field: &str, msg: String| {
-        problems.push(Problem::new(sev, "kdbh", Some(p + at), field, msg));
+        problems.push(Problem::new(
+            sev,
+            ProblemClass::Kdbh,
+            Some(p + at),
+            field,
+            msg,
+        ));
     };
     if h.kdbhntab == 0 && h.kdbhnrow > 0 {
         push(
@@ -319,7 +329,7 @@ fn mark_free_chain(h: &Kdbh, kdbr: &mut [KdbrEntry], problems: &mut Vec<Problem>
         let Some(e) = kdbr.get_mut(slot) else {
             problems.push(Problem::new(
                 Severity::Error,
-                "kdbr",
+                ProblemClass::Kdbr,
                 Some(dir + 2 * slot),
                 format!("kdbr[{slot}]"),
                 format!("free slot chain reaches slot {slot}, beyond the {slots} slots"),
@@ -329,7 +339,7 @@ fn mark_free_chain(h: &Kdbh, kdbr: &mut [KdbrEntry], problems: &mut Vec<Problem>
         if e.free || steps > slots {
             problems.push(Problem::new(
                 Severity::Error,
-                "kdbr",
+                ProblemClass::Kdbr,
                 Some(dir + 2 * slot),
                 format!("kdbr[{slot}]"),
                 "free slot chain loops",
@@ -372,7 +382,7 @@ fn read_row(
     if offset >= end {
         problems.push(Problem::new(
             Severity::Error,
-            "row",
+            ProblemClass::Row,
             Some(p + KDBH_SIZE),
             format!("kdbr[{}]", entry.slot),
             format!(
@@ -456,7 +466,7 @@ fn read_row(
                 0xfb..=0xfd => {
                     problems.push(Problem::new(
                         Severity::Error,
-                        "row",
+                        ProblemClass::Row,
                         Some(at),
                         field(&format!("col {c}")),
                         format!(
@@ -500,7 +510,7 @@ fn read_row(
     if let Err(e) = result {
         problems.push(Problem::new(
             Severity::Error,
-            "row",
+            ProblemClass::Row,
             Some(e.offset),
             field(&e.field),
             format!(
@@ -513,7 +523,7 @@ fn read_row(
     if piece.flag & 0xc0 != 0 {
         problems.push(Problem::new(
             Severity::Info,
-            "row",
+            ProblemClass::Row,
             Some(offset),
             field("fb"),
             "cluster row piece (K/C flag): its key/table bookkeeping is not established; columns read as a plain row",
@@ -536,7 +546,7 @@ fn check_rows(
         if usize::from(row.offs) < fseo {
             problems.push(Problem::new(
                 Severity::Error,
-                "row",
+                ProblemClass::Row,
                 Some(row.offset),
                 format!("kdbr[{}]", row.slot),
                 format!(
@@ -549,7 +559,7 @@ fn check_rows(
         if usize::from(row.lb) > itc {
             problems.push(Problem::new(
                 Severity::Error,
-                "row",
+                ProblemClass::Row,
                 Some(row.offset + 1),
                 format!("tab {}, row {} lb", row.tab, row.row),
                 format!("lock byte 0x{:x} names an ITL beyond itc {itc}", row.lb),
@@ -570,7 +580,7 @@ fn check_rows(
             if a_end > usize::from(b.offs) {
                 problems.push(Problem::new(
                     Severity::Error,
-                    "row",
+                    ProblemClass::Row,
                     Some(p + usize::from(b.offs)),
                     format!("tab {}, row {}", b.tab, b.row),
                     format!(
@@ -584,7 +594,7 @@ fn check_rows(
     if shared > 0 {
         problems.push(Problem::new(
             Severity::Error,
-            "kdbr",
+            ProblemClass::Kdbr,
             Some(p),
             "kdbr",
             format!("{shared} row directory entries point at a row another entry already uses"),
@@ -606,7 +616,7 @@ fn check_rows(
         if i32::from(h.kdbhavsp) != free {
             problems.push(Problem::new(
                 Severity::Error,
-                "kdbh",
+                ProblemClass::Kdbh,
                 Some(p + 10),
                 "kdbh.kdbhavsp",
                 format!(

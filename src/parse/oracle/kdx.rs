@@ -17,7 +17,7 @@ use crate::model::oracle::{
     KDXLE_SIZE, TAIL_SIZE,
 };
 use crate::model::span::Region;
-use crate::model::{Problem, Severity};
+use crate::model::{Problem, ProblemClass, Severity};
 use crate::reader::{ReadError, Reader};
 
 use super::read_problem;
@@ -38,7 +38,11 @@ pub fn read_index(
     let kdxco = match read_kdxco(r, p) {
         Ok(h) => h,
         Err(e) => {
-            problems.push(read_problem("index", &e, "index header cut short"));
+            problems.push(read_problem(
+                ProblemClass::Index,
+                &e,
+                "index header cut short",
+            ));
             return None;
         }
     };
@@ -47,7 +51,11 @@ pub fn read_index(
         match read_kdxle(r, p) {
             Ok(l) => (Some(l), None, KDXLE_SIZE),
             Err(e) => {
-                problems.push(read_problem("index", &e, "leaf header cut short"));
+                problems.push(read_problem(
+                    ProblemClass::Index,
+                    &e,
+                    "leaf header cut short",
+                ));
                 return None;
             }
         }
@@ -55,7 +63,11 @@ pub fn read_index(
         match read_kdxbr(r, p) {
             Ok(b) => (None, Some(b), KDXBR_SIZE),
             Err(e) => {
-                problems.push(read_problem("index", &e, "branch header cut short"));
+                problems.push(read_problem(
+                    ProblemClass::Index,
+                    &e,
+                    "branch header cut short",
+                ));
                 return None;
             }
         }
@@ -67,7 +79,7 @@ pub fn read_index(
     if kdxco.kdxconro < 0 || nro > room {
         problems.push(Problem::new(
             Severity::Error,
-            "index",
+            ProblemClass::Index,
             Some(p + 8),
             "kdxco.kdxconro",
             format!(
@@ -92,7 +104,11 @@ pub fn read_index(
         match r.u16(dir + 2 * i, name) {
             Ok(v) => *slot = v,
             Err(e) => {
-                problems.push(read_problem("index", &e, "entry directory cut short"));
+                problems.push(read_problem(
+                    ProblemClass::Index,
+                    &e,
+                    "entry directory cut short",
+                ));
                 return None;
             }
         }
@@ -131,7 +147,7 @@ pub fn read_index(
             Err(e) => {
                 problems.push(Problem::new(
                     Severity::Error,
-                    "index",
+                    ProblemClass::Index,
                     Some(e.offset),
                     format!("row#{i} {}", e.field),
                     format!(
@@ -147,7 +163,7 @@ pub fn read_index(
         if used > budget {
             problems.push(Problem::new(
                 Severity::Error,
-                "index",
+                ProblemClass::Index,
                 Some(p),
                 "kd_off",
                 format!(
@@ -168,7 +184,7 @@ pub fn read_index(
         if usize::try_from(l.kdxlende).ok() != Some(deleted) {
             problems.push(Problem::new(
                 Severity::Warning,
-                "index",
+                ProblemClass::Index,
                 Some(p + 18),
                 "kdxle.kdxlende",
                 format!(
@@ -259,7 +275,7 @@ fn check_kdxco(h: &Kdxco, hdr: usize, nro: usize, area: usize, problems: &mut Ve
     if usize::try_from(h.kdxcofbo).ok() != Some(expected_fbo) {
         problems.push(Problem::new(
             Severity::Error,
-            "index",
+            ProblemClass::Index,
             Some(p + 10),
             "kdxco.kdxcofbo",
             format!(
@@ -271,7 +287,7 @@ fn check_kdxco(h: &Kdxco, hdr: usize, nro: usize, area: usize, problems: &mut Ve
     if h.kdxcofeo < h.kdxcofbo || usize::try_from(h.kdxcofeo).map_or(true, |f| f > area) {
         problems.push(Problem::new(
             Severity::Error,
-            "index",
+            ProblemClass::Index,
             Some(p + 12),
             "kdxco.kdxcofeo",
             format!(
@@ -283,7 +299,7 @@ fn check_kdxco(h: &Kdxco, hdr: usize, nro: usize, area: usize, problems: &mut Ve
     if h.kdxcoavs < 0 || usize::try_from(h.kdxcoavs).map_or(true, |a| a > area) {
         problems.push(Problem::new(
             Severity::Error,
-            "index",
+            ProblemClass::Index,
             Some(p + 14),
             "kdxco.kdxcoavs",
             format!("available space {} is out of range", h.kdxcoavs),

@@ -6,7 +6,7 @@ use crate::model::oracle::{
     TAIL_SIZE,
 };
 use crate::model::span::Region;
-use crate::model::{Problem, Severity};
+use crate::model::{Problem, ProblemClass, Severity};
 use crate::reader::{ReadError, Reader};
 
 use crate::model::oracle::names;
@@ -66,7 +66,7 @@ pub fn read_ktbbh(
     if ict_high != 0 {
         problems.push(Problem::new(
             Severity::Info,
-            "ktbbh",
+            ProblemClass::Ktbbh,
             Some(37),
             "ktbbh.ktbbhict+1",
             format!("byte after the ITL count is 0x{ict_high:02x} (usually 0; meaning unknown)"),
@@ -75,7 +75,7 @@ pub fn read_ktbbh(
     if ktbbhflg & 0x02 == 0 {
         problems.push(Problem::new(
             Severity::Warning,
-            "ktbbh",
+            ProblemClass::Ktbbh,
             Some(38),
             "ktbbh.ktbbhflg",
             format!("ktbbhflg 0x{ktbbhflg:02x} lacks bit 0x02, set in every block seen"),
@@ -88,7 +88,7 @@ pub fn read_ktbbh(
     if itc == 0 {
         problems.push(Problem::new(
             Severity::Error,
-            "ktbbh",
+            ProblemClass::Ktbbh,
             Some(36),
             "ktbbh.ktbbhict",
             "ITL count is 0; every transaction-managed block has at least one ITL",
@@ -97,7 +97,7 @@ pub fn read_ktbbh(
     if itc > room {
         problems.push(Problem::new(
             Severity::Error,
-            "ktbbh",
+            ProblemClass::Ktbbh,
             Some(36),
             "ktbbh.ktbbhict",
             format!("ITL count {itc} does not fit in a {size}-byte block (room for {room})"),
@@ -112,7 +112,7 @@ pub fn read_ktbbh(
         if itl.lock_count() > 0 && itl.committed() {
             problems.push(Problem::new(
                 Severity::Warning,
-                "itl",
+                ProblemClass::Itl,
                 Some(ITL_OFFSET + ITL_SIZE * (itl.itl - 1) + 16),
                 format!("itl[{}].ktbitflg", itl.itl),
                 format!(

@@ -26,11 +26,11 @@ pub use crate::model::oracle::names;
 pub use block::{detect_endian, looks_like_oracle, parse_block, BlockOptions};
 pub use verify::{verify_block, DatafileVerifier, DbvSummary};
 
-use crate::model::{Problem, Severity};
+use crate::model::{Problem, ProblemClass, Severity};
 use crate::reader::ReadError;
 
 /// A read that ran off the block, as a problem of `class`.
-pub(crate) fn read_problem(class: &'static str, e: &ReadError, what: &str) -> Problem {
+pub(crate) fn read_problem(class: ProblemClass, e: &ReadError, what: &str) -> Problem {
     Problem::new(
         Severity::Error,
         class,

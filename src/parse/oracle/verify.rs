@@ -6,7 +6,7 @@
 //! stream of blocks; the `verify` subcommand drives it.
 
 use crate::model::oracle::{OracleBlock, OracleKind, Rdba};
-use crate::model::{Problem, Severity};
+use crate::model::{Problem, ProblemClass, Severity};
 
 use super::block::{parse_block, BlockOptions};
 
@@ -29,7 +29,7 @@ pub fn verify_block(block: &OracleBlock, expected: &Expected) -> Vec<Problem> {
         if block.size < bs {
             problems.push(Problem::new(
                 Severity::Error,
-                "truncated",
+                ProblemClass::Truncated,
                 Some(block.size),
                 "block",
                 format!("truncated block: {} of {bs} bytes", block.size),
@@ -39,7 +39,7 @@ pub fn verify_block(block: &OracleBlock, expected: &Expected) -> Vec<Problem> {
     match block.kind {
         OracleKind::Zero => problems.push(Problem::new(
             Severity::Info,
-            "zero-page",
+            ProblemClass::ZeroPage,
             None,
             "block",
             "completely zero block (never formatted)",
@@ -57,7 +57,7 @@ pub fn verify_block(block: &OracleBlock, expected: &Expected) -> Vec<Problem> {
                 if block_no != expected.blkno {
                     problems.push(Problem::new(
                         Severity::Error,
-                        "header",
+                        ProblemClass::Header,
                         Some(4),
                         "kcbh.rdba_kcbh",
                         format!(
@@ -71,7 +71,7 @@ pub fn verify_block(block: &OracleBlock, expected: &Expected) -> Vec<Problem> {
                     if !bigfile && f != 1024 && rdba.file() != f {
                         problems.push(Problem::new(
                             Severity::Error,
-                            "header",
+                            ProblemClass::Header,
                             Some(4),
                             "kcbh.rdba_kcbh",
                             format!(
@@ -89,7 +89,7 @@ pub fn verify_block(block: &OracleBlock, expected: &Expected) -> Vec<Problem> {
 }
 
 /// Moved to [`crate::model::oracle::verify`]; kept at their old path for code not yet updated.
-pub use crate::model::oracle::verify::{BlockReport, DbvSummary};
+pub use crate::model::oracle::verify::{BlockReport, DbvSummary, CACHE_CLASSES};
 
 /// Verifies the blocks of one datafile in order, learning the relative file
 /// number from the file header (block 1) as it goes.

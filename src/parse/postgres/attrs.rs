@@ -33,7 +33,7 @@ use crate::model::postgres::{
 };
 use crate::model::span::Region;
 use crate::model::types::{Column, PgType, Schema};
-use crate::model::{Problem, Severity};
+use crate::model::{Problem, ProblemClass, Severity};
 use crate::reader::{Endian, Reader};
 
 use super::toast::ToastStore;
@@ -43,7 +43,7 @@ use super::{pglz, values};
 /// `VARTAG_ONDISK`: an on-disk TOAST pointer.
 const VARTAG_ONDISK: u8 = 18;
 /// Problem class for everything found while splitting attributes.
-const CLASS: &str = "attrs";
+const CLASS: ProblemClass = ProblemClass::Attrs;
 
 /// Where one attribute lies in the tuple data (offsets relative to t_hoff).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

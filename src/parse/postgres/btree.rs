@@ -12,9 +12,10 @@ use crate::model::postgres::{
     ItemId, ItemPointer, LpFlags, PageHeader, SIZE_OF_PAGE_HEADER,
 };
 use crate::model::span::Region;
-use crate::model::{Problem, Severity};
+use crate::model::{Problem, ProblemClass, Severity};
 use crate::reader::{ReadError, Reader};
 
+use super::check::{self, Relation};
 use crate::model::postgres::flags;
 
 pub const BTP_LEAF: u16 = 0x0001;
@@ -45,31 +46,22 @@ const SIZE_OF_INDEX_TUPLE: usize = 8;
 const SIZE_OF_INDEX_BITMAP: usize = 4;
 const SIZE_OF_ITEM_POINTER: usize = 6;
 
-/// Decode the special space, metapage or items of a btree page.
+/// Decode the special space, metapage or items of a btree page (block
+/// `blkno` of its relation), judged by [`check`]'s btree checks.
 pub fn parse(
     r: &mut Reader,
     h: &PageHeader,
     ids: &[ItemId],
+    blkno: u64,
     problems: &mut Vec<Problem>,
 ) -> Result<AmData, ReadError> {
     let special = usize::from(h.pd_special);
     let opaque = read_opaque(r, special)?;
-    check_opaque(&opaque, special, problems);
+    check::btree_opaque(&opaque, special, blkno, Relation::default(), problems);
 
     if opaque.btpo_flags & BTP_META != 0 {
         let meta = read_meta(r)?;
-        if meta.btm_magic != BTREE_MAGIC {
-            problems.push(Problem::new(
-                Severity::Error,
-                "btree",
-                Some(SIZE_OF_PAGE_HEADER),
-                "btm_magic",
-                format!(
-                    "btm_magic 0x{:06x} is not BTREE_MAGIC 0x053162",
-                    meta.btm_magic
-                ),
-            ));
-        }
+        check::btm_magic(meta.btm_magic, problems);
         return Ok(AmData::Btree {
             opaque,
             meta: Some(meta),
@@ -134,34 +126,6 @@ fn read_opaque(r: &mut Reader, special: usize) -> Result<BtPageOpaque, ReadError
     })
 }
 
-fn check_opaque(o: &BtPageOpaque, special: usize, problems: &mut Vec<Problem>) {
-    let (_, unknown) = flags::names(o.btpo_flags, flags::BTPO_FLAGS, 0xFFFF);
-    if unknown != 0 {
-        problems.push(Problem::new(
-            Severity::Error,
-            "btree",
-            Some(special + 12),
-            "btpo_flags",
-            format!("unknown btpo_flags bits 0x{unknown:04x}"),
-        ));
-    }
-    let leaf = o.btpo_flags & BTP_LEAF != 0;
-    let ignore = o.btpo_flags & (BTP_DELETED | BTP_META) != 0;
-    if !ignore && leaf != (o.btpo_level == 0) {
-        problems.push(Problem::new(
-            Severity::Error,
-            "btree",
-            Some(special + 8),
-            "btpo_level",
-            format!(
-                "btpo_level {} on a {} page",
-                o.btpo_level,
-                if leaf { "leaf" } else { "internal" }
-            ),
-        ));
-    }
-}
-
 fn read_meta(r: &mut Reader) -> Result<BtMetaPageData, ReadError> {
     let at = SIZE_OF_PAGE_HEADER;
     r.set_context(Region::TupleData, Some("BTMetaPageData".into()));
@@ -220,7 +184,7 @@ fn parse_item(
             if usize::from(t.itemlen) != usize::from(id.lp_len) {
                 problems.push(Problem::new(
                     Severity::Error,
-                    "btree",
+                    ProblemClass::Btree,
                     Some(usize::from(id.lp_off) + 6),
                     format!("item {} t_info", id.lp),
                     format!(
@@ -238,7 +202,7 @@ fn parse_item(
         Err(e) => {
             problems.push(Problem::new(
                 Severity::Error,
-                "btree",
+                ProblemClass::Btree,
                 Some(e.offset),
                 format!("item {} {}", id.lp, e.field),
                 e.to_string(),

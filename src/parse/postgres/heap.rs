@@ -8,7 +8,7 @@ use crate::model::postgres::{
 };
 use crate::model::span::Region;
 use crate::model::verdict::{Change, ItemVerdict, LockMode, TupleVerdict, XidStatus, Xmax};
-use crate::model::{Problem, Severity};
+use crate::model::{Problem, ProblemClass, Severity};
 use crate::reader::{ReadError, Reader};
 
 use super::flags;
@@ -41,7 +41,7 @@ pub fn parse_item(r: &mut Reader, id: ItemId, blkno: u64, problems: &mut Vec<Pro
             Err(e) => {
                 problems.push(Problem::new(
                     Severity::Error,
-                    "tuple",
+                    ProblemClass::Tuple,
                     Some(e.offset),
                     format!("tuple {} {}", id.lp, e.field),
                     e.to_string(),
@@ -119,7 +119,7 @@ pub fn check_tuple_header(
     let mut err = |message: String| {
         problems.push(Problem::new(
             Severity::Error,
-            "tuple",
+            ProblemClass::Tuple,
             Some(base + 22),
             format!("tuple {} t_hoff", id.lp),
             message,

@@ -2,6 +2,7 @@
 
 pub mod attrs;
 pub mod btree;
+pub mod check;
 pub mod checksum;
 pub mod control;
 mod datum;
@@ -18,6 +19,5 @@ pub mod values;
 /// Moved to [`crate::model::postgres::flags`]; kept at its old path for code not yet updated.
 pub use crate::model::postgres::flags;
 
-pub use page::{
-    check_page, detect_kind, parse_page, parse_page_without_spans, CheckedPage, PageOptions,
-};
+pub use check::{check_page, check_page_in, CheckedPage, Relation};
+pub use page::{detect_kind, parse_page, parse_page_without_spans, PageOptions};

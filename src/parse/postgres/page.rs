@@ -3,14 +3,13 @@
 
 use crate::model::postgres::{
     AmData, ChecksumCheck, HashPageStats, HeapItem, ItemId, LpFlags, Lsn, PageHeader, PageKind,
-    PgPage, MAXALIGN, MIN_HEAP_TUPLE_SIZE, PG_PAGE_LAYOUT_VERSION, SIZE_OF_ITEM_ID,
-    SIZE_OF_PAGE_HEADER,
+    PgPage, SIZE_OF_ITEM_ID, SIZE_OF_PAGE_HEADER,
 };
 use crate::model::span::Region;
-use crate::model::{Problem, Severity};
+use crate::model::{Problem, ProblemClass, Severity};
 use crate::reader::{Endian, ReadError, Reader};
 
-use super::{btree, checksum, heap, special};
+use super::{btree, check, checksum, heap, special};
 use crate::model::postgres::flags;
 
 /// How to read one page.
@@ -94,15 +93,15 @@ fn parse(data: &[u8], opts: &PageOptions, spans: bool) -> PgPage {
             return page;
         }
     };
-    check_header(&header, data.len(), &mut page.problems);
+    let usable = check::header(&header, data.len(), &mut page.problems);
 
     page.kind = opts
         .kind
         .unwrap_or_else(|| detect_kind(&header, data, opts.endian));
 
-    let line_pointers = if line_pointers_in_use(page.kind, &header, data, opts.endian) {
+    let line_pointers = if usable && line_pointers_in_use(page.kind, &header, data, opts.endian) {
         let ids = read_line_pointers(&mut r, &header, &mut page.problems);
-        check_line_pointers(&ids, &header, data.len(), &mut page.problems);
+        check::line_pointers(&ids, &header, data.len(), &mut page.problems);
         ids
     } else {
         Vec::new()
@@ -131,16 +130,21 @@ fn parse(data: &[u8], opts: &PageOptions, spans: bool) -> PgPage {
     }
 
     let am = match page.kind {
-        PageKind::Btree => {
-            btree::parse(&mut r, &header, &line_pointers, &mut page.problems).map(Some)
-        }
+        PageKind::Btree => btree::parse(
+            &mut r,
+            &header,
+            &line_pointers,
+            opts.blkno,
+            &mut page.problems,
+        )
+        .map(Some),
         kind => special::parse(&mut r, &header, kind, opts.blkno),
     };
     match am {
         Ok(am) => page.am = am,
         Err(e) => page.problems.push(Problem::new(
             Severity::Error,
-            "special",
+            ProblemClass::Special,
             Some(e.offset),
             e.field.clone(),
             format!("cannot decode the {} special space: {e}", page.kind.name()),
@@ -189,7 +193,7 @@ fn parse(data: &[u8], opts: &PageOptions, spans: bool) -> PgPage {
     if page.kind == PageKind::Unknown {
         page.problems.push(Problem::new(
             Severity::Warning,
-            "kind",
+            ProblemClass::Kind,
             Some(special),
             "pd_special",
             format!(
@@ -210,62 +214,14 @@ pub fn is_new_page(data: &[u8]) -> bool {
     !data.is_empty() && data.iter().all(|&b| b == 0)
 }
 
-fn short_header(e: &ReadError) -> Problem {
+pub(super) fn short_header(e: &ReadError) -> Problem {
     Problem::new(
         Severity::Error,
-        "header",
+        ProblemClass::Header,
         Some(e.offset),
         e.field.clone(),
         format!("page too short for a page header: {e}"),
     )
-}
-
-/// What [`check_page`] established about a page besides its problems.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CheckedPage {
-    pub kind: PageKind,
-    /// `None` for new pages and pages too short for a header.
-    pub header: Option<PageHeader>,
-}
-
-/// The structural checks of [`parse_page`] — header, line pointers, heap
-/// tuple headers — without recording spans or decoding tuples, for checking
-/// whole relations. New (all-zero) pages have no problems. The checksum is
-/// left to the caller: whether a zero pd_checksum is a failure depends on the
-/// cluster.
-pub fn check_page(data: &[u8], opts: &PageOptions, problems: &mut Vec<Problem>) -> CheckedPage {
-    if is_new_page(data) {
-        return CheckedPage {
-            kind: PageKind::New,
-            header: None,
-        };
-    }
-    let r = Reader::new(data, opts.endian);
-    let header = match peek_header(&r) {
-        Ok(h) => h,
-        Err(e) => {
-            problems.push(short_header(&e));
-            return CheckedPage {
-                kind: PageKind::Unknown,
-                header: None,
-            };
-        }
-    };
-    check_header(&header, data.len(), problems);
-    let kind = opts
-        .kind
-        .unwrap_or_else(|| detect_kind(&header, data, opts.endian));
-    if line_pointers_in_use(kind, &header, data, opts.endian) {
-        let ids = item_ids(&r, &header, problems);
-        check_line_pointers(&ids, &header, data.len(), problems);
-        if kind == PageKind::Heap {
-            heap::check_tuples(&r, &ids, problems);
-        }
-    }
-    CheckedPage {
-        kind,
-        header: Some(header),
-    }
 }
 
 /// Whether the bytes between the header and pd_lower are line pointers.
@@ -353,86 +309,6 @@ fn read_header(r: &mut Reader) -> Result<PageHeader, ReadError> {
     Ok(h)
 }
 
-fn check_header(h: &PageHeader, size: usize, problems: &mut Vec<Problem>) {
-    let mut err = |offset: usize, field: &str, message: String| {
-        problems.push(Problem::new(
-            Severity::Error,
-            "header",
-            Some(offset),
-            field,
-            message,
-        ));
-    };
-    if h.page_size() != size {
-        err(
-            18,
-            "pd_pagesize_version",
-            format!(
-                "page size {} does not match the {size}-byte image",
-                h.page_size()
-            ),
-        );
-    }
-    if h.layout_version() != PG_PAGE_LAYOUT_VERSION {
-        err(
-            18,
-            "pd_pagesize_version",
-            format!(
-                "layout version {} (expected {PG_PAGE_LAYOUT_VERSION}, PostgreSQL 8.3 and later)",
-                h.layout_version()
-            ),
-        );
-    }
-    let (lower, upper, special) = (
-        usize::from(h.pd_lower),
-        usize::from(h.pd_upper),
-        usize::from(h.pd_special),
-    );
-    if lower < SIZE_OF_PAGE_HEADER {
-        err(
-            12,
-            "pd_lower",
-            format!("pd_lower {lower} is inside the 24-byte page header"),
-        );
-    }
-    if lower > upper {
-        err(
-            12,
-            "pd_lower",
-            format!("pd_lower {lower} is above pd_upper {upper}"),
-        );
-    }
-    if upper > special {
-        err(
-            14,
-            "pd_upper",
-            format!("pd_upper {upper} is above pd_special {special}"),
-        );
-    }
-    if special > size {
-        err(
-            16,
-            "pd_special",
-            format!("pd_special {special} is past the end of the {size}-byte page"),
-        );
-    }
-    if !special.is_multiple_of(MAXALIGN) {
-        err(
-            16,
-            "pd_special",
-            format!("pd_special {special} is not MAXALIGNed"),
-        );
-    }
-    let unknown = flags::unknown_bits(h.pd_flags, flags::PD_FLAGS, 0xFFFF);
-    if unknown != 0 {
-        err(
-            10,
-            "pd_flags",
-            format!("unknown pd_flags bits 0x{unknown:04x}"),
-        );
-    }
-}
-
 /// `PageGetFreeSpace`: pd_upper − pd_lower − sizeof(ItemIdData), never below 0.
 pub fn page_free_space(h: &PageHeader) -> u32 {
     let space = i64::from(h.pd_upper) - i64::from(h.pd_lower);
@@ -490,7 +366,7 @@ pub fn item_ids(r: &Reader, h: &PageHeader, problems: &mut Vec<Problem>) -> Vec<
     if claimed > room {
         problems.push(Problem::new(
             Severity::Error,
-            "line-pointer",
+            ProblemClass::LinePointer,
             Some(12),
             "pd_lower",
             format!("pd_lower claims {claimed} line pointers, only {room} fit in the page"),
@@ -507,7 +383,7 @@ pub fn item_ids(r: &Reader, h: &PageHeader, problems: &mut Vec<Problem>) -> Vec<
 }
 
 /// Byte offset of line pointer `lp` (1-based) in the page.
-fn item_id_offset(lp: usize) -> usize {
+pub(super) fn item_id_offset(lp: usize) -> usize {
     SIZE_OF_PAGE_HEADER + (lp - 1) * SIZE_OF_ITEM_ID
 }
 
@@ -531,134 +407,6 @@ fn read_line_pointers(r: &mut Reader, h: &PageHeader, problems: &mut Vec<Problem
 
 /// Moved to [`crate::model::postgres::names`]; kept at its old path for code not yet updated.
 pub use crate::model::postgres::names::describe_item_id;
-
-/// Line pointers against the page: each item inside the page, MAXALIGNed,
-/// between the line pointer array (and pd_upper) and pd_special, long enough
-/// for a heap tuple header on pages without special space, not overlapping
-/// another item; each redirect leading to a normal item on the page.
-pub fn check_line_pointers(
-    ids: &[ItemId],
-    h: &PageHeader,
-    size: usize,
-    problems: &mut Vec<Problem>,
-) {
-    let lower = usize::from(h.pd_lower).max(SIZE_OF_PAGE_HEADER);
-    let upper = usize::from(h.pd_upper);
-    let special = usize::from(h.pd_special);
-    let heap_like = h.pd_special == h.pd_pagesize_version & 0xFF00;
-    let err = |problems: &mut Vec<Problem>, lp: u16, message: String| {
-        problems.push(Problem::new(
-            Severity::Error,
-            "line-pointer",
-            Some(item_id_offset(usize::from(lp))),
-            format!("lp[{lp}]"),
-            message,
-        ));
-    };
-    let mut extents: Vec<(usize, usize, u16)> = Vec::with_capacity(ids.len());
-    for id in ids {
-        match id.lp_flags {
-            LpFlags::Redirect => {
-                let target = usize::from(id.lp_off);
-                match target.checked_sub(1).and_then(|i| ids.get(i)) {
-                    None => err(
-                        problems,
-                        id.lp,
-                        format!(
-                            "redirect to line pointer {target} which does not exist ({} on the page)",
-                            ids.len()
-                        ),
-                    ),
-                    Some(t) if t.lp_flags != LpFlags::Normal => err(
-                        problems,
-                        id.lp,
-                        format!(
-                            "redirect to line pointer {target} which is {}, not a normal item",
-                            t.lp_flags.name()
-                        ),
-                    ),
-                    Some(_) => {}
-                }
-            }
-            LpFlags::Unused if !id.has_storage() => {}
-            _ if !id.has_storage() => {}
-            flags => {
-                let start = usize::from(id.lp_off);
-                let end = start + usize::from(id.lp_len);
-                if end > size {
-                    err(
-                        problems,
-                        id.lp,
-                        format!(
-                            "item {}+{} runs past the end of the {size}-byte page",
-                            id.lp_off, id.lp_len
-                        ),
-                    );
-                    continue;
-                }
-                if start < lower {
-                    err(
-                        problems,
-                        id.lp,
-                        format!("item at {start} overlaps the page header and line pointer array (pd_lower {lower})"),
-                    );
-                } else if start < upper {
-                    err(
-                        problems,
-                        id.lp,
-                        format!("item at {start} starts below pd_upper {upper}"),
-                    );
-                }
-                if end > special && special <= size {
-                    err(
-                        problems,
-                        id.lp,
-                        format!(
-                            "item {}+{} runs into the special space at pd_special {special}",
-                            id.lp_off, id.lp_len
-                        ),
-                    );
-                }
-                if !start.is_multiple_of(MAXALIGN) {
-                    err(
-                        problems,
-                        id.lp,
-                        format!("item offset {start} is not MAXALIGNed"),
-                    );
-                }
-                if flags == LpFlags::Normal
-                    && heap_like
-                    && usize::from(id.lp_len) < MIN_HEAP_TUPLE_SIZE
-                {
-                    err(
-                        problems,
-                        id.lp,
-                        format!(
-                            "lp_len {} is shorter than a heap tuple header ({MIN_HEAP_TUPLE_SIZE})",
-                            id.lp_len
-                        ),
-                    );
-                }
-                extents.push((start, end, id.lp));
-            }
-        }
-    }
-    // In offset order, each item must start at or after the furthest end so far.
-    extents.sort_unstable();
-    let mut furthest: Option<(usize, u16)> = None;
-    for &(start, end, lp) in &extents {
-        match furthest {
-            Some((far_end, far_lp)) if start < far_end => {
-                err(problems, lp, format!("item {lp} overlaps item {far_lp}"));
-                if end > far_end {
-                    furthest = Some((end, lp));
-                }
-            }
-            Some((far_end, _)) if end <= far_end => {}
-            _ => furthest = Some((end, lp)),
-        }
-    }
-}
 
 fn check_checksum(
     h: &PageHeader,
@@ -693,7 +441,7 @@ fn checksum_problem(
 ) -> Problem {
     let blkno = opts.blkno;
     let problem = |severity, message: String| {
-        Problem::new(severity, "checksum", Some(8), "pd_checksum", message)
+        Problem::new(severity, ProblemClass::Checksum, Some(8), "pd_checksum", message)
     };
     let Some(computed) = computed else {
         return problem(
@@ -792,60 +540,5 @@ mod tests {
         assert_eq!(p[0].0, Severity::Warning);
         assert!(p[0].1.contains(" 5"), "{}", p[0].1);
         assert!(p[0].1.contains("pass --blkno"), "{}", p[0].1);
-    }
-
-    fn header(lower: u16, upper: u16) -> PageHeader {
-        PageHeader {
-            pd_lsn: Lsn::default(),
-            pd_checksum: 0,
-            pd_flags: 0,
-            pd_lower: lower,
-            pd_upper: upper,
-            pd_special: 8192,
-            pd_pagesize_version: 0x2004,
-            pd_prune_xid: 0,
-        }
-    }
-
-    /// A line pointer word: lp_off, lp_flags, lp_len.
-    fn lp(n: u16, off: u32, flags: u32, len: u32) -> ItemId {
-        ItemId::from_word(n, off | (flags << 15) | (len << 17))
-    }
-
-    fn problems(ids: &[ItemId], h: &PageHeader) -> Vec<(String, String)> {
-        let mut p = Vec::new();
-        check_line_pointers(ids, h, 8192, &mut p);
-        p.into_iter().map(|p| (p.field, p.message)).collect()
-    }
-
-    #[test]
-    fn an_item_inside_another_overlaps_even_when_not_adjacent() {
-        // lp 1 covers 8000..8192; lps 2 and 3 sit inside it, one after the other.
-        let ids = [lp(1, 8000, 1, 192), lp(2, 8040, 1, 40), lp(3, 8120, 1, 40)];
-        let p = problems(&ids, &header(36, 8000));
-        assert_eq!(
-            p,
-            vec![
-                ("lp[2]".to_string(), "item 2 overlaps item 1".to_string()),
-                ("lp[3]".to_string(), "item 3 overlaps item 1".to_string()),
-            ]
-        );
-    }
-
-    #[test]
-    fn redirects_must_lead_to_normal_items() {
-        let ids = [lp(1, 2, 2, 0), lp(2, 0, 0, 0), lp(3, 9, 2, 0)];
-        let p = problems(&ids, &header(36, 8192));
-        assert_eq!(p.len(), 2);
-        assert!(p[0].1.contains("LP_UNUSED"), "{p:?}");
-        assert!(p[1].1.contains("does not exist"), "{p:?}");
-    }
-
-    #[test]
-    fn items_below_pd_lower_overlap_the_line_pointer_array() {
-        let ids = [lp(1, 16, 1, 40)];
-        let p = problems(&ids, &header(28, 16));
-        assert_eq!(p.len(), 1);
-        assert!(p[0].1.contains("overlaps the page header"), "{p:?}");
     }
 }
