@@ -34,6 +34,7 @@ pub(super) struct Row {
 }
 
 /// The rows of an input and the format of their values.
+#[derive(Debug)]
 pub(super) struct Rows {
     pub rows: Vec<Row>,
     pub format: InputFormat,
@@ -822,4 +823,150 @@ pub(super) fn copy_binary(data: &[u8]) -> Result<Rows, InputError> {
         rows,
         format: FORMAT,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rows(data: &[u8]) -> Result<Rows, InputError> {
+        text_rows(data, InputFormat::Auto).expect("an envelope")
+    }
+
+    fn blknos(r: &Rows) -> Vec<Option<u64>> {
+        r.rows.iter().map(|r| r.blkno).collect()
+    }
+
+    #[test]
+    fn envelopes_are_told_apart() {
+        use Envelope::*;
+        assert_eq!(envelope(b"00ab\n"), Plain);
+        assert_eq!(envelope(b"TWFu\nTWE=\n"), Plain);
+        assert_eq!(envelope(b"\\x00ab\n\\x01\n"), Plain);
+        assert_eq!(envelope(b" x\n---\n \\x00\n(1 row)\n"), Plain);
+        assert_eq!(envelope(b"-[ RECORD 1 ]-\nx | \\x00\n"), Plain);
+        assert_eq!(envelope(b"-[ RECORD 1 ]-\nb | 3\nx | \\x00\n"), Expanded);
+        assert_eq!(
+            envelope(b" b | x\n---+---\n 3 | \\x00\n(1 row)\n"),
+            Aligned { header: true }
+        );
+        assert_eq!(envelope(b" 3 | \\x00\n"), Aligned { header: false });
+        assert_eq!(
+            envelope(b"3|\\x00\n"),
+            Delimited {
+                sep: b'|',
+                header: false
+            }
+        );
+        assert_eq!(
+            envelope(b"3\t\\\\x00\n"),
+            Delimited {
+                sep: b'\t',
+                header: false
+            }
+        );
+        assert_eq!(
+            envelope(b"get_raw_page\n\\x00\n(1 row)\n"),
+            Delimited {
+                sep: b'|',
+                header: true
+            }
+        );
+        assert_eq!(envelope(b"b,x\n3,\\x00\n"), Csv { header: true });
+        assert_eq!(envelope(b"encode\n\"TWFu\nTWE=\"\n"), Csv { header: true });
+    }
+
+    #[test]
+    fn rows_give_pages_and_block_numbers() {
+        let r = rows(b" blkno | x\n-------+------\n     3 | \\x0001\n     4 | \\x0203\n(2 rows)\n")
+            .expect("aligned");
+        assert_eq!(blknos(&r), vec![Some(3), Some(4)]);
+        assert_eq!(r.rows[1].bytes, vec![2, 3]);
+        assert_eq!(r.format, InputFormat::Bytea);
+        let r = rows(b"7\t\\\\x00ff\n").expect("copy text");
+        assert_eq!(
+            (blknos(&r), r.rows[0].bytes.clone()),
+            (vec![Some(7)], vec![0, 0xff])
+        );
+        let r = rows(b"encode\n\"TWFu\nTWE=\"\n").expect("csv");
+        assert_eq!(r.rows[0].bytes, b"ManMa".to_vec());
+        let r = rows(b"TWFu\\nTWE=\n").expect("copy base64");
+        assert_eq!(r.rows[0].bytes, b"ManMa".to_vec());
+        let r = rows(b" TWFu+\n TWE=\n").expect("psql -t base64");
+        assert_eq!(r.rows[0].bytes, b"ManMa".to_vec());
+        let r = rows(b"-[ RECORD 1 ]-\nb | 9\nx | TWFu+\n  | TWE=\n").expect("expanded");
+        assert_eq!(
+            (blknos(&r), r.rows[0].bytes.clone()),
+            (vec![Some(9)], b"ManMa".to_vec())
+        );
+        let r = rows(b"b|x\n1|0x0a0b\n").expect("0x");
+        assert_eq!(r.rows[0].bytes, vec![10, 11]);
+        // A first column that is not a number names no block.
+        let r = rows(b"t|\\x00\n").expect("name column");
+        assert_eq!(blknos(&r), vec![None]);
+    }
+
+    #[test]
+    fn errors_name_the_line_and_what_was_expected() {
+        let err =
+            rows(b" b | x\n---+---\n 3 | \\x00\n 4 | \\x0z\n(2 rows)\n").expect_err("bad digit");
+        assert_eq!((err.format, err.line), (InputFormat::Bytea, Some(4)));
+        assert!(err.message.starts_with("expected hex digits"), "{err}");
+        let err =
+            rows(b" b | x\n---+---\n 3 | \\x00\n(1 row)\n 4 | \\x01\n").expect_err("after footer");
+        assert_eq!(err.line, Some(5));
+        let err = rows(b"b,x\n3,\"\\x00\n").expect_err("open quote");
+        assert_eq!(err.line, Some(2));
+        assert!(err.message.contains("closing '\"'"), "{err}");
+        let err = rows(b"3\t\\N\n").expect_err("null");
+        assert_eq!(err.line, Some(1));
+        let err = rows(b"1|TWFu\n2|TW*u\n").expect_err("bad base64");
+        assert_eq!((err.format, err.line), (InputFormat::Base64, Some(2)));
+    }
+
+    fn copy_binary_of(fields: &[&[&[u8]]]) -> Vec<u8> {
+        let mut out = COPY_SIGNATURE.to_vec();
+        out.extend_from_slice(&0u32.to_be_bytes());
+        out.extend_from_slice(&0u32.to_be_bytes());
+        for tuple in fields {
+            out.extend_from_slice(&(tuple.len() as i16).to_be_bytes());
+            for f in *tuple {
+                out.extend_from_slice(&(f.len() as i32).to_be_bytes());
+                out.extend_from_slice(f);
+            }
+        }
+        out.extend_from_slice(&(-1i16).to_be_bytes());
+        out
+    }
+
+    #[test]
+    fn copy_binary_tuples() {
+        let data = copy_binary_of(&[
+            &[&5u32.to_be_bytes(), &[0, 1, 2]],
+            &[&6i64.to_be_bytes(), &[3]],
+        ]);
+        let r = copy_binary(&data).expect("valid");
+        assert_eq!(blknos(&r), vec![Some(5), Some(6)]);
+        assert_eq!(r.rows[0].bytes, vec![0, 1, 2]);
+        // A text column: its hex decoded.
+        let r = copy_binary(&copy_binary_of(&[&[b"0a0b"]])).expect("text");
+        assert_eq!(r.rows[0].bytes, vec![10, 11]);
+        // Cut short, trailing bytes, a NULL page: errors at their offset.
+        let err = copy_binary(&data[..data.len() - 3]).expect_err("cut");
+        assert!(err.message.contains("found"), "{err}");
+        let mut long = data.clone();
+        long.push(0);
+        let err = copy_binary(&long).expect_err("trailing");
+        assert_eq!(err.offset, Some(data.len() as u64));
+        let mut null = copy_binary_of(&[&[b"x"]]);
+        let at = COPY_SIGNATURE.len() + 8 + 2;
+        null[at..at + 4].copy_from_slice(&(-1i32).to_be_bytes());
+        null.remove(at + 4);
+        assert!(copy_binary(&null)
+            .expect_err("null")
+            .message
+            .contains("NULL"));
+        let err = copy_binary(&copy_binary_of(&[&[&[1]]])[..15]).expect_err("no header");
+        assert_eq!(err.format, InputFormat::CopyBinary);
+    }
 }
