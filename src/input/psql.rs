@@ -20,6 +20,16 @@
 //! One-column psql tables and expanded records without a block number are left
 //! to the decoders themselves (see `text::Content`), as they always were.
 
+use nom::branch::alt;
+use nom::bytes::complete::{tag, take};
+use nom::character::complete::{char as nom_char, digit1};
+use nom::combinator::all_consuming;
+use nom::error::{context, VerboseError, VerboseErrorKind};
+use nom::multi::length_data;
+use nom::number::complete::{be_i16, be_i32, be_u32};
+use nom::sequence::{delimited as between, pair};
+use nom::IResult;
+
 use super::text::{excerpt, lines, trim, Line};
 use super::{base64, detect, hex, InputError, InputFormat};
 
@@ -63,12 +73,12 @@ fn is_rule(s: &[u8]) -> bool {
 
 /// Whether `s` is psql's row-count footer, `(1 row)` or `(N rows)`.
 fn is_row_count(s: &[u8]) -> bool {
-    let Some(inner) = s.strip_prefix(b"(").and_then(|s| s.strip_suffix(b")")) else {
-        return false;
-    };
-    let digits = inner.iter().take_while(|b| b.is_ascii_digit()).count();
-    let word = inner.get(digits..).unwrap_or(&[]);
-    digits > 0 && (word == b" row" || word == b" rows")
+    let footer = between(
+        nom_char('('),
+        pair(digit1, alt((tag(" rows"), tag(" row")))),
+        nom_char(')'),
+    );
+    all_consuming::<_, _, (), _>(footer)(s).is_ok()
 }
 
 /// A column name as psql and COPY print them: `get_raw_page`, `?column?`,
@@ -681,62 +691,85 @@ fn base64_values(text: &[u8]) -> Result<Vec<u8>, InputError> {
     Ok(out)
 }
 
+/// A COPY binary grammar's result: nom's, with the contexts that say what was expected.
+type Parsed<'a, T> = IResult<&'a [u8], T, VerboseError<&'a [u8]>>;
+
+/// COPY binary's file header: signature, flags word, header extension.
+fn copy_header(input: &[u8]) -> Parsed<'_, u32> {
+    let (input, _) = context(
+        "COPY's binary signature PGCOPY\\n\\377\\r\\n\\0",
+        tag(COPY_SIGNATURE),
+    )(input)?;
+    let (input, flags) = context("the flags field (4 bytes)", be_u32)(input)?;
+    let (input, _) = context(
+        "the header extension (a 4-byte length and that many bytes)",
+        length_data(be_u32),
+    )(input)?;
+    Ok((input, flags))
+}
+
+/// A tuple's field count (-1 is the trailer).
+fn copy_field_count(input: &[u8]) -> Parsed<'_, i16> {
+    context("a tuple's field count or the -1 trailer (2 bytes)", be_i16)(input)
+}
+
+/// One field: a 32-bit length (-1 = NULL) and that many bytes.
+fn copy_field(input: &[u8]) -> Parsed<'_, Option<&[u8]>> {
+    let (rest, len) = context("a field length (4 bytes)", be_i32)(input)?;
+    if len == -1 {
+        return Ok((rest, None));
+    }
+    let Ok(len) = usize::try_from(len) else {
+        return Err(nom::Err::Failure(VerboseError {
+            errors: vec![(
+                input,
+                VerboseErrorKind::Context("a field length of -1 or more"),
+            )],
+        }));
+    };
+    let (rest, bytes) = context("the field's bytes, as many as its length says", take(len))(rest)?;
+    Ok((rest, Some(bytes)))
+}
+
 /// The rows of `COPY … (format binary)` output: signature, flags, header
 /// extension, then per tuple a 16-bit field count and per field a 32-bit
-/// length and its bytes (-1 for NULL); a count of -1 ends the data.
+/// length and its bytes (-1 for NULL); a count of -1 ends the data. Errors
+/// give the byte offset and what was expected there.
 pub(super) fn copy_binary(data: &[u8]) -> Result<Rows, InputError> {
     const FORMAT: InputFormat = InputFormat::CopyBinary;
-    let err = |at: usize, message: String| InputError {
+    let at = |rest: &[u8]| data.len().saturating_sub(rest.len());
+    let err = |pos: usize, message: String| InputError {
         format: FORMAT,
         line: None,
-        offset: Some(at as u64),
+        offset: Some(pos as u64),
         message,
     };
-    let mut pos = COPY_SIGNATURE.len();
-    if !data.starts_with(COPY_SIGNATURE) {
-        return Err(err(
-            0,
-            "expected COPY's binary signature PGCOPY\\n\\377\\r\\n\\0".to_string(),
-        ));
-    }
-    let word = |at: usize, what: &str| -> Result<u32, InputError> {
-        data.get(at..at + 4)
-            .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
-            .ok_or_else(|| {
-                err(
-                    at,
-                    format!("expected {what} (4 bytes), found the end of the input"),
-                )
-            })
+    let nom_err = |e: nom::Err<VerboseError<&[u8]>>| match e {
+        nom::Err::Error(v) | nom::Err::Failure(v) => {
+            let (rest, expected) = v
+                .errors
+                .iter()
+                .find_map(|(rest, kind)| match kind {
+                    VerboseErrorKind::Context(c) => Some((*rest, *c)),
+                    _ => None,
+                })
+                .unwrap_or((data, "COPY's binary format"));
+            let found = if rest.is_empty() {
+                "the end of the input".to_string()
+            } else {
+                format!("{} bytes left", rest.len())
+            };
+            err(at(rest), format!("expected {expected}, found {found}"))
+        }
+        nom::Err::Incomplete(_) => err(data.len(), "expected more bytes".to_string()),
     };
-    let flags = word(pos, "the flags field")?;
-    pos += 4;
-    let ext = word(pos, "the header extension length")? as usize;
-    pos += 4;
-    pos = pos
-        .checked_add(ext)
-        .filter(|&p| p <= data.len())
-        .ok_or_else(|| {
-            err(
-                pos,
-                format!("expected a header extension of {ext} bytes, found the end of the input"),
-            )
-        })?;
+    let (mut input, flags) = copy_header(data).map_err(nom_err)?;
     let with_oids = flags & (1 << 16) != 0;
     let mut rows = Vec::new();
     loop {
-        let count = data
-            .get(pos..pos + 2)
-            .map(|b| i16::from_be_bytes([b[0], b[1]]))
-            .ok_or_else(|| {
-                err(
-                    pos,
-                    "expected a tuple's field count or the -1 trailer, found the end of the input"
-                        .to_string(),
-                )
-            })?;
-        let tuple_at = pos;
-        pos += 2;
+        let tuple_at = at(input);
+        let (rest, count) = copy_field_count(input).map_err(nom_err)?;
+        input = rest;
         if count == -1 {
             break;
         }
@@ -746,32 +779,12 @@ pub(super) fn copy_binary(data: &[u8]) -> Result<Rows, InputError> {
                 format!("expected a field count of 1 or more, found {count}"),
             ));
         }
-        let fields = usize::from(count as u16) + usize::from(with_oids);
+        let fields = usize::from(count.unsigned_abs()) + usize::from(with_oids);
         let mut values: Vec<Option<&[u8]>> = Vec::new();
         for _ in 0..fields {
-            let len = word(pos, "a field length")? as i32;
-            pos += 4;
-            if len == -1 {
-                values.push(None);
-                continue;
-            }
-            let len = usize::try_from(len).map_err(|_| {
-                err(
-                    pos - 4,
-                    format!("expected a field length of -1 or more, found {len}"),
-                )
-            })?;
-            let bytes = data.get(pos..pos + len).ok_or_else(|| {
-                err(
-                    pos,
-                    format!(
-                        "expected a field of {len} bytes, found only {} left",
-                        data.len() - pos
-                    ),
-                )
-            })?;
-            pos += len;
-            values.push(Some(bytes));
+            let (rest, value) = copy_field(input).map_err(nom_err)?;
+            input = rest;
+            values.push(value);
         }
         if with_oids {
             values.remove(0);
@@ -795,8 +808,7 @@ pub(super) fn copy_binary(data: &[u8]) -> Result<Rows, InputError> {
             None
         };
         // A bytea column arrives as its bytes; a text column (encode(…)) as text.
-        let text = detect::detect(page) != InputFormat::Raw;
-        let decoded = if text {
+        let decoded = if detect::detect(page) != InputFormat::Raw {
             value(&Field::new(0, page), InputFormat::Auto).ok()
         } else {
             None
@@ -804,18 +816,18 @@ pub(super) fn copy_binary(data: &[u8]) -> Result<Rows, InputError> {
         let bytes = decoded.map_or_else(|| page.to_vec(), |(bytes, _)| bytes);
         rows.push(Row { blkno, bytes });
     }
-    if pos < data.len() {
+    if !input.is_empty() {
         return Err(err(
-            pos,
+            at(input),
             format!(
                 "expected the end of the input after COPY's -1 trailer, found {} more bytes",
-                data.len() - pos
+                input.len()
             ),
         ));
     }
     if rows.is_empty() {
         return Err(err(
-            pos,
+            at(input),
             "expected at least one tuple, found only the trailer".to_string(),
         ));
     }
