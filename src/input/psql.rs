@@ -913,6 +913,14 @@ mod tests {
         );
         let r = rows(b"b|x\n1|0x0a0b\n").expect("0x");
         assert_eq!(r.rows[0].bytes, vec![10, 11]);
+        let r = rows(b" b | x\n---+------\n 1 | TWFu+\n   | TWE=\n 2 | TWFu\n(2 rows)\n")
+            .expect("aligned base64 over lines");
+        assert_eq!(blknos(&r), vec![Some(1), Some(2)]);
+        assert_eq!(r.rows[0].bytes, b"ManMa".to_vec());
+        assert_eq!(r.rows[1].bytes, b"Man".to_vec());
+        let r = rows(b"b|x\n1|TWFu\nTWE=\n2|TWFu\n(2 rows)\n").expect("-A base64 over lines");
+        assert_eq!(blknos(&r), vec![Some(1), Some(2)]);
+        assert_eq!(r.rows[0].bytes, b"ManMa".to_vec());
         // A first column that is not a number names no block.
         let r = rows(b"t|\\x00\n").expect("name column");
         assert_eq!(blknos(&r), vec![None]);
