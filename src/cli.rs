@@ -537,8 +537,10 @@ fn show(args: &ShowArgs) -> Result<ExitCode, Error> {
     let mut shown = 0usize;
     for block in source.blocks() {
         let block = block?;
-        let blkno = first_blkno.saturating_add(block.index);
-        if blkno > range.last {
+        // A block number the input gave (psql's or COPY's leading column) unless --blkno.
+        let given = block.blkno.filter(|_| args.blkno.is_none());
+        let blkno = given.unwrap_or_else(|| first_blkno.saturating_add(block.index));
+        if given.is_none() && blkno > range.last {
             break;
         }
         if !range.contains(blkno) {

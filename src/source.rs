@@ -4,7 +4,7 @@
 //! text dumps are small and are decoded in memory by [`crate::input`].
 
 use std::fs::File;
-use std::io::{self, Read};
+use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
 use crate::error::Error;
@@ -29,6 +29,8 @@ pub struct Source {
     /// An Oracle trace's whole text: its blocks are read by
     /// [`crate::parse::oracle::trace`], not cut by size.
     trace_text: Option<Vec<u8>>,
+    /// The block numbers psql's or COPY's rows gave their pages.
+    blknos: Vec<input::RowBlkno>,
 }
 
 enum Data {
@@ -45,6 +47,9 @@ pub struct Block {
     pub offset: u64,
     /// The bytes; shorter than the block size only for a truncated last block.
     pub data: Vec<u8>,
+    /// The block number the input itself gave (a leading column of psql's or
+    /// COPY's rows), to use as `--blkno` would be.
+    pub blkno: Option<u64>,
 }
 
 impl Source {
@@ -85,11 +90,13 @@ impl Source {
             .take(SNIFF as u64)
             .read_to_end(&mut head)
             .map_err(io_err)?;
-        let format = match format {
+        let requested = format;
+        let mut format = match format {
             InputFormat::Auto => input::detect(&head),
             f => f,
         };
         let mut trace_text = None;
+        let mut blknos = Vec::new();
         let data = if format == InputFormat::Raw {
             Data::Stream(Box::new(io::Cursor::new(head).chain(reader)))
         } else if format == InputFormat::OracleTrace {
@@ -102,11 +109,21 @@ impl Source {
         } else {
             // Text dumps are decoded whole; they describe a handful of pages.
             let text = read_text(head, reader, &name)?;
-            let (bytes, _) = input::decode(&text, format).map_err(|source| Error::Input {
-                path: name.clone(),
-                source,
-            })?;
-            Data::Memory { bytes, pos: 0 }
+            let bs = block_size.unwrap_or(DEFAULT_BLOCK_SIZE);
+            let decoded =
+                input::decode_pages(&text, requested, bs).map_err(|source| Error::Input {
+                    path: name.clone(),
+                    source,
+                })?;
+            if let Some(note) = &decoded.note {
+                let _ = writeln!(io::stderr(), "blockscope: note: {}: {note}", name.display());
+            }
+            format = decoded.format;
+            blknos = decoded.blknos;
+            Data::Memory {
+                bytes: decoded.bytes,
+                pos: 0,
+            }
         };
         let mut src = Source {
             name,
@@ -114,6 +131,7 @@ impl Source {
             block_size: block_size.unwrap_or(DEFAULT_BLOCK_SIZE),
             data,
             trace_text,
+            blknos,
         };
         if let Some(bs) = block_size {
             if !(64..=(1 << 20)).contains(&bs) {
@@ -201,6 +219,7 @@ impl Source {
             offset: 0,
             name: self.name,
             done: false,
+            blknos: self.blknos,
         }
     }
 }
@@ -245,6 +264,7 @@ pub struct Blocks {
     offset: u64,
     name: PathBuf,
     done: bool,
+    blknos: Vec<input::RowBlkno>,
 }
 
 impl Iterator for Blocks {
@@ -280,10 +300,13 @@ impl Iterator for Blocks {
         if data.len() < self.block_size {
             self.done = true;
         }
+        let offset = self.offset;
+        let blkno = input::blkno_at(&self.blknos, offset, self.block_size);
         let block = Block {
             index: self.index,
-            offset: self.offset,
+            offset,
             data,
+            blkno,
         };
         self.index += 1;
         self.offset += block.data.len() as u64;

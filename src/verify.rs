@@ -26,6 +26,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use crate::error::Error;
+use crate::input::InputFormat;
 use crate::model::postgres::SIZE_OF_PAGE_HEADER;
 use crate::model::verify::{ChecksumVerdict, PgControlSummary, Skipped, Summary, VerifyProblem};
 use crate::model::{Problem, ProblemClass, Severity};
@@ -36,7 +37,7 @@ use crate::parse::postgres::page::is_new_page;
 use crate::parse::postgres::{check_page_in, PageOptions, Relation};
 use crate::reader::{Endian, Reader};
 use crate::source::{
-    segment_from_name, RelationFileName, DEFAULT_BLOCK_SIZE, DEFAULT_SEGMENT_BYTES,
+    segment_from_name, RelationFileName, Source, DEFAULT_BLOCK_SIZE, DEFAULT_SEGMENT_BYTES,
 };
 
 /// Bytes read and checked as one unit of parallel work.
@@ -221,8 +222,8 @@ pub fn run(
             if let Some(verdict) = from_control {
                 verdict
             } else if targets.contains(&Target::Stdin) {
-                let head = read_head(block_size)?;
-                let verdict = probe_stdin_head(&head, block_size);
+                let head = read_stdin_head(block_size)?;
+                let verdict = probe_stdin_head(&head.bytes, block_size);
                 stdin_head = Some(head);
                 verdict
             } else {
@@ -255,7 +256,10 @@ pub fn run(
                     from_text: false,
                     btree_index: false,
                 };
-                let head = stdin_head.take().unwrap_or_default();
+                let head = match stdin_head.take() {
+                    Some(head) => head,
+                    None => read_stdin_head(block_size)?,
+                };
                 check_stdin(head, &ctx, &mut summary, report)?;
             }
         }
@@ -589,6 +593,45 @@ fn read_head(block_size: usize) -> Result<Vec<u8>, Error> {
     Ok(head)
 }
 
+/// Standard input's first window, or all of it decoded when it is text (hex,
+/// bytea, base64, psql's or COPY's output: read as `show` reads it), with the
+/// block numbers the text gave its pages.
+struct StdinHead {
+    bytes: Vec<u8>,
+    /// Per block of `bytes`, when decoded from text.
+    decoded: Option<Vec<Option<u64>>>,
+}
+
+fn read_stdin_head(block_size: usize) -> Result<StdinHead, Error> {
+    let head = read_head(block_size)?;
+    if matches!(
+        crate::input::detect(&head),
+        InputFormat::Raw | InputFormat::OracleTrace
+    ) {
+        return Ok(StdinHead {
+            bytes: head,
+            decoded: None,
+        });
+    }
+    let rest = Box::new(io::Cursor::new(head).chain(io::stdin()));
+    let source = Source::from_reader(
+        PathBuf::from("-"),
+        rest,
+        InputFormat::Auto,
+        Some(block_size),
+    )?;
+    let (mut bytes, mut blknos) = (Vec::new(), Vec::new());
+    for block in source.blocks() {
+        let block = block?;
+        bytes.extend_from_slice(&block.data);
+        blknos.push(block.blkno);
+    }
+    Ok(StdinHead {
+        bytes,
+        decoded: Some(blknos),
+    })
+}
+
 fn probe_stdin_head(head: &[u8], block_size: usize) -> ChecksumVerdict {
     let found = head
         .chunks_exact(block_size)
@@ -666,12 +709,42 @@ fn check_file(
 
 /// Standard input, a window at a time (the first window already read as `head`).
 fn check_stdin(
-    head: Vec<u8>,
+    head: StdinHead,
     ctx: &BlockContext,
     summary: &mut Summary,
     report: &mut dyn Report,
 ) -> Result<(), Error> {
     let bs = ctx.block_size;
+    if let Some(blknos) = head.decoded {
+        // Decoded text: each page under the block number its row gave, else
+        // its position.
+        let data = head.bytes;
+        let whole = data.len() - data.len() % bs;
+        for (i, page) in data[..whole].chunks(bs).enumerate() {
+            let i = i as u64;
+            let blkno = blknos
+                .get(i as usize)
+                .copied()
+                .flatten()
+                .unwrap_or(ctx.first_blkno.saturating_add(i));
+            let (first, first_blkno) = if blkno >= i {
+                (i, blkno - i)
+            } else {
+                (0, blkno)
+            };
+            let page_ctx = BlockContext {
+                first_blkno,
+                ..*ctx
+            };
+            check_blocks(page, first, &page_ctx).add_to(summary, report)?;
+        }
+        if data.len() > whole {
+            let (len, tail) = (data.len() as u64, (data.len() - whole) as u64);
+            truncated(ctx, (whole / bs) as u64, len, tail, summary, report)?;
+        }
+        return Ok(());
+    }
+    let head = head.bytes;
     let per_chunk = chunk_blocks(bs) * bs;
     let full = window_bytes(bs);
     let mut stdin = io::stdin().lock();

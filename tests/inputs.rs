@@ -5,7 +5,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use blockscope::input::{decode, detect, InputFormat};
+use blockscope::input::{decode, decode_pages, detect, InputFormat};
 
 fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
@@ -82,4 +82,221 @@ fn the_cli_prints_identical_json_for_every_form() {
             "{form}: JSON differs from the raw page's"
         );
     }
+}
+
+/// Every way psql and COPY print pages (fixtures/inputs/psql, made by a real
+/// psql): file, the raw pages it holds, the block numbers its rows give (per
+/// page, `None` = none given), and the format of its values.
+const PSQL_FORMS: &[(&str, &str, &[Option<u64>], InputFormat)] = &[
+    ("aligned.txt", "t.0.page", &[None], InputFormat::Bytea),
+    (
+        "unaligned-header.txt",
+        "t.0.page",
+        &[None],
+        InputFormat::Bytea,
+    ),
+    ("base64-t.txt", "t.0.page", &[None], InputFormat::Base64),
+    (
+        "base64-aligned.txt",
+        "t.0.page",
+        &[None],
+        InputFormat::Base64,
+    ),
+    ("expanded.txt", "t.0.page", &[None], InputFormat::Bytea),
+    ("blkno-tA.txt", "t.1.page", &[Some(1)], InputFormat::Bytea),
+    (
+        "blkno-aligned.txt",
+        "t.1.page",
+        &[Some(1)],
+        InputFormat::Bytea,
+    ),
+    ("csv-header.txt", "t.0.page", &[None], InputFormat::Bytea),
+    ("csv-base64.txt", "t.0.page", &[None], InputFormat::Base64),
+    ("hex-0x.txt", "t.0.page", &[None], InputFormat::Hex),
+    ("hex-aligned.txt", "t.0.page", &[None], InputFormat::Hex),
+    (
+        "2pages-blkno-aligned.txt",
+        "t.1-2.pages",
+        &[Some(1), Some(2)],
+        InputFormat::Bytea,
+    ),
+    (
+        "2pages-blkno-tA.txt",
+        "t.1-2.pages",
+        &[Some(1), Some(2)],
+        InputFormat::Bytea,
+    ),
+    (
+        "2pages-blkno-expanded.txt",
+        "t.1-2.pages",
+        &[Some(1), Some(2)],
+        InputFormat::Bytea,
+    ),
+    (
+        "2pages-blkno-csv.txt",
+        "t.1-2.pages",
+        &[Some(1), Some(2)],
+        InputFormat::Bytea,
+    ),
+    (
+        "2pages-aligned.txt",
+        "t.0-1.pages",
+        &[None, None],
+        InputFormat::Bytea,
+    ),
+    ("copy.txt", "t.0.page", &[None], InputFormat::Bytea),
+    ("copy-base64.txt", "t.0.page", &[None], InputFormat::Base64),
+    ("copy.bin", "t.0.page", &[None], InputFormat::CopyBinary),
+    (
+        "copy-2pages-blkno.txt",
+        "t.1-2.pages",
+        &[Some(1), Some(2)],
+        InputFormat::Bytea,
+    ),
+    (
+        "copy-2pages-blkno.bin",
+        "t.1-2.pages",
+        &[Some(1), Some(2)],
+        InputFormat::CopyBinary,
+    ),
+    (
+        "copy-2pages-blkno.csv",
+        "t.1-2.pages",
+        &[Some(1), Some(2)],
+        InputFormat::Bytea,
+    ),
+];
+
+fn psql_dir() -> PathBuf {
+    dir().join("inputs/psql")
+}
+
+/// Run blockscope with `args`, standard input from `stdin` (a file) if given.
+fn blockscope(args: &[&str], stdin: Option<&Path>) -> std::process::Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_blockscope"));
+    cmd.args(args);
+    if let Some(path) = stdin {
+        cmd.stdin(fs::File::open(path).unwrap());
+    }
+    cmd.output().unwrap()
+}
+
+#[test]
+fn every_psql_and_copy_form_decodes_to_the_pages_and_their_block_numbers() {
+    for (file, pages, blknos, format) in PSQL_FORMS {
+        let text = fs::read(psql_dir().join(file)).unwrap();
+        let raw = fs::read(psql_dir().join(pages)).unwrap();
+        let decoded =
+            decode_pages(&text, InputFormat::Auto, 8192).unwrap_or_else(|e| panic!("{file}: {e}"));
+        assert!(decoded.bytes == raw, "{file}: bytes differ from {pages}");
+        assert_eq!(decoded.format, *format, "{file}");
+        assert_eq!(decoded.note, None, "{file}");
+        let got: Vec<Option<u64>> = (0..raw.len() / 8192)
+            .map(|i| decoded.blkno_at((i * 8192) as u64, 8192))
+            .collect();
+        assert_eq!(&got, blknos, "{file}: block numbers");
+        // The plain decode gives the same bytes.
+        let (bytes, _) = decode(&text, InputFormat::Auto).unwrap();
+        assert!(bytes == raw, "{file}: decode differs");
+    }
+}
+
+#[test]
+fn show_prints_the_raw_pages_json_for_every_psql_and_copy_form() {
+    let mut reference = std::collections::HashMap::new();
+    for (file, pages, blknos, _) in PSQL_FORMS {
+        // The raw pages, told their first block number as --blkno would.
+        let first = blknos[0].map(|b| b.to_string());
+        let want = reference
+            .entry((pages, first.clone()))
+            .or_insert_with(|| {
+                let path = psql_dir().join(pages);
+                let path = path.to_str().unwrap();
+                let mut args = vec!["show", "--format", "json", path];
+                if let Some(first) = &first {
+                    args.extend(["--blkno", first.as_str()]);
+                }
+                let out = blockscope(&args, None);
+                assert!(out.status.success());
+                out.stdout
+            })
+            .clone();
+        let path = psql_dir().join(file);
+        let out = blockscope(&["show", "--format", "json", path.to_str().unwrap()], None);
+        assert!(
+            out.status.success(),
+            "{file}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(out.stderr.is_empty(), "{file}: unexpected stderr");
+        assert!(out.stdout == want, "{file}: JSON differs from {pages}'s");
+        // And from standard input.
+        let out = blockscope(&["show", "--format", "json"], Some(&path));
+        assert!(out.stdout == want, "{file} on stdin: JSON differs");
+    }
+}
+
+#[test]
+fn verify_reads_every_psql_and_copy_form_on_stdin_as_clean_pages() {
+    for (file, pages, _, _) in PSQL_FORMS {
+        let out = blockscope(&["verify"], Some(&psql_dir().join(file)));
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{file}: {stdout}");
+        assert!(stdout.contains("clean"), "{file}: {stdout}");
+        let blocks = fs::metadata(psql_dir().join(pages)).unwrap().len() / 8192;
+        let json = blockscope(
+            &["verify", "--format", "json"],
+            Some(&psql_dir().join(file)),
+        );
+        let doc: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+        assert_eq!(
+            doc.pointer("/summary/blocks").and_then(|v| v.as_u64()),
+            Some(blocks),
+            "{file}: {doc}"
+        );
+    }
+}
+
+#[test]
+fn verify_on_stdin_hex_text_judges_the_page_not_the_text() {
+    // psql -tA -c "select encode(get_raw_page('t', 0), 'hex')" | blockscope verify
+    let hex = dir().join("inputs/hot_update.0.hex.txt");
+    let page = dir().join("postgres/heap/hot_update.0.page");
+    let from_text = blockscope(&["verify"], Some(&hex));
+    let from_raw = blockscope(&["verify"], Some(&page));
+    assert_eq!(from_text.status.code(), Some(0));
+    assert!(from_text.stdout == from_raw.stdout);
+}
+
+#[test]
+fn a_page_overwritten_by_text_is_read_as_a_raw_page_with_a_note() {
+    let path = psql_dir().join("overwritten.page");
+    let data = fs::read(&path).unwrap();
+    assert_eq!(data.len(), 8192);
+    assert!(data
+        .iter()
+        .all(|&b| b == b'\n' || (0x20..0x7f).contains(&b)));
+    let decoded = decode_pages(&data, InputFormat::Auto, 8192).unwrap();
+    assert_eq!(decoded.format, InputFormat::Raw);
+    assert!(decoded.bytes == data);
+    let note = decoded.note.expect("a note");
+    assert!(note.starts_with("read as raw pages"), "{note}");
+    // Asked for hex, it is still an error: the note is only for detection.
+    assert!(decode_pages(&data, InputFormat::Hex, 8192).is_err());
+
+    let p = path.to_str().unwrap();
+    let auto = blockscope(&["show", "--format", "json", p], None);
+    let raw = blockscope(&["show", "--format", "json", "--input", "raw", p], None);
+    assert!(auto.stdout == raw.stdout);
+    let stderr = String::from_utf8_lossy(&auto.stderr);
+    assert!(
+        stderr.contains("note:") && stderr.contains("read as raw pages"),
+        "{stderr}"
+    );
+
+    let verify = blockscope(&["verify"], Some(&path));
+    let stderr = String::from_utf8_lossy(&verify.stderr);
+    assert!(stderr.contains("read as raw pages"), "{stderr}");
+    assert_ne!(verify.status.code(), Some(2), "{stderr}");
+    assert_ne!(verify.status.code(), Some(0));
 }

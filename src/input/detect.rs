@@ -78,7 +78,7 @@ fn is_od_line(t: &[u8]) -> bool {
 /// and coreutils' base64), and hex otherwise: a typo in hex (`a8kb`) stays hex, and
 /// the hex decoder points at it. Other characters decide nothing: the decoder
 /// chosen reports them.
-fn hex_or_base64<'a>(lines: impl Iterator<Item = Line<'a>>) -> InputFormat {
+pub(super) fn hex_or_base64<'a>(lines: impl Iterator<Item = Line<'a>>) -> InputFormat {
     let (mut upper, mut lower, mut symbol) = (false, false, false);
     let (mut lines_seen, mut lines_76) = (0usize, 0usize);
     let mut last_len = 0usize;
@@ -114,6 +114,9 @@ fn hex_or_base64<'a>(lines: impl Iterator<Item = Line<'a>>) -> InputFormat {
 
 pub(super) fn detect(data: &[u8]) -> InputFormat {
     let sample = data.get(..SNIFF_LEN).unwrap_or(data);
+    if sample.starts_with(super::psql::COPY_SIGNATURE) {
+        return InputFormat::CopyBinary;
+    }
     let text = sample.strip_prefix(BOM).unwrap_or(sample);
     if text.is_empty() || !text.iter().all(|&b| is_text_byte(b)) {
         return InputFormat::Raw;

@@ -101,7 +101,14 @@ impl Digits {
 pub(super) fn decode_hex(format: InputFormat, data: &[u8]) -> Result<Vec<u8>, InputError> {
     let mut digits = Digits::new(format, data.len() / 2);
     for line in text::content_lines(format, data) {
-        digits.push_line(&line?, 0)?;
+        let line = line?;
+        // `'0x' || encode(…, 'hex')`, as C and most languages write hex.
+        let from = if line.text.starts_with(b"0x") || line.text.starts_with(b"0X") {
+            2
+        } else {
+            0
+        };
+        digits.push_line(&line, from)?;
     }
     digits.finish("hex digits")
 }

@@ -14,8 +14,10 @@
 //! | `hexdump` | `hexdump -C` (and `hd`)                                            |
 //! | `gdb`     | gdb's `x/Nbx ADDR`                                                 |
 //!
-//! Hex, bytea and base64 are also accepted inside psql's aligned, wrapped or
-//! expanded (`\x`) output of a one-column result; several rows are concatenated.
+//! Hex, bytea and base64 are also accepted inside every envelope psql and COPY
+//! put around them (aligned, `-t`, `-A`, `-x`, `--csv`, COPY text and COPY
+//! binary, see `psql`); several rows are concatenated, and a leading integer
+//! column gives each row's block number ([`decode_pages`]).
 //!
 //! [`detect`] guesses the format from the first 64 KiB; [`decode`] turns the whole
 //! input into bytes. Dumps that carry offsets (od, xxd, hexdump, gdb) are checked
@@ -36,6 +38,7 @@ mod gdb;
 mod hex;
 mod hexdump;
 mod od;
+mod psql;
 mod text;
 mod xxd;
 
@@ -63,6 +66,9 @@ pub enum InputFormat {
     Hexdump,
     /// gdb `x/Nbx` output.
     Gdb,
+    /// `COPY … TO … (format binary)`: the `PGCOPY` signature, then tuples of
+    /// length-prefixed fields (bytea as its bytes, text columns as hex/base64).
+    CopyBinary,
     /// An Oracle trace from `alter system dump datafile N block M`: the blocks
     /// rebuilt from its `Dump of memory` sections.
     OracleTrace,
@@ -81,6 +87,7 @@ impl InputFormat {
             InputFormat::Xxd => "xxd",
             InputFormat::Hexdump => "hexdump",
             InputFormat::Gdb => "gdb",
+            InputFormat::CopyBinary => "copy-binary",
             InputFormat::OracleTrace => "oracle-trace",
         }
     }
@@ -152,6 +159,91 @@ pub fn detect(data: &[u8]) -> InputFormat {
 /// Decode the whole input into bytes. `Raw` returns the data unchanged; `Auto`
 /// detects first. Returns the bytes and the format actually used.
 pub fn decode(data: &[u8], format: InputFormat) -> Result<(Vec<u8>, InputFormat), InputError> {
+    decode_rows(data, format).map(|d| (d.bytes, d.format))
+}
+
+/// A decoded input: its bytes, the format used, and where the rows of a psql
+/// or COPY result start, with the block numbers their leading column gave.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Decoded {
+    /// The pages, one after another.
+    pub bytes: Vec<u8>,
+    /// The format actually used (the values' format inside psql's or COPY's
+    /// envelope; `CopyBinary` for COPY's binary format).
+    pub format: InputFormat,
+    /// The rows that named their block number, in order: each row's byte
+    /// range in `bytes` and that number (its first page's; further pages of a
+    /// row count on from it). Empty when no row had one.
+    pub blknos: Vec<RowBlkno>,
+    /// Said to the user on standard error (e.g. text read as raw pages).
+    pub note: Option<String>,
+}
+
+/// Where one row's pages are in [`Decoded::bytes`], and its block number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RowBlkno {
+    pub offset: u64,
+    pub len: u64,
+    pub blkno: u64,
+}
+
+impl Decoded {
+    /// The block number the input gave for the block at byte `offset` of
+    /// `bytes`, for blocks of `block_size` bytes.
+    pub fn blkno_at(&self, offset: u64, block_size: usize) -> Option<u64> {
+        blkno_at(&self.blknos, offset, block_size)
+    }
+}
+
+/// The block number `rows` give the block at byte `offset`, for blocks of
+/// `block_size` bytes (a row of several pages counts on from its number).
+pub fn blkno_at(rows: &[RowBlkno], offset: u64, block_size: usize) -> Option<u64> {
+    let row = rows
+        .iter()
+        .find(|r| r.offset <= offset && offset < r.offset.saturating_add(r.len))?;
+    let within = (offset - row.offset) / (block_size.max(1) as u64);
+    Some(row.blkno.saturating_add(within))
+}
+
+/// Like [`decode`], and keeps the block numbers of psql's and COPY's rows. When
+/// `format` is `Auto`, input that looks like text but parses as none, and
+/// whose size is a whole number of `block_size` blocks, is read as raw pages
+/// with a note: a block overwritten by a text file is all printable bytes.
+pub fn decode_pages(
+    data: &[u8],
+    format: InputFormat,
+    block_size: usize,
+) -> Result<Decoded, InputError> {
+    match decode_rows(data, format) {
+        Err(err)
+            if format == InputFormat::Auto
+                && block_size > 0
+                && !data.is_empty()
+                && data.len().is_multiple_of(block_size) =>
+        {
+            Ok(Decoded {
+                bytes: data.to_vec(),
+                format: InputFormat::Raw,
+                blknos: Vec::new(),
+                note: Some(format!(
+                    "read as raw pages: the input is all printable characters but is not a text dump \
+                     ({err}); its {} bytes are a whole number of {block_size}-byte blocks \
+                     (a page overwritten by text?)",
+                    data.len()
+                )),
+            })
+        }
+        other => other,
+    }
+}
+
+fn decode_rows(data: &[u8], format: InputFormat) -> Result<Decoded, InputError> {
+    let plain = |bytes: Vec<u8>, format: InputFormat| Decoded {
+        bytes,
+        format,
+        blknos: Vec::new(),
+        note: None,
+    };
     let format = match format {
         InputFormat::Auto if data.is_empty() => {
             return Err(InputError::whole(
@@ -159,7 +251,23 @@ pub fn decode(data: &[u8], format: InputFormat) -> Result<(Vec<u8>, InputFormat)
                 "expected page bytes or a text dump of them, found empty input".to_string(),
             ));
         }
-        InputFormat::Auto => detect(data),
+        InputFormat::Auto => match detect(data) {
+            // psql's and COPY's envelopes hold hex, bytea or base64 values:
+            // the values decide which (`Auto` below).
+            InputFormat::Hex | InputFormat::Bytea | InputFormat::Base64 => {
+                if let Some(rows) = psql::text_rows(data, InputFormat::Auto) {
+                    return rows.map(from_rows);
+                }
+                detect(data)
+            }
+            other => other,
+        },
+        other @ (InputFormat::Hex | InputFormat::Bytea | InputFormat::Base64) => {
+            if let Some(rows) = psql::text_rows(data, other) {
+                return rows.map(from_rows);
+            }
+            other
+        }
         other => other,
     };
     let limit = output_limit(data.len());
@@ -173,9 +281,32 @@ pub fn decode(data: &[u8], format: InputFormat) -> Result<(Vec<u8>, InputFormat)
         InputFormat::Xxd => xxd::decode(data, limit)?,
         InputFormat::Hexdump => hexdump::decode(data, limit)?,
         InputFormat::Gdb => gdb::decode(data)?,
+        InputFormat::CopyBinary => return psql::copy_binary(data).map(from_rows),
         InputFormat::OracleTrace => trace_bytes(data)?,
     };
-    Ok((bytes, format))
+    Ok(plain(bytes, format))
+}
+
+/// Rows concatenated; the block numbers kept with their byte ranges.
+fn from_rows(rows: psql::Rows) -> Decoded {
+    let mut bytes = Vec::with_capacity(rows.rows.iter().map(|r| r.bytes.len()).sum());
+    let mut blknos = Vec::new();
+    for row in rows.rows {
+        if let Some(blkno) = row.blkno {
+            blknos.push(RowBlkno {
+                offset: bytes.len() as u64,
+                len: row.bytes.len() as u64,
+                blkno,
+            });
+        }
+        bytes.extend_from_slice(&row.bytes);
+    }
+    Decoded {
+        bytes,
+        format: rows.format,
+        blknos,
+        note: None,
+    }
 }
 
 /// The blocks of an Oracle trace's hex sections, one after another (byte

@@ -453,3 +453,60 @@ fn decode_never_panics() {
         decode_everything(&data);
     }
 }
+
+/// psql's and COPY's envelopes, mutated at random: no panic, output bounded.
+#[test]
+fn psql_and_copy_envelopes_never_panic() {
+    const ALPHABET: &[u8] = b"0123456789abcdefAB |+-\t\n\r\\,\"x()NRECOD[]";
+    let mut copy = psql_copy_binary_sample();
+    let decoded = super::decode_pages(&copy, InputFormat::Auto, 8192).expect("copy binary");
+    assert_eq!(
+        (decoded.bytes.as_slice(), decoded.format),
+        (&[1u8, 2, 3, 4][..], InputFormat::CopyBinary)
+    );
+    assert_eq!(decoded.blkno_at(0, 8192), Some(3));
+    let samples: Vec<Vec<u8>> = vec![
+        b" blkno | get_raw_page\n-------+------\n     3 | \\x0001\n     4 | \\x0203\n(2 rows)\n"
+            .to_vec(),
+        b"-[ RECORD 1 ]-\nb | 9\nx | TWFu+\n  | TWE=\n-[ RECORD 2 ]-\nb | 1\nx | \\x00\n".to_vec(),
+        b"blkno|get_raw_page\n1|\\x0001\n2|0x0a\n(2 rows)\n".to_vec(),
+        b"blkno,get_raw_page\n1,\"TWFu\nTWE=\"\n2,\\x00\n".to_vec(),
+        b"1\t\\\\x0001\n2\tTWFu\\nTWE=\n".to_vec(),
+        b" TWFu+\n TWE=\n".to_vec(),
+        copy.clone(),
+    ];
+    let mut rng = Lcg(0xc0c0);
+    for round in 0..3000 {
+        let mut data = samples[round % samples.len()].clone();
+        for _ in 0..=rng.below(4) {
+            if data.is_empty() {
+                break;
+            }
+            let at = rng.below(data.len());
+            match rng.below(4) {
+                0 => data[at] = ALPHABET[rng.below(ALPHABET.len())],
+                1 => {
+                    data.remove(at);
+                }
+                2 => data.insert(at, rng.next() as u8),
+                _ => data.truncate(at),
+            }
+        }
+        decode_everything(&data);
+        let _ = super::decode_pages(&data, InputFormat::Auto, 64);
+    }
+    // A COPY binary field claiming 2 GiB allocates nothing.
+    let at = super::psql::COPY_SIGNATURE.len() + 8 + 2;
+    copy[at..at + 4].copy_from_slice(&i32::MAX.to_be_bytes());
+    assert!(decode(&copy, InputFormat::Auto).is_err());
+}
+
+/// COPY binary of one tuple (block number 3, a 4-byte page).
+fn psql_copy_binary_sample() -> Vec<u8> {
+    let mut out = super::psql::COPY_SIGNATURE.to_vec();
+    out.extend_from_slice(&[0, 0, 0, 0, 0, 0, 0, 0, 0, 2]);
+    out.extend_from_slice(&[0, 0, 0, 4, 0, 0, 0, 3]);
+    out.extend_from_slice(&[0, 0, 0, 4, 1, 2, 3, 4]);
+    out.extend_from_slice(&[0xff, 0xff]);
+    out
+}
