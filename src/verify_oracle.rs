@@ -84,9 +84,10 @@ pub fn verify_trace(path: &Path, endian: Option<Endian>) -> Result<OracleOutcome
         path: path.to_path_buf(),
         source,
     })?;
-    let blocks = rebuilt_blocks(&text, endian).map_err(|source| Error::Input {
+    let text = crate::input::utf8_text(text);
+    let blocks = rebuilt_blocks(&text, endian).map_err(|e| Error::Input {
         path: path.to_path_buf(),
-        source,
+        source: e.into_input(InputFormat::OracleTrace),
     })?;
     let mut verifier = DatafileVerifier::new();
     let mut reports = Vec::new();

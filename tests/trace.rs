@@ -6,6 +6,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use blockscope::error::TextError;
 use blockscope::model::oracle::{OracleVersion, TextBlock};
 use blockscope::parse::oracle::crosscheck::compare;
 use blockscope::parse::oracle::trace::{read_trace, rebuilt_blocks};
@@ -263,30 +264,50 @@ fn big_endian_words_are_detected_or_forced() {
     assert!(read_trace(text.as_bytes(), Some(Endian::Little)).unwrap()[0].endian_confirmed);
 }
 
-fn error_of(text: &str) -> String {
-    read_trace(text.as_bytes(), None).unwrap_err().to_string()
+fn error_of(text: &str) -> TextError {
+    read_trace(text.as_bytes(), None).unwrap_err()
 }
 
 #[test]
-fn errors_name_the_line_and_what_was_expected() {
+fn errors_name_the_line_column_and_what_was_expected() {
     let text = fs::read_to_string(fixture("block_5_907.trc")).unwrap();
     let bad = text.replace(
         "tl: 14 fb: --H-FL-- lb: 0x1  cc: 1",
         "tl: 14 fb: --H-FL-- lb: zz  cc: 1",
     );
     let e = error_of(&bad);
-    assert!(
-        e.starts_with("oracle-trace input, line 50: expected `tl: N fb:"),
-        "{e}"
+    assert_eq!((e.line, e.column), (50, 25));
+    assert_eq!(
+        e.message,
+        "expected `tl: N fb: KCHDFLPN lb: 0x…  cc: N`, found \"zz\" (no 0x)"
     );
     let bad = text.replace("scn: 0x0.4e9af4 seq", "scn: 0x0.4e9af4 sq");
-    assert!(
-        error_of(&bad).contains("line 6: expected `scn:"),
-        "{}",
-        error_of(&bad)
-    );
+    let e = error_of(&bad);
+    assert_eq!((e.line, e.column), (6, 17));
+    assert!(e.message.starts_with("expected `scn:"), "{e}");
     let bad = text.replace("tosp=0x1f76", "tosp 0x1f76");
-    assert!(error_of(&bad).contains("line 45: expected a data block dump line"));
+    let e = error_of(&bad);
+    assert_eq!((e.line, e.column), (45, 1));
+    assert!(
+        e.message.starts_with("expected a data block dump line"),
+        "{e}"
+    );
+    // The command line names the line as before.
+    let dir = std::env::temp_dir().join(format!("blockscope-trace-err-{}", std::process::id()));
+    fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("bad.trc");
+    fs::write(&path, text.replace("lb: 0x1  cc: 1", "lb: zz  cc: 1")).unwrap();
+    let out = blockscope(&["show", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap(),
+        format!(
+            "blockscope: error: {}: oracle-trace input, line 50: expected `tl: N fb: \
+             KCHDFLPN lb: 0x…  cc: N`, found \"zz\" (no 0x)\n",
+            path.display()
+        )
+    );
+    fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -297,9 +318,11 @@ fn a_truncated_hex_section_says_how_many_bytes_are_missing() {
         .filter(|l| !l.starts_with("7F140F337300"))
         .collect();
     let e = error_of(&cut.join("\n"));
-    assert!(
-        e.contains("line 9: hex section from 0x7F140F335310 to 0x7F140F337310 is truncated: 8176 of 8192 bytes present, 16 bytes missing"),
-        "{e}"
+    assert_eq!(e.line, 9);
+    assert_eq!(
+        e.message,
+        "hex section from 0x7F140F335310 to 0x7F140F337310 is truncated: 8176 of 8192 bytes \
+         present, 16 bytes missing (the section ends at line 20)"
     );
 }
 

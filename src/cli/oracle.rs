@@ -592,9 +592,9 @@ pub(super) fn show_trace(
         EndianArg::Little => Some(Endian::Little),
         EndianArg::Big => Some(Endian::Big),
     };
-    let blocks = read_trace(text, endian).map_err(|source| Error::Input {
+    let blocks = read_trace(text, endian).map_err(|e| Error::Input {
         path: name.to_path_buf(),
-        source,
+        source: e.into_input(crate::input::InputFormat::OracleTrace),
     })?;
     let (mut out, opts) = output(args);
     let mut collected: Vec<Value> = Vec::new();

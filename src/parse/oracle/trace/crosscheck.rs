@@ -9,8 +9,8 @@ use std::fmt::Display;
 use crate::model::oracle::{OracleBlock, Rdba, TextBlock, KCBH_SIZE};
 use crate::model::{Problem, Severity};
 
-use super::ktb::ITL_OFFSET;
-use super::names;
+use super::super::ktb::ITL_OFFSET;
+use super::super::names;
 
 /// The problem class of every disagreement.
 pub const CLASS: &str = "crosscheck";
