@@ -96,7 +96,17 @@ pub fn verify_trace(path: &Path, endian: Option<Endian>) -> Result<OracleOutcome
         if let Some(file) = b.file {
             verifier.rel_file.get_or_insert(file);
         }
-        let (parsed, problems) = verifier.check(blkno, &b.bytes);
+        let (parsed, mut problems) = verifier.check(blkno, &b.bytes);
+        // What the trace reader cut or merged (bounds, duplicate sections).
+        problems.extend(b.notes.iter().map(|n| {
+            Problem::new(
+                crate::model::Severity::Warning,
+                "trace",
+                None,
+                "bounds",
+                n.clone(),
+            )
+        }));
         let report = BlockReport::new(&parsed, problems);
         if report.failed() {
             reports.push(report);

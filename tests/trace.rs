@@ -429,3 +429,91 @@ proptest! {
         }
     }
 }
+
+/// `blockscope ARGS` on `path`: exit code and stdout, with the path replaced by `TRACE`.
+fn run_on(cmd: &str, path: &Path, extra: &[&str]) -> (Option<i32>, String) {
+    let p = path.to_str().unwrap();
+    let mut args = vec![cmd, p];
+    args.extend_from_slice(extra);
+    let out = blockscope(&args);
+    let stdout = String::from_utf8(out.stdout).unwrap().replace(p, "TRACE");
+    (out.status.code(), stdout)
+}
+
+/// `show` (JSON and the dump) and `verify` give the same output for `variant` as for `original`.
+fn assert_same_output(original: &Path, variant: &Path) {
+    for (cmd, extra) in [
+        ("show", &["--format", "json"][..]),
+        ("show", &["--format", "dump", "--oracle-hex"][..]),
+        ("verify", &["--format", "json"][..]),
+        ("verify", &[][..]),
+    ] {
+        let want = run_on(cmd, original, extra);
+        assert!(want.1.len() > 100, "{cmd} {extra:?}: {want:?}");
+        assert_eq!(
+            run_on(cmd, variant, extra),
+            want,
+            "{cmd} {extra:?} on {}",
+            variant.display()
+        );
+    }
+}
+
+#[test]
+fn shipped_traces_in_crlf_with_chinese_and_in_utf16_decode_the_same() {
+    for name in ["block_5_907", "planted_2_9_8"] {
+        let original = fixture(&format!("{name}.trc"));
+        for variant in ["utf8-crlf", "utf16le-bom"] {
+            assert_same_output(&original, &fixture(&format!("{name}.{variant}.trc")));
+        }
+    }
+}
+
+#[test]
+fn other_encodings_of_a_trace_decode_the_same() {
+    let dir = std::env::temp_dir().join(format!("blockscope-trace-enc-{}", std::process::id()));
+    fs::create_dir_all(&dir).unwrap();
+    let original = fixture("planted_2_9_8.trc");
+    let text = fs::read_to_string(&original).unwrap();
+    let utf16 = |s: &str, little: bool| -> Vec<u8> {
+        s.encode_utf16()
+            .flat_map(|u| {
+                if little {
+                    u.to_le_bytes()
+                } else {
+                    u.to_be_bytes()
+                }
+            })
+            .collect()
+    };
+    let crlf = text.replace('\n', "\r\n");
+    let mut latin1 = text.clone().into_bytes();
+    latin1.extend_from_slice(b"-- r\xe9sum\xe9 du client \xa7 3\n");
+    let mut be_bom = vec![0xfe, 0xff];
+    be_bom.extend(utf16(&crlf, false));
+    let variants: [(&str, Vec<u8>); 4] = [
+        ("utf16be-bom", be_bom),
+        ("utf16be", utf16(&crlf, false)),
+        ("utf16le", utf16(&text, true)),
+        ("latin1", latin1),
+    ];
+    for (name, bytes) in variants {
+        let path = dir.join(format!("{name}.trc"));
+        fs::write(&path, bytes).unwrap();
+        assert_same_output(&original, &path);
+    }
+    // A comment at the top moves every line number, not the blocks.
+    let path = dir.join("top.trc");
+    fs::write(&path, format!("-- 客户的跟踪文件\n{text}")).unwrap();
+    let args = ["--format", "dump", "--oracle-hex"];
+    assert_eq!(
+        run_on("show", &path, &args),
+        run_on("show", &original, &args)
+    );
+    let blocks = read_trace(&fs::read(&path).unwrap(), None).unwrap();
+    assert_eq!(
+        blocks[0].line,
+        read_trace(text.as_bytes(), None).unwrap()[0].line + 1
+    );
+    fs::remove_dir_all(&dir).unwrap();
+}

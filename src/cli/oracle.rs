@@ -669,6 +669,16 @@ pub(super) fn show_trace(
             if let Some(t) = &tb.text {
                 parsed.problems.extend(compare(&parsed, t));
             }
+            // What the trace reader cut or merged (bounds, duplicate sections).
+            for n in &tb.notes {
+                parsed.problems.push(crate::model::Problem::new(
+                    crate::model::Severity::Warning,
+                    "trace",
+                    None,
+                    "bounds",
+                    n.clone(),
+                ));
+            }
             match args.format {
                 FormatArg::Json | FormatArg::Ndjson => {
                     let mut v = render::oracle_json::block_json(&parsed, o.oracle_bigfile);
@@ -697,6 +707,9 @@ pub(super) fn show_trace(
                 }
             }
         } else {
+            for n in &tb.notes {
+                eprintln!("note: {}: trace block {}: {n}", name.display(), tb.label());
+            }
             let Some(t) = &tb.text else { continue };
             match args.format {
                 FormatArg::Json | FormatArg::Ndjson => {
