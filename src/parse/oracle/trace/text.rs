@@ -725,3 +725,141 @@ pub(super) fn data(
     }
     Ok(d)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(text: &str) -> Line<'_> {
+        Line { no: 9, text }
+    }
+
+    #[test]
+    fn itl_lines() {
+        let t = "0x01   0x0007.01d.000001d0  0x00000987.0390.27  --U-    1  fsc 0x0000.004e9af4";
+        let itl = itl_line(line(t), t).unwrap();
+        assert_eq!(
+            (itl.itl, itl.kxidusn, itl.kxidslt, itl.kxidsqn),
+            (1, 7, 0x1d, 0x1d0)
+        );
+        assert_eq!(
+            (itl.kubadba, itl.kubaseq, itl.kubarec),
+            (0x987, 0x390, 0x27)
+        );
+        assert_eq!((itl.ktbitflg, itl.ktbitbas), (0x2001, 0x4e9af4));
+        let bad = t.replace("--U-", "--X-");
+        let e = itl_line(line(&bad), &bad).unwrap_err();
+        assert_eq!((e.line, e.column), (9, 49));
+        assert!(
+            e.message.ends_with("flag letters are CBUT or -"),
+            "{}",
+            e.message
+        );
+        let e = itl_line(line("0x01 0x2"), "0x01 0x2").unwrap_err();
+        assert!(e.message.ends_with("not 7 fields"));
+    }
+
+    #[test]
+    fn row_directory_and_rows() {
+        let t = "0xe:pti[0]\tnrow=1\toffs=0";
+        let k = pti_line(line(t), t).unwrap();
+        assert_eq!((k.table, k.kdbtnrow, k.kdbtoffs), (0, 1, 0));
+        let t = "0x12:pri[0]\toffs=0x1f8a";
+        let p = pri_line(line(t), t).unwrap();
+        assert_eq!((p.slot, p.kdbr, p.free), (0, 0x1f8a, false));
+        let t = "0x14:pri[1]\tsfll=-1";
+        let p = pri_line(line(t), t).unwrap();
+        assert_eq!((p.kdbr, p.free), (0xffff, true));
+        let t = "0x14:pri[1]\tfoo=2";
+        assert_eq!(pri_line(line(t), t).unwrap_err().column, 13);
+        let t = "tab 0, row 3, @0x1f8a";
+        let r = tab_line(line(t), &t[4..]).unwrap();
+        assert_eq!((r.tab, r.row, r.offs), (0, 3, 0x1f8a));
+        assert!(tab_line(line(t), "0, row 3").is_err());
+        let mut r = r;
+        let t = "tl: 14 fb: --H-FL-- lb: 0x1  cc: 1";
+        tl_line(line(t), &t[3..], &mut r).unwrap();
+        assert_eq!(
+            (r.tl, r.flag, r.lb, r.cc),
+            (Some(14), Some(0x2c), Some(1), Some(1))
+        );
+        let t = "tl: 2 fb: --HDFL-- lb: 0x2";
+        tl_line(line(t), &t[3..], &mut r).unwrap();
+        assert_eq!((r.flag, r.cc), (Some(0x3c), None));
+        let t = "tl: 2 fb: --HXFL-- lb: 0x2";
+        let e = tl_line(line(t), &t[3..], &mut r).unwrap_err();
+        assert_eq!(e.column, 11);
+    }
+
+    #[test]
+    fn columns_and_rowids() {
+        let t = "col  0: [ 3]  41 42 43";
+        let c = col_line(line(t), &t[3..]).unwrap();
+        assert_eq!((c.col, c.len, c.data), (0, Some(3), vec![0x41, 0x42, 0x43]));
+        let c = col_line(line("col  3: *NULL*"), "  3: *NULL*").unwrap();
+        assert_eq!(c.len, None);
+        let t = "col  0: [ 1]  41 42";
+        assert!(col_line(line(t), &t[3..])
+            .unwrap_err()
+            .message
+            .contains("expected 1 bytes"));
+        let r = rid_text(line("hrid: 0x01400010.2"), " 0x01400010.2").unwrap();
+        assert_eq!((r.dba, r.slot), (0x0140_0010, 2));
+        assert!(rid_text(line("x"), "0x0140").is_err());
+        assert_eq!(flag_string(line("flag=--------"), "--------").unwrap(), 0);
+        assert_eq!(
+            flag_string(line("flag=-0------"), "-0------").unwrap(),
+            0x40
+        );
+        assert!(flag_string(line("flag=---"), "---").is_err());
+    }
+
+    #[test]
+    fn cache_header_lines() {
+        let text = "buffer tsn: 5 rdba: 0x0000038b (1024/907)\n\
+                    scn: 0x0.4e9af4 seq: 0x01 flg: 0x06 tail: 0x9af40601\n\
+                    frmt: 0x02 chkval: 0x46dd type: 0x06=trans data\n";
+        let mut lines = Lines::new(text);
+        let first = lines.next_line().unwrap();
+        let c = cache(&mut lines, first, &first.text[11..]).unwrap();
+        assert_eq!(
+            (c.tsn, c.rdba, c.rdba_file, c.rdba_block),
+            (5, 0x38b, 1024, 907)
+        );
+        assert_eq!((c.scn, c.seq, c.flg, c.tail), (0x4e9af4, 1, 6, 0x9af4_0601));
+        assert_eq!((c.frmt, c.chkval, c.type_kcbh), (2, 0x46dd, 6));
+        assert_eq!(
+            cache_version("scn: 0x0.4e9af4 seq"),
+            Some(OracleVersion::V12_1)
+        );
+        assert_eq!(
+            cache_version("scn: 0x0000.4e9af4"),
+            Some(OracleVersion::V11)
+        );
+        assert_eq!(cache_version("scn: 0x4e9af4"), Some(OracleVersion::V12_2));
+        // The `frmt:` line missing: the error names the line after `scn:`.
+        let cut = text.replace("frmt:", "frmt;");
+        let mut lines = Lines::new(&cut);
+        let first = lines.next_line().unwrap();
+        let e = cache(&mut lines, first, &first.text[11..]).unwrap_err();
+        assert_eq!((e.line, e.column), (3, 1));
+        let mut lines = Lines::new("buffer tsn: 5 rdba: 0x0000038b (1024/907)");
+        let first = lines.next_line().unwrap();
+        let e = cache(&mut lines, first, &first.text[11..]).unwrap_err();
+        assert_eq!((e.line, e.column), (2, 0));
+        assert!(e.message.ends_with("found the end of the trace"));
+    }
+
+    #[test]
+    fn start_lines() {
+        let l = line(" tsn: 7 file#: 5 minblk 16 maxblk 16");
+        let c = start_line(l, l.text).unwrap();
+        assert_eq!(
+            (c.tsn, c.file, c.minblk, c.spaced),
+            (Some(7), Some(5), Some(16), true)
+        );
+        let l = line(" tsn: 7 file#:5 minblk 16 maxblk 16");
+        let c = start_line(l, l.text).unwrap();
+        assert_eq!((c.file, c.spaced), (Some(5), false));
+    }
+}
