@@ -332,7 +332,10 @@ pub(super) fn order(b: &mut [u8], endian: Option<Endian>) -> (Endian, bool) {
 /// Reverse the bytes of every 32-bit word.
 fn swap_words(b: &mut [u8]) {
     for w in b.chunks_exact_mut(4) {
-        w.reverse();
+        if let [a, b, c, d] = w {
+            std::mem::swap(a, d);
+            std::mem::swap(b, c);
+        }
     }
 }
 

@@ -216,7 +216,7 @@ struct Parser<'a> {
     /// The most rebuilt bytes in all, and what is left of it.
     limit: u64,
     budget: u64,
-    /// Kept blocks by a hash of (file, bytes).
+    /// Kept hex-only blocks by a hash of their file, length and ends.
     seen: HashMap<u64, Vec<usize>>,
     /// Per kept block: the duplicate sections merged into it.
     merged: Vec<Option<Merged>>,
@@ -260,8 +260,11 @@ impl<'a> Parser<'a> {
                 });
         }
         if let (Some(bytes), None) = (&b.bytes, &b.text) {
+            // A cheap key (ends and length); equal keys are compared whole.
             let mut h = DefaultHasher::new();
-            (b.file, bytes).hash(&mut h);
+            let head = bytes.get(..64).unwrap_or(bytes);
+            let tail = bytes.get(bytes.len().saturating_sub(64)..).unwrap_or(bytes);
+            (b.file, bytes.len(), head, tail).hash(&mut h);
             let key = h.finish();
             let twin = self.seen.get(&key).and_then(|ks| {
                 ks.iter().copied().find(|&k| {
