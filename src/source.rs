@@ -101,7 +101,7 @@ impl Source {
             Data::Stream(Box::new(io::Cursor::new(head).chain(reader)))
         } else if format == InputFormat::OracleTrace {
             let text = read_text(head, reader, &name)?;
-            trace_text = Some(text);
+            trace_text = Some(input::utf8_text(text));
             Data::Memory {
                 bytes: Vec::new(),
                 pos: 0,

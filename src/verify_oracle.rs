@@ -84,9 +84,10 @@ pub fn verify_trace(path: &Path, endian: Option<Endian>) -> Result<OracleOutcome
         path: path.to_path_buf(),
         source,
     })?;
-    let blocks = rebuilt_blocks(&text, endian).map_err(|source| Error::Input {
+    let text = crate::input::utf8_text(text);
+    let blocks = rebuilt_blocks(&text, endian).map_err(|e| Error::Input {
         path: path.to_path_buf(),
-        source,
+        source: e.into_input(InputFormat::OracleTrace),
     })?;
     let mut verifier = DatafileVerifier::new();
     let mut reports = Vec::new();
@@ -95,7 +96,17 @@ pub fn verify_trace(path: &Path, endian: Option<Endian>) -> Result<OracleOutcome
         if let Some(file) = b.file {
             verifier.rel_file.get_or_insert(file);
         }
-        let (parsed, problems) = verifier.check(blkno, &b.bytes);
+        let (parsed, mut problems) = verifier.check(blkno, &b.bytes);
+        // What the trace reader cut or merged (bounds, duplicate sections).
+        problems.extend(b.notes.iter().map(|n| {
+            Problem::new(
+                crate::model::Severity::Warning,
+                crate::model::ProblemClass::Trace,
+                None,
+                "bounds",
+                n.clone(),
+            )
+        }));
         let report = BlockReport::new(&parsed, problems);
         if report.failed() {
             reports.push(report);

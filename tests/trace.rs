@@ -6,6 +6,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use blockscope::error::TextError;
 use blockscope::model::oracle::{OracleVersion, TextBlock};
 use blockscope::parse::oracle::crosscheck::compare;
 use blockscope::parse::oracle::trace::{read_trace, rebuilt_blocks};
@@ -266,30 +267,50 @@ fn big_endian_words_are_detected_or_forced() {
     assert!(read_trace(text.as_bytes(), Some(Endian::Little)).unwrap()[0].endian_confirmed);
 }
 
-fn error_of(text: &str) -> String {
-    read_trace(text.as_bytes(), None).unwrap_err().to_string()
+fn error_of(text: &str) -> TextError {
+    read_trace(text.as_bytes(), None).unwrap_err()
 }
 
 #[test]
-fn errors_name_the_line_and_what_was_expected() {
+fn errors_name_the_line_column_and_what_was_expected() {
     let text = fs::read_to_string(fixture("block_5_907.trc")).unwrap();
     let bad = text.replace(
         "tl: 14 fb: --H-FL-- lb: 0x1  cc: 1",
         "tl: 14 fb: --H-FL-- lb: zz  cc: 1",
     );
     let e = error_of(&bad);
-    assert!(
-        e.starts_with("oracle-trace input, line 50: expected `tl: N fb:"),
-        "{e}"
+    assert_eq!((e.line, e.column), (50, 25));
+    assert_eq!(
+        e.message,
+        "expected `tl: N fb: KCHDFLPN lb: 0x…  cc: N`, found \"zz\" (no 0x)"
     );
     let bad = text.replace("scn: 0x0.4e9af4 seq", "scn: 0x0.4e9af4 sq");
-    assert!(
-        error_of(&bad).contains("line 6: expected `scn:"),
-        "{}",
-        error_of(&bad)
-    );
+    let e = error_of(&bad);
+    assert_eq!((e.line, e.column), (6, 17));
+    assert!(e.message.starts_with("expected `scn:"), "{e}");
     let bad = text.replace("tosp=0x1f76", "tosp 0x1f76");
-    assert!(error_of(&bad).contains("line 45: expected a data block dump line"));
+    let e = error_of(&bad);
+    assert_eq!((e.line, e.column), (45, 1));
+    assert!(
+        e.message.starts_with("expected a data block dump line"),
+        "{e}"
+    );
+    // The command line names the line as before.
+    let dir = std::env::temp_dir().join(format!("blockscope-trace-err-{}", std::process::id()));
+    fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("bad.trc");
+    fs::write(&path, text.replace("lb: 0x1  cc: 1", "lb: zz  cc: 1")).unwrap();
+    let out = blockscope(&["show", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap(),
+        format!(
+            "blockscope: error: {}: oracle-trace input, line 50: expected `tl: N fb: \
+             KCHDFLPN lb: 0x…  cc: N`, found \"zz\" (no 0x)\n",
+            path.display()
+        )
+    );
+    fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -300,9 +321,11 @@ fn a_truncated_hex_section_says_how_many_bytes_are_missing() {
         .filter(|l| !l.starts_with("7F140F337300"))
         .collect();
     let e = error_of(&cut.join("\n"));
-    assert!(
-        e.contains("line 9: hex section from 0x7F140F335310 to 0x7F140F337310 is truncated: 8176 of 8192 bytes present, 16 bytes missing"),
-        "{e}"
+    assert_eq!(e.line, 9);
+    assert_eq!(
+        e.message,
+        "hex section from 0x7F140F335310 to 0x7F140F337310 is truncated: 8176 of 8192 bytes \
+         present, 16 bytes missing (the section ends at line 20)"
     );
 }
 
@@ -408,4 +431,92 @@ proptest! {
             }
         }
     }
+}
+
+/// `blockscope ARGS` on `path`: exit code and stdout, with the path replaced by `TRACE`.
+fn run_on(cmd: &str, path: &Path, extra: &[&str]) -> (Option<i32>, String) {
+    let p = path.to_str().unwrap();
+    let mut args = vec![cmd, p];
+    args.extend_from_slice(extra);
+    let out = blockscope(&args);
+    let stdout = String::from_utf8(out.stdout).unwrap().replace(p, "TRACE");
+    (out.status.code(), stdout)
+}
+
+/// `show` (JSON and the dump) and `verify` give the same output for `variant` as for `original`.
+fn assert_same_output(original: &Path, variant: &Path) {
+    for (cmd, extra) in [
+        ("show", &["--format", "json"][..]),
+        ("show", &["--format", "dump", "--oracle-hex"][..]),
+        ("verify", &["--format", "json"][..]),
+        ("verify", &[][..]),
+    ] {
+        let want = run_on(cmd, original, extra);
+        assert!(want.1.len() > 100, "{cmd} {extra:?}: {want:?}");
+        assert_eq!(
+            run_on(cmd, variant, extra),
+            want,
+            "{cmd} {extra:?} on {}",
+            variant.display()
+        );
+    }
+}
+
+#[test]
+fn shipped_traces_in_crlf_with_chinese_and_in_utf16_decode_the_same() {
+    for name in ["block_5_907", "planted_2_9_8"] {
+        let original = fixture(&format!("{name}.trc"));
+        for variant in ["utf8-crlf", "utf16le-bom"] {
+            assert_same_output(&original, &fixture(&format!("{name}.{variant}.trc")));
+        }
+    }
+}
+
+#[test]
+fn other_encodings_of_a_trace_decode_the_same() {
+    let dir = std::env::temp_dir().join(format!("blockscope-trace-enc-{}", std::process::id()));
+    fs::create_dir_all(&dir).unwrap();
+    let original = fixture("planted_2_9_8.trc");
+    let text = fs::read_to_string(&original).unwrap();
+    let utf16 = |s: &str, little: bool| -> Vec<u8> {
+        s.encode_utf16()
+            .flat_map(|u| {
+                if little {
+                    u.to_le_bytes()
+                } else {
+                    u.to_be_bytes()
+                }
+            })
+            .collect()
+    };
+    let crlf = text.replace('\n', "\r\n");
+    let mut latin1 = text.clone().into_bytes();
+    latin1.extend_from_slice(b"-- r\xe9sum\xe9 du client \xa7 3\n");
+    let mut be_bom = vec![0xfe, 0xff];
+    be_bom.extend(utf16(&crlf, false));
+    let variants: [(&str, Vec<u8>); 4] = [
+        ("utf16be-bom", be_bom),
+        ("utf16be", utf16(&crlf, false)),
+        ("utf16le", utf16(&text, true)),
+        ("latin1", latin1),
+    ];
+    for (name, bytes) in variants {
+        let path = dir.join(format!("{name}.trc"));
+        fs::write(&path, bytes).unwrap();
+        assert_same_output(&original, &path);
+    }
+    // A comment at the top moves every line number, not the blocks.
+    let path = dir.join("top.trc");
+    fs::write(&path, format!("-- 客户的跟踪文件\n{text}")).unwrap();
+    let args = ["--format", "dump", "--oracle-hex"];
+    assert_eq!(
+        run_on("show", &path, &args),
+        run_on("show", &original, &args)
+    );
+    let blocks = read_trace(&fs::read(&path).unwrap(), None).unwrap();
+    assert_eq!(
+        blocks[0].line,
+        read_trace(text.as_bytes(), None).unwrap()[0].line + 1
+    );
+    fs::remove_dir_all(&dir).unwrap();
 }

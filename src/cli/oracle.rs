@@ -592,9 +592,9 @@ pub(super) fn show_trace(
         EndianArg::Little => Some(Endian::Little),
         EndianArg::Big => Some(Endian::Big),
     };
-    let blocks = read_trace(text, endian).map_err(|source| Error::Input {
+    let blocks = read_trace(text, endian).map_err(|e| Error::Input {
         path: name.to_path_buf(),
-        source,
+        source: e.into_input(crate::input::InputFormat::OracleTrace),
     })?;
     let (mut out, opts) = output(args);
     let mut collected: Vec<Value> = Vec::new();
@@ -669,6 +669,16 @@ pub(super) fn show_trace(
             if let Some(t) = &tb.text {
                 parsed.problems.extend(compare(&parsed, t));
             }
+            // What the trace reader cut or merged (bounds, duplicate sections).
+            for n in &tb.notes {
+                parsed.problems.push(crate::model::Problem::new(
+                    crate::model::Severity::Warning,
+                    crate::model::ProblemClass::Trace,
+                    None,
+                    "bounds",
+                    n.clone(),
+                ));
+            }
             match args.format {
                 FormatArg::Json | FormatArg::Ndjson => {
                     let mut v = render::oracle_json::block_json(&parsed, o.oracle_bigfile);
@@ -697,6 +707,9 @@ pub(super) fn show_trace(
                 }
             }
         } else {
+            for n in &tb.notes {
+                eprintln!("note: {}: trace block {}: {n}", name.display(), tb.label());
+            }
             let Some(t) = &tb.text else { continue };
             match args.format {
                 FormatArg::Json | FormatArg::Ndjson => {

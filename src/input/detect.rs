@@ -7,6 +7,8 @@
 //! only hex digits and base64 when it holds only base64 characters; text that is
 //! neither is called hex so that the hex decoder says where it goes wrong.
 
+use std::borrow::Cow;
+
 use super::text::{content_lines, hex_run, is_space, lines, psql_layout, Line, Psql, BOM};
 use super::{InputFormat, SNIFF_LEN};
 
@@ -112,10 +114,85 @@ pub(super) fn hex_or_base64<'a>(lines: impl Iterator<Item = Line<'a>>) -> InputF
     }
 }
 
+/// The lines that mark an Oracle block-dump trace (after leading blanks).
+const TRACE_MARKS: [&[u8]; 4] = [
+    b"Start dump data blocks",
+    b"Block header dump:",
+    b"Dump of memory from",
+    b"buffer tsn:",
+];
+
+/// Which UTF-16 byte order `data` is in: by its byte order mark, or, without
+/// one, when nearly every 16-bit unit is an ASCII character (one byte zero,
+/// the other not) in the same order.
+fn utf16_order(data: &[u8]) -> Option<bool> {
+    match data {
+        [0xff, 0xfe, ..] => return Some(true),
+        [0xfe, 0xff, ..] => return Some(false),
+        _ => {}
+    }
+    let units = data.get(..data.len().min(4096) & !1)?.chunks_exact(2);
+    let n = units.len();
+    let (mut le, mut be) = (0usize, 0usize);
+    for u in units {
+        match u {
+            [a, 0] if *a != 0 => le += 1,
+            [0, b] if *b != 0 => be += 1,
+            _ => {}
+        }
+    }
+    if n >= 8 && le * 10 >= n * 9 {
+        Some(true)
+    } else if n >= 8 && be * 10 >= n * 9 {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+/// `data` as UTF-8 text when it is UTF-16 (LE or BE, with or without a byte
+/// order mark; unpaired surrogates become U+FFFD); otherwise `data` itself
+/// without a UTF-8 byte order mark. Other bytes (Latin-1, say) are left as
+/// they are: the readers of text take them as U+FFFD.
+pub(super) fn utf8_text(data: &[u8]) -> Cow<'_, [u8]> {
+    let Some(little) = utf16_order(data) else {
+        return Cow::Borrowed(data.strip_prefix(BOM).unwrap_or(data));
+    };
+    let units = data.chunks_exact(2).map(|u| match (u, little) {
+        ([a, b], true) => u16::from(*a) | (u16::from(*b) << 8),
+        ([a, b], false) => (u16::from(*a) << 8) | u16::from(*b),
+        _ => 0,
+    });
+    let text: String = char::decode_utf16(units)
+        .map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER))
+        .collect();
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    Cow::Owned(text.as_bytes().to_vec())
+}
+
+/// Whether `sample` is the start of an Oracle block-dump trace: in UTF-8,
+/// UTF-16 or an 8-bit encoding, with LF or CRLF line ends, one of its first
+/// 2,000 lines starts with `Start dump data blocks`, `Block header dump:`,
+/// `Dump of memory from` or `buffer tsn:`, and it holds no NUL (binary data
+/// is no trace, whatever it happens to contain).
+pub(super) fn looks_like_trace(sample: &[u8]) -> bool {
+    let text = utf8_text(sample);
+    !text.contains(&0)
+        && text.split(|&b| b == b'\n').take(2000).any(|l| {
+            let start = l.iter().position(|b| !b.is_ascii_whitespace());
+            let t = start.and_then(|p| l.get(p..)).unwrap_or_default();
+            TRACE_MARKS.iter().any(|m| t.starts_with(m))
+        })
+}
+
 pub(super) fn detect(data: &[u8]) -> InputFormat {
     let sample = data.get(..SNIFF_LEN).unwrap_or(data);
     if sample.starts_with(super::psql::COPY_SIGNATURE) {
         return InputFormat::CopyBinary;
+    }
+    // Before the binary test: a trace may hold non-ASCII text, or be UTF-16.
+    if looks_like_trace(sample) {
+        return InputFormat::OracleTrace;
     }
     let text = sample.strip_prefix(BOM).unwrap_or(sample);
     if text.is_empty() || !text.iter().all(|&b| is_text_byte(b)) {
@@ -126,9 +203,6 @@ pub(super) fn detect(data: &[u8]) -> InputFormat {
         return InputFormat::Hex;
     };
     let t = first.text;
-    if crate::parse::oracle::trace::looks_like_trace(sample) {
-        return InputFormat::OracleTrace;
-    }
     if t.starts_with(b"(gdb)") || is_gdb_line(t) {
         return InputFormat::Gdb;
     }
@@ -217,6 +291,48 @@ mod tests {
             detect(b"-[ RECORD 1 ]---\nencode | TWFu+\n       | TWE=\n"),
             InputFormat::Base64
         );
+    }
+
+    /// UTF-16 of `s`, little- or big-endian, with or without a BOM.
+    fn utf16(s: &str, little: bool, bom: bool) -> Vec<u8> {
+        let units = bom.then_some(0xfeffu16).into_iter().chain(s.encode_utf16());
+        units
+            .flat_map(|u| {
+                let [hi, lo] = [(u >> 8) as u8, u as u8];
+                if little {
+                    [lo, hi]
+                } else {
+                    [hi, lo]
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn traces_in_any_encoding_and_line_end() {
+        let trace = "Trace file /u01/orcl_ora_42.trc\n-- 块转储 (block dump)\n\
+                     Start dump data blocks tsn: 5 file#:5 minblk 907 maxblk 907\n\
+                     buffer tsn: 5 rdba: 0x0000038b (1024/907)\n";
+        assert_eq!(detect(trace.as_bytes()), InputFormat::OracleTrace);
+        let crlf = trace.replace('\n', "\r\n");
+        assert_eq!(detect(crlf.as_bytes()), InputFormat::OracleTrace);
+        let mut latin1 = b"-- r\xe9sum\xe9 \xa7\n".to_vec();
+        latin1.extend_from_slice(b"Dump of memory from 0x1000 to 0x1010\n");
+        assert_eq!(detect(&latin1), InputFormat::OracleTrace);
+        for little in [true, false] {
+            for bom in [true, false] {
+                let d = utf16(&crlf, little, bom);
+                assert_eq!(detect(&d), InputFormat::OracleTrace, "{little} {bom}");
+                assert_eq!(utf8_text(&d).as_ref(), crlf.as_bytes());
+            }
+        }
+        // Text in UTF-16 that is no trace is decoded but not called a trace.
+        assert!(!looks_like_trace(&utf16("hello, world\n", true, false)));
+        // Binary data that happens to hold a marker is no trace.
+        let mut raw = vec![0u8; 64];
+        raw.extend_from_slice(b"\nbuffer tsn: 5\n");
+        assert!(!looks_like_trace(&raw));
+        assert_eq!(utf8_text(b"\xef\xbb\xbfab").as_ref(), b"ab");
     }
 
     #[test]

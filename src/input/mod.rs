@@ -282,7 +282,14 @@ fn decode_rows(data: &[u8], format: InputFormat) -> Result<Decoded, InputError> 
         InputFormat::Hexdump => hexdump::decode(data, limit)?,
         InputFormat::Gdb => gdb::decode(data)?,
         InputFormat::CopyBinary => return psql::copy_binary(data).map(from_rows),
-        InputFormat::OracleTrace => trace_bytes(data)?,
+        InputFormat::OracleTrace => {
+            return Err(InputError::whole(
+                InputFormat::OracleTrace,
+                "an Oracle trace is not decoded here: its blocks are rebuilt by the Oracle \
+                 trace reader (read its text with `utf8_text`)"
+                    .to_string(),
+            ))
+        }
     };
     Ok(plain(bytes, format))
 }
@@ -309,18 +316,13 @@ fn from_rows(rows: psql::Rows) -> Decoded {
     }
 }
 
-/// The blocks of an Oracle trace's hex sections, one after another (byte
-/// order detected per block). The trace's formatted text is read by
-/// [`crate::parse::oracle::trace`], which the CLI uses for traces.
-fn trace_bytes(data: &[u8]) -> Result<Vec<u8>, InputError> {
-    let blocks = crate::parse::oracle::trace::rebuilt_blocks(data, None)?;
-    if blocks.is_empty() {
-        return Err(InputError::whole(
-            InputFormat::OracleTrace,
-            "expected a `Dump of memory from 0x… to 0x…` section, found only the formatted \
-             dump text: there are no bytes to rebuild"
-                .to_string(),
-        ));
+/// A text input as UTF-8: UTF-16 (LE or BE, with or without a byte order
+/// mark) decoded, a UTF-8 byte order mark dropped, anything else unchanged.
+/// Oracle traces are read through this before their blocks are rebuilt.
+pub fn utf8_text(data: Vec<u8>) -> Vec<u8> {
+    match detect::utf8_text(&data) {
+        std::borrow::Cow::Owned(text) => text,
+        std::borrow::Cow::Borrowed(b) if b.len() == data.len() => data,
+        std::borrow::Cow::Borrowed(b) => b.to_vec(),
     }
-    Ok(blocks.into_iter().flat_map(|b| b.bytes).collect())
 }

@@ -24,11 +24,11 @@ use nom::branch::alt;
 use nom::bytes::complete::{tag, take};
 use nom::character::complete::{char as nom_char, digit1};
 use nom::combinator::all_consuming;
-use nom::error::{context, VerboseError, VerboseErrorKind};
+use nom::error::{context, ContextError, ErrorKind, ParseError};
 use nom::multi::length_data;
 use nom::number::complete::{be_i16, be_i32, be_u32};
 use nom::sequence::{delimited as between, pair};
-use nom::IResult;
+use nom::{IResult, Parser};
 
 use super::text::{excerpt, lines, trim, Line};
 use super::{base64, detect, hex, InputError, InputFormat};
@@ -78,7 +78,7 @@ fn is_row_count(s: &[u8]) -> bool {
         pair(digit1, alt((tag(" rows"), tag(" row")))),
         nom_char(')'),
     );
-    all_consuming::<_, _, (), _>(footer)(s).is_ok()
+    all_consuming::<_, (), _>(footer).parse(s).is_ok()
 }
 
 /// A column name as psql and COPY print them: `get_raw_page`, `?column?`,
@@ -691,43 +691,77 @@ fn base64_values(text: &[u8]) -> Result<Vec<u8>, InputError> {
     Ok(out)
 }
 
-/// A COPY binary grammar's result: nom's, with the contexts that say what was expected.
-type Parsed<'a, T> = IResult<&'a [u8], T, VerboseError<&'a [u8]>>;
+/// Where a COPY binary grammar stopped and, from the innermost `context`,
+/// what it expected there.
+#[derive(Debug)]
+struct Expected<'a> {
+    rest: &'a [u8],
+    what: Option<&'static str>,
+}
+
+impl<'a> ParseError<&'a [u8]> for Expected<'a> {
+    fn from_error_kind(input: &'a [u8], _kind: ErrorKind) -> Self {
+        Expected {
+            rest: input,
+            what: None,
+        }
+    }
+
+    fn append(_input: &'a [u8], _kind: ErrorKind, other: Self) -> Self {
+        other
+    }
+}
+
+impl<'a> ContextError<&'a [u8]> for Expected<'a> {
+    fn add_context(input: &'a [u8], what: &'static str, other: Self) -> Self {
+        if other.what.is_some() {
+            other
+        } else {
+            Expected {
+                rest: input,
+                what: Some(what),
+            }
+        }
+    }
+}
+
+/// A COPY binary grammar's result: nom's, with the context that says what was expected.
+type Parsed<'a, T> = IResult<&'a [u8], T, Expected<'a>>;
 
 /// COPY binary's file header: signature, flags word, header extension.
 fn copy_header(input: &[u8]) -> Parsed<'_, u32> {
     let (input, _) = context(
         "COPY's binary signature PGCOPY\\n\\377\\r\\n\\0",
         tag(COPY_SIGNATURE),
-    )(input)?;
-    let (input, flags) = context("the flags field (4 bytes)", be_u32)(input)?;
+    )
+    .parse(input)?;
+    let (input, flags) = context("the flags field (4 bytes)", be_u32).parse(input)?;
     let (input, _) = context(
         "the header extension (a 4-byte length and that many bytes)",
         length_data(be_u32),
-    )(input)?;
+    )
+    .parse(input)?;
     Ok((input, flags))
 }
 
 /// A tuple's field count (-1 is the trailer).
 fn copy_field_count(input: &[u8]) -> Parsed<'_, i16> {
-    context("a tuple's field count or the -1 trailer (2 bytes)", be_i16)(input)
+    context("a tuple's field count or the -1 trailer (2 bytes)", be_i16).parse(input)
 }
 
 /// One field: a 32-bit length (-1 = NULL) and that many bytes.
 fn copy_field(input: &[u8]) -> Parsed<'_, Option<&[u8]>> {
-    let (rest, len) = context("a field length (4 bytes)", be_i32)(input)?;
+    let (rest, len) = context("a field length (4 bytes)", be_i32).parse(input)?;
     if len == -1 {
         return Ok((rest, None));
     }
     let Ok(len) = usize::try_from(len) else {
-        return Err(nom::Err::Failure(VerboseError {
-            errors: vec![(
-                input,
-                VerboseErrorKind::Context("a field length of -1 or more"),
-            )],
+        return Err(nom::Err::Failure(Expected {
+            rest: input,
+            what: Some("a field length of -1 or more"),
         }));
     };
-    let (rest, bytes) = context("the field's bytes, as many as its length says", take(len))(rest)?;
+    let (rest, bytes) = context("the field's bytes, as many as its length says", take(len)).parse(rest)?;
     Ok((rest, Some(bytes)))
 }
 
@@ -744,16 +778,12 @@ pub(super) fn copy_binary(data: &[u8]) -> Result<Rows, InputError> {
         offset: Some(pos as u64),
         message,
     };
-    let nom_err = |e: nom::Err<VerboseError<&[u8]>>| match e {
+    let nom_err = |e: nom::Err<Expected<'_>>| match e {
         nom::Err::Error(v) | nom::Err::Failure(v) => {
-            let (rest, expected) = v
-                .errors
-                .iter()
-                .find_map(|(rest, kind)| match kind {
-                    VerboseErrorKind::Context(c) => Some((*rest, *c)),
-                    _ => None,
-                })
-                .unwrap_or((data, "COPY's binary format"));
+            let (rest, expected) = match v.what {
+                Some(what) => (v.rest, what),
+                None => (data, "COPY's binary format"),
+            };
             let found = if rest.is_empty() {
                 "the end of the input".to_string()
             } else {

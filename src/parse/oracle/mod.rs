@@ -12,7 +12,6 @@
 pub mod block;
 pub mod checksum;
 pub mod columns;
-pub mod crosscheck;
 pub mod datatype;
 pub mod kdb;
 pub mod kdx;
@@ -24,6 +23,8 @@ pub mod verify;
 pub use crate::model::oracle::names;
 
 pub use block::{detect_endian, looks_like_oracle, parse_block, BlockOptions};
+/// The cross-check of a trace's text against its rebuilt bytes (in [`trace`]).
+pub use trace::crosscheck;
 pub use verify::{verify_block, DatafileVerifier, DbvSummary};
 
 use crate::model::{Problem, ProblemClass, Severity};

@@ -9,7 +9,7 @@ use std::fmt::Display;
 use crate::model::oracle::{OracleBlock, Rdba, TextBlock, KCBH_SIZE};
 use crate::model::{Problem, ProblemClass, Severity};
 
-use super::ktb::ITL_OFFSET;
+use super::super::ktb::ITL_OFFSET;
 use crate::model::oracle::names;
 
 /// The problem class of every disagreement.

@@ -1,0 +1,424 @@
+//! Trace files from `alter system dump datafile N block M` (or a piece of one):
+//! the raw image rebuilt from each `Dump of memory from 0x… to 0x…` section,
+//! and the formatted part parsed into a [`TextBlock`] (§6 of
+//! oracle-block-format.md).
+//!
+//! The rooms:
+//! - [`lines`]: the trace as numbered lines and the marker lines that open
+//!   its parts (`Start dump data blocks`, `buffer tsn:`, `Dump of memory`,
+//!   `Block header dump:`, `data_block_dump`, `end_of_block_dump`, …);
+//! - [`hex`]: a block's bytes rebuilt from a `Dump of memory` section;
+//! - [`text`]: the formatted dump into the model's [`TextBlock`] parts;
+//! - [`model`]: a [`TextBlock`] as an [`crate::model::oracle::OracleBlock`]
+//!   for the dump renderer;
+//! - [`crosscheck`]: the rebuilt bytes' structures against the text's;
+//! - `grammar`: the nom toolkit the line grammars share.
+//!
+//! A trace is read line by line (this module drives it). Lines outside a block
+//! (the trace file's own header, `*** SESSION ID`, the buffer header section
+//! `BH (…)`) are skipped. Inside a block each line is recognised by its keyword
+//! and must then match its grammar: a line that does not is a [`TextError`]
+//! naming its line, column and what was expected. A block begins at
+//! `buffer tsn:`, `Dump of memory`, `Block header dump:` or `data_block_dump`
+//! when the current block already has that part, so several blocks
+//! (minblk..maxblk, or several dumps) give several blocks.
+//!
+//! Bounds: nothing here panics. Each section keeps at most
+//! [`hex::MAX_BLOCK_BYTES`] (32 KiB, the largest Oracle block), all the
+//! rebuilt blocks together at most [`AMPLIFICATION`] times the text's size
+//! (plus 512 KiB), and a hex-only section whose bytes equal an earlier block's
+//! is not kept twice. Each block's `notes` say what was cut or merged.
+
+pub mod crosscheck;
+mod grammar;
+pub mod hex;
+mod lines;
+pub mod model;
+mod text;
+
+use std::collections::hash_map::DefaultHasher;
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+
+use crate::error::TextError;
+use crate::model::oracle::{At, OracleVersion, Rdba, TextBlock};
+use crate::reader::Endian;
+
+use lines::{Lines, Marker};
+use text::Context;
+
+pub use hex::{MAX_BLOCK_BYTES, MAX_HEX_SECTION};
+pub use model::render_view;
+
+/// The rebuilt bytes of a trace may total at most this many times the size of
+/// its text (plus 8 KiB of text).
+pub const AMPLIFICATION: u64 = 64;
+
+/// The most bytes the blocks rebuilt from `text_len` bytes of trace may total.
+pub fn rebuilt_limit(text_len: usize) -> u64 {
+    (text_len as u64)
+        .saturating_add(8192)
+        .saturating_mul(AMPLIFICATION)
+}
+
+/// One block found in a trace.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraceBlock {
+    /// First line of the block in the trace.
+    pub line: usize,
+    /// Absolute file number (`file#:` of `Start dump data blocks`), if given.
+    pub file: Option<u32>,
+    /// Block number: from the text's rdba, else the rebuilt bytes' rdba,
+    /// else `minblk` plus the block's position.
+    pub block: Option<u32>,
+    /// Tablespace number, if the trace gives it.
+    pub tsn: Option<u32>,
+    /// The bytes rebuilt from the `Dump of memory` section.
+    pub bytes: Option<Vec<u8>>,
+    /// Byte order of the hex words (given, or detected from the tail).
+    pub endian: Option<Endian>,
+    /// Whether the byte order was confirmed by the rebuilt block's tail.
+    pub endian_confirmed: bool,
+    /// Line of `Dump of memory from`, and the memory address it starts at.
+    pub hex_line: Option<usize>,
+    pub hex_address: Option<u64>,
+    /// The formatted part, when the trace has one for this block.
+    pub text: Option<TextBlock>,
+    /// What the reader cut or merged for this block (bounds, duplicate
+    /// sections), each naming its trace line; empty for an ordinary trace.
+    pub notes: Vec<String>,
+}
+
+impl TraceBlock {
+    fn new(line: usize, ctx: &Context) -> TraceBlock {
+        TraceBlock {
+            line,
+            file: ctx.file,
+            block: None,
+            tsn: ctx.tsn,
+            bytes: None,
+            endian: None,
+            endian_confirmed: false,
+            hex_line: None,
+            hex_address: None,
+            text: None,
+            notes: Vec::new(),
+        }
+    }
+
+    /// `file#/block` as the trace labels it (`?` for what it does not say).
+    pub fn label(&self) -> String {
+        let f = self.file.map_or("?".to_string(), |f| f.to_string());
+        let b = self.block.map_or("?".to_string(), |b| b.to_string());
+        format!("{f}/{b}")
+    }
+}
+
+/// A rebuilt block with its trace label: what `verify` checks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RebuiltBlock {
+    pub file: Option<u32>,
+    pub block: Option<u32>,
+    pub line: usize,
+    pub endian: Endian,
+    pub bytes: Vec<u8>,
+    /// What the reader cut or merged (see [`TraceBlock::notes`]).
+    pub notes: Vec<String>,
+}
+
+/// The blocks rebuilt from a trace's hex sections, labelled with file#/block.
+pub fn rebuilt_blocks(text: &[u8], endian: Option<Endian>) -> Result<Vec<RebuiltBlock>, TextError> {
+    Ok(read_trace(text, endian)?
+        .into_iter()
+        .filter_map(|b| {
+            let endian = b.endian.unwrap_or(Endian::Little);
+            b.bytes.map(|bytes| RebuiltBlock {
+                file: b.file,
+                block: b.block,
+                line: b.line,
+                endian,
+                bytes,
+                notes: b.notes,
+            })
+        })
+        .collect())
+}
+
+/// Read every block of a trace (UTF-8 text; other bytes are read as U+FFFD).
+/// `endian` forces the byte order of the hex words.
+pub fn read_trace(text: &[u8], endian: Option<Endian>) -> Result<Vec<TraceBlock>, TextError> {
+    let limit = rebuilt_limit(text.len());
+    let text = String::from_utf8_lossy(text);
+    let mut p = Parser {
+        lines: Lines::new(&text),
+        endian,
+        blocks: Vec::new(),
+        cur: None,
+        ctx: Context::default(),
+        pending_encrypted: false,
+        pending: None,
+        limit,
+        budget: limit,
+        seen: HashMap::new(),
+        merged: Vec::new(),
+    };
+    p.run()?;
+    if p.blocks.is_empty() {
+        return Err(TextError::whole(
+            "expected a block dump (`buffer tsn:`, `Dump of memory from`, \
+             `Block header dump:` or `data_block_dump`), found none",
+        ));
+    }
+    let Parser {
+        mut blocks, merged, ..
+    } = p;
+    for (b, m) in blocks.iter_mut().zip(merged) {
+        if let Some(m) = m {
+            b.notes.push(m.note());
+        }
+    }
+    Ok(blocks)
+}
+
+/// Hex-only sections with the same bytes as a kept block.
+#[derive(Clone, Copy)]
+struct Merged {
+    count: usize,
+    first: usize,
+    last: usize,
+}
+
+impl Merged {
+    fn note(&self) -> String {
+        let (n, first, last) = (self.count, self.first, self.last);
+        let sections = if n == 1 { "section" } else { "sections" };
+        let lines = if first == last {
+            format!("line {first}")
+        } else {
+            format!("lines {first} to {last}")
+        };
+        format!(
+            "trace {lines}: {n} more `Dump of memory` {sections} with the same bytes as this \
+             block (and no formatted text) not kept again"
+        )
+    }
+}
+
+struct Parser<'a> {
+    lines: Lines<'a>,
+    endian: Option<Endian>,
+    blocks: Vec<TraceBlock>,
+    cur: Option<TraceBlock>,
+    ctx: Context,
+    pending_encrypted: bool,
+    /// A `bdba:` line waiting for its `data_block_dump`.
+    pending: Option<At<u32>>,
+    /// The most rebuilt bytes in all, and what is left of it.
+    limit: u64,
+    budget: u64,
+    /// Kept hex-only blocks by a hash of their file, length and ends.
+    seen: HashMap<u64, Vec<usize>>,
+    /// Per kept block: the duplicate sections merged into it.
+    merged: Vec<Option<Merged>>,
+}
+
+/// Which part of a block a line opens.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Part {
+    Cache,
+    Hex,
+    Header,
+    Data,
+}
+
+impl<'a> Parser<'a> {
+    fn finish(&mut self) {
+        let Some(mut b) = self.cur.take() else {
+            return;
+        };
+        if b.block.is_none() {
+            b.block = b
+                .text
+                .as_ref()
+                .and_then(|t| t.cache.as_ref().map(|c| c.rdba_block))
+                .or_else(|| {
+                    b.text
+                        .as_ref()
+                        .and_then(|t| t.header.as_ref())
+                        .map(|h| h.rdba)
+                })
+                .map(|r| Rdba(r).split(false).1)
+                .or_else(|| {
+                    let bytes = b.bytes.as_ref()?;
+                    let e = b.endian.unwrap_or(Endian::Little);
+                    Some(Rdba(hex::word_at(bytes, 4, e)?).split(false).1)
+                })
+                .or_else(|| {
+                    self.ctx
+                        .minblk
+                        .map(|m| m.saturating_add(self.ctx.count.saturating_sub(1)))
+                });
+        }
+        if let (Some(bytes), None) = (&b.bytes, &b.text) {
+            // A cheap key (ends and length); equal keys are compared whole.
+            let mut h = DefaultHasher::new();
+            let head = bytes.get(..64).unwrap_or(bytes);
+            let tail = bytes.get(bytes.len().saturating_sub(64)..).unwrap_or(bytes);
+            (b.file, bytes.len(), head, tail).hash(&mut h);
+            let key = h.finish();
+            let twin = self.seen.get(&key).and_then(|ks| {
+                ks.iter().copied().find(|&k| {
+                    self.blocks
+                        .get(k)
+                        .is_some_and(|o| o.file == b.file && o.bytes.as_ref() == Some(bytes))
+                })
+            });
+            if let Some(k) = twin {
+                self.budget = self.budget.saturating_add(bytes.len() as u64);
+                let line = b.hex_line.unwrap_or(b.line);
+                if let Some(slot) = self.merged.get_mut(k) {
+                    let m = slot.get_or_insert(Merged {
+                        count: 0,
+                        first: line,
+                        last: line,
+                    });
+                    m.count += 1;
+                    m.last = line;
+                }
+                return;
+            }
+            self.seen.entry(key).or_default().push(self.blocks.len());
+        }
+        self.blocks.push(b);
+        self.merged.push(None);
+    }
+
+    /// The current block, or a new one, for a line opening `part` at `line`.
+    fn block_for(&mut self, part: Part, line: usize) {
+        let taken = self.cur.as_ref().is_some_and(|b| {
+            let t = b.text.as_ref();
+            let hex = b.hex_line.is_some();
+            match part {
+                Part::Cache => t.is_some_and(|t| t.cache.is_some() || t.header.is_some()) || hex,
+                Part::Hex => hex || t.is_some_and(|t| t.header.is_some()),
+                Part::Header => t.is_some_and(|t| t.header.is_some() || t.data.is_some()),
+                Part::Data => t.is_some_and(|t| t.data.is_some() || t.other_body.is_some()),
+            }
+        });
+        if taken {
+            self.finish();
+        }
+        if self.cur.is_none() {
+            self.ctx.count = self.ctx.count.saturating_add(1);
+            self.cur = Some(TraceBlock::new(line, &self.ctx));
+            if std::mem::take(&mut self.pending_encrypted) {
+                self.text_mut(line).encrypted = true;
+            }
+        }
+    }
+
+    /// The current block (one is made if there is none).
+    fn block_mut(&mut self, line: usize) -> &mut TraceBlock {
+        let ctx = self.ctx;
+        self.cur.get_or_insert_with(|| TraceBlock::new(line, &ctx))
+    }
+
+    fn text_mut(&mut self, line: usize) -> &mut TextBlock {
+        let ctx = self.ctx;
+        self.block_mut(line).text.get_or_insert_with(|| TextBlock {
+            line,
+            version: (ctx.spaced).then_some(OracleVersion::V10),
+            tsn: ctx.tsn,
+            file: ctx.file,
+            ..TextBlock::default()
+        })
+    }
+
+    fn run(&mut self) -> Result<(), TextError> {
+        while let Some(l) = self.lines.next_line() {
+            let line = l.no;
+            let Some(m) = lines::marker(l.text) else {
+                continue;
+            };
+            match m {
+                Marker::StartDump(rest) => {
+                    self.finish();
+                    self.ctx = text::start_line(l, rest)?;
+                }
+                Marker::EndDump => self.finish(),
+                Marker::Encrypted => {
+                    self.finish();
+                    self.pending_encrypted = true;
+                }
+                Marker::BufferTsn(rest) => {
+                    self.block_for(Part::Cache, line);
+                    let cache = text::cache(&mut self.lines, l, rest)?;
+                    let version = self
+                        .lines
+                        .get(cache.scn_line)
+                        .and_then(|s| text::cache_version(s.text));
+                    let tb = self.text_mut(line);
+                    if tb.version.is_none() {
+                        tb.version = version;
+                    }
+                    tb.cache = Some(cache);
+                }
+                Marker::DumpOfMemory(rest) => {
+                    self.block_for(Part::Hex, line);
+                    let s = hex::section(
+                        &mut self.lines,
+                        l,
+                        rest,
+                        self.endian,
+                        self.budget,
+                        self.limit,
+                    )?;
+                    let kept = s.bytes.as_ref().map_or(0, Vec::len) as u64;
+                    self.budget = self.budget.saturating_sub(kept);
+                    let b = self.block_mut(line);
+                    b.bytes = s.bytes;
+                    b.endian = Some(s.endian);
+                    b.endian_confirmed = s.confirmed;
+                    b.hex_line = Some(line);
+                    b.hex_address = Some(s.from);
+                    b.notes.extend(s.note);
+                }
+                Marker::BlockHeaderDump(rest) => {
+                    self.block_for(Part::Header, line);
+                    let h = text::header(&mut self.lines, l, rest)?;
+                    let csc_version = text::csc_version(self.lines.get(h.seg_line).map(|s| s.text));
+                    let tb = self.text_mut(line);
+                    if tb.version.is_none() || csc_version == Some(OracleVersion::V12_2) {
+                        tb.version = tb.version.or(csc_version);
+                    }
+                    tb.header = Some(h);
+                }
+                Marker::Bdba(rest) => {
+                    // 11g and later print it before `data_block_dump`.
+                    let v = grammar::hex_u32(l, rest, "bdba: 0x…")?;
+                    self.pending = Some(At { value: v, line });
+                }
+                Marker::DataBlockDump(rest) => {
+                    let bdba = self.pending.take();
+                    self.block_for(Part::Data, line);
+                    let d = text::data(&mut self.lines, l, rest, bdba)?;
+                    self.text_mut(line).data = Some(d);
+                }
+                Marker::IndexBody(name) => {
+                    self.block_for(Part::Data, line);
+                    self.text_mut(line).other_body = Some(At {
+                        value: name.to_string(),
+                        line,
+                    });
+                    self.lines.skip_past("----- end of");
+                }
+                Marker::BlockDumpFrom(_) | Marker::EndOfBlockDump => {}
+            }
+        }
+        self.finish();
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests;
