@@ -14,6 +14,7 @@
 #![forbid(unsafe_code)]
 
 pub mod cli;
+pub mod engine;
 pub mod error;
 pub mod input;
 pub mod model;

@@ -4,13 +4,14 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::engine::Engine;
 use crate::error::Error;
 use crate::input::InputFormat;
 use crate::model::oracle::Rdba;
 use crate::model::Problem;
 use crate::parse::oracle::trace::rebuilt_blocks;
 use crate::parse::oracle::verify::{BlockReport, DatafileVerifier, DbvSummary};
-use crate::parse::oracle::{looks_like_oracle, parse_block, BlockOptions};
+use crate::parse::oracle::{parse_block, BlockOptions};
 use crate::reader::Endian;
 use crate::source::Source;
 
@@ -34,7 +35,7 @@ pub fn classify(path: &Path) -> Result<Option<OracleInput>, Error> {
         return Ok(Some(OracleInput::Trace));
     }
     let head = src.head(8192)?;
-    Ok(looks_like_oracle(&head).then_some(OracleInput::Datafile))
+    Ok((Engine::sniff(&head).engine == Engine::Oracle).then_some(OracleInput::Datafile))
 }
 
 /// The verdict on one Oracle input.

@@ -9,11 +9,12 @@ use std::process::ExitCode;
 use clap::{Args, ValueEnum};
 use serde_json::{json, Value};
 
+use crate::engine::Engine;
 use crate::error::Error;
 use crate::model::oracle::{OracleVersion, Rdba};
 use crate::model::oracle_types::{OraCharset, OraColumns};
 use crate::parse::oracle::datatype::{decode_date, decode_number};
-use crate::parse::oracle::{columns, looks_like_oracle, names, parse_block, BlockOptions};
+use crate::parse::oracle::{columns, names, parse_block, BlockOptions};
 use crate::render;
 use crate::render::dump::{render_dump, DumpOptions, DumpPart};
 use crate::source::Source;
@@ -199,7 +200,7 @@ pub(super) fn wants_oracle(args: &ShowArgs, source: &mut Source) -> Result<bool,
         EngineArg::Postgres => false,
         EngineArg::Auto => {
             let head = source.head(source.block_size)?;
-            looks_like_oracle(&head)
+            Engine::sniff(&head).engine == Engine::Oracle
         }
     };
     if !oracle && args.format == FormatArg::Dump {
