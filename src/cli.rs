@@ -19,7 +19,7 @@ use crate::parse::postgres::{
 use crate::reader::Endian;
 use crate::render::{self, RenderOptions};
 use crate::source::{segment_from_name, Source, DEFAULT_SEGMENT_BYTES};
-use crate::verify_oracle::{self, OracleInput};
+use crate::verify::oracle::{self as verify_oracle, OracleInput};
 
 mod oracle;
 pub use oracle::{DumpPartArg, OracleArgs, OracleVersionArg};

@@ -23,6 +23,5 @@ pub mod reader;
 pub mod render;
 pub mod source;
 pub mod verify;
-pub mod verify_oracle;
 
 pub use error::Error;
