@@ -12,13 +12,23 @@
 //! render and verify rooms per engine). A third engine is one more variant
 //! here; the compiler then names every place that needs an arm.
 
+use std::path::PathBuf;
+
 use serde::Serialize;
 
-use crate::model::oracle::{OracleBlock, TextBlock};
+use crate::error::Error;
+use crate::model::oracle::{OracleBlock, OracleVersion, TextBlock};
+use crate::model::oracle_types::{OraCharset, OraColumns};
 use crate::model::postgres::{PageKind, PgPage};
-use crate::parse::oracle::{looks_like_oracle, parse_block, BlockOptions};
+use crate::model::types::Schema;
+use crate::parse::oracle::{columns, looks_like_oracle, parse_block, BlockOptions};
+use crate::parse::postgres::toast::ToastStore;
+use crate::parse::postgres::{attrs, schema};
 use crate::parse::postgres::{parse_page, parse_page_without_spans, PageOptions};
 use crate::reader::Endian;
+
+mod trace;
+pub use trace::{trace_pages, TraceOrigin};
 
 /// A database engine whose pages blockscope reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -100,6 +110,217 @@ impl Engine {
                     endian: opts.endian,
                 },
             )),
+        }
+    }
+
+    /// Whether the engine has a dump text of its own (`--format dump`).
+    pub fn has_dump_text(self) -> bool {
+        match self {
+            Engine::Postgres => false,
+            Engine::Oracle => true,
+        }
+    }
+
+    /// Block number of an input's first block: `--blkno`, else (PostgreSQL)
+    /// the segment number × blocks per 1 GiB segment; Oracle block numbers
+    /// start at 0 (or `--blkno`).
+    pub fn first_blkno(self, blkno: Option<u64>, segment: Option<u64>, block_size: usize) -> u64 {
+        match self {
+            Engine::Postgres => {
+                let per_segment = crate::source::DEFAULT_SEGMENT_BYTES / block_size.max(1) as u64;
+                blkno.unwrap_or_else(|| segment.unwrap_or(0).saturating_mul(per_segment))
+            }
+            Engine::Oracle => blkno.unwrap_or(0),
+        }
+    }
+
+    /// The column list `spec` in this engine's type names (and, for
+    /// PostgreSQL, the TOAST relation that out-of-line values are read from).
+    pub fn columns(
+        self,
+        spec: Option<&ColumnSpec>,
+        toast: &[PathBuf],
+        block_size: Option<usize>,
+        charset: OraCharset,
+    ) -> Result<Option<Columns>, Error> {
+        match self {
+            Engine::Postgres => {
+                let schema = match spec {
+                    None => None,
+                    Some(ColumnSpec::List(list)) => Some(
+                        schema::parse_columns(list)
+                            .map_err(|e| Error::Usage(format!("--columns: {e}")))?,
+                    ),
+                    Some(ColumnSpec::File { path, text }) => {
+                        Some(schema::parse_schema(text).map_err(|e| {
+                            Error::Usage(format!("--schema {}: {e}", path.display()))
+                        })?)
+                    }
+                };
+                let Some(schema) = schema else {
+                    if !toast.is_empty() {
+                        return Err(Error::Usage(
+                            "--toast needs the table's columns (--columns or --schema)".into(),
+                        ));
+                    }
+                    return Ok(None);
+                };
+                let toast = if toast.is_empty() {
+                    None
+                } else {
+                    Some(ToastStore::open(toast, block_size)?)
+                };
+                Ok(Some(Columns::Postgres { schema, toast }))
+            }
+            Engine::Oracle => {
+                if !toast.is_empty() {
+                    return Err(Error::Usage(
+                        "--toast is for PostgreSQL tables; Oracle blocks have no TOAST".into(),
+                    ));
+                }
+                let list = match spec {
+                    None => return Ok(None),
+                    Some(ColumnSpec::List(list)) => OraColumns::parse(list)
+                        .map_err(|e| Error::Usage(format!("--columns: {e}")))?,
+                    Some(ColumnSpec::File { path, text }) => {
+                        // One column a line, `NAME TYPE` or `TYPE`; blank lines
+                        // and `--` comments skipped.
+                        let lines: Vec<&str> = text
+                            .lines()
+                            .map(|l| {
+                                l.split("--")
+                                    .next()
+                                    .unwrap_or("")
+                                    .trim()
+                                    .trim_end_matches(',')
+                            })
+                            .filter(|l| !l.is_empty())
+                            .collect();
+                        OraColumns::parse(&lines.join(",")).map_err(|e| {
+                            Error::Usage(format!("--schema {}: {e}", path.display()))
+                        })?
+                    }
+                };
+                Ok(Some(Columns::Oracle { list, charset }))
+            }
+        }
+    }
+}
+
+/// A column list as given: `--columns LIST`, or the text of `--schema FILE`
+/// (read once; its grammar depends on the engine).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ColumnSpec {
+    List(String),
+    File { path: PathBuf, text: String },
+}
+
+/// A column list in one engine's types, ready to split rows into values.
+pub enum Columns {
+    Postgres {
+        schema: Schema,
+        toast: Option<ToastStore>,
+    },
+    Oracle {
+        list: OraColumns,
+        charset: OraCharset,
+    },
+}
+
+/// What a block's surroundings say that the block does not carry, for
+/// Oracle's dump text: the release, tablespace and file numbers (from the
+/// datafile header or a trace's `Start dump` line), the buffer address.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DumpFacts {
+    pub version: Option<OracleVersion>,
+    pub tsn: Option<u32>,
+    pub file: Option<u32>,
+    pub buffer: Option<u64>,
+}
+
+/// One block ready to be shown: the page, its bytes (empty when the output
+/// never shows them), and where it came from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Decoded {
+    pub page: Page,
+    pub bytes: Vec<u8>,
+    /// The trace the block was read from, if any.
+    pub trace: Option<Box<TraceOrigin>>,
+    pub facts: DumpFacts,
+}
+
+/// Decodes the blocks of one input in order: parse, split rows into columns,
+/// and keep what earlier blocks said about later ones (an Oracle datafile
+/// header names the tablespace and file).
+pub struct Decoder {
+    engine: Engine,
+    opts: ParseOptions,
+    columns: Option<Columns>,
+    facts: DumpFacts,
+}
+
+impl Decoder {
+    pub fn new(engine: Engine, opts: ParseOptions, columns: Option<Columns>) -> Decoder {
+        Decoder {
+            engine,
+            opts,
+            columns,
+            facts: DumpFacts::default(),
+        }
+    }
+
+    pub fn engine(&self) -> Engine {
+        self.engine
+    }
+
+    /// Whether block `index` of the input must be decoded even when it is
+    /// outside the asked range (Oracle: the datafile header in blocks 0–1).
+    pub fn reads_ahead(&self, index: u64) -> bool {
+        match self.engine {
+            Engine::Postgres => false,
+            Engine::Oracle => index <= 1,
+        }
+    }
+
+    /// Whether blocks are independent of each other and of any column list,
+    /// so that NDJSON can be produced in parallel ([`Engine::parse`] per block).
+    pub fn independent(&self) -> bool {
+        match self.engine {
+            Engine::Postgres => self.columns.is_none(),
+            Engine::Oracle => false,
+        }
+    }
+
+    /// The options every block is parsed with (`blkno` aside).
+    pub fn options(&self) -> ParseOptions {
+        self.opts
+    }
+
+    /// Decode block `blkno`.
+    pub fn decode(&mut self, blkno: u64, bytes: Vec<u8>) -> Decoded {
+        let mut page = self
+            .engine
+            .parse(&bytes, &ParseOptions { blkno, ..self.opts });
+        match (&mut page, &mut self.columns) {
+            (Page::Postgres(p), Some(Columns::Postgres { schema, toast })) => {
+                attrs::decode_page(p, &bytes, schema, toast.as_mut());
+            }
+            (Page::Oracle(b), Some(Columns::Oracle { list, charset })) => {
+                columns::decode_block(b, list, *charset);
+            }
+            _ => {}
+        }
+        if let Page::Oracle(b) = &page {
+            if let Some(fh) = &b.file_header {
+                self.facts.tsn = Some(fh.kcvfhtsn);
+                self.facts.file = Some(u32::from(fh.kccfhfno));
+            }
+        }
+        Decoded {
+            page,
+            bytes,
+            trace: None,
+            facts: self.facts,
         }
     }
 }
