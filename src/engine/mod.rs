@@ -17,6 +17,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use crate::error::Error;
+use crate::input::InputFormat;
 use crate::model::oracle::{OracleBlock, OracleVersion, TextBlock};
 use crate::model::oracle_types::{OraCharset, OraColumns};
 use crate::model::postgres::{PageKind, PgPage};
@@ -26,6 +27,8 @@ use crate::parse::postgres::toast::ToastStore;
 use crate::parse::postgres::{attrs, schema};
 use crate::parse::postgres::{parse_page, parse_page_without_spans, PageOptions};
 use crate::reader::Endian;
+use crate::source::Source;
+use crate::verify::oracle::OracleInput;
 
 mod trace;
 pub use trace::{trace_pages, TraceOrigin};
@@ -323,6 +326,43 @@ impl Decoder {
             facts: self.facts,
         }
     }
+}
+
+/// Which engine's checker a `verify` run goes to, with what it needs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum VerifyPlan {
+    /// PostgreSQL relation files and directories (the inputs as given).
+    Postgres,
+    /// Oracle datafiles and traces.
+    Oracle(Vec<(PathBuf, OracleInput)>),
+}
+
+/// The engine of `verify`'s inputs: Oracle when every input is an Oracle
+/// datafile or trace (a regular file whose first block is an Oracle block or
+/// block 0's OS header, or a trace), PostgreSQL when none is; a mix is refused.
+pub fn verify_plan(inputs: &[PathBuf]) -> Result<VerifyPlan, Error> {
+    let mut oracle = Vec::new();
+    for path in inputs {
+        if !path.is_file() {
+            continue;
+        }
+        let mut src = Source::open(Some(path), InputFormat::Auto, None)?;
+        if src.format == InputFormat::OracleTrace {
+            oracle.push((path.clone(), OracleInput::Trace));
+        } else if Engine::sniff(&src.head(8192)?).engine == Engine::Oracle {
+            oracle.push((path.clone(), OracleInput::Datafile));
+        }
+    }
+    if oracle.is_empty() {
+        return Ok(VerifyPlan::Postgres);
+    }
+    if oracle.len() != inputs.len() {
+        return Err(Error::Usage(
+            "verify: give Oracle datafiles and traces, or PostgreSQL files, not both in one run"
+                .into(),
+        ));
+    }
+    Ok(VerifyPlan::Oracle(oracle))
 }
 
 /// The block size the first bytes of an input announce, whichever engine

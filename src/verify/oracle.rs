@@ -4,11 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::engine::Engine;
 use crate::error::Error;
 use crate::input::InputFormat;
 use crate::model::oracle::Rdba;
-use crate::model::Problem;
 use crate::parse::oracle::trace::rebuilt_blocks;
 use crate::parse::oracle::verify::{BlockReport, DatafileVerifier, DbvSummary};
 use crate::parse::oracle::{parse_block, BlockOptions};
@@ -22,20 +20,6 @@ pub enum OracleInput {
     Datafile,
     /// A trace of `alter system dump datafile`: blocks rebuilt from its hex.
     Trace,
-}
-
-/// Whether `path` is an Oracle input (a regular file whose first block is an
-/// Oracle block or block 0's OS header, or an Oracle trace).
-pub fn classify(path: &Path) -> Result<Option<OracleInput>, Error> {
-    if !path.is_file() {
-        return Ok(None);
-    }
-    let mut src = Source::open(Some(path), InputFormat::Auto, None)?;
-    if src.format == InputFormat::OracleTrace {
-        return Ok(Some(OracleInput::Trace));
-    }
-    let head = src.head(8192)?;
-    Ok((Engine::sniff(&head).engine == Engine::Oracle).then_some(OracleInput::Datafile))
 }
 
 /// The verdict on one Oracle input.
@@ -119,12 +103,4 @@ fn own_block_number(data: &[u8]) -> Option<u64> {
         },
     );
     block.kcbh.map(|k| u64::from(Rdba(k.rdba_kcbh).block()))
-}
-
-/// Every problem of every failing block, with its block number.
-pub fn problems(outcome: &OracleOutcome) -> impl Iterator<Item = (u64, &Problem)> {
-    outcome
-        .reports
-        .iter()
-        .flat_map(|r| r.problems.iter().map(move |p| (r.blkno, p)))
 }
