@@ -437,3 +437,24 @@ fn parse_address(text: &str) -> Result<u64, String> {
     }
     .map_err(|_| format!("expected an address (0x-prefixed hex or decimal), found {text:?}"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn addresses() {
+        assert_eq!(parse_address("0x7f140f335310"), Ok(0x7f14_0f33_5310));
+        assert_eq!(parse_address("100"), Ok(100));
+        assert!(parse_address("x").is_err());
+    }
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("1G"), Ok(1 << 30));
+        assert_eq!(parse_size("512M"), Ok(512 << 20));
+        assert_eq!(parse_size("8192"), Ok(8192));
+        assert!(parse_size("0").is_err());
+        assert!(parse_size("1X").is_err());
+    }
+}

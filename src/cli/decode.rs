@@ -5,7 +5,6 @@ use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
 use serde::Serialize;
-use serde_json::{json, Value};
 
 use crate::error::Error;
 use crate::model::oracle::Rdba;
@@ -243,10 +242,75 @@ fn spaced(bytes: &[u8]) -> String {
     crate::model::oracle::hex_string(bytes)
 }
 
+/// An Oracle word or value as JSON (one shape per kind of word).
+#[derive(Serialize)]
+#[serde(untagged)]
+enum OracleWord {
+    Rdba {
+        word: &'static str,
+        value: u32,
+        hex: String,
+        smallfile: FileBlock,
+        bigfile: FileBlock,
+        dump: String,
+    },
+    Fb {
+        word: &'static str,
+        value: u8,
+        hex: String,
+        fb: String,
+        flags: Vec<OracleFlag>,
+    },
+    Flg {
+        word: &'static str,
+        value: u8,
+        hex: String,
+        flags: Vec<OracleFlag>,
+        unknown_bits: String,
+    },
+    ItlFlag {
+        word: &'static str,
+        value: u16,
+        hex: String,
+        flag: String,
+        lck: u16,
+        flags: Vec<OracleFlag>,
+    },
+    Number {
+        word: &'static str,
+        bytes: String,
+        value: String,
+        negative: bool,
+        exponent: i32,
+        digits: Vec<u8>,
+    },
+    Date {
+        word: &'static str,
+        bytes: String,
+        value: String,
+    },
+}
+
+#[derive(Serialize)]
+struct FileBlock {
+    file: u32,
+    block: u32,
+}
+
+/// One flag of an Oracle word (`letter` for those the dump prints as letters).
+#[derive(Serialize)]
+struct OracleFlag {
+    mask: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    letter: Option<String>,
+    name: &'static str,
+    meaning: &'static str,
+}
+
 /// What `decode` found: a PostgreSQL word, or an Oracle word's text and JSON.
 enum Explained {
     Postgres(DecodedWord),
-    Oracle(String, Value),
+    Oracle(String, OracleWord),
 }
 
 /// `decode`: one dispatch over every kind of word.
@@ -291,7 +355,7 @@ pub fn run(args: &DecodeArgs) -> Result<ExitCode, Error> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn rdba(v: u32) -> (String, Value) {
+fn rdba(v: u32) -> (String, OracleWord) {
     let r = Rdba(v);
     let (shown_file, shown_block) = r.split(false);
     let mut t = format!("rdba 0x{v:08x} ({v})\n");
@@ -314,25 +378,36 @@ fn rdba(v: u32) -> (String, Value) {
             r.block()
         ));
     }
-    let j = json!({
-        "word": "rdba",
-        "value": v,
-        "hex": format!("0x{v:08x}"),
-        "smallfile": {"file": r.file(), "block": r.block()},
-        "bigfile": {"file": 1024, "block": v},
-        "dump": format!("0x{v:08x} ({shown_file}/{shown_block})"),
-    });
+    let j = OracleWord::Rdba {
+        word: "rdba",
+        value: v,
+        hex: format!("0x{v:08x}"),
+        smallfile: FileBlock {
+            file: r.file(),
+            block: r.block(),
+        },
+        bigfile: FileBlock {
+            file: 1024,
+            block: v,
+        },
+        dump: format!("0x{v:08x} ({shown_file}/{shown_block})"),
+    };
     (t, j)
 }
 
-fn row_flag(v: u8) -> (String, Value) {
+fn row_flag(v: u8) -> (String, OracleWord) {
     let letters = names::row_flag_string(v);
     let mut t = format!("fb 0x{v:02x} {letters}\n");
     let mut flags = Vec::new();
     for &(mask, letter, name, meaning) in names::ROW_FLAGS {
         if v & mask != 0 {
             t.push_str(&format!("  0x{mask:02x}  {letter}  {name}  {meaning}\n"));
-            flags.push(json!({"mask": format!("0x{mask:02x}"), "letter": letter.to_string(), "name": name, "meaning": meaning}));
+            flags.push(OracleFlag {
+                mask: format!("0x{mask:02x}"),
+                letter: Some(letter.to_string()),
+                name,
+                meaning,
+            });
         }
     }
     if v == 0 {
@@ -341,11 +416,17 @@ fn row_flag(v: u8) -> (String, Value) {
     if v & 0x10 == 0 && v & 0x20 != 0 && v & 0x0c == 0x0c {
         t.push_str("  a whole row in one piece\n");
     }
-    let j = json!({"word": "fb", "value": v, "hex": format!("0x{v:02x}"), "fb": letters, "flags": flags});
+    let j = OracleWord::Fb {
+        word: "fb",
+        value: v,
+        hex: format!("0x{v:02x}"),
+        fb: letters,
+        flags,
+    };
     (t, j)
 }
 
-fn cache_flag(v: u8) -> (String, Value) {
+fn cache_flag(v: u8) -> (String, OracleWord) {
     let mut t = format!("flg_kcbh 0x{v:02x}\n");
     let mut flags = Vec::new();
     let width = names::KCBH_FLG
@@ -360,9 +441,12 @@ fn cache_flag(v: u8) -> (String, Value) {
                 "  0x{:02x}  {:<width$}  {}\n",
                 b.mask, b.name, b.meaning
             ));
-            flags.push(
-                json!({"mask": format!("0x{:02x}", b.mask), "name": b.name, "meaning": b.meaning}),
-            );
+            flags.push(OracleFlag {
+                mask: format!("0x{:02x}", b.mask),
+                letter: None,
+                name: b.name,
+                meaning: b.meaning,
+            });
         }
     }
     let (_, unknown) = names::kcbh_flag_names(v);
@@ -374,11 +458,17 @@ fn cache_flag(v: u8) -> (String, Value) {
             "  unknown bits: 0x{unknown:02x} (no cache header flag has them)\n"
         ));
     }
-    let j = json!({"word": "flg_kcbh", "value": v, "hex": format!("0x{v:02x}"), "flags": flags, "unknown_bits": format!("0x{unknown:02x}")});
+    let j = OracleWord::Flg {
+        word: "flg_kcbh",
+        value: v,
+        hex: format!("0x{v:02x}"),
+        flags,
+        unknown_bits: format!("0x{unknown:02x}"),
+    };
     (t, j)
 }
 
-fn itl_flag(v: u16) -> (String, Value) {
+fn itl_flag(v: u16) -> (String, OracleWord) {
     let letters = names::itl_flag_string(v);
     let lck = v & 0x0fff;
     let mut t = format!("ktbitflg 0x{v:04x} {letters}  lck {lck}\n");
@@ -387,17 +477,29 @@ fn itl_flag(v: u16) -> (String, Value) {
         if v & mask != 0 {
             let name = if name.is_empty() { "-" } else { name };
             t.push_str(&format!("  0x{mask:04x}  {letter}  {name:<7}  {meaning}\n"));
-            flags.push(json!({"mask": format!("0x{mask:04x}"), "letter": letter.to_string(), "name": name, "meaning": meaning}));
+            flags.push(OracleFlag {
+                mask: format!("0x{mask:04x}"),
+                letter: Some(letter.to_string()),
+                name,
+                meaning,
+            });
         }
     }
     t.push_str(&format!(
         "  lock count {lck} (low 12 bits): rows locked through this ITL\n"
     ));
-    let j = json!({"word": "ktbitflg", "value": v, "hex": format!("0x{v:04x}"), "flag": letters, "lck": lck, "flags": flags});
+    let j = OracleWord::ItlFlag {
+        word: "ktbitflg",
+        value: v,
+        hex: format!("0x{v:04x}"),
+        flag: letters,
+        lck,
+        flags,
+    };
     (t, j)
 }
 
-fn number(bytes: &[u8]) -> Result<(String, Value), Error> {
+fn number(bytes: &[u8]) -> Result<(String, OracleWord), Error> {
     let n = decode_number(bytes)
         .map_err(|e| Error::Usage(format!("decode oracle-number: {}: {e}", spaced(bytes))))?;
     let mut t = format!("NUMBER {} = {}\n", spaced(bytes), n.text);
@@ -412,11 +514,18 @@ fn number(bytes: &[u8]) -> Result<(String, Value), Error> {
         let digits: Vec<String> = n.digits.iter().map(|d| d.to_string()).collect();
         t.push_str(&format!("  base-100 digits: {}\n", digits.join(" ")));
     }
-    let j = json!({"word": "NUMBER", "bytes": spaced(bytes), "value": n.text, "negative": n.negative, "exponent": n.exponent, "digits": n.digits});
+    let j = OracleWord::Number {
+        word: "NUMBER",
+        bytes: spaced(bytes),
+        value: n.text,
+        negative: n.negative,
+        exponent: n.exponent,
+        digits: n.digits,
+    };
     Ok((t, j))
 }
 
-fn date(bytes: &[u8]) -> Result<(String, Value), Error> {
+fn date(bytes: &[u8]) -> Result<(String, OracleWord), Error> {
     let d = decode_date(bytes)
         .map_err(|e| Error::Usage(format!("decode oracle-date: {}: {e}", spaced(bytes))))?;
     let what = if d.nanos.is_some() {
@@ -433,7 +542,11 @@ fn date(bytes: &[u8]) -> Result<(String, Value), Error> {
             ""
         }
     );
-    let j = json!({"word": what, "bytes": spaced(bytes), "value": d.to_string()});
+    let j = OracleWord::Date {
+        word: what,
+        bytes: spaced(bytes),
+        value: d.to_string(),
+    };
     Ok((t, j))
 }
 
