@@ -7,13 +7,20 @@
 //! * [`source`] cuts those bytes into blocks, streaming files;
 //! * [`parse`] holds one parser per engine and page kind, built on the checked
 //!   [`reader`], producing the plain structures of [`model`] plus problems;
+//! * [`engine`] is the seam between engines: which database wrote the bytes
+//!   (sniffing, block sizes) and bytes → [`engine::Page`] — the only place
+//!   that matches on the engine;
 //! * [`render`] turns model structures into tables, annotated hex or JSON —
-//!   renderers never parse;
-//! * [`cli`] wires them together for the `blockscope` binary.
+//!   renderers never parse; [`render::page`] holds the engine × format match;
+//! * [`verify`] checks every block of relation files and datafiles, one room
+//!   per engine;
+//! * [`cli`] turns arguments into configs once and wires the rest together
+//!   for the `blockscope` binary.
 
 #![forbid(unsafe_code)]
 
 pub mod cli;
+pub mod engine;
 pub mod error;
 pub mod input;
 pub mod model;
@@ -23,6 +30,5 @@ pub mod render;
 pub mod source;
 pub mod toast_store;
 pub mod verify;
-pub mod verify_oracle;
 
 pub use error::Error;

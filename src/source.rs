@@ -7,6 +7,7 @@ use std::fs::File;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
+use crate::engine::sniff_block_size;
 use crate::error::Error;
 use crate::input::{self, InputFormat};
 
@@ -145,7 +146,8 @@ impl Source {
         Ok(src)
     }
 
-    /// PostgreSQL pages carry their size in pd_pagesize_version (bytes 18–19).
+    /// The size the first block announces ([`crate::engine::sniff_block_size`]:
+    /// PostgreSQL's pd_pagesize_version, Oracle's OS header or format byte).
     fn sniff_block_size(&mut self) -> Option<usize> {
         let first: &[u8] = match &mut self.data {
             Data::Memory { bytes, .. } => bytes,
@@ -167,10 +169,10 @@ impl Source {
                 if !ok {
                     return None;
                 }
-                return page_size_from_header(&head).or_else(|| oracle_block_size(&head));
+                return sniff_block_size(&head);
             }
         };
-        page_size_from_header(first).or_else(|| oracle_block_size(first))
+        sniff_block_size(first)
     }
 
     /// The first `len` bytes of the (decoded) input, without consuming them
@@ -222,38 +224,6 @@ impl Source {
             blknos: self.blknos,
         }
     }
-}
-
-/// The page size a PostgreSQL page header announces, if it is a plausible one.
-fn page_size_from_header(head: &[u8]) -> Option<usize> {
-    let bytes = head.get(18..20)?;
-    let v = crate::reader::Endian::Little.read_u16(bytes)?;
-    let size = usize::from(v & 0xFF00);
-    let version = v & 0x00FF;
-    (size >= 1024 && size.is_power_of_two() && version == 4).then_some(size)
-}
-
-/// The block size an Oracle datafile announces: block 0's OS header (size at
-/// offset 20, magic 0x7a7b7c7d at 28, in either byte order), or a cache
-/// header's format byte (`1 << (8 + (frmt >> 5))` with low nibble 2).
-fn oracle_block_size(head: &[u8]) -> Option<usize> {
-    let word = |at: usize| -> Option<&[u8]> { head.get(at..at.checked_add(4)?) };
-    let plausible = |n: usize| (512..=65536).contains(&n) && n.is_power_of_two();
-    if head.first() == Some(&0) {
-        if let (Some(size), Some(magic)) = (word(20), word(28)) {
-            for e in [crate::reader::Endian::Little, crate::reader::Endian::Big] {
-                if e.read_u32(magic) == Some(0x7a7b_7c7d) {
-                    let n = e.read_u32(size)? as usize;
-                    return plausible(n).then_some(n);
-                }
-            }
-        }
-    }
-    let ty = *head.first()?;
-    let frmt = *head.get(1)?;
-    let code = frmt >> 5;
-    let known_type = crate::parse::oracle::names::block_type_name(ty).is_some() && ty != 0;
-    (known_type && frmt & 0x1f == 0x02 && code > 0).then(|| 1usize << (8 + code))
 }
 
 /// Iterator over the blocks of a [`Source`].

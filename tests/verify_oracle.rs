@@ -51,10 +51,15 @@ fn planted_datafile_as_json() {
     let (code, out, _) = verify(&[&fixture("oracle/planted.dbf"), "--format", "json"]);
     assert_eq!(code, 1);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(
-        v["summary"]["failing_blocks"],
-        serde_json::json!([3, 4, 6, 7, 8])
-    );
+    // One document a run, in the shape both engines share (schema 2).
+    assert_eq!(v["schema"], 2);
+    assert_eq!(v["engine"], "oracle");
+    assert_eq!(v["summary"]["clean"], false);
+    assert_eq!(v["summary"]["files"], 1);
+    let file = &v["summary"]["per_file"][0];
+    assert!(file["file"].as_str().unwrap().ends_with("planted.dbf"));
+    assert_eq!(file["clean"], false);
+    assert_eq!(file["failing_blocks"], serde_json::json!([3, 4, 6, 7, 8]));
     let problems = v["problems"].as_array().unwrap();
     assert!(problems
         .iter()
@@ -77,10 +82,35 @@ fn traces_are_verified_from_their_rebuilt_blocks() {
     let (code, out, _) = verify(&[&fixture("oracle/trace/planted_2_9_8.trc"), "-f", "ndjson"]);
     assert_eq!(code, 1);
     let last: serde_json::Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
-    assert_eq!(last["summary"]["total_pages_examined"], 3);
-    assert_eq!(last["summary"]["failing_blocks"], serde_json::json!([8]));
+    assert_eq!(last["schema"], 2);
+    assert_eq!(last["engine"], "oracle");
+    let file = &last["summary"]["per_file"][0];
+    assert_eq!(file["total_pages_examined"], 3);
+    assert_eq!(file["failing_blocks"], serde_json::json!([8]));
+    // Every other line is a problem of that file.
+    for line in out.lines().rev().skip(1) {
+        let p: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert_eq!(p["blkno"], 8, "{line}");
+    }
     let (code, _, _) = verify(&[&fixture("oracle/trace/block_5_907.trc")]);
     assert_eq!(code, 0);
+}
+
+#[test]
+fn several_files_make_one_document() {
+    let dbf = fixture("oracle/planted.dbf");
+    let trc = fixture("oracle/trace/block_5_907.trc");
+    let (code, out, _) = verify(&[&dbf, &trc, "--format", "json"]);
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(v.is_object(), "one document, not an array");
+    assert_eq!(v["summary"]["files"], 2);
+    assert_eq!(v["summary"]["per_file"][1]["clean"], true);
+    assert!(v["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|p| p["file"] == dbf.as_str()));
 }
 
 #[test]

@@ -1,5 +1,15 @@
 //! Renderers: model structures (and the page bytes, for hex) in, text out.
 //! Nothing here parses.
+//!
+//! [`page`] is the one place where the engine meets the output format: a
+//! new format or a new engine is one more arm there, and the compiler names
+//! every arm that is missing.
+
+use std::io::{self, Write};
+
+use serde::Serialize;
+
+use crate::engine::{Decoded, Page, TraceOrigin};
 
 pub mod dump;
 mod fit;
@@ -11,7 +21,10 @@ pub mod oracle_table;
 pub mod oracle_verify;
 pub mod problems;
 pub mod table;
+pub mod trace;
 pub mod verify;
+
+use dump::{render_dump, DumpOptions};
 
 /// What the CLI decided about presentation.
 #[derive(Clone, Copy, Debug, Default)]
@@ -24,4 +37,157 @@ pub struct RenderOptions {
     pub width: Option<u16>,
     /// List every problem of a page (no problem budget, see [`problems`]).
     pub all_problems: bool,
+}
+
+/// Output formats of `show`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// One table per structure.
+    Table,
+    /// Annotated hex: offset, 16 bytes, ASCII, and the fields starting there.
+    Hex,
+    /// One JSON document (an array when more than one block).
+    Json,
+    /// One JSON object per block, one per line.
+    Ndjson,
+    /// Oracle's block dump text.
+    Dump,
+}
+
+impl Format {
+    /// Blocks are separated by a blank line.
+    pub fn separates_blocks(self) -> bool {
+        matches!(self, Format::Table | Format::Hex)
+    }
+
+    /// The output shows byte spans (the hex view needs them; the parse may
+    /// skip recording them otherwise).
+    pub fn shows_spans(self) -> bool {
+        !matches!(self, Format::Json | Format::Ndjson)
+    }
+}
+
+/// Everything [`page`] needs besides the page.
+#[derive(Clone, Copy, Debug)]
+pub struct Options {
+    pub format: Format,
+    pub render: RenderOptions,
+    /// Oracle: show every rdba in bigfile form.
+    pub bigfile: bool,
+    /// Oracle: the dump options the command line fixed (`None` fields are
+    /// filled from what the block's surroundings say).
+    pub dump: DumpOptions,
+}
+
+/// Whether `d` can be shown in `format`: `Ok(false)` when it has nothing
+/// to show there, `Err(())` when the format needs what the page lacks (the
+/// bytes of a block known only from a trace's text; PostgreSQL has no dump).
+#[allow(clippy::result_unit_err)]
+pub fn can_show(d: &Decoded, format: Format) -> Result<bool, ()> {
+    match (&d.page, format) {
+        (Page::OracleText(_), Format::Hex) | (Page::Postgres(_), Format::Dump) => Err(()),
+        (Page::OracleText(t), Format::Dump) => Ok(t.view.is_some()),
+        _ => Ok(true),
+    }
+}
+
+/// Render one block in `opts.format` (for [`Format::Json`], the block as a
+/// document of its own; see [`document`] for several).
+pub fn page(out: &mut dyn Write, d: &Decoded, opts: &Options) -> io::Result<()> {
+    let title = d.trace.as_deref().map(trace::title);
+    match (&d.page, opts.format) {
+        (_, Format::Json) => json::write_pretty(out, &page_json(&d.page, d.trace.as_deref(), opts)),
+        (_, Format::Ndjson) => json::write_line(out, &page_json(&d.page, d.trace.as_deref(), opts)),
+        (Page::Postgres(p), Format::Table) => table::render_page(out, p, &opts.render),
+        (Page::Postgres(p), Format::Hex) => {
+            writeln!(
+                out,
+                "block {} · {} page · {} bytes",
+                p.blkno,
+                p.kind.name(),
+                p.size
+            )?;
+            hex::render(out, &d.bytes, &p.spans, &opts.render)
+        }
+        (Page::Postgres(_), Format::Dump) => Ok(()),
+        (Page::Oracle(b), Format::Table) => {
+            if let Some(title) = title {
+                writeln!(out, "{title}")?;
+            }
+            oracle_table::render_block(out, b, opts.bigfile, &opts.render)
+        }
+        (Page::Oracle(b), Format::Hex) => {
+            let title = title.unwrap_or_else(|| oracle_table::title(b, opts.bigfile));
+            writeln!(out, "{title}")?;
+            hex::render(out, &d.bytes, &b.spans, &opts.render)
+        }
+        (Page::Oracle(b), Format::Dump) => render_dump(out, b, &d.bytes, &dump_options(d, opts)),
+        (Page::OracleText(t), Format::Table) => {
+            if let Some(title) = title {
+                writeln!(out, "{title}")?;
+            }
+            trace::text_table(out, &t.text)
+        }
+        (Page::OracleText(_), Format::Hex) => Ok(()),
+        (Page::OracleText(t), Format::Dump) => match &t.view {
+            Some(view) => render_dump(out, view, &[], &dump_options(d, opts)),
+            None => Ok(()),
+        },
+    }
+}
+
+/// Several blocks as one JSON document: the object itself for one block, an
+/// array for several.
+pub fn document(out: &mut dyn Write, blocks: &[Decoded], opts: &Options) -> io::Result<()> {
+    let docs: Vec<PageJson<'_>> = blocks
+        .iter()
+        .map(|d| page_json(&d.page, d.trace.as_deref(), opts))
+        .collect();
+    json::write_document(out, &docs)
+}
+
+/// One block's JSON line appended to `buf` (the parallel NDJSON path).
+pub fn append_ndjson(buf: &mut Vec<u8>, page: &Page, opts: &Options) {
+    match page {
+        Page::Postgres(p) => ndjson::append_page_line(buf, p),
+        Page::Oracle(_) | Page::OracleText(_) => {
+            // Writing to a Vec cannot fail.
+            let _ = json::write_line(buf, &page_json(page, None, opts));
+        }
+    }
+}
+
+/// The JSON of one block, whichever engine wrote it.
+#[derive(Serialize)]
+#[serde(untagged)]
+#[allow(clippy::large_enum_variant)]
+pub enum PageJson<'a> {
+    Postgres(json::PgPageJson<'a>),
+    Oracle(oracle_json::OracleBlockJson<'a>),
+    OracleText(oracle_json::TraceTextJson<'a>),
+}
+
+fn page_json<'a>(page: &'a Page, trace: Option<&'a TraceOrigin>, opts: &Options) -> PageJson<'a> {
+    match page {
+        Page::Postgres(p) => PageJson::Postgres(json::PgPageJson::from_page(p)),
+        Page::Oracle(b) => {
+            PageJson::Oracle(oracle_json::OracleBlockJson::new(b, opts.bigfile, trace))
+        }
+        Page::OracleText(t) => {
+            PageJson::OracleText(oracle_json::TraceTextJson::new(&t.text, trace))
+        }
+    }
+}
+
+/// The dump options for `d`: the command line's, completed by what the
+/// block's surroundings say.
+fn dump_options(d: &Decoded, opts: &Options) -> DumpOptions {
+    let (base, f) = (opts.dump, d.facts);
+    DumpOptions {
+        version: base.version.or(f.version),
+        tsn: base.tsn.or(f.tsn),
+        file: base.file.or(f.file),
+        buffer: base.buffer.or(f.buffer),
+        ..base
+    }
 }

@@ -2,80 +2,285 @@
 //! (`kcbh.type_kcbh`, `ktbbh.ktbbhitl[0].kxidusn`, `table.kdbh.kdbhnrow` …) with
 //! numbers as JSON numbers, plus — beside each raw value — the form Oracle's
 //! dump prints (`"xid": "0x0007.01d.000001d0"`, `"fb": "--H-FL--"`).
-//! The schema is documented in the README ("Oracle JSON").
+//!
+//! Each structure is a type: the model's fields (flattened, in the model's
+//! order) followed by the printed forms, so the contract is checked by the
+//! compiler rather than patched into a JSON value by key.
 
-use serde_json::{json, Map, Value};
+use serde::Serialize;
 
-use crate::model::oracle::{OracleBlock, Rdba};
+use crate::engine::TraceOrigin;
+use crate::model::oracle::{
+    ByteOrder, FileHeader, IndexData, IndexEntry, Itl, Kcbh, Kdbh, KdbrEntry, Kdbt, Kdxbr, Kdxco,
+    Kdxle, Ktbbh, KtbbhExtension, OracleBlock, OracleChecksum, OracleKind, OsHeader, Rdba,
+    RowPiece, Scn, TableData, TextBlock,
+};
+use crate::model::Problem;
 use crate::parse::oracle::ktb::{scn_fsc_text, uba_text, xid_text};
 use crate::parse::oracle::names;
 
-/// One block as a JSON value: `{"engine": "oracle", "blkno": …, "kind": …, "kcbh": {…}, …}`.
-pub fn block_json(block: &OracleBlock, bigfile: bool) -> Value {
-    let mut v = serde_json::to_value(block).unwrap_or(Value::Null);
-    let Value::Object(map) = &mut v else {
-        return v;
-    };
-    let mut out = Map::new();
-    out.insert("engine".into(), json!("oracle"));
-    out.extend(std::mem::take(map));
+/// One block: `{"engine": "oracle", "blkno": …, "kind": …, "kcbh": {…}, …}`;
+/// from a trace, `trace` and `text` follow.
+#[derive(Serialize)]
+pub struct OracleBlockJson<'a> {
+    engine: &'static str,
+    blkno: u64,
+    size: usize,
+    endian: ByteOrder,
+    kind: OracleKind,
+    encrypted: bool,
+    kcbh: Option<KcbhJson<'a>>,
+    tailchk: Option<u32>,
+    checksum: &'a Option<OracleChecksum>,
+    os_header: &'a Option<OsHeader>,
+    file_header: &'a Option<FileHeader>,
+    ktbbh: Option<KtbbhJson<'a>>,
+    table: Option<TableJson<'a>>,
+    index: Option<IndexJson<'a>>,
+    problems: &'a [Problem],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    trace: Option<TraceJson>,
+    /// The trace's formatted text of the block (`null` when it has none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    text: Option<Option<&'a TextBlock>>,
+}
 
-    if let (Some(h), Some(Value::Object(k))) = (&block.kcbh, out.get_mut("kcbh")) {
-        let (file, blk) = Rdba(h.rdba_kcbh).split(bigfile);
-        let (flag_names, _) = names::kcbh_flag_names(h.flg_kcbh);
-        k.insert(
-            "type_name".into(),
-            json!(names::block_type_name(h.type_kcbh).unwrap_or("unknown")),
-        );
-        k.insert("block_size".into(), json!(h.block_size()));
-        k.insert(
-            "rdba".into(),
-            json!({"hex": format!("0x{:08x}", h.rdba_kcbh), "file": file, "block": blk}),
-        );
-        k.insert("scn".into(), json!(h.scn().value()));
-        k.insert("flg_names".into(), json!(flag_names));
-    }
-    if let Some(t) = &block.ktbbh {
-        if let Some(Value::Object(k)) = out.get_mut("ktbbh") {
-            k.insert(
-                "flg".into(),
-                json!(names::ktbbh_flag_letter(t.ktbbhflg).to_string()),
-            );
-            k.insert("csc".into(), json!(t.ktbbhcsc.value()));
-            if let Some(Value::Array(itls)) = k.get_mut("ktbbhitl") {
-                for (j, itl) in itls.iter_mut().zip(&t.ktbbhitl) {
-                    if let Value::Object(m) = j {
-                        m.insert("xid".into(), json!(xid_text(itl)));
-                        m.insert("uba".into(), json!(uba_text(itl)));
-                        m.insert("flag".into(), json!(names::itl_flag_string(itl.ktbitflg)));
-                        m.insert("lck".into(), json!(itl.lock_count()));
-                        m.insert("scn_fsc".into(), json!(scn_fsc_text(itl)));
-                    }
-                }
-            }
+/// A block known only from a trace's formatted text.
+#[derive(Serialize)]
+pub struct TraceTextJson<'a> {
+    engine: &'static str,
+    source: &'static str,
+    trace: Option<TraceJson>,
+    text: &'a TextBlock,
+}
+
+/// Where in the trace a block was found.
+#[derive(Serialize)]
+pub struct TraceJson {
+    file: Option<u32>,
+    block: Option<u32>,
+    tsn: Option<u32>,
+    line: usize,
+    hex_line: Option<usize>,
+    /// `0x7F140F335000`.
+    hex_address: Option<String>,
+    /// Whether the tail confirmed the byte order (`null` without hex).
+    endian_confirmed: Option<bool>,
+}
+
+impl TraceJson {
+    fn new(t: &TraceOrigin) -> TraceJson {
+        TraceJson {
+            file: t.file,
+            block: t.block,
+            tsn: t.tsn,
+            line: t.line,
+            hex_line: t.hex_line,
+            hex_address: t.hex_address.map(|a| format!("0x{a:X}")),
+            endian_confirmed: t.hex_line.map(|_| t.endian_confirmed),
         }
     }
-    if let Some(tab) = &block.table {
-        if let Some(Value::Object(t)) = out.get_mut("table") {
-            if let Some(Value::Array(rows)) = t.get_mut("rows") {
-                for (j, row) in rows.iter_mut().zip(&tab.rows) {
-                    if let Value::Object(m) = j {
-                        m.insert("fb".into(), json!(names::row_flag_string(row.flag)));
-                    }
-                }
-            }
+}
+
+impl<'a> TraceTextJson<'a> {
+    pub fn new(text: &'a TextBlock, trace: Option<&TraceOrigin>) -> Self {
+        TraceTextJson {
+            engine: "oracle",
+            source: "trace-text",
+            trace: trace.map(TraceJson::new),
+            text,
         }
     }
-    if let Some(ix) = &block.index {
-        if let Some(Value::Object(t)) = out.get_mut("index") {
-            if let Some(Value::Array(entries)) = t.get_mut("entries") {
-                for (j, e) in entries.iter_mut().zip(&ix.entries) {
-                    if let (Value::Object(m), Some(f)) = (j, e.flag) {
-                        m.insert("flag_string".into(), json!(names::index_flag_string(f)));
-                    }
-                }
-            }
+}
+
+#[derive(Serialize)]
+struct KcbhJson<'a> {
+    #[serde(flatten)]
+    raw: &'a Kcbh,
+    type_name: &'static str,
+    block_size: Option<usize>,
+    rdba: RdbaJson,
+    scn: u64,
+    flg_names: Vec<&'static str>,
+}
+
+#[derive(Serialize)]
+struct RdbaJson {
+    hex: String,
+    file: u32,
+    block: u32,
+}
+
+#[derive(Serialize)]
+struct KtbbhJson<'a> {
+    ktbbhtyp: u8,
+    ktbbhsid: u32,
+    ktbbhcsc: &'a Scn,
+    ktbbhict: u8,
+    ktbbhflg: u8,
+    ktbbhfsl: u8,
+    ktbbhfnx: u32,
+    ktbbhitl: Vec<ItlJson<'a>>,
+    extension: &'a Option<KtbbhExtension>,
+    payload_offset: usize,
+    /// `E` (ASSM), `O` (on a freelist) or `-`.
+    flg: String,
+    csc: u64,
+}
+
+#[derive(Serialize)]
+struct ItlJson<'a> {
+    #[serde(flatten)]
+    raw: &'a Itl,
+    xid: String,
+    uba: String,
+    flag: String,
+    lck: u16,
+    scn_fsc: String,
+}
+
+#[derive(Serialize)]
+struct TableJson<'a> {
+    kdbh: &'a Kdbh,
+    kdbt: &'a [Kdbt],
+    kdbr: &'a [KdbrEntry],
+    rows: Vec<RowJson<'a>>,
+}
+
+#[derive(Serialize)]
+struct RowJson<'a> {
+    #[serde(flatten)]
+    raw: &'a RowPiece,
+    /// `--H-FL--`.
+    fb: String,
+}
+
+#[derive(Serialize)]
+struct IndexJson<'a> {
+    kdxco: &'a Kdxco,
+    kdxle: &'a Option<Kdxle>,
+    kdxbr: &'a Option<Kdxbr>,
+    kd_off_head: [u16; 2],
+    kd_off: &'a [u16],
+    entries: Vec<IndexEntryJson<'a>>,
+}
+
+#[derive(Serialize)]
+struct IndexEntryJson<'a> {
+    #[serde(flatten)]
+    raw: &'a IndexEntry,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    flag_string: Option<String>,
+}
+
+impl<'a> OracleBlockJson<'a> {
+    /// The JSON of `block`; `bigfile` prints rdbas as `1024/N`; `trace` adds
+    /// where in a trace the block was found.
+    pub fn new(block: &'a OracleBlock, bigfile: bool, trace: Option<&'a TraceOrigin>) -> Self {
+        OracleBlockJson {
+            engine: "oracle",
+            blkno: block.blkno,
+            size: block.size,
+            endian: block.endian,
+            kind: block.kind,
+            encrypted: block.encrypted,
+            kcbh: block.kcbh.as_ref().map(|h| kcbh(h, bigfile)),
+            tailchk: block.tailchk,
+            checksum: &block.checksum,
+            os_header: &block.os_header,
+            file_header: &block.file_header,
+            ktbbh: block.ktbbh.as_ref().map(ktbbh),
+            table: block.table.as_ref().map(table),
+            index: block.index.as_ref().map(index),
+            problems: &block.problems,
+            trace: trace.map(TraceJson::new),
+            text: trace.map(|t| t.text.as_ref()),
         }
     }
-    Value::Object(out)
+}
+
+/// One block as a JSON value, `{"engine": "oracle", "blkno": …, "kind": …,
+/// "kcbh": {…}, …}` (the value of [`OracleBlockJson`], for callers that
+/// inspect it by key).
+pub fn block_json(block: &OracleBlock, bigfile: bool) -> serde_json::Value {
+    serde_json::to_value(OracleBlockJson::new(block, bigfile, None))
+        .unwrap_or(serde_json::Value::Null)
+}
+
+fn kcbh(h: &Kcbh, bigfile: bool) -> KcbhJson<'_> {
+    let (file, block) = Rdba(h.rdba_kcbh).split(bigfile);
+    KcbhJson {
+        raw: h,
+        type_name: names::block_type_name(h.type_kcbh).unwrap_or("unknown"),
+        block_size: h.block_size(),
+        rdba: RdbaJson {
+            hex: format!("0x{:08x}", h.rdba_kcbh),
+            file,
+            block,
+        },
+        scn: h.scn().value(),
+        flg_names: names::kcbh_flag_names(h.flg_kcbh).0,
+    }
+}
+
+fn ktbbh(t: &Ktbbh) -> KtbbhJson<'_> {
+    KtbbhJson {
+        ktbbhtyp: t.ktbbhtyp,
+        ktbbhsid: t.ktbbhsid,
+        ktbbhcsc: &t.ktbbhcsc,
+        ktbbhict: t.ktbbhict,
+        ktbbhflg: t.ktbbhflg,
+        ktbbhfsl: t.ktbbhfsl,
+        ktbbhfnx: t.ktbbhfnx,
+        ktbbhitl: t
+            .ktbbhitl
+            .iter()
+            .map(|itl| ItlJson {
+                raw: itl,
+                xid: xid_text(itl),
+                uba: uba_text(itl),
+                flag: names::itl_flag_string(itl.ktbitflg),
+                lck: itl.lock_count(),
+                scn_fsc: scn_fsc_text(itl),
+            })
+            .collect(),
+        extension: &t.extension,
+        payload_offset: t.payload_offset,
+        flg: names::ktbbh_flag_letter(t.ktbbhflg).to_string(),
+        csc: t.ktbbhcsc.value(),
+    }
+}
+
+fn table(t: &TableData) -> TableJson<'_> {
+    TableJson {
+        kdbh: &t.kdbh,
+        kdbt: &t.kdbt,
+        kdbr: &t.kdbr,
+        rows: t
+            .rows
+            .iter()
+            .map(|row| RowJson {
+                raw: row,
+                fb: names::row_flag_string(row.flag),
+            })
+            .collect(),
+    }
+}
+
+fn index(ix: &IndexData) -> IndexJson<'_> {
+    IndexJson {
+        kdxco: &ix.kdxco,
+        kdxle: &ix.kdxle,
+        kdxbr: &ix.kdxbr,
+        kd_off_head: ix.kd_off_head,
+        kd_off: &ix.kd_off,
+        entries: ix
+            .entries
+            .iter()
+            .map(|e| IndexEntryJson {
+                raw: e,
+                flag_string: e.flag.map(names::index_flag_string),
+            })
+            .collect(),
+    }
 }

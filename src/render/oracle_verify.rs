@@ -5,11 +5,150 @@
 
 use std::io::{self, Write};
 
+use serde::Serialize;
+
+use crate::engine::Engine;
 use crate::model::oracle::{OracleKind, Rdba};
 use crate::model::{Problem, ProblemClass, Severity};
 use crate::parse::oracle::verify::{BlockReport, DbvSummary, CACHE_CLASSES};
 
 use super::problems::{self, Line};
+
+use super::json::{write_line, write_pretty};
+use super::verify::{Document, SummaryLine, VerifyFormat, SCHEMA};
+
+/// One problem of an Oracle block, placed in its file (the PostgreSQL
+/// problem's fields without `file_offset`).
+#[derive(Clone, Debug, Serialize)]
+pub struct OracleProblemJson {
+    pub file: String,
+    pub blkno: u64,
+    pub offset: Option<usize>,
+    pub field: String,
+    pub class: &'static str,
+    pub severity: Severity,
+    pub message: String,
+}
+
+/// The summary of a run over Oracle inputs: clean overall, and DBVERIFY's
+/// tallies per file.
+#[derive(Clone, Debug, Serialize)]
+pub struct OracleRunSummary {
+    /// No file has a failing block.
+    pub clean: bool,
+    /// Files checked.
+    pub files: u64,
+    pub per_file: Vec<FileSummary>,
+}
+
+/// DBVERIFY's tallies for one file.
+#[derive(Clone, Debug, Serialize)]
+pub struct FileSummary {
+    pub file: String,
+    pub clean: bool,
+    #[serde(flatten)]
+    pub summary: DbvSummary,
+}
+
+/// Writes the report of a run over Oracle datafiles and traces: the
+/// DBVERIFY-style text per file, or the run's one JSON document, or NDJSON.
+pub struct OracleVerifyPrinter<W: Write> {
+    out: W,
+    format: VerifyFormat,
+    /// `json` only: problems held for the one document.
+    held: Vec<OracleProblemJson>,
+    summary: OracleRunSummary,
+    /// Text: every problem on its own line (no problem budget).
+    all_problems: bool,
+}
+
+impl<W: Write> OracleVerifyPrinter<W> {
+    pub fn new(out: W, format: VerifyFormat) -> Self {
+        OracleVerifyPrinter {
+            out,
+            format,
+            held: Vec::new(),
+            summary: OracleRunSummary {
+                clean: true,
+                files: 0,
+                per_file: Vec::new(),
+            },
+            all_problems: false,
+        }
+    }
+
+    /// Text: print every problem, not the budgeted, collapsed lines.
+    pub fn all_problems(mut self, all: bool) -> Self {
+        self.all_problems = all;
+        self
+    }
+
+    /// The verdict on one file: its failing blocks (`reports`) and tallies.
+    pub fn file(
+        &mut self,
+        file: &str,
+        reports: &[BlockReport],
+        summary: &DbvSummary,
+    ) -> io::Result<()> {
+        let problems = reports.iter().filter(|r| r.failed()).flat_map(|r| {
+            r.problems.iter().map(move |p| OracleProblemJson {
+                file: file.to_string(),
+                blkno: r.blkno,
+                offset: p.offset,
+                field: p.field.clone(),
+                class: p.class.as_str(),
+                severity: p.severity,
+                message: p.message.clone(),
+            })
+        });
+        match self.format {
+            VerifyFormat::Text => {
+                write_dbv_report(&mut self.out, file, reports, summary, self.all_problems)?
+            }
+            VerifyFormat::Ndjson => {
+                for p in problems {
+                    write_line(&mut self.out, &p)?;
+                }
+            }
+            VerifyFormat::Json => self.held.extend(problems),
+        }
+        self.summary.clean &= summary.clean();
+        self.summary.files += 1;
+        self.summary.per_file.push(FileSummary {
+            file: file.to_string(),
+            clean: summary.clean(),
+            summary: summary.clone(),
+        });
+        Ok(())
+    }
+
+    /// Write the run's summary (JSON and NDJSON) and flush; whether every
+    /// file was clean.
+    pub fn finish(mut self) -> io::Result<bool> {
+        match self.format {
+            VerifyFormat::Text => {}
+            VerifyFormat::Ndjson => write_line(
+                &mut self.out,
+                &SummaryLine {
+                    schema: SCHEMA,
+                    engine: Engine::Oracle,
+                    summary: &self.summary,
+                },
+            )?,
+            VerifyFormat::Json => write_pretty(
+                &mut self.out,
+                &Document {
+                    schema: SCHEMA,
+                    engine: Engine::Oracle,
+                    summary: &self.summary,
+                    problems: &self.held,
+                },
+            )?,
+        }
+        self.out.flush()?;
+        Ok(self.summary.clean)
+    }
+}
 
 /// Write the report for `file`. `reports` may hold every block; only failing
 /// ones are printed, each block's problems through the problem budget

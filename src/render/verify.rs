@@ -1,10 +1,15 @@
 //! verify's report: one line per problem and a summary (text), one document
 //! (`json`), or one problem per line ending with the summary line (`ndjson`).
+//!
+//! The JSON shape is shared by both engines (docs/json.md, "verify"):
+//! `{"schema": 2, "engine": …, "summary": {"clean": …, …}, "problems": […]}`;
+//! NDJSON writes the problems one a line, then `{"schema", "engine", "summary"}`.
 
 use std::io::{self, Write};
 
 use serde::Serialize;
 
+use crate::engine::Engine;
 use crate::model::verify::{Skipped, Summary, VerifyProblem};
 use crate::verify::Report;
 
@@ -41,15 +46,25 @@ struct SummaryJson<'a> {
     summary: &'a Summary,
 }
 
+/// Version of verify's JSON shape: 2 added `schema` and `engine` and gave
+/// both engines one document (before, Oracle wrote one per file).
+pub const SCHEMA: u32 = 2;
+
+/// The last NDJSON line: the run's summary.
 #[derive(Serialize)]
-struct SummaryLine<'a> {
-    summary: SummaryJson<'a>,
+pub struct SummaryLine<S> {
+    pub schema: u32,
+    pub engine: Engine,
+    pub summary: S,
 }
 
+/// The one JSON document of a run, for either engine.
 #[derive(Serialize)]
-struct Document<'a> {
-    summary: SummaryJson<'a>,
-    problems: &'a [VerifyProblem],
+pub struct Document<'a, S, P> {
+    pub schema: u32,
+    pub engine: Engine,
+    pub summary: S,
+    pub problems: &'a [P],
 }
 
 impl<W: Write> VerifyPrinter<W> {
@@ -106,10 +121,19 @@ impl<W: Write> VerifyPrinter<W> {
                 self.flush_block()?;
                 write_summary(&mut self.out, summary)?
             }
-            VerifyFormat::Ndjson => write_line(&mut self.out, &SummaryLine { summary: json })?,
+            VerifyFormat::Ndjson => write_line(
+                &mut self.out,
+                &SummaryLine {
+                    schema: SCHEMA,
+                    engine: Engine::Postgres,
+                    summary: json,
+                },
+            )?,
             VerifyFormat::Json => write_pretty(
                 &mut self.out,
                 &Document {
+                    schema: SCHEMA,
+                    engine: Engine::Postgres,
                     summary: json,
                     problems: &self.held,
                 },

@@ -5,12 +5,12 @@
 use std::path::{Path, PathBuf};
 
 use crate::error::Error;
+use crate::model::Problem;
 use crate::input::InputFormat;
 use crate::model::oracle::Rdba;
-use crate::model::Problem;
 use crate::parse::oracle::trace::rebuilt_blocks;
 use crate::parse::oracle::verify::{BlockReport, DatafileVerifier, DbvSummary};
-use crate::parse::oracle::{looks_like_oracle, parse_block, BlockOptions};
+use crate::parse::oracle::{parse_block, BlockOptions};
 use crate::reader::Endian;
 use crate::source::Source;
 
@@ -21,20 +21,6 @@ pub enum OracleInput {
     Datafile,
     /// A trace of `alter system dump datafile`: blocks rebuilt from its hex.
     Trace,
-}
-
-/// Whether `path` is an Oracle input (a regular file whose first block is an
-/// Oracle block or block 0's OS header, or an Oracle trace).
-pub fn classify(path: &Path) -> Result<Option<OracleInput>, Error> {
-    if !path.is_file() {
-        return Ok(None);
-    }
-    let mut src = Source::open(Some(path), InputFormat::Auto, None)?;
-    if src.format == InputFormat::OracleTrace {
-        return Ok(Some(OracleInput::Trace));
-    }
-    let head = src.head(8192)?;
-    Ok(looks_like_oracle(&head).then_some(OracleInput::Datafile))
 }
 
 /// The verdict on one Oracle input.
@@ -129,12 +115,4 @@ fn own_block_number(data: &[u8]) -> Option<u64> {
         },
     );
     block.kcbh.map(|k| u64::from(Rdba(k.rdba_kcbh).block()))
-}
-
-/// Every problem of every failing block, with its block number.
-pub fn problems(outcome: &OracleOutcome) -> impl Iterator<Item = (u64, &Problem)> {
-    outcome
-        .reports
-        .iter()
-        .flat_map(|r| r.problems.iter().map(move |p| (r.blkno, p)))
 }

@@ -1,0 +1,472 @@
+//! The command line as clap sees it: arguments, options and their value
+//! enums, documented for `--help`. Nothing here decides anything: the
+//! [`super::config`] layer turns these into validated configs once.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Offline forensics of database page images.
+#[derive(Parser, Debug)]
+#[command(name = "blockscope", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Decode pages and render them as tables, annotated hex or JSON.
+    Show(ShowArgs),
+    /// Check the checksum and structure of every block; summary; exit status 1 if problems.
+    Verify(VerifyArgs),
+    /// Explain one flag word: every bit set, by name; unknown bits called out.
+    Decode(DecodeArgs),
+    /// Print shell completions.
+    Completions {
+        /// The shell to generate completions for.
+        shell: clap_complete::Shell,
+    },
+}
+
+#[derive(Args, Debug)]
+pub struct ShowArgs {
+    /// A file of pages (raw or a text dump); `-` or nothing reads standard input.
+    pub input: Option<PathBuf>,
+
+    /// How the input is written.
+    #[arg(long = "input", value_enum, default_value_t = InputArg::Auto)]
+    pub input_format: InputArg,
+
+    /// Which database wrote the pages.
+    #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
+    pub engine: EngineArg,
+
+    /// Decode every page as this kind instead of detecting it.
+    #[arg(long, value_enum)]
+    pub kind: Option<KindArg>,
+
+    /// Blocks to show, by block number: `3`, `0..9` (inclusive), `5..`, `..4`.
+    #[arg(long, value_name = "RANGE", conflicts_with = "block")]
+    pub blocks: Option<String>,
+
+    /// One block to show, by block number.
+    #[arg(long, value_name = "N")]
+    pub block: Option<u64>,
+
+    /// Page size in bytes (default: read from the first page header, else 8192).
+    #[arg(long, value_name = "BYTES")]
+    pub block_size: Option<usize>,
+
+    /// Segment number of a relation file (default: from a `.N` file-name suffix).
+    #[arg(long, value_name = "N", conflicts_with = "blkno")]
+    pub segment: Option<u64>,
+
+    /// Block number of the input's first page (for page images cut out of a
+    /// relation, e.g. by get_raw_page; the checksum depends on it).
+    #[arg(long, value_name = "N")]
+    pub blkno: Option<u64>,
+
+    /// Output format.
+    #[arg(long, short = 'f', value_enum, default_value_t = FormatArg::Table)]
+    pub format: FormatArg,
+
+    /// Show wide fields in full (t_data, flag names).
+    #[arg(long)]
+    pub wide: bool,
+
+    /// Colour the hex view by region.
+    #[arg(long, value_enum, default_value_t = ColorArg::Auto)]
+    pub color: ColorArg,
+
+    /// Split heap tuples into these columns and print their values: a
+    /// comma-separated list of types (`int4,varchar(20),timestamptz`), each
+    /// optionally after a name (`id int`); `dropped:TYPE` or `-:LEN:ALIGN`
+    /// for a dropped column, `TYPE:LEN:ALIGN` for a type not printed, `NAME
+    /// TYPE default VALUE` for a column added later, `~` last to ignore the rest.
+    /// For Oracle blocks: Oracle types (`id number(10,2), name varchar2(20),
+    /// date, timestamp(6), binary_double, nvarchar2(10), raw(16)`), `~` last
+    /// to expect more columns.
+    #[arg(long, value_name = "LIST", conflicts_with = "schema")]
+    pub columns: Option<String>,
+
+    /// Like --columns, from a file: one column per line, JSON (pg_attribute
+    /// rows, or a fixture file's `columns`), or psql's `\d TABLE` output.
+    #[arg(long, value_name = "FILE")]
+    pub schema: Option<PathBuf>,
+
+    /// The TOAST relation's file (repeat for several segments or page
+    /// images): out-of-line values are read back from their chunks.
+    #[arg(long, value_name = "FILE")]
+    pub toast: Vec<PathBuf>,
+
+    /// Tables: list every problem of a page (default: repeats of one kind
+    /// collapse into one row with a count, and at most 25 rows a page; JSON
+    /// always keeps every problem).
+    #[arg(long)]
+    pub all_problems: bool,
+
+    #[command(flatten)]
+    pub oracle: OracleArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct VerifyArgs {
+    /// Relation files (`16385`, `16385.1`, `16385_fsm`…) and directories (a
+    /// data directory, a tablespace or a database directory); `-` or nothing
+    /// reads standard input.
+    pub inputs: Vec<PathBuf>,
+
+    /// Verify data checksums: `auto` asks a data directory's pg_control, else
+    /// does when any written page has pd_checksum set (a cluster without
+    /// checksums has 0 on every page).
+    #[arg(long, value_enum, default_value_t = ChecksumsArg::Auto)]
+    pub checksums: ChecksumsArg,
+
+    /// Page size in bytes (BLCKSZ; default: a data directory's pg_control, else 8192).
+    #[arg(long, value_name = "BYTES")]
+    pub block_size: Option<usize>,
+
+    /// Segment file size (RELSEG_SIZE × BLCKSZ): bytes, or with K, M, G
+    /// (binary units; default: a data directory's pg_control, else 1G).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub segment_size: Option<u64>,
+
+    /// Segment number of the one input file (default: its `.N` file-name suffix).
+    #[arg(long, value_name = "N")]
+    pub segment: Option<u64>,
+
+    /// Worker threads (default: one per core).
+    #[arg(long, short = 'j', value_name = "N")]
+    pub jobs: Option<usize>,
+
+    /// Output format.
+    #[arg(long, short = 'f', value_enum, default_value_t = VerifyFormatArg::Text)]
+    pub format: VerifyFormatArg,
+
+    /// Text: print every problem on its own line (default: repeats of one
+    /// kind in a block collapse into one line with a count, and at most 25
+    /// lines a block; JSON always keeps every problem).
+    #[arg(long)]
+    pub all_problems: bool,
+}
+
+/// Whether `verify` checks data checksums.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ChecksumsArg {
+    /// As pg_control says, else when any written page has pd_checksum set.
+    Auto,
+    /// Always: pd_checksum 0 on a written page is a failure.
+    On,
+    /// Never (checks structure only).
+    Off,
+}
+
+/// Output formats of `verify`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum VerifyFormatArg {
+    /// One line per problem, then a summary.
+    Text,
+    /// One document: {"summary": {...}, "problems": [...]}.
+    Json,
+    /// One problem per line, then {"summary": {...}}.
+    Ndjson,
+}
+
+/// `1073741824`, `1G`, `1GiB`, `512M`, `64K`.
+fn parse_size(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (number, unit) = t.split_at(digits);
+    let shift = match unit.to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "kb" | "kib" => 10,
+        "m" | "mb" | "mib" => 20,
+        "g" | "gb" | "gib" => 30,
+        "t" | "tb" | "tib" => 40,
+        _ => {
+            return Err(format!(
+                "expected a size like 1G or 1073741824, found {text:?}"
+            ))
+        }
+    };
+    number
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(1 << shift))
+        .filter(|&n| n > 0)
+        .ok_or_else(|| format!("expected a size like 1G or 1073741824, found {text:?}"))
+}
+
+#[derive(Args, Debug)]
+pub struct DecodeArgs {
+    /// Which kind of word VALUE is.
+    #[arg(value_enum)]
+    pub what: DecodeWhat,
+    /// The word: decimal (negative smallints allowed) or 0x-prefixed hex.
+    #[arg(allow_hyphen_values = true)]
+    pub value: String,
+    /// Further bytes of an `oracle-number` or `oracle-date` (`c2 4a 46`).
+    #[arg(value_name = "MORE")]
+    pub more: Vec<String>,
+    /// Output format.
+    #[arg(long, short = 'f', value_enum, default_value_t = DecodeFormat::Text)]
+    pub format: DecodeFormat,
+}
+
+/// Input encodings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum InputArg {
+    /// Detect from the content.
+    Auto,
+    /// Binary page images.
+    Raw,
+    /// Hex digits, as encode(get_raw_page(...), 'hex') prints them.
+    Hex,
+    /// `\x` followed by hex digits, as psql prints a bytea.
+    Bytea,
+    /// Base64, as encode(..., 'base64') or coreutils base64 print it.
+    Base64,
+    /// `od -A d -t x1` / `od -A x -t x1z` output.
+    Od,
+    /// `xxd` or `xxd -p` output.
+    Xxd,
+    /// `hexdump -C` output.
+    Hexdump,
+    /// gdb `x/Nbx ADDR` output.
+    Gdb,
+    /// An Oracle trace from `alter system dump datafile N block M` (hex
+    /// section and/or formatted dump text).
+    OracleTrace,
+}
+
+/// Database engines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum EngineArg {
+    /// Detect from the content: an Oracle block has a known type at byte 0, a
+    /// format byte ending in 2 at byte 1 and a tail repeating its header.
+    Auto,
+    /// PostgreSQL pages (layout version 4, 8.3 and later).
+    Postgres,
+    /// Oracle datafile blocks (cache header, transaction and data layers).
+    Oracle,
+}
+
+/// Page kinds that can be forced with `--kind`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum KindArg {
+    /// Heap (table or TOAST) page: line pointers and tuples.
+    Heap,
+    /// Btree index page (metapage, leaf, internal, deleted).
+    Btree,
+    /// Hash index page.
+    Hash,
+    /// GIN index page.
+    Gin,
+    /// GiST index page.
+    Gist,
+    /// SP-GiST index page.
+    Spgist,
+    /// BRIN index page.
+    Brin,
+    /// Sequence page.
+    Sequence,
+    /// Free space map fork page.
+    Fsm,
+    /// Visibility map fork page.
+    Vm,
+    /// Header and line pointers only.
+    Generic,
+}
+
+/// Output formats of `show`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FormatArg {
+    /// One table per structure.
+    Table,
+    /// Annotated hex: offset, 16 bytes, ASCII, and the fields starting there.
+    Hex,
+    /// One JSON document (an array when more than one block).
+    Json,
+    /// One JSON object per block, one per line, streamed.
+    Ndjson,
+    /// Oracle's block dump text, as `alter system dump datafile N block M` writes it.
+    Dump,
+}
+
+/// When to colour output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ColorArg {
+    /// Colour when standard output is a terminal.
+    Auto,
+    Always,
+    Never,
+}
+
+/// Words `decode` explains.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum DecodeWhat {
+    /// Heap tuple t_infomask.
+    Infomask,
+    /// Heap tuple t_infomask2 (natts and flags).
+    Infomask2,
+    /// A line pointer word (ItemIdData) as a 32-bit integer.
+    Lp,
+    /// Page header pd_flags.
+    PdFlags,
+    /// Btree page btpo_flags.
+    BtpoFlags,
+    /// Oracle relative data block address (file/block, smallfile and bigfile).
+    OracleRdba,
+    /// Oracle row flag byte (`fb: --H-FL--`).
+    OracleFb,
+    /// Oracle cache header flag byte `flg_kcbh`.
+    OracleFlg,
+    /// Oracle ITL flag word `ktbitflg` (flags and lock count).
+    OracleItlFlag,
+    /// Oracle NUMBER bytes (`c2 4a 46`).
+    OracleNumber,
+    /// Oracle DATE (7 bytes) or TIMESTAMP (11 bytes).
+    OracleDate,
+}
+
+/// Output formats of `decode`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum DecodeFormat {
+    Text,
+    Json,
+}
+
+/// Options that only Oracle blocks use.
+#[derive(Args, Debug, Clone, Default)]
+pub struct OracleArgs {
+    /// Oracle release whose dump text to follow (default: implied by the
+    /// block — a big-SCN flag means 12.2+ — else 12.1).
+    #[arg(long, value_enum, value_name = "RELEASE")]
+    pub oracle_version: Option<OracleVersionArg>,
+
+    /// Tablespace number for `--format dump` (not stored in a block; default:
+    /// the datafile header's, when the input holds it; else `?`).
+    #[arg(long, value_name = "N")]
+    pub oracle_tsn: Option<u32>,
+
+    /// Absolute file number for `--format dump` (default: the datafile
+    /// header's, else the rdba's relative file number).
+    #[arg(long, value_name = "N")]
+    pub oracle_file: Option<u32>,
+
+    /// Memory address of the buffer that held the block, for the addresses in
+    /// `--format dump` (`data header at`, `pbl`); default: block offsets.
+    #[arg(long, value_name = "ADDR", value_parser = parse_address)]
+    pub oracle_buffer: Option<u64>,
+
+    /// Show every rdba in bigfile form (`1024/N`); without this, an rdba
+    /// without file bits is shown that way.
+    #[arg(long)]
+    pub oracle_bigfile: bool,
+
+    /// Include the `Hex dump of block` section in `--format dump`.
+    #[arg(long)]
+    pub oracle_hex: bool,
+
+    /// Which part of the trace `--format dump` prints.
+    #[arg(long, value_enum, value_name = "PART", default_value_t = DumpPartArg::Trace)]
+    pub dump_part: DumpPartArg,
+
+    /// Expand the tabs of `--format dump` to 8-column stops, as published
+    /// copies of dumps show them.
+    #[arg(long)]
+    pub expand_tabs: bool,
+
+    /// Byte order of the 32-bit words in a trace's `Dump of memory` section
+    /// (default: the one in which the rebuilt block's tail matches its header).
+    #[arg(long, value_enum, value_name = "ORDER", default_value_t = EndianArg::Auto)]
+    pub endian: EndianArg,
+
+    /// Database character set of VARCHAR2/CHAR columns decoded with
+    /// `--columns` (NVARCHAR2/NCHAR are read as AL16UTF16).
+    #[arg(long, value_enum, value_name = "CHARSET", default_value_t = OracleCharsetArg::Al32utf8)]
+    pub oracle_charset: OracleCharsetArg,
+}
+
+/// Byte orders for `--endian`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum EndianArg {
+    /// Detect from the rebuilt block (a valid tail; little-endian when nothing tells).
+    #[default]
+    Auto,
+    /// Little-endian platforms (x86-64, Linux on ARM).
+    Little,
+    /// Big-endian platforms (SPARC, AIX, HP-UX, z/OS).
+    Big,
+}
+
+/// Database character sets `--columns` can read Oracle text in.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum OracleCharsetArg {
+    /// UTF-8.
+    #[default]
+    Al32utf8,
+    /// ISO 8859-1 (Latin-1).
+    We8iso8859p1,
+    /// 7-bit ASCII.
+    Us7ascii,
+}
+
+/// Oracle releases with distinct dump conventions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum OracleVersionArg {
+    /// `scn: 0x0000.001732d3`, `file#: 5`, no buffer-cache lines.
+    #[value(name = "10g")]
+    V10g,
+    /// `scn: 0x0000.001732d3`, `file#:5`.
+    #[value(name = "11g")]
+    V11g,
+    /// `scn: 0x0.4e9af4`.
+    #[value(name = "12.1")]
+    V12_1,
+    /// 12.2 and later (also 18c, 19c, 21c, 23ai): `scn: 0x80e5e2`.
+    #[value(name = "12.2", aliases = ["12.2+", "18c", "19c", "21c", "23ai"])]
+    V12_2,
+}
+
+/// Parts of the dump.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum DumpPartArg {
+    /// The trace section: `Start dump data blocks …` to `End dump data blocks …`.
+    #[default]
+    Trace,
+    /// From `Block header dump:` to `end_of_block_dump`.
+    Block,
+}
+
+fn parse_address(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let hex = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X"));
+    match hex {
+        Some(h) => u64::from_str_radix(h, 16),
+        None => t.parse(),
+    }
+    .map_err(|_| format!("expected an address (0x-prefixed hex or decimal), found {text:?}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn addresses() {
+        assert_eq!(parse_address("0x7f140f335310"), Ok(0x7f14_0f33_5310));
+        assert_eq!(parse_address("100"), Ok(100));
+        assert!(parse_address("x").is_err());
+    }
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("1G"), Ok(1 << 30));
+        assert_eq!(parse_size("512M"), Ok(512 << 20));
+        assert_eq!(parse_size("8192"), Ok(8192));
+        assert!(parse_size("0").is_err());
+        assert!(parse_size("1X").is_err());
+    }
+}

@@ -1,0 +1,403 @@
+//! Arguments turned into validated configs, once: `--blocks`/`--block`
+//! parsed into a [`BlockRange`], the render and dump options built, the
+//! column list read, the enums of [`super::args`] mapped to the library's.
+//! The commands take these configs and never look at raw arguments.
+
+use std::io::{self, IsTerminal};
+use std::path::PathBuf;
+
+use crate::engine::{ColumnSpec, Engine};
+use crate::error::Error;
+use crate::input::InputFormat;
+use crate::model::oracle::OracleVersion;
+use crate::model::oracle_types::OraCharset;
+use crate::model::postgres::PageKind;
+use crate::reader::Endian;
+use crate::render::dump::{DumpOptions, DumpPart};
+use crate::render::verify::VerifyFormat;
+use crate::render::{Format, Options, RenderOptions};
+use crate::verify::{ChecksumMode, VerifyOptions};
+
+use super::args::{
+    ChecksumsArg, ColorArg, DumpPartArg, EndianArg, EngineArg, FormatArg, InputArg, KindArg,
+    OracleCharsetArg, OracleVersionArg, ShowArgs, VerifyArgs, VerifyFormatArg,
+};
+
+/// What `show` was asked to do.
+#[derive(Clone, Debug)]
+pub struct ShowConfig {
+    /// The input; `None` (or `-`) is standard input.
+    pub input: Option<PathBuf>,
+    pub input_format: InputFormat,
+    /// `--engine`; `None` detects from the first block.
+    pub engine: Option<Engine>,
+    pub kind: Option<PageKind>,
+    pub range: BlockRange,
+    pub block_size: Option<usize>,
+    pub segment: Option<u64>,
+    pub blkno: Option<u64>,
+    /// Format, presentation and dump options for [`crate::render::page`].
+    pub output: Options,
+    pub columns: Option<ColumnSpec>,
+    pub toast: Vec<PathBuf>,
+    pub charset: OraCharset,
+    /// Byte order of a trace's hex words; `None` detects.
+    pub endian: Option<Endian>,
+}
+
+impl ShowConfig {
+    pub fn from_args(args: &ShowArgs) -> Result<ShowConfig, Error> {
+        let range = match (&args.blocks, args.block) {
+            (Some(r), _) => BlockRange::parse(r)?,
+            (None, Some(n)) => BlockRange { first: n, last: n },
+            (None, None) => BlockRange::ALL,
+        };
+        let columns = match (&args.columns, &args.schema) {
+            (Some(list), _) => Some(ColumnSpec::List(list.clone())),
+            (None, Some(path)) => Some(ColumnSpec::File {
+                path: path.clone(),
+                text: std::fs::read_to_string(path).map_err(|source| Error::Io {
+                    path: path.clone(),
+                    source,
+                })?,
+            }),
+            (None, None) => None,
+        };
+        let o = &args.oracle;
+        let is_tty = io::stdout().is_terminal();
+        let output = Options {
+            format: args.format.into(),
+            render: RenderOptions {
+                wide: args.wide,
+                color: match args.color {
+                    ColorArg::Always => true,
+                    ColorArg::Never => false,
+                    ColorArg::Auto => is_tty,
+                },
+                width: if is_tty { terminal_width() } else { None },
+                all_problems: args.all_problems,
+            },
+            bigfile: o.oracle_bigfile,
+            dump: DumpOptions {
+                version: o.oracle_version.map(OracleVersion::from),
+                tsn: o.oracle_tsn,
+                file: o.oracle_file,
+                buffer: o.oracle_buffer,
+                bigfile: o.oracle_bigfile,
+                hex: o.oracle_hex,
+                part: o.dump_part.into(),
+                expand_tabs: o.expand_tabs,
+            },
+        };
+        Ok(ShowConfig {
+            input: args.input.clone(),
+            input_format: args.input_format.into(),
+            engine: args.engine.into(),
+            kind: args.kind.map(PageKind::from),
+            range,
+            block_size: args.block_size,
+            segment: args.segment,
+            blkno: args.blkno,
+            output,
+            columns,
+            toast: args.toast.clone(),
+            charset: o.oracle_charset.into(),
+            endian: o.endian.into(),
+        })
+    }
+
+    /// What to call the input in messages: the path, or `-`.
+    pub fn input_name(&self) -> String {
+        self.input
+            .as_ref()
+            .map_or("-".to_string(), |p| p.display().to_string())
+    }
+}
+
+fn terminal_width() -> Option<u16> {
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .or(Some(120))
+}
+
+/// What `verify` was asked to do.
+#[derive(Clone, Debug)]
+pub struct VerifyConfig {
+    pub inputs: Vec<PathBuf>,
+    pub options: VerifyOptions,
+    pub format: VerifyFormat,
+    /// Worker threads; `None` = one per core.
+    pub jobs: Option<usize>,
+    /// Text: every problem on its own line (no problem budget).
+    pub all_problems: bool,
+}
+
+impl VerifyConfig {
+    pub fn from_args(args: &VerifyArgs) -> VerifyConfig {
+        VerifyConfig {
+            inputs: args.inputs.clone(),
+            options: VerifyOptions {
+                block_size: args.block_size,
+                segment_bytes: args.segment_size,
+                segment: args.segment,
+                checksums: match args.checksums {
+                    ChecksumsArg::Auto => ChecksumMode::Auto,
+                    ChecksumsArg::On => ChecksumMode::On,
+                    ChecksumsArg::Off => ChecksumMode::Off,
+                },
+            },
+            format: match args.format {
+                VerifyFormatArg::Text => VerifyFormat::Text,
+                VerifyFormatArg::Json => VerifyFormat::Json,
+                VerifyFormatArg::Ndjson => VerifyFormat::Ndjson,
+            },
+            jobs: args.jobs,
+            all_problems: args.all_problems,
+        }
+    }
+}
+
+impl From<EngineArg> for Option<Engine> {
+    fn from(e: EngineArg) -> Self {
+        match e {
+            EngineArg::Auto => None,
+            EngineArg::Postgres => Some(Engine::Postgres),
+            EngineArg::Oracle => Some(Engine::Oracle),
+        }
+    }
+}
+
+impl From<FormatArg> for Format {
+    fn from(f: FormatArg) -> Self {
+        match f {
+            FormatArg::Table => Format::Table,
+            FormatArg::Hex => Format::Hex,
+            FormatArg::Json => Format::Json,
+            FormatArg::Ndjson => Format::Ndjson,
+            FormatArg::Dump => Format::Dump,
+        }
+    }
+}
+
+impl From<DumpPartArg> for DumpPart {
+    fn from(p: DumpPartArg) -> Self {
+        match p {
+            DumpPartArg::Trace => DumpPart::Trace,
+            DumpPartArg::Block => DumpPart::Block,
+        }
+    }
+}
+
+impl From<EndianArg> for Option<Endian> {
+    fn from(e: EndianArg) -> Self {
+        match e {
+            EndianArg::Auto => None,
+            EndianArg::Little => Some(Endian::Little),
+            EndianArg::Big => Some(Endian::Big),
+        }
+    }
+}
+
+impl From<InputArg> for InputFormat {
+    fn from(a: InputArg) -> Self {
+        match a {
+            InputArg::Auto => InputFormat::Auto,
+            InputArg::Raw => InputFormat::Raw,
+            InputArg::Hex => InputFormat::Hex,
+            InputArg::Bytea => InputFormat::Bytea,
+            InputArg::Base64 => InputFormat::Base64,
+            InputArg::Od => InputFormat::Od,
+            InputArg::Xxd => InputFormat::Xxd,
+            InputArg::Hexdump => InputFormat::Hexdump,
+            InputArg::Gdb => InputFormat::Gdb,
+            InputArg::OracleTrace => InputFormat::OracleTrace,
+        }
+    }
+}
+
+impl From<KindArg> for PageKind {
+    fn from(k: KindArg) -> Self {
+        match k {
+            KindArg::Heap => PageKind::Heap,
+            KindArg::Btree => PageKind::Btree,
+            KindArg::Hash => PageKind::Hash,
+            KindArg::Gin => PageKind::Gin,
+            KindArg::Gist => PageKind::Gist,
+            KindArg::Spgist => PageKind::SpGist,
+            KindArg::Brin => PageKind::Brin,
+            KindArg::Sequence => PageKind::Sequence,
+            KindArg::Fsm => PageKind::Fsm,
+            KindArg::Vm => PageKind::Vm,
+            KindArg::Generic => PageKind::Unknown,
+        }
+    }
+}
+
+impl From<OracleCharsetArg> for OraCharset {
+    fn from(c: OracleCharsetArg) -> Self {
+        match c {
+            OracleCharsetArg::Al32utf8 => OraCharset::Al32Utf8,
+            OracleCharsetArg::We8iso8859p1 => OraCharset::We8Iso8859P1,
+            OracleCharsetArg::Us7ascii => OraCharset::Us7Ascii,
+        }
+    }
+}
+
+impl From<OracleVersionArg> for OracleVersion {
+    fn from(v: OracleVersionArg) -> Self {
+        match v {
+            OracleVersionArg::V10g => OracleVersion::V10,
+            OracleVersionArg::V11g => OracleVersion::V11,
+            OracleVersionArg::V12_1 => OracleVersion::V12_1,
+            OracleVersionArg::V12_2 => OracleVersion::V12_2,
+        }
+    }
+}
+
+/// Inclusive range of block numbers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BlockRange {
+    pub first: u64,
+    pub last: u64,
+}
+
+impl BlockRange {
+    pub const ALL: BlockRange = BlockRange {
+        first: 0,
+        last: u64::MAX,
+    };
+
+    /// `3`, `0..9`, `0..=9` (both inclusive), `5..`, `..4`.
+    pub fn parse(text: &str) -> Result<BlockRange, Error> {
+        let bad = || {
+            Error::Usage(format!(
+                "--blocks: expected N, A..B, A.. or ..B, found {text:?}"
+            ))
+        };
+        let num = |s: &str| s.trim().parse::<u64>().map_err(|_| bad());
+        match text.split_once("..") {
+            None => {
+                let n = num(text)?;
+                Ok(BlockRange { first: n, last: n })
+            }
+            Some((a, b)) => {
+                let b = b.strip_prefix('=').unwrap_or(b);
+                let first = if a.trim().is_empty() { 0 } else { num(a)? };
+                let last = if b.trim().is_empty() {
+                    u64::MAX
+                } else {
+                    num(b)?
+                };
+                if first > last {
+                    return Err(Error::Usage(format!("--blocks: {first} is after {last}")));
+                }
+                Ok(BlockRange { first, last })
+            }
+        }
+    }
+
+    pub fn contains(&self, n: u64) -> bool {
+        self.first <= n && n <= self.last
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[test]
+    fn block_ranges() {
+        assert_eq!(
+            BlockRange::parse("3").unwrap(),
+            BlockRange { first: 3, last: 3 }
+        );
+        assert_eq!(
+            BlockRange::parse("0..9").unwrap(),
+            BlockRange { first: 0, last: 9 }
+        );
+        assert_eq!(
+            BlockRange::parse("0..=9").unwrap(),
+            BlockRange { first: 0, last: 9 }
+        );
+        assert_eq!(BlockRange::parse("5..").unwrap().last, u64::MAX);
+        assert_eq!(BlockRange::parse("..4").unwrap().first, 0);
+        assert!(BlockRange::parse("9..1").is_err());
+        assert!(BlockRange::parse("x").is_err());
+    }
+
+    fn show_config(argv: &[&str]) -> Result<ShowConfig, Error> {
+        let cli = super::super::args::Cli::try_parse_from(argv).unwrap();
+        let super::super::args::Command::Show(args) = cli.command else {
+            panic!("not show");
+        };
+        ShowConfig::from_args(&args)
+    }
+
+    #[test]
+    fn show_options_are_built_once() {
+        let c = show_config(&["blockscope", "show", "x", "--block", "7", "-f", "dump"]).unwrap();
+        assert_eq!(c.range, BlockRange { first: 7, last: 7 });
+        assert_eq!(c.output.format, Format::Dump);
+        assert_eq!(c.engine, None);
+        let c = show_config(&[
+            "blockscope",
+            "show",
+            "x",
+            "--blocks",
+            "2..",
+            "--engine",
+            "oracle",
+            "--oracle-tsn",
+            "4",
+            "--endian",
+            "big",
+            "--columns",
+            "id number",
+        ])
+        .unwrap();
+        assert_eq!(
+            c.range,
+            BlockRange {
+                first: 2,
+                last: u64::MAX
+            }
+        );
+        assert_eq!(c.engine, Some(Engine::Oracle));
+        assert_eq!(c.output.dump.tsn, Some(4));
+        assert_eq!(c.endian, Some(Endian::Big));
+        assert_eq!(c.columns, Some(ColumnSpec::List("id number".into())));
+        assert!(show_config(&["blockscope", "show", "x", "--blocks", "9..1"]).is_err());
+    }
+
+    #[test]
+    fn a_missing_schema_file_is_an_error_before_any_input_is_read() {
+        let e = show_config(&["blockscope", "show", "x", "--schema", "/nonexistent/schema"]);
+        assert!(matches!(e, Err(Error::Io { .. })));
+    }
+
+    #[test]
+    fn verify_options() {
+        let cli = super::super::args::Cli::try_parse_from([
+            "blockscope",
+            "verify",
+            "--checksums",
+            "off",
+            "-f",
+            "json",
+            "--segment-size",
+            "1M",
+            "d",
+        ])
+        .unwrap();
+        let super::super::args::Command::Verify(args) = cli.command else {
+            panic!("not verify");
+        };
+        let c = VerifyConfig::from_args(&args);
+        assert_eq!(c.options.checksums, ChecksumMode::Off);
+        assert_eq!(c.options.segment_bytes, Some(1 << 20));
+        assert_eq!(c.format, VerifyFormat::Json);
+        assert_eq!(c.inputs, vec![PathBuf::from("d")]);
+    }
+}

@@ -1,0 +1,588 @@
+//! `decode`: one flag word, line pointer or Oracle value explained, every
+//! bit by name. One dispatch over the kinds of word.
+
+use std::io::{self, BufWriter, Write};
+use std::process::ExitCode;
+
+use serde::Serialize;
+
+use crate::error::Error;
+use crate::model::oracle::Rdba;
+use crate::model::postgres::ItemId;
+use crate::parse::oracle::datatype::{decode_date, decode_number};
+use crate::parse::oracle::names;
+use crate::parse::postgres::flags;
+use crate::render;
+
+use super::args::{DecodeArgs, DecodeFormat, DecodeWhat};
+use super::stdout_error;
+
+/// One flag of a decoded word.
+#[derive(Serialize)]
+struct FlagJson {
+    mask: String,
+    name: &'static str,
+    meaning: &'static str,
+}
+
+#[derive(Serialize)]
+struct DecodedWord {
+    word: &'static str,
+    value: u64,
+    hex: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    natts: Option<u16>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lp_off: Option<u16>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lp_flags: Option<u8>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lp_flags_name: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lp_len: Option<u16>,
+    flags: Vec<FlagJson>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    combined_flags: Option<Vec<FlagJson>>,
+    unknown_bits: String,
+}
+
+/// Parse `2050`, `0x0802`, or a negative smallint like `-32768`.
+fn parse_word(text: &str, bits: u32) -> Result<u64, Error> {
+    let t = text.trim();
+    let bad = || {
+        Error::Usage(format!(
+            "decode: expected a {bits}-bit value (decimal or 0x hex), found {text:?}"
+        ))
+    };
+    let value: i128 = if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        i128::from_str_radix(h, 16).map_err(|_| bad())?
+    } else {
+        t.parse::<i128>().map_err(|_| bad())?
+    };
+    let max = (1i128 << bits) - 1;
+    let min = -(1i128 << (bits - 1));
+    if value > max || value < min {
+        return Err(bad());
+    }
+    Ok((value & max) as u64)
+}
+
+/// A PostgreSQL flag word or line pointer, explained.
+fn postgres_word(what: DecodeWhat, text: &str) -> Result<DecodedWord, Error> {
+    let bits = if what == DecodeWhat::Lp { 32 } else { 16 };
+    let value = parse_word(text, bits)?;
+    let flags_json = |set: Vec<&'static flags::Flag>| -> Vec<FlagJson> {
+        set.into_iter()
+            .map(|f| FlagJson {
+                mask: format!("0x{:04x}", f.mask),
+                name: f.name,
+                meaning: f.meaning,
+            })
+            .collect()
+    };
+    let word16 = value as u16;
+    let mut d = DecodedWord {
+        word: "",
+        value,
+        hex: if bits == 32 {
+            format!("0x{value:08x}")
+        } else {
+            format!("0x{value:04x}")
+        },
+        natts: None,
+        lp_off: None,
+        lp_flags: None,
+        lp_flags_name: None,
+        lp_len: None,
+        flags: Vec::new(),
+        combined_flags: None,
+        unknown_bits: "0x0000".to_string(),
+    };
+    let single = |set: Vec<&'static flags::Flag>| -> Vec<&'static flags::Flag> {
+        set.into_iter()
+            .filter(|f| f.mask.count_ones() == 1)
+            .collect()
+    };
+    match what {
+        DecodeWhat::Infomask => {
+            d.word = "t_infomask";
+            let (set, unknown) = flags::names(word16, flags::INFOMASK, 0xFFFF);
+            d.flags = flags_json(set);
+            let (combined, _) = flags::names(word16, flags::INFOMASK_COMBINED, 0);
+            d.combined_flags = Some(flags_json(combined));
+            d.unknown_bits = format!("0x{unknown:04x}");
+        }
+        DecodeWhat::Infomask2 => {
+            d.word = "t_infomask2";
+            d.natts = Some(word16 & 0x07FF);
+            let (set, unknown) = flags::names(word16, flags::INFOMASK2, !0x07FF);
+            d.flags = flags_json(single(set));
+            d.unknown_bits = format!("0x{unknown:04x}");
+        }
+        DecodeWhat::PdFlags => {
+            d.word = "pd_flags";
+            let (set, unknown) = flags::names(word16, flags::PD_FLAGS, 0xFFFF);
+            d.flags = flags_json(set);
+            d.unknown_bits = format!("0x{unknown:04x}");
+        }
+        DecodeWhat::BtpoFlags => {
+            d.word = "btpo_flags";
+            let (set, unknown) = flags::names(word16, flags::BTPO_FLAGS, 0xFFFF);
+            d.flags = flags_json(set);
+            d.unknown_bits = format!("0x{unknown:04x}");
+        }
+        DecodeWhat::Lp => {
+            d.word = "lp";
+            let id = ItemId::from_word(0, value as u32);
+            d.lp_off = Some(id.lp_off);
+            d.lp_flags = Some(id.lp_flags.code());
+            d.lp_flags_name = Some(id.lp_flags.name());
+            d.lp_len = Some(id.lp_len);
+        }
+        // Oracle words are explained by their own functions below.
+        DecodeWhat::OracleRdba
+        | DecodeWhat::OracleFb
+        | DecodeWhat::OracleFlg
+        | DecodeWhat::OracleItlFlag
+        | DecodeWhat::OracleNumber
+        | DecodeWhat::OracleDate => {}
+    }
+    Ok(d)
+}
+
+fn write_decoded(out: &mut dyn Write, d: &DecodedWord) -> io::Result<()> {
+    writeln!(out, "{} {} ({})", d.word, d.value, d.hex)?;
+    if let (Some(off), Some(code), Some(name), Some(len)) =
+        (d.lp_off, d.lp_flags, d.lp_flags_name, d.lp_len)
+    {
+        writeln!(out, "  lp_off    {off:>5}  bits 0-14")?;
+        writeln!(out, "  lp_flags  {code:>5}  bits 15-16  {name}")?;
+        writeln!(out, "  lp_len    {len:>5}  bits 17-31")?;
+        if name == "LP_REDIRECT" {
+            writeln!(out, "  redirect to line pointer {off}")?;
+        }
+        return Ok(());
+    }
+    if let Some(natts) = d.natts {
+        writeln!(out, "  natts {natts:>5}  (low 11 bits, HEAP_NATTS_MASK)")?;
+    }
+    let name_width = d.flags.iter().map(|f| f.name.len()).max().unwrap_or(0);
+    for f in &d.flags {
+        writeln!(out, "  {}  {:<name_width$}  {}", f.mask, f.name, f.meaning)?;
+    }
+    if d.flags.is_empty() {
+        writeln!(out, "  no flag bits set")?;
+    }
+    if let Some(combined) = &d.combined_flags {
+        if !combined.is_empty() {
+            let names: Vec<&str> = combined.iter().map(|f| f.name).collect();
+            writeln!(out, "  combined: {}", names.join(", "))?;
+        }
+    }
+    if d.unknown_bits != "0x0000" {
+        writeln!(
+            out,
+            "  unknown bits: {} (no {} flag has them)",
+            d.unknown_bits, d.word
+        )?;
+    }
+    Ok(())
+}
+
+/// Bytes written as hex pairs (`c2 4a 46`, `c24a46`, `c2,4a,46`, `0xc2 …`) or
+/// as `DUMP()` prints them (`Typ=2 Len=3: c2,4a,46`; decimal when the list has
+/// no hex letters, as plain `DUMP(col)` prints it).
+fn parse_bytes(text: &str) -> Result<Vec<u8>, Error> {
+    let bad = |why: &str| {
+        Error::Usage(format!(
+            "decode: expected bytes as hex pairs (c2 4a 46) or DUMP() output, found {text:?}: {why}"
+        ))
+    };
+    let (list, decimal) = match text.split_once(':') {
+        Some((head, rest)) if head.trim_start().starts_with("Typ=") => {
+            let has_letters = rest.chars().any(|c| c.is_ascii_alphabetic());
+            (rest, !has_letters)
+        }
+        _ => (text, false),
+    };
+    let mut bytes = Vec::new();
+    for token in list.split(|c: char| c.is_whitespace() || c == ',') {
+        let t = token.trim();
+        if t.is_empty() {
+            continue;
+        }
+        if decimal {
+            bytes.push(t.parse::<u8>().map_err(|_| bad("not a decimal byte"))?);
+            continue;
+        }
+        let t = t
+            .strip_prefix("0x")
+            .or_else(|| t.strip_prefix("0X"))
+            .unwrap_or(t);
+        if t.len() % 2 == 1 && t.len() > 1 {
+            return Err(bad("odd number of hex digits"));
+        }
+        if t.len() == 1 {
+            bytes.push(u8::from_str_radix(t, 16).map_err(|_| bad("not hex"))?);
+            continue;
+        }
+        let mut i = 0;
+        while let Some(pair) = t.get(i..i + 2) {
+            bytes.push(u8::from_str_radix(pair, 16).map_err(|_| bad("not hex"))?);
+            i += 2;
+        }
+    }
+    if bytes.is_empty() {
+        return Err(bad("no bytes"));
+    }
+    Ok(bytes)
+}
+
+fn spaced(bytes: &[u8]) -> String {
+    crate::model::oracle::hex_string(bytes)
+}
+
+/// An Oracle word or value as JSON (one shape per kind of word).
+#[derive(Serialize)]
+#[serde(untagged)]
+enum OracleWord {
+    Rdba {
+        word: &'static str,
+        value: u32,
+        hex: String,
+        smallfile: FileBlock,
+        bigfile: FileBlock,
+        dump: String,
+    },
+    Fb {
+        word: &'static str,
+        value: u8,
+        hex: String,
+        fb: String,
+        flags: Vec<OracleFlag>,
+    },
+    Flg {
+        word: &'static str,
+        value: u8,
+        hex: String,
+        flags: Vec<OracleFlag>,
+        unknown_bits: String,
+    },
+    ItlFlag {
+        word: &'static str,
+        value: u16,
+        hex: String,
+        flag: String,
+        lck: u16,
+        flags: Vec<OracleFlag>,
+    },
+    Number {
+        word: &'static str,
+        bytes: String,
+        value: String,
+        negative: bool,
+        exponent: i32,
+        digits: Vec<u8>,
+    },
+    Date {
+        word: &'static str,
+        bytes: String,
+        value: String,
+    },
+}
+
+#[derive(Serialize)]
+struct FileBlock {
+    file: u32,
+    block: u32,
+}
+
+/// One flag of an Oracle word (`letter` for those the dump prints as letters).
+#[derive(Serialize)]
+struct OracleFlag {
+    mask: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    letter: Option<String>,
+    name: &'static str,
+    meaning: &'static str,
+}
+
+/// What `decode` found: a PostgreSQL word, or an Oracle word's text and JSON.
+enum Explained {
+    Postgres(DecodedWord),
+    Oracle(String, OracleWord),
+}
+
+/// `decode`: one dispatch over every kind of word.
+pub fn run(args: &DecodeArgs) -> Result<ExitCode, Error> {
+    let multi = matches!(args.what, DecodeWhat::OracleNumber | DecodeWhat::OracleDate);
+    if !multi && !args.more.is_empty() {
+        return Err(Error::Usage(format!(
+            "decode: one VALUE expected, found {} more ({})",
+            args.more.len(),
+            args.more.join(" ")
+        )));
+    }
+    let all = || {
+        std::iter::once(args.value.as_str())
+            .chain(args.more.iter().map(String::as_str))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let oracle = |(text, value)| Explained::Oracle(text, value);
+    let explained = match args.what {
+        DecodeWhat::Infomask
+        | DecodeWhat::Infomask2
+        | DecodeWhat::Lp
+        | DecodeWhat::PdFlags
+        | DecodeWhat::BtpoFlags => Explained::Postgres(postgres_word(args.what, &args.value)?),
+        DecodeWhat::OracleRdba => oracle(rdba(parse_word(&args.value, 32)? as u32)),
+        DecodeWhat::OracleFb => oracle(row_flag(parse_word(&args.value, 8)? as u8)),
+        DecodeWhat::OracleFlg => oracle(cache_flag(parse_word(&args.value, 8)? as u8)),
+        DecodeWhat::OracleItlFlag => oracle(itl_flag(parse_word(&args.value, 16)? as u16)),
+        DecodeWhat::OracleNumber => oracle(number(&parse_bytes(&all())?)?),
+        DecodeWhat::OracleDate => oracle(date(&parse_bytes(&all())?)?),
+    };
+    let mut out = BufWriter::new(io::stdout().lock());
+    match (&explained, args.format) {
+        (Explained::Postgres(d), DecodeFormat::Json) => render::json::write_pretty(&mut out, d),
+        (Explained::Postgres(d), DecodeFormat::Text) => write_decoded(&mut out, d),
+        (Explained::Oracle(_, v), DecodeFormat::Json) => render::json::write_pretty(&mut out, v),
+        (Explained::Oracle(t, _), DecodeFormat::Text) => out.write_all(t.as_bytes()),
+    }
+    .map_err(stdout_error)?;
+    out.flush().map_err(stdout_error)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn rdba(v: u32) -> (String, OracleWord) {
+    let r = Rdba(v);
+    let (shown_file, shown_block) = r.split(false);
+    let mut t = format!("rdba 0x{v:08x} ({v})\n");
+    t.push_str(&format!(
+        "  smallfile  file {:>4}  block {:>10}  (file: bits 22-31, block: bits 0-21)\n",
+        r.file(),
+        r.block()
+    ));
+    t.push_str(&format!(
+        "  bigfile    file 1024  block {v:>10}  (block: all 32 bits)\n"
+    ));
+    if r.file() == 0 {
+        t.push_str(&format!(
+            "  no smallfile has file 0: Oracle prints it as bigfile ({shown_file}/{shown_block})\n"
+        ));
+    } else {
+        t.push_str(&format!(
+            "  Oracle prints ({}/{}), or (1024/{v}) in a bigfile tablespace\n",
+            r.file(),
+            r.block()
+        ));
+    }
+    let j = OracleWord::Rdba {
+        word: "rdba",
+        value: v,
+        hex: format!("0x{v:08x}"),
+        smallfile: FileBlock {
+            file: r.file(),
+            block: r.block(),
+        },
+        bigfile: FileBlock {
+            file: 1024,
+            block: v,
+        },
+        dump: format!("0x{v:08x} ({shown_file}/{shown_block})"),
+    };
+    (t, j)
+}
+
+fn row_flag(v: u8) -> (String, OracleWord) {
+    let letters = names::row_flag_string(v);
+    let mut t = format!("fb 0x{v:02x} {letters}\n");
+    let mut flags = Vec::new();
+    for &(mask, letter, name, meaning) in names::ROW_FLAGS {
+        if v & mask != 0 {
+            t.push_str(&format!("  0x{mask:02x}  {letter}  {name}  {meaning}\n"));
+            flags.push(OracleFlag {
+                mask: format!("0x{mask:02x}"),
+                letter: Some(letter.to_string()),
+                name,
+                meaning,
+            });
+        }
+    }
+    if v == 0 {
+        t.push_str("  no flag bits set\n");
+    }
+    if v & 0x10 == 0 && v & 0x20 != 0 && v & 0x0c == 0x0c {
+        t.push_str("  a whole row in one piece\n");
+    }
+    let j = OracleWord::Fb {
+        word: "fb",
+        value: v,
+        hex: format!("0x{v:02x}"),
+        fb: letters,
+        flags,
+    };
+    (t, j)
+}
+
+fn cache_flag(v: u8) -> (String, OracleWord) {
+    let mut t = format!("flg_kcbh 0x{v:02x}\n");
+    let mut flags = Vec::new();
+    let width = names::KCBH_FLG
+        .iter()
+        .filter(|b| u16::from(v) & b.mask != 0)
+        .map(|b| b.name.len())
+        .max()
+        .unwrap_or(0);
+    for b in names::KCBH_FLG {
+        if u16::from(v) & b.mask != 0 {
+            t.push_str(&format!(
+                "  0x{:02x}  {:<width$}  {}\n",
+                b.mask, b.name, b.meaning
+            ));
+            flags.push(OracleFlag {
+                mask: format!("0x{:02x}", b.mask),
+                letter: None,
+                name: b.name,
+                meaning: b.meaning,
+            });
+        }
+    }
+    let (_, unknown) = names::kcbh_flag_names(v);
+    if v == 0 {
+        t.push_str("  no flag bits set (check value not in use)\n");
+    }
+    if unknown != 0 {
+        t.push_str(&format!(
+            "  unknown bits: 0x{unknown:02x} (no cache header flag has them)\n"
+        ));
+    }
+    let j = OracleWord::Flg {
+        word: "flg_kcbh",
+        value: v,
+        hex: format!("0x{v:02x}"),
+        flags,
+        unknown_bits: format!("0x{unknown:02x}"),
+    };
+    (t, j)
+}
+
+fn itl_flag(v: u16) -> (String, OracleWord) {
+    let letters = names::itl_flag_string(v);
+    let lck = v & 0x0fff;
+    let mut t = format!("ktbitflg 0x{v:04x} {letters}  lck {lck}\n");
+    let mut flags = Vec::new();
+    for &(mask, letter, name, meaning) in names::ITL_FLAGS {
+        if v & mask != 0 {
+            let name = if name.is_empty() { "-" } else { name };
+            t.push_str(&format!("  0x{mask:04x}  {letter}  {name:<7}  {meaning}\n"));
+            flags.push(OracleFlag {
+                mask: format!("0x{mask:04x}"),
+                letter: Some(letter.to_string()),
+                name,
+                meaning,
+            });
+        }
+    }
+    t.push_str(&format!(
+        "  lock count {lck} (low 12 bits): rows locked through this ITL\n"
+    ));
+    let j = OracleWord::ItlFlag {
+        word: "ktbitflg",
+        value: v,
+        hex: format!("0x{v:04x}"),
+        flag: letters,
+        lck,
+        flags,
+    };
+    (t, j)
+}
+
+fn number(bytes: &[u8]) -> Result<(String, OracleWord), Error> {
+    let n = decode_number(bytes)
+        .map_err(|e| Error::Usage(format!("decode oracle-number: {}: {e}", spaced(bytes))))?;
+    let mut t = format!("NUMBER {} = {}\n", spaced(bytes), n.text);
+    if !n.digits.is_empty() {
+        if let Some(first) = bytes.first() {
+            t.push_str(&format!(
+                "  exponent byte 0x{first:02x}: {}, first digit × 100^{}\n",
+                if n.negative { "negative" } else { "positive" },
+                n.exponent
+            ));
+        }
+        let digits: Vec<String> = n.digits.iter().map(|d| d.to_string()).collect();
+        t.push_str(&format!("  base-100 digits: {}\n", digits.join(" ")));
+    }
+    let j = OracleWord::Number {
+        word: "NUMBER",
+        bytes: spaced(bytes),
+        value: n.text,
+        negative: n.negative,
+        exponent: n.exponent,
+        digits: n.digits,
+    };
+    Ok((t, j))
+}
+
+fn date(bytes: &[u8]) -> Result<(String, OracleWord), Error> {
+    let d = decode_date(bytes)
+        .map_err(|e| Error::Usage(format!("decode oracle-date: {}: {e}", spaced(bytes))))?;
+    let what = if d.nanos.is_some() {
+        "TIMESTAMP"
+    } else {
+        "DATE"
+    };
+    let t = format!(
+        "{what} {} = {d}\n  century+100, year+100, month, day, hour+1, minute+1, second+1{}\n",
+        spaced(bytes),
+        if d.nanos.is_some() {
+            ", nanoseconds (big-endian)"
+        } else {
+            ""
+        }
+    );
+    let j = OracleWord::Date {
+        word: what,
+        bytes: spaced(bytes),
+        value: d.to_string(),
+    };
+    Ok((t, j))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn byte_lists() {
+        assert_eq!(parse_bytes("c2 4a 46").unwrap(), vec![0xc2, 0x4a, 0x46]);
+        assert_eq!(parse_bytes("c24a46").unwrap(), vec![0xc2, 0x4a, 0x46]);
+        assert_eq!(
+            parse_bytes("0xc2,0x4a,0x46").unwrap(),
+            vec![0xc2, 0x4a, 0x46]
+        );
+        assert_eq!(
+            parse_bytes("Typ=2 Len=3: c2,4a,46").unwrap(),
+            vec![0xc2, 0x4a, 0x46]
+        );
+        assert_eq!(
+            parse_bytes("Typ=12 Len=7: 120,110,2,12,1,1,1").unwrap(),
+            vec![120, 110, 2, 12, 1, 1, 1]
+        );
+        assert!(parse_bytes("zz").is_err());
+        assert!(parse_bytes("c2 4").is_ok());
+        assert!(parse_bytes("").is_err());
+        assert!(parse_bytes("c24").is_err());
+    }
+
+    #[test]
+    fn words() {
+        assert_eq!(parse_word("2050", 16).unwrap(), 2050);
+        assert_eq!(parse_word("0x0802", 16).unwrap(), 2050);
+        assert_eq!(parse_word("-1", 16).unwrap(), 0xFFFF);
+        assert!(parse_word("65536", 16).is_err());
+        assert_eq!(parse_word("0x004e9fd8", 32).unwrap(), 0x004e9fd8);
+        assert!(parse_word("nope", 16).is_err());
+    }
+}

@@ -1,0 +1,285 @@
+//! `show`: one loop over the blocks of the input — PostgreSQL pages, Oracle
+//! blocks and the blocks of an Oracle trace alike — each decoded through
+//! [`crate::engine`] and rendered by [`crate::render::page`].
+
+use std::io::{self, BufWriter, Write};
+use std::process::ExitCode;
+
+use crate::engine::{trace_pages, Decoded, Decoder, Engine, ParseOptions};
+use crate::error::Error;
+use crate::input::InputFormat;
+use crate::render::{self, Format};
+use crate::source::{segment_from_name, Blocks, RelationFileName, Source};
+
+use super::config::{BlockRange, ShowConfig};
+use super::stdout_error;
+
+/// Pages `show --format ndjson` parses and serialises in parallel at a time,
+/// in tasks of [`NDJSON_TASK`] pages.
+const NDJSON_WINDOW: usize = 256;
+const NDJSON_TASK: usize = 16;
+
+/// Where the loop's blocks come from (one value a run).
+#[allow(clippy::large_enum_variant)]
+enum Input {
+    /// Blocks cut from a file or pipe by size, decoded one by one.
+    Blocks {
+        blocks: Blocks,
+        decoder: Decoder,
+        first_blkno: u64,
+        /// `--blkno` was given: it wins over block numbers in the input.
+        blkno_given: bool,
+    },
+    /// The blocks of an Oracle trace, found in its text.
+    Trace(std::vec::IntoIter<Decoded>),
+}
+
+/// The next block in range: decoded, or (for the parallel NDJSON path) its
+/// number and bytes, to be decoded in a window with others.
+enum Next {
+    Page(Box<Decoded>),
+    Raw(u64, Vec<u8>),
+}
+
+impl Input {
+    fn next(&mut self, range: BlockRange, parallel: bool) -> Option<Result<Next, Error>> {
+        match self {
+            Input::Blocks {
+                blocks,
+                decoder,
+                first_blkno,
+                blkno_given,
+            } => loop {
+                let block = match blocks.next()? {
+                    Ok(b) => b,
+                    Err(e) => return Some(Err(e)),
+                };
+                // A block number the input gave (psql's or COPY's leading
+                // column) unless --blkno; such numbers need not ascend.
+                let given = block.blkno.filter(|_| !*blkno_given);
+                let blkno = given.unwrap_or_else(|| first_blkno.saturating_add(block.index));
+                if given.is_none() && blkno > range.last {
+                    return None;
+                }
+                let in_range = range.contains(blkno);
+                if in_range && parallel {
+                    return Some(Ok(Next::Raw(blkno, block.data)));
+                }
+                if !in_range && !decoder.reads_ahead(block.index) {
+                    continue;
+                }
+                let decoded = decoder.decode(blkno, block.data);
+                if in_range {
+                    return Some(Ok(Next::Page(Box::new(decoded))));
+                }
+            },
+            Input::Trace(pages) => pages
+                .find(|d| {
+                    d.trace
+                        .as_ref()
+                        .and_then(|t| t.block)
+                        .is_none_or(|b| range.contains(u64::from(b)))
+                })
+                .map(|d| Ok(Next::Page(Box::new(d)))),
+        }
+    }
+}
+
+pub fn run(cfg: &ShowConfig) -> Result<ExitCode, Error> {
+    let opts = cfg.output;
+    let format = opts.format;
+    let mut source = Source::open(cfg.input.as_deref(), cfg.input_format, cfg.block_size)?;
+    let is_trace;
+    let mut parallel = None;
+    let mut input = if let Some(text) = source.take_trace_text() {
+        is_trace = true;
+        let pages = trace_pages(&text, cfg.endian).map_err(|e| Error::Input {
+            path: source.name.clone(),
+            source: e,
+        })?;
+        Input::Trace(pages.into_iter())
+    } else {
+        is_trace = false;
+        let engine = match cfg.engine {
+            Some(e) => e,
+            None => Engine::sniff(&source.head(source.block_size)?).engine,
+        };
+        if format == Format::Dump && !engine.has_dump_text() {
+            return Err(dump_needs_oracle(cfg));
+        }
+        let segment = cfg.segment.or_else(|| {
+            (source.format == InputFormat::Raw)
+                .then(|| cfg.input.as_deref().and_then(segment_from_name))
+                .flatten()
+        });
+        let first_blkno = engine.first_blkno(cfg.blkno, segment, source.block_size);
+        // How to read checksums: a block number told or taken from a relation
+        // file's position is known; a page that came through text is a buffer copy.
+        let from_text = source.format != InputFormat::Raw;
+        let blkno_known = cfg.blkno.is_some()
+            || segment.is_some()
+            || !from_text
+                && cfg
+                    .input
+                    .as_deref()
+                    .and_then(|p| p.file_name()?.to_str())
+                    .and_then(RelationFileName::parse)
+                    .is_some();
+        let columns = engine.columns(
+            cfg.columns.as_ref(),
+            &cfg.toast,
+            cfg.block_size,
+            cfg.charset,
+        )?;
+        let decoder = Decoder::new(
+            engine,
+            ParseOptions {
+                blkno: 0,
+                kind: cfg.kind,
+                spans: format.shows_spans(),
+                endian: None,
+                blkno_known,
+                from_text,
+            },
+            columns,
+        );
+        if format == Format::Ndjson && decoder.independent() {
+            parallel = Some((engine, decoder.options()));
+        }
+        Input::Blocks {
+            blocks: source.blocks(),
+            decoder,
+            first_blkno,
+            blkno_given: cfg.blkno.is_some(),
+        }
+    };
+
+    let mut out = BufWriter::new(io::stdout().lock());
+    let mut collected: Vec<Decoded> = Vec::new();
+    let mut pending: Vec<(u64, Vec<u8>)> = Vec::new();
+    let mut buffers: Vec<Vec<u8>> = Vec::new();
+    let mut shown = 0usize;
+    while let Some(next) = input.next(cfg.range, parallel.is_some()) {
+        let mut d = match next? {
+            Next::Raw(blkno, bytes) => {
+                pending.push((blkno, bytes));
+                if pending.len() == NDJSON_WINDOW {
+                    if let Some((engine, po)) = parallel {
+                        write_window(&mut out, &mut pending, &mut buffers, engine, po, &opts)?;
+                    }
+                }
+                shown += 1;
+                continue;
+            }
+            Next::Page(d) => *d,
+        };
+        if shown > 0 && format.separates_blocks() {
+            writeln!(out).map_err(stdout_error)?;
+        }
+        if let Some(t) = &d.trace {
+            for n in &t.notes {
+                let _ = writeln!(
+                    io::stderr(),
+                    "note: {}: trace block {}: {n}",
+                    cfg.input_name(),
+                    t.label
+                );
+            }
+        }
+        match render::can_show(&d, format) {
+            Ok(true) => {}
+            Ok(false) => continue,
+            Err(()) => return Err(needs_bytes(cfg, &d)),
+        }
+        if format == Format::Json {
+            d.bytes = Vec::new();
+            collected.push(d);
+        } else {
+            render::page(&mut out, &d, &opts).map_err(stdout_error)?;
+        }
+        shown += 1;
+    }
+    if let Some((engine, po)) = parallel {
+        write_window(&mut out, &mut pending, &mut buffers, engine, po, &opts)?;
+    }
+    if format == Format::Json {
+        render::document(&mut out, &collected, &opts).map_err(stdout_error)?;
+    }
+    out.flush().map_err(stdout_error)?;
+    if shown == 0 {
+        return Err(Error::Usage(if is_trace {
+            format!(
+                "{}: no blocks to show (--blocks outside the trace's blocks)",
+                cfg.input_name()
+            )
+        } else {
+            format!(
+                "{}: no blocks to show (input empty or --blocks outside it)",
+                cfg.input_name()
+            )
+        }));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Parse and serialise the `pending` blocks in parallel into `buffers` (kept
+/// from window to window, so their memory is reused), write the lines in
+/// order, and empty `pending`.
+fn write_window(
+    out: &mut dyn Write,
+    pending: &mut Vec<(u64, Vec<u8>)>,
+    buffers: &mut Vec<Vec<u8>>,
+    engine: Engine,
+    po: ParseOptions,
+    opts: &render::Options,
+) -> Result<(), Error> {
+    use rayon::prelude::*;
+    let tasks = pending.len().div_ceil(NDJSON_TASK);
+    if buffers.len() < tasks {
+        buffers.resize_with(tasks, Vec::new);
+    }
+    pending
+        .par_chunks(NDJSON_TASK)
+        .zip(buffers.par_iter_mut())
+        .for_each(|(pages, buf)| {
+            buf.clear();
+            for (blkno, data) in pages {
+                let page = engine.parse(
+                    data,
+                    &ParseOptions {
+                        blkno: *blkno,
+                        ..po
+                    },
+                );
+                render::append_ndjson(buf, &page, opts);
+            }
+        });
+    for buf in &buffers[..tasks] {
+        out.write_all(buf).map_err(stdout_error)?;
+    }
+    pending.clear();
+    Ok(())
+}
+
+/// `--format dump` asked of pages that are not Oracle blocks.
+fn dump_needs_oracle(cfg: &ShowConfig) -> Error {
+    Error::Usage(format!(
+        "{}: --format dump prints Oracle's block dump, but the input is not Oracle blocks \
+         (use --engine oracle to force it)",
+        cfg.input_name()
+    ))
+}
+
+/// `--format hex` asked of a trace block known only from its text.
+fn needs_bytes(cfg: &ShowConfig, d: &Decoded) -> Error {
+    let (label, line) = d
+        .trace
+        .as_ref()
+        .map_or(("?/?".to_string(), 0), |t| (t.label.clone(), t.line));
+    Error::Usage(format!(
+        "{}: --format hex needs the block's bytes, but trace block {label} (line {line}) \
+         carries only the formatted dump text (no `Dump of memory` section); \
+         use --format json, table or dump",
+        cfg.input_name()
+    ))
+}

@@ -1,0 +1,544 @@
+//! The engine seam: which database wrote the bytes, and the one place that
+//! turns bytes into a [`Page`] of that engine.
+//!
+//! ```text
+//!   bytes ──sniff──▶ Detection { engine, reason }
+//!   bytes ──block_size──▶ page/block size (pd_pagesize_version, frmt_kcbh, OS header)
+//!   bytes ──parse(engine)──▶ Page::Postgres(PgPage) | Page::Oracle(OracleBlock) | …
+//! ```
+//!
+//! Everything engine-specific is reached from here: this module holds the
+//! only `match` on [`Engine`] outside the engines' own modules (parse,
+//! render and verify rooms per engine). A third engine is one more variant
+//! here; the compiler then names every place that needs an arm.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::error::Error;
+use crate::input::InputFormat;
+use crate::model::oracle::{OracleBlock, OracleVersion, TextBlock};
+use crate::model::oracle_types::{OraCharset, OraColumns};
+use crate::model::postgres::{PageKind, PgPage};
+use crate::model::types::Schema;
+use crate::parse::oracle::{columns, looks_like_oracle, parse_block, BlockOptions};
+use crate::parse::postgres::toast::ToastStore;
+use crate::parse::postgres::{attrs, schema};
+use crate::parse::postgres::{parse_page, parse_page_without_spans, PageOptions};
+use crate::reader::Endian;
+use crate::source::Source;
+use crate::verify::oracle::OracleInput;
+
+mod trace;
+pub use trace::{trace_pages, TraceOrigin};
+
+/// A database engine whose pages blockscope reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Engine {
+    /// PostgreSQL pages (layout version 4, 8.3 and later).
+    Postgres,
+    /// Oracle datafile blocks (cache header, transaction and data layers).
+    Oracle,
+}
+
+/// The engine chosen for an input, and why.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Detection {
+    pub engine: Engine,
+    /// What decided, in a few words (for messages).
+    pub reason: &'static str,
+}
+
+impl Engine {
+    /// Every engine, in detection order.
+    pub const ALL: [Engine; 2] = [Engine::Postgres, Engine::Oracle];
+
+    /// The name used on the command line and in JSON (`postgres`, `oracle`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::Postgres => "postgres",
+            Engine::Oracle => "oracle",
+        }
+    }
+
+    /// The engine of a block image, judged from its first block: an Oracle
+    /// block has a known type at byte 0, a format byte ending in 2 at byte 1
+    /// and a tail repeating its header (or a zero XOR check), or is block 0's
+    /// OS header; anything else is read as PostgreSQL pages.
+    pub fn sniff(head: &[u8]) -> Detection {
+        if looks_like_oracle(head) {
+            Detection {
+                engine: Engine::Oracle,
+                reason: "an Oracle cache header or datafile OS header",
+            }
+        } else {
+            Detection {
+                engine: Engine::Postgres,
+                reason: "no Oracle block header",
+            }
+        }
+    }
+
+    /// The block size this engine's first block announces, if plausible:
+    /// PostgreSQL's pd_pagesize_version; Oracle's OS header (block 0) or the
+    /// cache header's format byte.
+    pub fn block_size(self, head: &[u8]) -> Option<usize> {
+        match self {
+            Engine::Postgres => postgres_page_size(head),
+            Engine::Oracle => oracle_block_size(head),
+        }
+    }
+
+    /// Decode one block of this engine.
+    pub fn parse(self, bytes: &[u8], opts: &ParseOptions) -> Page {
+        match self {
+            Engine::Postgres => {
+                let po = PageOptions {
+                    blkno: opts.blkno,
+                    blkno_known: opts.blkno_known,
+                    from_text: opts.from_text,
+                    kind: opts.kind,
+                    endian: opts.endian.unwrap_or(Endian::Little),
+                };
+                Page::Postgres(if opts.spans {
+                    parse_page(bytes, &po)
+                } else {
+                    parse_page_without_spans(bytes, &po)
+                })
+            }
+            Engine::Oracle => Page::Oracle(parse_block(
+                bytes,
+                &BlockOptions {
+                    blkno: opts.blkno,
+                    endian: opts.endian,
+                },
+            )),
+        }
+    }
+
+    /// Whether the engine has a dump text of its own (`--format dump`).
+    pub fn has_dump_text(self) -> bool {
+        match self {
+            Engine::Postgres => false,
+            Engine::Oracle => true,
+        }
+    }
+
+    /// Block number of an input's first block: `--blkno`, else (PostgreSQL)
+    /// the segment number × blocks per 1 GiB segment; Oracle block numbers
+    /// start at 0 (or `--blkno`).
+    pub fn first_blkno(self, blkno: Option<u64>, segment: Option<u64>, block_size: usize) -> u64 {
+        match self {
+            Engine::Postgres => {
+                let per_segment = crate::source::DEFAULT_SEGMENT_BYTES / block_size.max(1) as u64;
+                blkno.unwrap_or_else(|| segment.unwrap_or(0).saturating_mul(per_segment))
+            }
+            Engine::Oracle => blkno.unwrap_or(0),
+        }
+    }
+
+    /// The column list `spec` in this engine's type names (and, for
+    /// PostgreSQL, the TOAST relation that out-of-line values are read from).
+    pub fn columns(
+        self,
+        spec: Option<&ColumnSpec>,
+        toast: &[PathBuf],
+        block_size: Option<usize>,
+        charset: OraCharset,
+    ) -> Result<Option<Columns>, Error> {
+        match self {
+            Engine::Postgres => {
+                let schema = match spec {
+                    None => None,
+                    Some(ColumnSpec::List(list)) => Some(
+                        schema::parse_columns(list)
+                            .map_err(|e| Error::Usage(format!("--columns: {e}")))?,
+                    ),
+                    Some(ColumnSpec::File { path, text }) => {
+                        Some(schema::parse_schema(text).map_err(|e| {
+                            Error::Usage(format!("--schema {}: {e}", path.display()))
+                        })?)
+                    }
+                };
+                let Some(schema) = schema else {
+                    if !toast.is_empty() {
+                        return Err(Error::Usage(
+                            "--toast needs the table's columns (--columns or --schema)".into(),
+                        ));
+                    }
+                    return Ok(None);
+                };
+                let toast = if toast.is_empty() {
+                    None
+                } else {
+                    Some(ToastStore::open(toast, block_size)?)
+                };
+                Ok(Some(Columns::Postgres { schema, toast }))
+            }
+            Engine::Oracle => {
+                if !toast.is_empty() {
+                    return Err(Error::Usage(
+                        "--toast is for PostgreSQL tables; Oracle blocks have no TOAST".into(),
+                    ));
+                }
+                let list = match spec {
+                    None => return Ok(None),
+                    Some(ColumnSpec::List(list)) => OraColumns::parse(list)
+                        .map_err(|e| Error::Usage(format!("--columns: {e}")))?,
+                    Some(ColumnSpec::File { path, text }) => {
+                        // One column a line, `NAME TYPE` or `TYPE`; blank lines
+                        // and `--` comments skipped.
+                        let lines: Vec<&str> = text
+                            .lines()
+                            .map(|l| {
+                                l.split("--")
+                                    .next()
+                                    .unwrap_or("")
+                                    .trim()
+                                    .trim_end_matches(',')
+                            })
+                            .filter(|l| !l.is_empty())
+                            .collect();
+                        OraColumns::parse(&lines.join(",")).map_err(|e| {
+                            Error::Usage(format!("--schema {}: {e}", path.display()))
+                        })?
+                    }
+                };
+                Ok(Some(Columns::Oracle { list, charset }))
+            }
+        }
+    }
+}
+
+/// A column list as given: `--columns LIST`, or the text of `--schema FILE`
+/// (read once; its grammar depends on the engine).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ColumnSpec {
+    List(String),
+    File { path: PathBuf, text: String },
+}
+
+/// A column list in one engine's types, ready to split rows into values.
+pub enum Columns {
+    Postgres {
+        schema: Schema,
+        toast: Option<ToastStore>,
+    },
+    Oracle {
+        list: OraColumns,
+        charset: OraCharset,
+    },
+}
+
+/// What a block's surroundings say that the block does not carry, for
+/// Oracle's dump text: the release, tablespace and file numbers (from the
+/// datafile header or a trace's `Start dump` line), the buffer address.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DumpFacts {
+    pub version: Option<OracleVersion>,
+    pub tsn: Option<u32>,
+    pub file: Option<u32>,
+    pub buffer: Option<u64>,
+}
+
+/// One block ready to be shown: the page, its bytes (empty when the output
+/// never shows them), and where it came from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Decoded {
+    pub page: Page,
+    pub bytes: Vec<u8>,
+    /// The trace the block was read from, if any.
+    pub trace: Option<Box<TraceOrigin>>,
+    pub facts: DumpFacts,
+}
+
+/// Decodes the blocks of one input in order: parse, split rows into columns,
+/// and keep what earlier blocks said about later ones (an Oracle datafile
+/// header names the tablespace and file).
+pub struct Decoder {
+    engine: Engine,
+    opts: ParseOptions,
+    columns: Option<Columns>,
+    facts: DumpFacts,
+}
+
+impl Decoder {
+    pub fn new(engine: Engine, opts: ParseOptions, columns: Option<Columns>) -> Decoder {
+        Decoder {
+            engine,
+            opts,
+            columns,
+            facts: DumpFacts::default(),
+        }
+    }
+
+    pub fn engine(&self) -> Engine {
+        self.engine
+    }
+
+    /// Whether block `index` of the input must be decoded even when it is
+    /// outside the asked range (Oracle: the datafile header in blocks 0–1).
+    pub fn reads_ahead(&self, index: u64) -> bool {
+        match self.engine {
+            Engine::Postgres => false,
+            Engine::Oracle => index <= 1,
+        }
+    }
+
+    /// Whether blocks are independent of each other and of any column list,
+    /// so that NDJSON can be produced in parallel ([`Engine::parse`] per block).
+    pub fn independent(&self) -> bool {
+        match self.engine {
+            Engine::Postgres => self.columns.is_none(),
+            Engine::Oracle => false,
+        }
+    }
+
+    /// The options every block is parsed with (`blkno` aside).
+    pub fn options(&self) -> ParseOptions {
+        self.opts
+    }
+
+    /// Decode block `blkno`.
+    pub fn decode(&mut self, blkno: u64, bytes: Vec<u8>) -> Decoded {
+        let mut page = self
+            .engine
+            .parse(&bytes, &ParseOptions { blkno, ..self.opts });
+        match (&mut page, &mut self.columns) {
+            (Page::Postgres(p), Some(Columns::Postgres { schema, toast })) => {
+                attrs::decode_page(p, &bytes, schema, toast.as_mut());
+            }
+            (Page::Oracle(b), Some(Columns::Oracle { list, charset })) => {
+                columns::decode_block(b, list, *charset);
+            }
+            _ => {}
+        }
+        if let Page::Oracle(b) = &page {
+            if let Some(fh) = &b.file_header {
+                self.facts.tsn = Some(fh.kcvfhtsn);
+                self.facts.file = Some(u32::from(fh.kccfhfno));
+            }
+        }
+        Decoded {
+            page,
+            bytes,
+            trace: None,
+            facts: self.facts,
+        }
+    }
+}
+
+/// Which engine's checker a `verify` run goes to, with what it needs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum VerifyPlan {
+    /// PostgreSQL relation files and directories (the inputs as given).
+    Postgres,
+    /// Oracle datafiles and traces.
+    Oracle(Vec<(PathBuf, OracleInput)>),
+}
+
+/// The engine of `verify`'s inputs: Oracle when every input is an Oracle
+/// datafile or trace (a regular file whose first block is an Oracle block or
+/// block 0's OS header, or a trace), PostgreSQL when none is; a mix is refused.
+pub fn verify_plan(inputs: &[PathBuf]) -> Result<VerifyPlan, Error> {
+    let mut oracle = Vec::new();
+    for path in inputs {
+        if !path.is_file() {
+            continue;
+        }
+        let mut src = Source::open(Some(path), InputFormat::Auto, None)?;
+        if src.format == InputFormat::OracleTrace {
+            oracle.push((path.clone(), OracleInput::Trace));
+        } else if Engine::sniff(&src.head(8192)?).engine == Engine::Oracle {
+            oracle.push((path.clone(), OracleInput::Datafile));
+        }
+    }
+    if oracle.is_empty() {
+        return Ok(VerifyPlan::Postgres);
+    }
+    if oracle.len() != inputs.len() {
+        return Err(Error::Usage(
+            "verify: give Oracle datafiles and traces, or PostgreSQL files, not both in one run"
+                .into(),
+        ));
+    }
+    Ok(VerifyPlan::Oracle(oracle))
+}
+
+/// The block size the first bytes of an input announce, whichever engine
+/// wrote them (PostgreSQL's header is asked first).
+pub fn sniff_block_size(head: &[u8]) -> Option<usize> {
+    Engine::ALL.iter().find_map(|e| e.block_size(head))
+}
+
+/// How to decode one block.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ParseOptions {
+    /// Block number in its relation or file.
+    pub blkno: u64,
+    /// PostgreSQL: force a page kind instead of detecting it.
+    pub kind: Option<PageKind>,
+    /// Record byte spans for the hex view.
+    pub spans: bool,
+    /// Byte order; `None` detects (Oracle) or means little-endian (PostgreSQL).
+    pub endian: Option<Endian>,
+    /// The block number was given (`--blkno`, a segment, a relation file's
+    /// position), not assumed: a checksum mismatch is then an error, not a
+    /// list of the block numbers the checksum fits.
+    pub blkno_known: bool,
+    /// The page came through text (a get_raw_page() copy): a stale checksum
+    /// is a warning.
+    pub from_text: bool,
+}
+
+/// One decoded block of any engine.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Page {
+    Postgres(PgPage),
+    Oracle(OracleBlock),
+    /// A block of an Oracle trace that carries only the formatted dump text
+    /// (no `Dump of memory` section), with the block view rebuilt from the
+    /// text for `--format dump` when the text allows it.
+    OracleText(Box<TextPage>),
+}
+
+/// An Oracle block known only from a trace's formatted text.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TextPage {
+    pub text: TextBlock,
+    /// The block as far as the text describes it, for `--format dump`.
+    pub view: Option<OracleBlock>,
+}
+
+impl Page {
+    /// The engine that wrote this page.
+    pub fn engine(&self) -> Engine {
+        match self {
+            Page::Postgres(_) => Engine::Postgres,
+            Page::Oracle(_) | Page::OracleText(_) => Engine::Oracle,
+        }
+    }
+}
+
+/// The page size a PostgreSQL page header announces in pd_pagesize_version
+/// (bytes 18–19), if it is a plausible one.
+fn postgres_page_size(head: &[u8]) -> Option<usize> {
+    let bytes = head.get(18..20)?;
+    let v = u16::from_le_bytes([bytes[0], bytes[1]]);
+    let size = usize::from(v & 0xFF00);
+    let version = v & 0x00FF;
+    (size >= 1024 && size.is_power_of_two() && version == 4).then_some(size)
+}
+
+/// The block size an Oracle datafile announces: block 0's OS header (size at
+/// offset 20, magic 0x7a7b7c7d at 28, in either byte order), or a cache
+/// header's format byte (`1 << (8 + (frmt >> 5))` with low nibble 2).
+fn oracle_block_size(head: &[u8]) -> Option<usize> {
+    let word = |at: usize| -> Option<[u8; 4]> {
+        let b = head.get(at..at + 4)?;
+        Some([b[0], b[1], b[2], b[3]])
+    };
+    let plausible = |n: usize| (512..=65536).contains(&n) && n.is_power_of_two();
+    if head.first() == Some(&0) {
+        if let (Some(size), Some(magic)) = (word(20), word(28)) {
+            if u32::from_le_bytes(magic) == 0x7a7b_7c7d {
+                let n = u32::from_le_bytes(size) as usize;
+                return plausible(n).then_some(n);
+            }
+            if u32::from_be_bytes(magic) == 0x7a7b_7c7d {
+                let n = u32::from_be_bytes(size) as usize;
+                return plausible(n).then_some(n);
+            }
+        }
+    }
+    let ty = *head.first()?;
+    let frmt = *head.get(1)?;
+    let code = frmt >> 5;
+    let known_type = crate::parse::oracle::names::block_type_name(ty).is_some() && ty != 0;
+    (known_type && frmt & 0x1f == 0x02 && code > 0).then(|| 1usize << (8 + code))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An 8 KiB Oracle table block with a tail that repeats its header.
+    fn oracle_block() -> Vec<u8> {
+        let mut b = vec![0u8; 8192];
+        b[0] = 0x06; // type_kcbh: trans data
+        b[1] = 0xa2; // frmt_kcbh: 8 KiB
+        b[8..12].copy_from_slice(&0x1234_5678u32.to_le_bytes()); // bas_kcbh
+        b[14] = 0x01; // seq_kcbh
+                      // tail: low half of the SCN base, type, seq (little-endian word)
+        b[8188] = 0x01;
+        b[8189] = 0x06;
+        b[8190..8192].copy_from_slice(&[0x78, 0x56]);
+        b
+    }
+
+    fn postgres_page(size: usize) -> Vec<u8> {
+        let mut p = vec![0u8; size];
+        p[12..14].copy_from_slice(&24u16.to_le_bytes()); // pd_lower
+        p[14..16].copy_from_slice(&(size as u16).to_le_bytes()); // pd_upper
+        p[16..18].copy_from_slice(&(size as u16).to_le_bytes()); // pd_special
+        p[18..20].copy_from_slice(&((size as u16) | 4).to_le_bytes()); // pd_pagesize_version
+        p
+    }
+
+    #[test]
+    fn oracle_blocks_are_sniffed_as_oracle() {
+        let d = Engine::sniff(&oracle_block());
+        assert_eq!(d.engine, Engine::Oracle);
+        assert_eq!(sniff_block_size(&oracle_block()), Some(8192));
+    }
+
+    #[test]
+    fn postgres_pages_and_anything_else_are_postgres() {
+        assert_eq!(Engine::sniff(&postgres_page(8192)).engine, Engine::Postgres);
+        assert_eq!(Engine::sniff(&[]).engine, Engine::Postgres);
+        assert_eq!(Engine::sniff(&[0xff; 100]).engine, Engine::Postgres);
+        assert_eq!(sniff_block_size(&postgres_page(4096)), Some(4096));
+        assert_eq!(Engine::Oracle.block_size(&postgres_page(4096)), None);
+    }
+
+    #[test]
+    fn a_known_type_without_a_matching_tail_is_not_oracle() {
+        let mut b = oracle_block();
+        b[8189] = 0x07; // tail type differs from the header's
+        assert_eq!(Engine::sniff(&b).engine, Engine::Postgres);
+        // The format byte alone still gives the block size.
+        assert_eq!(Engine::Oracle.block_size(&b), Some(8192));
+    }
+
+    #[test]
+    fn the_os_header_gives_oracle_and_its_block_size_in_either_order() {
+        let mut os = vec![0u8; 4096];
+        os[1] = 0x82;
+        os[20..24].copy_from_slice(&4096u32.to_be_bytes());
+        os[28..32].copy_from_slice(&0x7a7b_7c7du32.to_be_bytes());
+        assert_eq!(Engine::Oracle.block_size(&os), Some(4096));
+        assert_eq!(Engine::sniff(&os).engine, Engine::Oracle);
+        let mut le = vec![0u8; 2048];
+        le[20..24].copy_from_slice(&2048u32.to_le_bytes());
+        le[28..32].copy_from_slice(&0x7a7b_7c7du32.to_le_bytes());
+        assert_eq!(sniff_block_size(&le), Some(2048));
+    }
+
+    #[test]
+    fn parse_goes_to_the_engine() {
+        let opts = ParseOptions {
+            blkno: 3,
+            ..ParseOptions::default()
+        };
+        assert_eq!(
+            Engine::Postgres.parse(&postgres_page(8192), &opts).engine(),
+            Engine::Postgres
+        );
+        let Page::Oracle(b) = Engine::Oracle.parse(&oracle_block(), &opts) else {
+            panic!("not an Oracle page");
+        };
+        assert_eq!(b.blkno, 3);
+    }
+}

@@ -1,0 +1,125 @@
+//! Oracle traces (`alter system dump datafile N block M`): each block found
+//! in the text becomes a [`Decoded`] — parsed from the bytes rebuilt from
+//! its `Dump of memory` section and cross-checked against the formatted
+//! text, or, when the trace carries only the text, kept as that text.
+
+use crate::input::{InputError, InputFormat};
+use crate::model::oracle::TextBlock;
+use crate::model::{Problem, ProblemClass, Severity};
+use crate::parse::oracle::crosscheck::compare;
+use crate::parse::oracle::trace::{read_trace, render_view};
+use crate::parse::oracle::{parse_block, BlockOptions};
+use crate::reader::Endian;
+
+use super::{Decoded, DumpFacts, Page, TextPage};
+
+/// Where in a trace a block was found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraceOrigin {
+    /// Absolute file number (`file#:`), if the trace gives it.
+    pub file: Option<u32>,
+    /// Block number, if the trace gives it.
+    pub block: Option<u32>,
+    pub tsn: Option<u32>,
+    /// First line of the block in the trace.
+    pub line: usize,
+    /// Line of `Dump of memory from`, and the address it starts at.
+    pub hex_line: Option<usize>,
+    pub hex_address: Option<u64>,
+    /// The rebuilt block's tail confirmed the byte order.
+    pub endian_confirmed: bool,
+    /// `file#/block` as the trace labels it (`?` for what it does not say).
+    pub label: String,
+    /// The formatted text beside rebuilt bytes (a text-only block keeps its
+    /// text in [`Page::OracleText`] instead).
+    pub text: Option<TextBlock>,
+    /// What the trace reader cut or merged for a block that has only text
+    /// (a block with bytes carries them as problems instead).
+    pub notes: Vec<String>,
+}
+
+/// Every block of trace `text`, in order. `endian` forces the byte order of
+/// the hex words (`None` detects it per block and warns when nothing tells).
+pub fn trace_pages(text: &[u8], endian: Option<Endian>) -> Result<Vec<Decoded>, InputError> {
+    let mut pages = Vec::new();
+    let blocks = read_trace(text, endian).map_err(|e| e.into_input(InputFormat::OracleTrace))?;
+    for tb in blocks {
+        let blkno = u64::from(tb.block.unwrap_or(0));
+        let mut origin = TraceOrigin {
+            file: tb.file,
+            block: tb.block,
+            tsn: tb.tsn,
+            line: tb.line,
+            hex_line: tb.hex_line,
+            hex_address: tb.hex_address,
+            endian_confirmed: tb.endian_confirmed,
+            label: tb.label(),
+            text: None,
+            notes: Vec::new(),
+        };
+        let mut facts = DumpFacts {
+            version: tb.text.as_ref().and_then(|t| t.version),
+            tsn: tb.tsn,
+            file: tb.file,
+            buffer: tb.hex_address,
+        };
+        if let Some(bytes) = tb.bytes {
+            let mut parsed = parse_block(
+                &bytes,
+                &BlockOptions {
+                    blkno,
+                    endian: tb.endian,
+                },
+            );
+            if endian.is_none() && !tb.endian_confirmed {
+                parsed.problems.push(Problem::new(
+                    Severity::Warning,
+                    ProblemClass::Trace,
+                    None,
+                    "byte order",
+                    format!(
+                        "trace line {}: the rebuilt block's tail matches its header in neither \
+                         byte order; read as little-endian (use --endian to choose)",
+                        tb.hex_line.unwrap_or(tb.line)
+                    ),
+                ));
+            }
+            if let Some(t) = &tb.text {
+                parsed.problems.extend(compare(&parsed, t));
+            }
+            // What the trace reader cut or merged (bounds, duplicate sections).
+            for n in &tb.notes {
+                parsed.problems.push(Problem::new(
+                    Severity::Warning,
+                    ProblemClass::Trace,
+                    None,
+                    "bounds",
+                    n.clone(),
+                ));
+            }
+            origin.text = tb.text;
+            pages.push(Decoded {
+                page: Page::Oracle(parsed),
+                bytes,
+                trace: Some(Box::new(origin)),
+                facts,
+            });
+        } else if let Some(text) = tb.text {
+            origin.notes = tb.notes;
+            let view = render_view(&text, blkno);
+            if facts.buffer.is_none() {
+                facts.buffer = view.as_ref().and_then(|v| {
+                    let off = v.ktbbh.as_ref()?.payload_offset as u64;
+                    text.data.as_ref()?.header_address.checked_sub(off)
+                });
+            }
+            pages.push(Decoded {
+                page: Page::OracleText(Box::new(TextPage { text, view })),
+                bytes: Vec::new(),
+                trace: Some(Box::new(origin)),
+                facts,
+            });
+        }
+    }
+    Ok(pages)
+}
