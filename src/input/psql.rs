@@ -761,7 +761,8 @@ fn copy_field(input: &[u8]) -> Parsed<'_, Option<&[u8]>> {
             what: Some("a field length of -1 or more"),
         }));
     };
-    let (rest, bytes) = context("the field's bytes, as many as its length says", take(len)).parse(rest)?;
+    let (rest, bytes) =
+        context("the field's bytes, as many as its length says", take(len)).parse(rest)?;
     Ok((rest, Some(bytes)))
 }
 

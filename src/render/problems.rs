@@ -11,8 +11,8 @@
 
 use std::collections::HashMap;
 
-use crate::model::verify::VerifyProblem;
 use super::fit::Fitted;
+use crate::model::verify::VerifyProblem;
 
 use crate::model::{Problem, ProblemClass, Severity};
 

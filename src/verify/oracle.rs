@@ -5,9 +5,9 @@
 use std::path::{Path, PathBuf};
 
 use crate::error::Error;
-use crate::model::Problem;
 use crate::input::InputFormat;
 use crate::model::oracle::Rdba;
+use crate::model::Problem;
 use crate::parse::oracle::trace::rebuilt_blocks;
 use crate::parse::oracle::verify::{BlockReport, DatafileVerifier, DbvSummary};
 use crate::parse::oracle::{parse_block, BlockOptions};

@@ -441,7 +441,13 @@ fn checksum_problem(
 ) -> Problem {
     let blkno = opts.blkno;
     let problem = |severity, message: String| {
-        Problem::new(severity, ProblemClass::Checksum, Some(8), "pd_checksum", message)
+        Problem::new(
+            severity,
+            ProblemClass::Checksum,
+            Some(8),
+            "pd_checksum",
+            message,
+        )
     };
     let Some(computed) = computed else {
         return problem(
