@@ -36,6 +36,6 @@ fuzz_target!(|data: &[u8]| {
         let mut summary = DbvSummary::default();
         summary.add(&block, &problems);
         let reports = [BlockReport::new(&block, problems)];
-        let _ = oracle_verify::write_dbv_report(&mut sink, "fuzz", &reports, &summary);
+        let _ = oracle_verify::write_dbv_report(&mut sink, "fuzz", &reports, &summary, false);
     }
 });
