@@ -28,7 +28,6 @@ pub mod parse;
 pub mod reader;
 pub mod render;
 pub mod source;
-pub mod toast_store;
 pub mod verify;
 
 pub use error::Error;

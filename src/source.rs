@@ -7,7 +7,6 @@ use std::fs::File;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
-use crate::engine::sniff_block_size;
 use crate::error::Error;
 use crate::input::{self, InputFormat};
 
@@ -32,6 +31,8 @@ pub struct Source {
     trace_text: Option<Vec<u8>>,
     /// The block numbers psql's or COPY's rows gave their pages.
     blknos: Vec<input::RowBlkno>,
+    /// The caller gave the block size: [`Source::detect_block_size`] keeps it.
+    size_given: bool,
 }
 
 enum Data {
@@ -133,6 +134,7 @@ impl Source {
             data,
             trace_text,
             blknos,
+            size_given: false,
         };
         if let Some(bs) = block_size {
             if !(64..=(1 << 20)).contains(&bs) {
@@ -140,15 +142,27 @@ impl Source {
                     "block size {bs} is out of range (64 bytes to 1 MiB)"
                 )));
             }
-        } else if let Some(bs) = src.sniff_block_size() {
-            src.block_size = bs;
+            src.size_given = true;
         }
         Ok(src)
     }
 
-    /// The size the first block announces ([`crate::engine::sniff_block_size`]:
-    /// PostgreSQL's pd_pagesize_version, Oracle's OS header or format byte).
-    fn sniff_block_size(&mut self) -> Option<usize> {
+    /// Unless a block size was given, take the one `announced` reads from the
+    /// first block (the formats' facts live in parse: PostgreSQL's
+    /// pd_pagesize_version, Oracle's OS header or format byte; the caller
+    /// chooses, so this module knows no format).
+    pub fn detect_block_size(&mut self, announced: impl Fn(&[u8]) -> Option<usize>) {
+        if self.size_given {
+            return;
+        }
+        if let Some(bs) = self.first_bytes().and_then(|head| announced(&head)) {
+            self.block_size = bs;
+        }
+    }
+
+    /// The first 32 bytes of a stream (a page header's worth), or all of
+    /// decoded text, without consuming them.
+    fn first_bytes(&mut self) -> Option<Vec<u8>> {
         let first: &[u8] = match &mut self.data {
             Data::Memory { bytes, .. } => bytes,
             Data::Stream(_) => {
@@ -166,13 +180,10 @@ impl Source {
                 let mut reader = reader;
                 let ok = (&mut reader).take(32).read_to_end(&mut head).is_ok();
                 self.data = Data::Stream(Box::new(io::Cursor::new(head.clone()).chain(reader)));
-                if !ok {
-                    return None;
-                }
-                return sniff_block_size(&head);
+                return ok.then_some(head);
             }
         };
-        sniff_block_size(first)
+        Some(first.get(..32).unwrap_or(first).to_vec())
     }
 
     /// The first `len` bytes of the (decoded) input, without consuming them
@@ -420,18 +431,25 @@ mod tests {
         assert_eq!(blocks[1].offset, 8192);
     }
 
+    /// What the command layer passes: either engine's announced size.
+    const SNIFF_SIZE: fn(&[u8]) -> Option<usize> = |head| {
+        crate::parse::postgres::page_size_from_header(head)
+            .or_else(|| crate::parse::oracle::block_size_from_header(head))
+    };
+
     #[test]
     fn oracle_block_size_comes_from_frmt_or_the_os_header() {
         let mut data = vec![0u8; 16384 * 2];
         data[0] = 0x06; // type_kcbh: trans data
         data[1] = 0xc2; // frmt_kcbh: 16 KB
-        let src = Source::from_reader(
+        let mut src = Source::from_reader(
             PathBuf::from("x"),
             Box::new(io::Cursor::new(data)),
             InputFormat::Raw,
             None,
         )
         .unwrap();
+        src.detect_block_size(SNIFF_SIZE);
         assert_eq!(src.block_size, 16384);
 
         let mut os = vec![0u8; 4096 * 3];
@@ -445,6 +463,7 @@ mod tests {
             None,
         )
         .unwrap();
+        src.detect_block_size(SNIFF_SIZE);
         assert_eq!(src.block_size, 4096);
         assert_eq!(src.head(2).unwrap(), vec![0, 0x82]);
         assert_eq!(src.blocks().count(), 3);
@@ -455,13 +474,14 @@ mod tests {
         let mut data = vec![0u8; 4096 * 2];
         data[18] = 0x04;
         data[19] = 0x10;
-        let src = Source::from_reader(
+        let mut src = Source::from_reader(
             PathBuf::from("x"),
             Box::new(io::Cursor::new(data)),
             InputFormat::Raw,
             None,
         )
         .unwrap();
+        src.detect_block_size(SNIFF_SIZE);
         assert_eq!(src.block_size, 4096);
         assert_eq!(src.blocks().count(), 2);
     }

@@ -89,6 +89,7 @@ pub fn run(cfg: &ShowConfig) -> Result<ExitCode, Error> {
     let opts = cfg.output;
     let format = opts.format;
     let mut source = Source::open(cfg.input.as_deref(), cfg.input_format, cfg.block_size)?;
+    source.detect_block_size(crate::engine::sniff_block_size);
     let is_trace;
     let mut parallel = None;
     let mut input = if let Some(text) = source.take_trace_text() {

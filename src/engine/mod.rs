@@ -30,6 +30,7 @@ use crate::reader::Endian;
 use crate::source::Source;
 use crate::verify::oracle::OracleInput;
 
+mod toast;
 mod trace;
 pub use trace::{trace_pages, TraceOrigin};
 
@@ -86,8 +87,8 @@ impl Engine {
     /// cache header's format byte.
     pub fn block_size(self, head: &[u8]) -> Option<usize> {
         match self {
-            Engine::Postgres => postgres_page_size(head),
-            Engine::Oracle => oracle_block_size(head),
+            Engine::Postgres => crate::parse::postgres::page_size_from_header(head),
+            Engine::Oracle => crate::parse::oracle::block_size_from_header(head),
         }
     }
 
@@ -421,45 +422,6 @@ impl Page {
         }
     }
 }
-
-/// The page size a PostgreSQL page header announces in pd_pagesize_version
-/// (bytes 18–19), if it is a plausible one.
-fn postgres_page_size(head: &[u8]) -> Option<usize> {
-    let bytes = head.get(18..20)?;
-    let v = u16::from_le_bytes([bytes[0], bytes[1]]);
-    let size = usize::from(v & 0xFF00);
-    let version = v & 0x00FF;
-    (size >= 1024 && size.is_power_of_two() && version == 4).then_some(size)
-}
-
-/// The block size an Oracle datafile announces: block 0's OS header (size at
-/// offset 20, magic 0x7a7b7c7d at 28, in either byte order), or a cache
-/// header's format byte (`1 << (8 + (frmt >> 5))` with low nibble 2).
-fn oracle_block_size(head: &[u8]) -> Option<usize> {
-    let word = |at: usize| -> Option<[u8; 4]> {
-        let b = head.get(at..at + 4)?;
-        Some([b[0], b[1], b[2], b[3]])
-    };
-    let plausible = |n: usize| (512..=65536).contains(&n) && n.is_power_of_two();
-    if head.first() == Some(&0) {
-        if let (Some(size), Some(magic)) = (word(20), word(28)) {
-            if u32::from_le_bytes(magic) == 0x7a7b_7c7d {
-                let n = u32::from_le_bytes(size) as usize;
-                return plausible(n).then_some(n);
-            }
-            if u32::from_be_bytes(magic) == 0x7a7b_7c7d {
-                let n = u32::from_be_bytes(size) as usize;
-                return plausible(n).then_some(n);
-            }
-        }
-    }
-    let ty = *head.first()?;
-    let frmt = *head.get(1)?;
-    let code = frmt >> 5;
-    let known_type = crate::parse::oracle::names::block_type_name(ty).is_some() && ty != 0;
-    (known_type && frmt & 0x1f == 0x02 && code > 0).then(|| 1usize << (8 + code))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,14 +10,14 @@
 use serde::Serialize;
 
 use crate::engine::TraceOrigin;
+use crate::model::oracle::names;
+use crate::model::oracle::text::{scn_fsc_text, uba_text, xid_text};
 use crate::model::oracle::{
     ByteOrder, FileHeader, IndexData, IndexEntry, Itl, Kcbh, Kdbh, KdbrEntry, Kdbt, Kdxbr, Kdxco,
     Kdxle, Ktbbh, KtbbhExtension, OracleBlock, OracleChecksum, OracleKind, OsHeader, Rdba,
     RowPiece, Scn, TableData, TextBlock,
 };
 use crate::model::Problem;
-use crate::parse::oracle::ktb::{scn_fsc_text, uba_text, xid_text};
-use crate::parse::oracle::names;
 
 /// One block: `{"engine": "oracle", "blkno": …, "kind": …, "kcbh": {…}, …}`;
 /// from a trace, `trace` and `text` follow.

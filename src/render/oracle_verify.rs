@@ -8,9 +8,9 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use crate::engine::Engine;
+use crate::model::oracle::verify::{BlockReport, DbvSummary, CACHE_CLASSES};
 use crate::model::oracle::{OracleKind, Rdba};
 use crate::model::{Problem, ProblemClass, Severity};
-use crate::parse::oracle::verify::{BlockReport, DbvSummary, CACHE_CLASSES};
 
 use super::problems::{self, Line};
 

@@ -35,7 +35,8 @@ pub struct OracleOutcome {
 /// Check every block of a datafile (block size from block 0 or the first
 /// block's format byte, unless given).
 pub fn verify_datafile(path: &Path, block_size: Option<usize>) -> Result<OracleOutcome, Error> {
-    let src = Source::open(Some(path), InputFormat::Auto, block_size)?;
+    let mut src = Source::open(Some(path), InputFormat::Auto, block_size)?;
+    src.detect_block_size(crate::parse::oracle::block_size_from_header);
     let block_size = src.block_size as u64;
     let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
     // A single block cut out of a datafile has no position of its own: check it

@@ -505,3 +505,24 @@ fn read_file_header(r: &mut Reader) -> Result<FileHeader, ReadError> {
         kcvfhrfn,
     })
 }
+/// The block size an Oracle datafile announces: block 0's OS header (size at
+/// offset 20, magic 0x7a7b7c7d at 28, in either byte order), or a cache
+/// header's format byte (`1 << (8 + (frmt >> 5))` with low nibble 2).
+pub fn block_size_from_header(head: &[u8]) -> Option<usize> {
+    let plausible = |n: usize| (512..=65536).contains(&n) && n.is_power_of_two();
+    if head.first() == Some(&0) {
+        if let (Some(size), Some(magic)) = (head.get(20..24), head.get(28..32)) {
+            for e in [Endian::Little, Endian::Big] {
+                if e.read_u32(magic) == Some(0x7a7b_7c7d) {
+                    let n = e.read_u32(size)? as usize;
+                    return plausible(n).then_some(n);
+                }
+            }
+        }
+    }
+    let ty = *head.first()?;
+    let frmt = *head.get(1)?;
+    let code = frmt >> 5;
+    let known_type = names::block_type_name(ty).is_some() && ty != 0;
+    (known_type && frmt & 0x1f == 0x02 && code > 0).then(|| 1usize << (8 + code))
+}

@@ -20,4 +20,6 @@ pub mod values;
 pub use crate::model::postgres::flags;
 
 pub use check::{check_page, check_page_in, CheckedPage, Relation};
-pub use page::{detect_kind, parse_page, parse_page_without_spans, PageOptions};
+pub use page::{
+    detect_kind, page_size_from_header, parse_page, parse_page_without_spans, PageOptions,
+};

@@ -500,6 +500,16 @@ fn checksum_problem(
     }
 }
 
+/// The page size a PostgreSQL page header announces in pd_pagesize_version
+/// (bytes 18–19: size in the high byte, layout version 4 in the low), if it
+/// is a plausible one.
+pub fn page_size_from_header(head: &[u8]) -> Option<usize> {
+    let v = Endian::Little.read_u16(head.get(18..20)?)?;
+    let size = usize::from(v & 0xFF00);
+    let version = v & 0x00FF;
+    (size >= 1024 && size.is_power_of_two() && version == 4).then_some(size)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -93,7 +93,8 @@ impl ToastStore {
                     "--toast needs a file (standard input cannot be read twice)".into(),
                 ));
             }
-            let source = Source::open(Some(path), InputFormat::Auto, block_size)?;
+            let mut source = Source::open(Some(path), InputFormat::Auto, block_size)?;
+            source.detect_block_size(crate::parse::postgres::page_size_from_header);
             let raw = source.format == InputFormat::Raw;
             let block_size = source.block_size;
             let file_no = files.len();
