@@ -27,7 +27,7 @@ use blockscope::parse::postgres::attrs::decode_page;
 use blockscope::parse::postgres::schema::parse_schema;
 use blockscope::parse::postgres::toast::ToastStore;
 use blockscope::parse::postgres::{parse_page, PageOptions};
-use blockscope::render::json::bytea_text;
+use blockscope::render::postgres::json::bytea_text;
 use serde_json::Value;
 
 fn fixture_root() -> PathBuf {
@@ -288,8 +288,9 @@ mod robustness {
     use blockscope::model::types::{PgType, TypeSpec};
     use blockscope::parse::postgres::schema::parse_columns;
     use blockscope::parse::postgres::{jsonb, pglz, values};
-    use blockscope::render::json::PgPageJson;
-    use blockscope::render::{hex, table, RenderOptions};
+    use blockscope::render::postgres::json::PgPageJson;
+    use blockscope::render::postgres::table;
+    use blockscope::render::{hex, RenderOptions};
     use proptest::prelude::*;
 
     /// (page bytes, schema) of the pages with the most varied columns.

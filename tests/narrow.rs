@@ -3,7 +3,8 @@
 
 use blockscope::parse::postgres::{parse_page, PageOptions};
 use blockscope::reader::Endian;
-use blockscope::render::{table, RenderOptions};
+use blockscope::render::postgres::table;
+use blockscope::render::RenderOptions;
 
 fn render(path: &str, width: Option<u16>) -> String {
     let bytes = std::fs::read(format!("{}/{path}", env!("CARGO_MANIFEST_DIR"))).unwrap();

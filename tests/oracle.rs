@@ -11,7 +11,7 @@ use blockscope::model::oracle::{OracleBlock, OracleKind, OracleVersion};
 use blockscope::model::Severity;
 use blockscope::parse::oracle::{checksum, parse_block, BlockOptions, DatafileVerifier};
 use blockscope::reader::Endian;
-use blockscope::render::dump::{dump_text, expand_tabs, DumpOptions, DumpPart};
+use blockscope::render::oracle::dump::{dump_text, expand_tabs, DumpOptions, DumpPart};
 
 fn reference(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -1185,7 +1185,7 @@ fn hex_view_names_every_structure() {
 
 #[test]
 fn json_uses_oracles_names() {
-    use blockscope::render::oracle_json::block_json;
+    use blockscope::render::oracle::json::block_json;
     let data = reference_block();
     let v = block_json(&parse(&data), false);
     assert_eq!(v["engine"], "oracle");
@@ -1301,7 +1301,7 @@ fn unique_leaf_block_at(blkno: u32) -> Vec<u8> {
 #[test]
 fn dbverify_names_every_planted_corruption() {
     use blockscope::parse::oracle::verify::BlockReport;
-    use blockscope::render::oracle_verify::write_dbv_report;
+    use blockscope::render::oracle::verify::write_dbv_report;
     let file = planted_datafile();
     let mut v = DatafileVerifier::new();
     let mut reports = Vec::new();
@@ -1364,7 +1364,10 @@ fn dbverify_names_every_planted_corruption() {
 
 fn render_everything(bytes: &[u8]) {
     use blockscope::parse::oracle::verify::{verify_block, BlockReport, DbvSummary, Expected};
-    use blockscope::render::{hex, oracle_json, oracle_table, oracle_verify, RenderOptions};
+    use blockscope::render::oracle::{
+        json as oracle_json, table as oracle_table, verify as oracle_verify,
+    };
+    use blockscope::render::{hex, RenderOptions};
     for endian in [None, Some(Endian::Little), Some(Endian::Big)] {
         let block = parse_block(bytes, &BlockOptions { blkno: 3, endian });
         let opts = RenderOptions::default();
@@ -2086,9 +2089,9 @@ proptest! {
         }
         let opts = blockscope::render::RenderOptions::default();
         let mut sink = Vec::new();
-        blockscope::render::oracle_table::render_block(&mut sink, &block, false, &opts).unwrap();
+        blockscope::render::oracle::table::render_block(&mut sink, &block, false, &opts).unwrap();
         blockscope::render::hex::render(&mut sink, &data, &block.spans, &opts).unwrap();
-        serde_json::to_writer(&mut sink, &blockscope::render::oracle_json::block_json(&block, false)).unwrap();
+        serde_json::to_writer(&mut sink, &blockscope::render::oracle::json::block_json(&block, false)).unwrap();
     }
 
     /// Random column-list text never panics the list parser.

@@ -8,7 +8,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use blockscope::parse::postgres::{parse_page, PageOptions};
-use blockscope::render::json::PgPageJson;
+use blockscope::render::postgres::json::PgPageJson;
 use serde_json::Value;
 
 fn fixture_dir(kind: &str) -> PathBuf {

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use blockscope::input::{decode, InputFormat};
 use blockscope::parse::postgres::{parse_page, PageOptions};
-use blockscope::render::json::PgPageJson;
+use blockscope::render::postgres::json::PgPageJson;
 use serde_json::Value;
 
 fn reference(name: &str) -> PathBuf {

@@ -6,8 +6,9 @@ use std::sync::OnceLock;
 
 use blockscope::model::postgres::{PageKind, PgPage};
 use blockscope::parse::postgres::{check_page, parse_page, parse_page_without_spans, PageOptions};
-use blockscope::render::json::PgPageJson;
-use blockscope::render::{hex, ndjson, table, RenderOptions};
+use blockscope::render::postgres::json::PgPageJson;
+use blockscope::render::postgres::{ndjson, table};
+use blockscope::render::{hex, RenderOptions};
 use proptest::prelude::*;
 
 fn render_all(bytes: &[u8]) {

@@ -12,7 +12,7 @@ use blockscope::parse::oracle::crosscheck::compare;
 use blockscope::parse::oracle::trace::{read_trace, rebuilt_blocks};
 use blockscope::parse::oracle::{parse_block, BlockOptions};
 use blockscope::reader::Endian;
-use blockscope::render::dump::{dump_text, DumpOptions};
+use blockscope::render::oracle::dump::{dump_text, DumpOptions};
 use proptest::prelude::*;
 
 fn root() -> &'static Path {

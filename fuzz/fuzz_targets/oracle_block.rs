@@ -5,8 +5,9 @@
 use blockscope::parse::oracle::verify::{verify_block, BlockReport, DbvSummary, Expected};
 use blockscope::parse::oracle::{parse_block, BlockOptions};
 use blockscope::reader::Endian;
-use blockscope::render::dump::{dump_text, DumpOptions};
-use blockscope::render::{hex, oracle_json, oracle_table, oracle_verify, RenderOptions};
+use blockscope::render::oracle::dump::{dump_text, DumpOptions};
+use blockscope::render::oracle::{json as oracle_json, table as oracle_table, verify as oracle_verify};
+    use blockscope::render::{hex, RenderOptions};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -6,7 +6,8 @@
 use blockscope::model::oracle_types::{OraCharset, OraColumns};
 use blockscope::parse::oracle::columns::decode_block;
 use blockscope::parse::oracle::{parse_block, BlockOptions};
-use blockscope::render::{hex, oracle_json, oracle_table, RenderOptions};
+use blockscope::render::oracle::{json as oracle_json, table as oracle_table};
+use blockscope::render::{hex, RenderOptions};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -6,7 +6,7 @@ use blockscope::parse::oracle::crosscheck::compare;
 use blockscope::parse::oracle::trace::{read_trace, render_view};
 use blockscope::parse::oracle::{parse_block, BlockOptions};
 use blockscope::reader::Endian;
-use blockscope::render::dump::{dump_text, DumpOptions};
+use blockscope::render::oracle::dump::{dump_text, DumpOptions};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -7,8 +7,9 @@ use std::path::PathBuf;
 
 use blockscope::input::InputFormat;
 use blockscope::parse::postgres::{parse_page, PageOptions};
-use blockscope::render::json::PgPageJson;
-use blockscope::render::{hex, table, RenderOptions};
+use blockscope::render::postgres::json::PgPageJson;
+use blockscope::render::postgres::table;
+    use blockscope::render::{hex, RenderOptions};
 use blockscope::source::Source;
 use libfuzzer_sys::fuzz_target;
 

@@ -13,8 +13,8 @@ use crate::model::oracle::OracleVersion;
 use crate::model::oracle_types::OraCharset;
 use crate::model::postgres::PageKind;
 use crate::reader::Endian;
-use crate::render::dump::{DumpOptions, DumpPart};
-use crate::render::verify::VerifyFormat;
+use crate::render::oracle::dump::{DumpOptions, DumpPart};
+use crate::render::report::VerifyFormat;
 use crate::render::{Format, Options, RenderOptions};
 use crate::verify::{ChecksumMode, VerifyOptions};
 

@@ -345,9 +345,9 @@ pub fn run(args: &DecodeArgs) -> Result<ExitCode, Error> {
     };
     let mut out = BufWriter::new(io::stdout().lock());
     match (&explained, args.format) {
-        (Explained::Postgres(d), DecodeFormat::Json) => render::json::write_pretty(&mut out, d),
+        (Explained::Postgres(d), DecodeFormat::Json) => render::write::write_pretty(&mut out, d),
         (Explained::Postgres(d), DecodeFormat::Text) => write_decoded(&mut out, d),
-        (Explained::Oracle(_, v), DecodeFormat::Json) => render::json::write_pretty(&mut out, v),
+        (Explained::Oracle(_, v), DecodeFormat::Json) => render::write::write_pretty(&mut out, v),
         (Explained::Oracle(t, _), DecodeFormat::Text) => out.write_all(t.as_bytes()),
     }
     .map_err(stdout_error)?;

@@ -1,6 +1,6 @@
 //! `verify`: the inputs' engine chosen through [`crate::engine`], then every
 //! block checked by that engine's room of [`crate::verify`] and reported by
-//! [`crate::render::verify`] / [`crate::render::oracle_verify`].
+//! [`crate::render::postgres::verify`] / [`crate::render::oracle::verify`].
 
 use std::io::{self, BufWriter};
 use std::path::PathBuf;
@@ -8,8 +8,8 @@ use std::process::ExitCode;
 
 use crate::engine::{verify_plan, VerifyPlan};
 use crate::error::Error;
-use crate::render::oracle_verify::OracleVerifyPrinter;
-use crate::render::verify::VerifyPrinter;
+use crate::render::oracle::verify::OracleVerifyPrinter;
+use crate::render::postgres::verify::VerifyPrinter;
 use crate::verify;
 use crate::verify::oracle::{self as verify_oracle, OracleInput};
 

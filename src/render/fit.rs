@@ -17,7 +17,10 @@
 use std::fmt;
 use std::ops::{Deref, DerefMut};
 
-use comfy_table::Table;
+use comfy_table::presets::UTF8_FULL_CONDENSED;
+use comfy_table::{Cell, CellAlignment, ContentArrangement, Table};
+
+use super::RenderOptions;
 
 /// A comfy table and the width it must fit (`None`: no limit).
 pub(crate) struct Fitted {
@@ -119,6 +122,26 @@ fn wrap_words(text: &str, width: usize) -> Vec<String> {
         out.push(current);
     }
     out
+}
+
+/// A table with `header`, drawn at its natural width; when `opts.width` is
+/// set and the table would not fit, drawn as expanded records instead
+/// ([`Fitted`]): cells are never wrapped mid-word.
+pub(crate) fn new_table(opts: &RenderOptions, header: &[&str]) -> Fitted {
+    let mut t = Table::new();
+    t.load_preset(UTF8_FULL_CONDENSED);
+    t.force_no_tty();
+    t.set_content_arrangement(ContentArrangement::Disabled);
+    t.set_header(header.iter().map(Cell::new));
+    Fitted::new(t, opts.width)
+}
+
+pub(crate) fn right(t: &mut Table, columns: &[usize]) {
+    for &c in columns {
+        if let Some(col) = t.column_mut(c) {
+            col.set_cell_alignment(CellAlignment::Right);
+        }
+    }
 }
 
 #[cfg(test)]

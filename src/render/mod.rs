@@ -11,20 +11,17 @@ use serde::Serialize;
 
 use crate::engine::{Decoded, Page, TraceOrigin};
 
-pub mod dump;
 mod fit;
 pub mod hex;
-pub mod json;
-pub mod ndjson;
-pub mod oracle_json;
-pub mod oracle_table;
-pub mod oracle_verify;
+pub mod oracle;
+pub mod postgres;
 pub mod problems;
-pub mod table;
-pub mod trace;
-pub mod verify;
+pub mod report;
+pub mod write;
 
-use dump::{render_dump, DumpOptions};
+use oracle::dump::{render_dump, DumpOptions};
+use oracle::{json as oracle_json, table as oracle_table, trace};
+use postgres::{json, ndjson, table};
 
 /// What the CLI decided about presentation.
 #[derive(Clone, Copy, Debug, Default)]
@@ -96,8 +93,12 @@ pub fn can_show(d: &Decoded, format: Format) -> Result<bool, ()> {
 pub fn page(out: &mut dyn Write, d: &Decoded, opts: &Options) -> io::Result<()> {
     let title = d.trace.as_deref().map(trace::title);
     match (&d.page, opts.format) {
-        (_, Format::Json) => json::write_pretty(out, &page_json(&d.page, d.trace.as_deref(), opts)),
-        (_, Format::Ndjson) => json::write_line(out, &page_json(&d.page, d.trace.as_deref(), opts)),
+        (_, Format::Json) => {
+            write::write_pretty(out, &page_json(&d.page, d.trace.as_deref(), opts))
+        }
+        (_, Format::Ndjson) => {
+            write::write_line(out, &page_json(&d.page, d.trace.as_deref(), opts))
+        }
         (Page::Postgres(p), Format::Table) => table::render_page(out, p, &opts.render),
         (Page::Postgres(p), Format::Hex) => {
             writeln!(
@@ -143,7 +144,7 @@ pub fn document(out: &mut dyn Write, blocks: &[Decoded], opts: &Options) -> io::
         .iter()
         .map(|d| page_json(&d.page, d.trace.as_deref(), opts))
         .collect();
-    json::write_document(out, &docs)
+    write::write_document(out, &docs)
 }
 
 /// One block's JSON line appended to `buf` (the parallel NDJSON path).
@@ -152,7 +153,7 @@ pub fn append_ndjson(buf: &mut Vec<u8>, page: &Page, opts: &Options) {
         Page::Postgres(p) => ndjson::append_page_line(buf, p),
         Page::Oracle(_) | Page::OracleText(_) => {
             // Writing to a Vec cannot fail.
-            let _ = json::write_line(buf, &page_json(page, None, opts));
+            let _ = write::write_line(buf, &page_json(page, None, opts));
         }
     }
 }

@@ -16,7 +16,7 @@ use crate::model::verify::VerifyProblem;
 
 use crate::model::{Problem, ProblemClass, Severity};
 
-use super::table::new_table;
+use super::fit::new_table;
 use super::RenderOptions;
 
 /// Lines printed for one block by default.

@@ -2,39 +2,16 @@
 
 use std::io::{self, Write};
 
-use comfy_table::presets::UTF8_FULL_CONDENSED;
-use comfy_table::{Cell, CellAlignment, ContentArrangement, Table};
-
 use crate::model::postgres::flags;
 use crate::model::postgres::names::describe_item_id;
 use crate::model::postgres::{
     AmData, Attr, BtItem, BtMetaPageData, BtPageOpaque, BtPageStats, HeapItem, PageHeader,
     PageKind, PgPage, Storage,
 };
-use crate::render::json::{spaced_hex, AmJson};
+use crate::render::postgres::json::{spaced_hex, AmJson};
 
-use super::fit::Fitted;
-use super::RenderOptions;
-
-/// A table with `header`, drawn at its natural width; when `opts.width` is
-/// set and the table would not fit, drawn as expanded records instead
-/// ([`Fitted`]): cells are never wrapped mid-word.
-pub(crate) fn new_table(opts: &RenderOptions, header: &[&str]) -> Fitted {
-    let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED);
-    t.force_no_tty();
-    t.set_content_arrangement(ContentArrangement::Disabled);
-    t.set_header(header.iter().map(Cell::new));
-    Fitted::new(t, opts.width)
-}
-
-pub(crate) fn right(t: &mut Table, columns: &[usize]) {
-    for &c in columns {
-        if let Some(col) = t.column_mut(c) {
-            col.set_cell_alignment(CellAlignment::Right);
-        }
-    }
-}
+use crate::render::fit::{new_table, right, Fitted};
+use crate::render::RenderOptions;
 
 /// Render one PostgreSQL page as tables.
 pub fn render_page(out: &mut dyn Write, page: &PgPage, opts: &RenderOptions) -> io::Result<()> {
@@ -102,7 +79,11 @@ pub fn render_page(out: &mut dyn Write, page: &PgPage, opts: &RenderOptions) -> 
         }
     }
     if !page.problems.is_empty() {
-        writeln!(out, "{}", super::problems::table(&page.problems, opts))?;
+        writeln!(
+            out,
+            "{}",
+            crate::render::problems::table(&page.problems, opts)
+        )?;
     }
     Ok(())
 }

@@ -4,7 +4,7 @@
 
 use std::io::{self, Write};
 
-use super::fit::Fitted;
+use crate::render::fit::Fitted;
 
 use crate::model::oracle::names;
 use crate::model::oracle::text::{scn_fsc_text, uba_text, xid_text};
@@ -13,8 +13,8 @@ use crate::model::oracle::{
 };
 use crate::model::oracle_types::{ColumnValue, ValueForm};
 
-use super::table::{new_table, right};
-use super::RenderOptions;
+use crate::render::fit::{new_table, right};
+use crate::render::RenderOptions;
 
 /// How many column bytes the narrow view shows.
 const NARROW_BYTES: usize = 16;
@@ -115,7 +115,11 @@ pub fn render_block(
         write_index(out, ix, opts)?;
     }
     if !block.problems.is_empty() {
-        writeln!(out, "{}", super::problems::table(&block.problems, opts))?;
+        writeln!(
+            out,
+            "{}",
+            crate::render::problems::table(&block.problems, opts)
+        )?;
     }
     Ok(())
 }

@@ -12,10 +12,10 @@ use crate::model::oracle::verify::{BlockReport, DbvSummary, CACHE_CLASSES};
 use crate::model::oracle::{OracleKind, Rdba};
 use crate::model::{Problem, ProblemClass, Severity};
 
-use super::problems::{self, Line};
+use crate::render::problems::{self, Line};
 
-use super::json::{write_line, write_pretty};
-use super::verify::{Document, SummaryLine, VerifyFormat, SCHEMA};
+use crate::render::report::{Document, SummaryLine, VerifyFormat, SCHEMA};
+use crate::render::write::{write_line, write_pretty};
 
 /// One problem of an Oracle block, placed in its file (the PostgreSQL
 /// problem's fields without `file_offset`).

@@ -7,7 +7,6 @@
 //! and a plain-words `verdict` — and, when column types were given, `attrs`.
 
 use std::fmt::Write as _;
-use std::io::{self, Write};
 
 use serde::Serialize;
 
@@ -590,26 +589,6 @@ pub(crate) fn push_hex(out: &mut Vec<u8>, bytes: &[u8]) {
     for (pair, &b) in out[start..].chunks_exact_mut(2).zip(bytes) {
         pair.copy_from_slice(&PAIRS[usize::from(b)]);
     }
-}
-
-/// Pretty JSON of one value, newline-terminated.
-pub fn write_pretty<T: Serialize>(out: &mut dyn Write, value: &T) -> io::Result<()> {
-    serde_json::to_writer_pretty(&mut *out, value).map_err(io::Error::from)?;
-    out.write_all(b"\n")
-}
-
-/// The JSON document of a run: the object itself for one, an array for several.
-pub fn write_document<T: Serialize>(out: &mut dyn Write, docs: &[T]) -> io::Result<()> {
-    match docs {
-        [one] => write_pretty(out, one),
-        many => write_pretty(out, &many),
-    }
-}
-
-/// One compact JSON line.
-pub fn write_line<T: Serialize>(out: &mut dyn Write, value: &T) -> io::Result<()> {
-    serde_json::to_writer(&mut *out, value).map_err(io::Error::from)?;
-    out.write_all(b"\n")
 }
 
 #[cfg(test)]

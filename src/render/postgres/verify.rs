@@ -13,16 +13,9 @@ use crate::engine::Engine;
 use crate::model::verify::{Skipped, Summary, VerifyProblem};
 use crate::verify::Report;
 
-use super::json::{write_line, write_pretty};
-use super::problems::{self, Line};
-
-/// Output formats of `verify`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum VerifyFormat {
-    Text,
-    Json,
-    Ndjson,
-}
+use crate::render::problems::{self, Line};
+use crate::render::report::{Document, SummaryLine, VerifyFormat, SCHEMA};
+use crate::render::write::{write_line, write_pretty};
 
 /// Writes verify's findings to `out` as they arrive; [`VerifyPrinter::finish`]
 /// adds the summary.
@@ -44,27 +37,6 @@ struct SummaryJson<'a> {
     clean: bool,
     #[serde(flatten)]
     summary: &'a Summary,
-}
-
-/// Version of verify's JSON shape: 2 added `schema` and `engine` and gave
-/// both engines one document (before, Oracle wrote one per file).
-pub const SCHEMA: u32 = 2;
-
-/// The last NDJSON line: the run's summary.
-#[derive(Serialize)]
-pub struct SummaryLine<S> {
-    pub schema: u32,
-    pub engine: Engine,
-    pub summary: S,
-}
-
-/// The one JSON document of a run, for either engine.
-#[derive(Serialize)]
-pub struct Document<'a, S, P> {
-    pub schema: u32,
-    pub engine: Engine,
-    pub summary: S,
-    pub problems: &'a [P],
 }
 
 impl<W: Write> VerifyPrinter<W> {

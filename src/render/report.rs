@@ -1,0 +1,37 @@
+//! The shape of verify's reports, shared by both engines (docs/json.md,
+//! "verify"): `{"schema": 2, "engine": …, "summary": {"clean": …, …},
+//! "problems": […]}`; NDJSON writes the problems one a line, then
+//! `{"schema", "engine", "summary"}`.
+
+use serde::Serialize;
+
+use crate::engine::Engine;
+
+/// Output formats of `verify`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VerifyFormat {
+    Text,
+    Json,
+    Ndjson,
+}
+
+/// Version of verify's JSON shape: 2 added `schema` and `engine` and gave
+/// both engines one document (before, Oracle wrote one per file).
+pub const SCHEMA: u32 = 2;
+
+/// The last NDJSON line: the run's summary.
+#[derive(Serialize)]
+pub struct SummaryLine<S> {
+    pub schema: u32,
+    pub engine: Engine,
+    pub summary: S,
+}
+
+/// The one JSON document of a run, for either engine.
+#[derive(Serialize)]
+pub struct Document<'a, S, P> {
+    pub schema: u32,
+    pub engine: Engine,
+    pub summary: S,
+    pub problems: &'a [P],
+}
