@@ -21,8 +21,8 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use blockscope::model::postgres::types::Schema;
 use blockscope::model::postgres::{PgPage, Storage, Typed};
-use blockscope::model::types::Schema;
 use blockscope::parse::postgres::attrs::decode_page;
 use blockscope::parse::postgres::schema::parse_schema;
 use blockscope::parse::postgres::toast::ToastStore;
@@ -285,7 +285,7 @@ fn every_fixture_row_prints_like_select_and_splits_like_tuple_data_split() {
 
 mod robustness {
     use super::*;
-    use blockscope::model::types::{PgType, TypeSpec};
+    use blockscope::model::postgres::types::{PgType, TypeSpec};
     use blockscope::parse::postgres::schema::parse_columns;
     use blockscope::parse::postgres::{jsonb, pglz, values};
     use blockscope::render::postgres::json::PgPageJson;

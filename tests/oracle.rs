@@ -1725,7 +1725,7 @@ fn cli_extra_decode_values_are_refused() {
 // Typed column values (`show --columns` on Oracle blocks).
 // ---------------------------------------------------------------------------
 
-use blockscope::model::oracle_types::{OraCharset, OraColumns, ValueForm};
+use blockscope::model::oracle::types::{OraCharset, OraColumns, ValueForm};
 use blockscope::parse::oracle::columns;
 
 /// The column list of the typed synthetic block.

@@ -3,7 +3,7 @@
 //! renderer then runs over the typed values.
 #![no_main]
 
-use blockscope::model::oracle_types::{OraCharset, OraColumns};
+use blockscope::model::oracle::types::{OraCharset, OraColumns};
 use blockscope::parse::oracle::columns::decode_block;
 use blockscope::parse::oracle::{parse_block, BlockOptions};
 use blockscope::render::oracle::{json as oracle_json, table as oracle_table};

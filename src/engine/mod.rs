@@ -18,10 +18,10 @@ use serde::Serialize;
 
 use crate::error::Error;
 use crate::input::InputFormat;
+use crate::model::oracle::types::{OraCharset, OraColumns};
 use crate::model::oracle::{OracleBlock, OracleVersion, TextBlock};
-use crate::model::oracle_types::{OraCharset, OraColumns};
+use crate::model::postgres::types::Schema;
 use crate::model::postgres::{PageKind, PgPage};
-use crate::model::types::Schema;
 use crate::parse::oracle::{columns, looks_like_oracle, parse_block, BlockOptions};
 use crate::parse::postgres::toast::ToastStore;
 use crate::parse::postgres::{attrs, schema};

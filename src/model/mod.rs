@@ -3,12 +3,8 @@
 
 pub mod bits;
 pub mod oracle;
-pub mod oracle_types;
 pub mod postgres;
 pub mod span;
-pub mod types;
-pub mod verdict;
-pub mod verify;
 
 use serde::Serialize;
 

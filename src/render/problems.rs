@@ -12,7 +12,7 @@
 use std::collections::HashMap;
 
 use super::fit::Fitted;
-use crate::model::verify::VerifyProblem;
+use crate::model::postgres::verify::VerifyProblem;
 
 use crate::model::{Problem, ProblemClass, Severity};
 

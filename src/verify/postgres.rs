@@ -27,8 +27,10 @@ use rayon::prelude::*;
 
 use crate::error::Error;
 use crate::input::InputFormat;
+use crate::model::postgres::verify::{
+    ChecksumVerdict, PgControlSummary, Skipped, Summary, VerifyProblem,
+};
 use crate::model::postgres::SIZE_OF_PAGE_HEADER;
-use crate::model::verify::{ChecksumVerdict, PgControlSummary, Skipped, Summary, VerifyProblem};
 use crate::model::{Problem, ProblemClass, Severity};
 use crate::parse::postgres::check::is_btree_metapage;
 use crate::parse::postgres::checksum::pg_checksum_page;

@@ -12,10 +12,10 @@
 //! type, types not decoded (LONG, LOBs …) and names not known become hex with
 //! a note — never a guess.
 
-use crate::model::oracle::{hex_string, OracleBlock, RowPiece};
-use crate::model::oracle_types::{
+use crate::model::oracle::types::{
     AbsentColumn, ColumnValue, OraCharset, OraColumns, OraType, ValueForm,
 };
+use crate::model::oracle::{hex_string, OracleBlock, RowPiece};
 use crate::model::span::{Region, Span};
 use crate::model::{Problem, ProblemClass, Severity};
 

@@ -17,7 +17,7 @@
 
 use std::fmt;
 
-use crate::model::oracle_types::{OraCharset, OraType};
+use crate::model::oracle::types::{OraCharset, OraType};
 use crate::reader::Endian;
 
 /// Why bytes are not a valid NUMBER or DATE.

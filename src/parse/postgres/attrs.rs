@@ -27,12 +27,12 @@
 //!                       raw size (low 30 bits), method (high 2: 0 pglz, 1 lz4)
 //! ```
 
+use crate::model::postgres::types::{Column, PgType, Schema};
 use crate::model::postgres::{
     Attr, Compression, HeapTuple, ItemId, PageKind, PgPage, Storage, ToastPointer, Typed, Value,
     HEAP_HASNULL, SIZEOF_HEAP_TUPLE_HEADER,
 };
 use crate::model::span::Region;
-use crate::model::types::{Column, PgType, Schema};
 use crate::model::{Problem, ProblemClass, Severity};
 use crate::reader::{Endian, Reader};
 
@@ -660,7 +660,7 @@ pub fn toast_columns() -> Vec<Column> {
         name: Some(n.to_string()),
         attlen: ty.attlen(),
         align: ty.align(),
-        ty: Some(crate::model::types::TypeSpec { ty, typmod: None }),
+        ty: Some(crate::model::postgres::types::TypeSpec { ty, typmod: None }),
         dropped: false,
         missing: None,
     })
@@ -689,7 +689,7 @@ pub fn tuple_bitmap<'a>(page: &'a [u8], id: &ItemId, t: &HeapTuple) -> Option<&'
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::types::TypeSpec;
+    use crate::model::postgres::types::TypeSpec;
 
     fn cols(types: &[&str]) -> Vec<Column> {
         types

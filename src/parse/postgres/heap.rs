@@ -2,12 +2,14 @@
 //! same conditions pageinspect's `heap_page_items` uses, plus structural checks
 //! and a verdict of what the header proves ([`ItemVerdict`]).
 
+use crate::model::postgres::verdict::{
+    Change, ItemVerdict, LockMode, TupleVerdict, XidStatus, Xmax,
+};
 use crate::model::postgres::{
     maxalign, HeapItem, HeapTuple, HeapTupleHeader, ItemId, ItemPointer, LpFlags, HEAP_HASNULL,
     HEAP_HASOID_OLD, HEAP_NATTS_MASK, MIN_HEAP_TUPLE_SIZE, SIZEOF_HEAP_TUPLE_HEADER,
 };
 use crate::model::span::Region;
-use crate::model::verdict::{Change, ItemVerdict, LockMode, TupleVerdict, XidStatus, Xmax};
 use crate::model::{Problem, ProblemClass, Severity};
 use crate::reader::{ReadError, Reader};
 

@@ -17,7 +17,7 @@
 //! array such as blockscope's fixture files), or a psql table: `\d table`
 //! output, or a query on pg_attribute printed aligned or with `-A`.
 
-use crate::model::types::{Align, Column, PgType, Schema, TypeSpec};
+use crate::model::postgres::types::{Align, Column, PgType, Schema, TypeSpec};
 
 /// Parse a `--columns` list.
 pub fn parse_columns(list: &str) -> Result<Schema, String> {

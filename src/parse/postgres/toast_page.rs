@@ -1,8 +1,8 @@
 //! The chunk tuples of one TOAST page, for the [`ToastIndex`]: each page of
 //! the TOAST relation is decoded once, when it is indexed.
 
+use crate::model::postgres::types::Column;
 use crate::model::postgres::PageKind;
-use crate::model::types::Column;
 use crate::reader::Endian;
 
 use super::attrs::{self, Slot};

@@ -8,8 +8,8 @@
 //! JSON, whether that text is a number or a boolean. Malformed bytes are an
 //! `Err` with a message, never a panic.
 
+use crate::model::postgres::types::{Align, PgType};
 use crate::model::postgres::{Float, Typed, Value};
-use crate::model::types::{Align, PgType};
 use crate::reader::Endian;
 
 pub use super::datum::numeric_out;

@@ -8,10 +8,10 @@ use crate::render::fit::Fitted;
 
 use crate::model::oracle::names;
 use crate::model::oracle::text::{scn_fsc_text, uba_text, xid_text};
+use crate::model::oracle::types::{ColumnValue, ValueForm};
 use crate::model::oracle::{
     Column, IndexData, Kcbh, Ktbbh, OracleBlock, OracleKind, Rdba, TableData,
 };
-use crate::model::oracle_types::{ColumnValue, ValueForm};
 
 use crate::render::fit::{new_table, right};
 use crate::render::RenderOptions;

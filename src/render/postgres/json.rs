@@ -67,7 +67,7 @@ pub struct HeapItemJson<'a> {
     pub t_data: Option<String>,
     pub raw_flags: Option<&'a [&'static str]>,
     pub combined_flags: Option<&'a [&'static str]>,
-    pub verdict: &'a crate::model::verdict::ItemVerdict,
+    pub verdict: &'a crate::model::postgres::verdict::ItemVerdict,
     /// The tuple's attributes, when column types were given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub attrs: Option<Vec<AttrJson<'a>>>,

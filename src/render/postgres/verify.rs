@@ -10,7 +10,7 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use crate::engine::Engine;
-use crate::model::verify::{Skipped, Summary, VerifyProblem};
+use crate::model::postgres::verify::{Skipped, Summary, VerifyProblem};
 use crate::verify::Report;
 
 use crate::render::problems::{self, Line};

@@ -20,12 +20,13 @@
 
 use serde::{Serialize, Serializer};
 
-use super::oracle_types::{AbsentColumn, ColumnValue};
 use super::span::Span;
 use super::Problem;
+use types::{AbsentColumn, ColumnValue};
 
 pub mod names;
 pub mod text;
+pub mod types;
 pub mod verify;
 
 /// Size of the cache header `kcbh` (§2).

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::{Problem, ProblemClass, Severity};
+use crate::model::{Problem, ProblemClass, Severity};
 
 /// One problem, placed in a file and a block.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

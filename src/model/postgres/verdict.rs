@@ -12,7 +12,7 @@ use std::fmt;
 
 use serde::{Serialize, Serializer};
 
-use super::postgres::ItemPointer;
+use super::ItemPointer;
 
 /// The commit status of a tuple's xmin or xmax as far as the page proves it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

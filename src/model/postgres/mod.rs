@@ -24,6 +24,9 @@ use super::Problem;
 
 pub mod flags;
 pub mod names;
+pub mod types;
+pub mod verdict;
+pub mod verify;
 
 /// Size of `PageHeaderData` (bufpage.h `SizeOfPageHeaderData`).
 pub const SIZE_OF_PAGE_HEADER: usize = 24;
@@ -242,7 +245,7 @@ pub struct HeapItem {
     pub tuple: Option<HeapTuple>,
     /// What the line pointer and tuple header prove (its `Display` is the
     /// plain-words verdict).
-    pub verdict: super::verdict::ItemVerdict,
+    pub verdict: verdict::ItemVerdict,
     /// The tuple's attributes, when column types were given (empty for an
     /// item without a tuple); `None` when they were not.
     #[serde(skip_serializing_if = "Option::is_none")]
