@@ -65,7 +65,11 @@ fn show_and_verify_never_change_their_inputs() {
             assert_eq!(code, 0, "show {path} --format {format}: {err}");
         }
         let (code, _, err) = blockscope(&["verify", path]);
-        assert!(code == 0 || code == 1, "verify {path}: {err}");
+        // 2: a text dump holds no whole raw block, and verify says so.
+        assert!(
+            code == 0 || code == 1 || (code == 2 && err.contains("nothing was verified")),
+            "verify {path}: {err}"
+        );
     }
     for (p, (bytes, mtime)) in inputs.iter().zip(&before) {
         assert!(&fs::read(p).unwrap() == bytes, "{} changed", p.display());

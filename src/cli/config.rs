@@ -49,9 +49,13 @@ impl ShowConfig {
     pub fn from_args(args: &ShowArgs) -> Result<ShowConfig, Error> {
         let range = match (&args.blocks, args.block) {
             (Some(r), _) => BlockRange::parse(r)?,
-            (None, Some(n)) => BlockRange { first: n, last: n },
+            (None, Some(n)) => {
+                let n = block_number("--block", n)?;
+                BlockRange { first: n, last: n }
+            }
             (None, None) => BlockRange::ALL,
         };
+        let blkno = args.blkno.map(|n| block_number("--blkno", n)).transpose()?;
         let columns = match (&args.columns, &args.schema) {
             (Some(list), _) => Some(ColumnSpec::List(list.clone())),
             (None, Some(path)) => Some(ColumnSpec::File {
@@ -97,7 +101,7 @@ impl ShowConfig {
             range,
             block_size: args.block_size,
             segment: args.segment,
-            blkno: args.blkno,
+            blkno,
             output,
             columns,
             toast: args.toast.clone(),
@@ -134,8 +138,9 @@ pub struct VerifyConfig {
 }
 
 impl VerifyConfig {
-    pub fn from_args(args: &VerifyArgs) -> VerifyConfig {
-        VerifyConfig {
+    pub fn from_args(args: &VerifyArgs) -> Result<VerifyConfig, Error> {
+        let jobs = args.jobs.map(jobs_limit).transpose()?;
+        Ok(VerifyConfig {
             inputs: args.inputs.clone(),
             options: VerifyOptions {
                 block_size: args.block_size,
@@ -152,9 +157,9 @@ impl VerifyConfig {
                 VerifyFormatArg::Json => VerifyFormat::Json,
                 VerifyFormatArg::Ndjson => VerifyFormat::Ndjson,
             },
-            jobs: args.jobs,
+            jobs,
             all_problems: args.all_problems,
-        }
+        })
     }
 }
 
@@ -255,6 +260,43 @@ impl From<OracleVersionArg> for OracleVersion {
     }
 }
 
+/// The largest block number: PostgreSQL's BlockNumber is 32 bits and
+/// 0xFFFFFFFF is InvalidBlockNumber (Oracle's block numbers are smaller still).
+pub const MAX_BLOCK_NUMBER: u64 = 0xFFFF_FFFE;
+
+/// Worker threads allowed per core (`--jobs` above this is refused).
+const JOBS_PER_CORE: usize = 4;
+
+/// `n` as a block number given by `option`: at most [`MAX_BLOCK_NUMBER`].
+fn block_number(option: &str, n: u64) -> Result<u64, Error> {
+    if n > MAX_BLOCK_NUMBER {
+        return Err(Error::Usage(format!(
+            "{option}: {n} is not a block number (block numbers are 32-bit: 0 to {MAX_BLOCK_NUMBER}; \
+             {} is InvalidBlockNumber)",
+            MAX_BLOCK_NUMBER + 1
+        )));
+    }
+    Ok(n)
+}
+
+/// `--jobs N`: at least 1, at most [`JOBS_PER_CORE`] × the cores available.
+fn jobs_limit(n: usize) -> Result<usize, Error> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let max = cores.saturating_mul(JOBS_PER_CORE);
+    if n == 0 {
+        return Err(Error::Usage(
+            "--jobs: 0 worker threads cannot verify anything; give at least 1".to_string(),
+        ));
+    }
+    if n > max {
+        return Err(Error::Usage(format!(
+            "--jobs: {n} worker threads is more than {JOBS_PER_CORE} per core \
+             ({cores} cores here: at most {max})"
+        )));
+    }
+    Ok(n)
+}
+
 /// Inclusive range of block numbers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BlockRange {
@@ -275,7 +317,12 @@ impl BlockRange {
                 "--blocks: expected N, A..B, A.. or ..B, found {text:?}"
             ))
         };
-        let num = |s: &str| s.trim().parse::<u64>().map_err(|_| bad());
+        let num = |s: &str| {
+            s.trim()
+                .parse::<u64>()
+                .map_err(|_| bad())
+                .and_then(|n| block_number("--blocks", n))
+        };
         match text.split_once("..") {
             None => {
                 let n = num(text)?;
@@ -394,7 +441,7 @@ mod tests {
         let super::super::args::Command::Verify(args) = cli.command else {
             panic!("not verify");
         };
-        let c = VerifyConfig::from_args(&args);
+        let c = VerifyConfig::from_args(&args).unwrap();
         assert_eq!(c.options.checksums, ChecksumMode::Off);
         assert_eq!(c.options.segment_bytes, Some(1 << 20));
         assert_eq!(c.format, VerifyFormat::Json);

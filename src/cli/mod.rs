@@ -2,7 +2,7 @@
 //! ([`config`]), then one module per command wiring sources, the engine seam,
 //! renderers and checkers. The only module that sees all the others.
 
-use std::io;
+use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -21,28 +21,66 @@ pub use config::{BlockRange, ShowConfig, VerifyConfig};
 
 /// Entry point of the binary: run and map the result to an exit status.
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return clap_exit(&e),
+    };
     match run(cli) {
         Ok(code) => code,
         Err(Error::Io { source, .. }) if source.kind() == io::ErrorKind::BrokenPipe => {
             ExitCode::SUCCESS
         }
         Err(e) => {
-            eprintln!("blockscope: error: {e}");
+            report_error(&format!("blockscope: error: {e}\n"));
             ExitCode::from(2)
         }
     }
+}
+
+/// A message on standard error; a closed or full stderr is ignored (there
+/// is nowhere left to say anything), never a panic.
+pub fn report_error(message: &str) {
+    let _ = io::stderr().lock().write_all(message.as_bytes());
+}
+
+/// clap's own outcome (help, version, a usage error) printed without
+/// panicking on a closed or full stream: help and version on stdout (exit 0,
+/// or 2 if stdout is full), usage errors on stderr (exit 2).
+fn clap_exit(e: &clap::Error) -> ExitCode {
+    let text = e.render().to_string();
+    if e.use_stderr() {
+        report_error(&text);
+        return ExitCode::from(2);
+    }
+    match write_stdout(text.as_bytes()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) if err.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(err) => {
+            report_error(&format!("blockscope: error: <stdout>: {err}\n"));
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// All of `bytes` on standard output, flushed.
+fn write_stdout(bytes: &[u8]) -> io::Result<()> {
+    let mut out = io::stdout().lock();
+    out.write_all(bytes)?;
+    out.flush()
 }
 
 /// Run a parsed command line.
 pub fn run(cli: Cli) -> Result<ExitCode, Error> {
     match cli.command {
         Command::Show(args) => show::run(&ShowConfig::from_args(&args)?),
-        Command::Verify(args) => verify::run(&VerifyConfig::from_args(&args)),
+        Command::Verify(args) => verify::run(&VerifyConfig::from_args(&args)?),
         Command::Decode(args) => decode::run(&args),
         Command::Completions { shell } => {
+            // Generated into memory: clap_complete panics on a failed write.
             let mut cmd = Cli::command();
-            clap_complete::generate(shell, &mut cmd, "blockscope", &mut io::stdout());
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut cmd, "blockscope", &mut script);
+            write_stdout(&script).map_err(stdout_error)?;
             Ok(ExitCode::SUCCESS)
         }
     }

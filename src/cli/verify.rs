@@ -53,11 +53,7 @@ fn oracle(cfg: &VerifyConfig, inputs: &[(PathBuf, OracleInput)]) -> Result<bool,
             OracleInput::Trace => verify_oracle::verify_trace(path, None)?,
         };
         printer
-            .file(
-                &path.display().to_string(),
-                &outcome.reports,
-                &outcome.summary,
-            )
+            .file(&verify::file_name(path), &outcome.reports, &outcome.summary)
             .map_err(stdout_error)?;
     }
     printer.finish().map_err(stdout_error)

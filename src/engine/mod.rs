@@ -349,7 +349,10 @@ pub fn verify_plan(inputs: &[PathBuf]) -> Result<VerifyPlan, Error> {
         if !path.is_file() {
             continue;
         }
-        let mut src = Source::open(Some(path), InputFormat::Auto, None)?;
+        // An unreadable file is verify's to report (class `io`), not a reason to stop.
+        let Ok(mut src) = Source::open(Some(path), InputFormat::Auto, None) else {
+            continue;
+        };
         if src.format == InputFormat::OracleTrace {
             oracle.push((path.clone(), OracleInput::Trace));
         } else if Engine::sniff(&src.head(8192)?).engine == Engine::Oracle {

@@ -35,6 +35,7 @@ pub struct OracleOutcome {
 /// Check every block of a datafile (block size from block 0 or the first
 /// block's format byte, unless given).
 pub fn verify_datafile(path: &Path, block_size: Option<usize>) -> Result<OracleOutcome, Error> {
+    let block_size_arg = block_size;
     let mut src = Source::open(Some(path), InputFormat::Auto, block_size)?;
     src.detect_block_size(crate::parse::oracle::block_size_from_header);
     let block_size = src.block_size as u64;
@@ -44,8 +45,10 @@ pub fn verify_datafile(path: &Path, block_size: Option<usize>) -> Result<OracleO
     let lone_block = src.format == InputFormat::Raw && size == block_size;
     let mut verifier = DatafileVerifier::new();
     let mut reports = Vec::new();
+    let mut whole = 0u64;
     for block in src.blocks() {
         let block = block?;
+        whole += u64::from(block.data.len() as u64 == block_size);
         let position = if lone_block {
             own_block_number(&block.data).unwrap_or(block.index)
         } else {
@@ -57,6 +60,18 @@ pub fn verify_datafile(path: &Path, block_size: Option<usize>) -> Result<OracleO
             reports.push(report);
         }
     }
+    if whole == 0 {
+        // Nothing was read: never a clean verdict.
+        return Err(Error::Usage(format!(
+            "{}: no whole {block_size}-byte block ({size} bytes): nothing was verified{}",
+            super::file_name(path),
+            if block_size_arg.is_some() {
+                " (is --block-size right?)"
+            } else {
+                ""
+            }
+        )));
+    }
     Ok(OracleOutcome {
         file: path.to_path_buf(),
         reports,
@@ -67,15 +82,29 @@ pub fn verify_datafile(path: &Path, block_size: Option<usize>) -> Result<OracleO
 /// Check the blocks rebuilt from a trace's hex sections, each at the block
 /// number the trace gives it.
 pub fn verify_trace(path: &Path, endian: Option<Endian>) -> Result<OracleOutcome, Error> {
-    let text = std::fs::read(path).map_err(|source| Error::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let text = crate::source::open_file(path)
+        .and_then(|mut f| {
+            let mut text = Vec::new();
+            std::io::Read::read_to_end(&mut f, &mut text)?;
+            Ok(text)
+        })
+        .map_err(|source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
     let text = crate::input::utf8_text(text);
     let blocks = rebuilt_blocks(&text, endian).map_err(|e| Error::Input {
         path: path.to_path_buf(),
         source: e.into_input(InputFormat::OracleTrace),
     })?;
+    if blocks.iter().all(|b| b.bytes.is_empty()) {
+        // A trace of formatted text only: no block bytes to verify.
+        return Err(Error::Usage(format!(
+            "{}: the trace holds no block bytes (no `Dump of memory` hex section): nothing was \
+             verified; `blockscope show` reads its formatted text",
+            super::file_name(path)
+        )));
+    }
     let mut verifier = DatafileVerifier::new();
     let mut reports = Vec::new();
     for (i, b) in blocks.iter().enumerate() {

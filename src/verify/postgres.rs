@@ -39,8 +39,11 @@ use crate::parse::postgres::page::is_new_page;
 use crate::parse::postgres::{check_page_in, PageOptions, Relation};
 use crate::reader::{Endian, Reader};
 use crate::source::{
-    segment_from_name, RelationFileName, Source, DEFAULT_BLOCK_SIZE, DEFAULT_SEGMENT_BYTES,
+    open_file, segment_from_name, RelationFileName, Source, DEFAULT_BLOCK_SIZE,
+    DEFAULT_SEGMENT_BYTES,
 };
+
+use super::file_name;
 
 /// Bytes read and checked as one unit of parallel work.
 const CHUNK_BYTES: usize = 1 << 20;
@@ -99,8 +102,18 @@ pub trait Report {
 /// One input to check.
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Target {
-    File { path: PathBuf, segment: u64 },
+    File {
+        path: PathBuf,
+        segment: u64,
+    },
     Stdin,
+    /// An entry that could not even be looked at (permission denied, a
+    /// dangling symbolic link, a loop, an unreadable directory): reported
+    /// as a problem of class `io` in its place.
+    Unreadable {
+        path: PathBuf,
+        reason: String,
+    },
 }
 
 /// Settings shared by every block of one file.
@@ -236,11 +249,12 @@ pub fn run(
     let checksums = verdict.enabled;
     summary.checksums = Some(verdict);
 
+    let mut bytes_seen = 0u64;
     for target in &targets {
         match target {
             Target::File { path, segment } => {
                 let first_blkno = segment.saturating_mul(blocks_per_segment);
-                check_relation_file(
+                bytes_seen += check_relation_file(
                     path,
                     first_blkno,
                     block_size,
@@ -248,6 +262,10 @@ pub fn run(
                     &mut summary,
                     report,
                 )?;
+            }
+            Target::Unreadable { path, reason } => {
+                let problem = io_problem(&file_name(path), 0, 0, "file", reason.clone());
+                add_io_problem(problem, &mut summary, report)?;
             }
             Target::Stdin => {
                 let ctx = BlockContext {
@@ -262,16 +280,129 @@ pub fn run(
                     Some(head) => head,
                     None => read_stdin_head(block_size)?,
                 };
-                check_stdin(head, &ctx, &mut summary, report)?;
+                bytes_seen += check_stdin(head, &ctx, &mut summary, report)?;
+                summary.files += 1;
             }
         }
-        summary.files += 1;
+    }
+    if summary.blocks == 0 && !summary.problems_by_class.contains_key("io") {
+        // Nothing was read: never a clean verdict.
+        let hint = if opts.block_size.is_some() {
+            " (is --block-size right?)"
+        } else {
+            ""
+        };
+        return Err(Error::Usage(
+            if targets == [Target::Stdin] && bytes_seen == 0 {
+                "standard input is empty: nothing was verified".to_string()
+            } else {
+                format!(
+                    "no whole {block_size}-byte block in the input{} ({bytes_seen} bytes in {} \
+                 file{}): nothing was verified{hint}",
+                    if summary.files == 1 { "" } else { "s" },
+                    summary.files,
+                    if summary.files == 1 { "" } else { "s" },
+                )
+            },
+        ));
     }
     Ok(summary)
 }
 
+/// A problem of class `io`: something that could not be read.
+fn io_problem(
+    file: &str,
+    blkno: u64,
+    file_offset: u64,
+    field: &str,
+    message: String,
+) -> VerifyProblem {
+    VerifyProblem {
+        file: file.to_string(),
+        blkno,
+        offset: None,
+        file_offset,
+        field: field.to_string(),
+        class: ProblemClass::Io,
+        severity: Severity::Error,
+        message,
+    }
+}
+
+fn add_io_problem(
+    problem: VerifyProblem,
+    summary: &mut Summary,
+    report: &mut dyn Report,
+) -> Result<(), Error> {
+    *summary.problems_by_class.entry("io").or_default() += 1;
+    report.problem(&problem).map_err(report_error)
+}
+
+/// Why `path` could not be looked at or opened.
+fn unreadable(path: &Path, e: &io::Error) -> String {
+    let link = fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+    if link && e.kind() == io::ErrorKind::NotFound {
+        let to = fs::read_link(path)
+            .map(|t| file_name(&t))
+            .unwrap_or_default();
+        return format!("not read: a symbolic link to {to}, which does not exist ({e})");
+    }
+    format!("not read: {e}")
+}
+
+/// What a file that is neither a directory nor a regular file is.
+fn special_kind(meta: &fs::Metadata) -> Option<&'static str> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let t = meta.file_type();
+        if t.is_fifo() {
+            return Some("a FIFO (named pipe)");
+        }
+        if t.is_char_device() {
+            return Some("a character device");
+        }
+        if t.is_socket() {
+            return Some("a socket");
+        }
+        if t.is_block_device() {
+            return Some("a block device");
+        }
+    }
+    if meta.is_file() || meta.is_dir() {
+        None
+    } else {
+        Some("not a regular file")
+    }
+}
+
+fn is_block_device(meta: &fs::Metadata) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        meta.file_type().is_block_device()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        false
+    }
+}
+
+/// Bytes in an opened input: its size, or for a block device its end.
+fn input_len(file: &File, meta: &fs::Metadata) -> io::Result<u64> {
+    if is_block_device(meta) {
+        use std::io::{Seek, SeekFrom};
+        let mut f = file;
+        return f.seek(SeekFrom::End(0));
+    }
+    Ok(meta.len())
+}
+
 /// One relation file: opened, its kind noted (a btree index if block 0 is
-/// its metapage), and every block checked.
+/// its metapage), and every block checked; the bytes it held. A file that
+/// cannot be opened, or a block that cannot be read, is a problem of class
+/// `io` and the run goes on.
 fn check_relation_file(
     path: &Path,
     first_blkno: u64,
@@ -279,10 +410,26 @@ fn check_relation_file(
     checksums: bool,
     summary: &mut Summary,
     report: &mut dyn Report,
-) -> Result<(), Error> {
-    let name = path.display().to_string();
-    let file = File::open(path).map_err(io_error(path))?;
-    let len = file.metadata().map_err(io_error(path))?.len();
+) -> Result<u64, Error> {
+    let name = file_name(path);
+    let opened = fs::metadata(path).and_then(|meta| {
+        if let Some(kind) = special_kind(&meta).filter(|_| !is_block_device(&meta)) {
+            // Changed under us since the inputs were listed: never opened.
+            return Err(io::Error::other(format!("{kind}, not a regular file")));
+        }
+        let file = open_file(path)?;
+        let len = input_len(&file, &meta)?;
+        Ok((file, len))
+    });
+    let (file, len) = match opened {
+        Ok(x) => x,
+        Err(e) => {
+            let problem = io_problem(&name, first_blkno, 0, "file", unreadable(path, &e));
+            add_io_problem(problem, summary, report)?;
+            return Ok(0);
+        }
+    };
+    summary.files += 1;
     let mut ctx = BlockContext {
         file: &name,
         block_size,
@@ -293,10 +440,33 @@ fn check_relation_file(
     };
     if first_blkno == 0 && len >= block_size as u64 {
         let mut page = vec![0u8; block_size];
-        read_at(&file, &mut page, 0).map_err(io_error(path))?;
-        ctx.btree_index = is_btree_metapage(&page, Endian::Little);
+        // An unreadable block 0 is reported when the blocks are read.
+        if read_at(&file, &mut page, 0).is_ok() {
+            ctx.btree_index = is_btree_metapage(&page, Endian::Little);
+        }
     }
-    check_file(&file, path, len, &ctx, summary, report)
+    check_file(&file, len, &ctx, summary, report)?;
+    // A file that grew or shrank while it was read (a live cluster, a
+    // file being copied): what was checked is not all of it.
+    let now = file
+        .metadata()
+        .and_then(|meta| input_len(&file, &meta))
+        .unwrap_or(len);
+    if now != len {
+        let problem = io_problem(
+            &name,
+            first_blkno,
+            0,
+            "file size",
+            format!(
+                "the file changed size while it was read: {len} bytes when opened, {now} bytes \
+                 after; blocks past {} bytes were not all checked",
+                len.min(now)
+            ),
+        );
+        add_io_problem(problem, summary, report)?;
+    }
+    Ok(len)
 }
 
 /// Inputs → files to check, in order; directories walked, non-relation files noted.
@@ -317,9 +487,29 @@ fn collect_targets(
     }
     let mut targets = Vec::new();
     for input in inputs {
-        let meta = fs::metadata(input).map_err(io_error(input))?;
+        let meta = match fs::metadata(input) {
+            Ok(meta) => meta,
+            // A name that does not exist at all is a mistake on the command
+            // line; one that exists but cannot be read is a finding.
+            Err(e) if fs::symlink_metadata(input).is_err() => {
+                return Err(io_error(input)(e));
+            }
+            Err(e) => {
+                targets.push(Target::Unreadable {
+                    path: input.clone(),
+                    reason: unreadable(input, &e),
+                });
+                continue;
+            }
+        };
         if meta.is_dir() {
             walk(input, &mut targets, skipped, control)?;
+        } else if let Some(kind) = special_kind(&meta).filter(|_| !is_block_device(&meta)) {
+            return Err(Error::Usage(format!(
+                "{}: {kind}, not a relation file: verify reads regular files and block devices \
+                 (give a stream on standard input, `-`, instead)",
+                file_name(input)
+            )));
         } else {
             let segment = opts
                 .segment
@@ -348,8 +538,14 @@ fn collect_targets(
 
 /// A data directory's pg_control, read and checked (see [`parse_control_file`]).
 fn read_control(path: &Path) -> (String, Result<ControlFile, String>) {
-    let file = path.display().to_string();
-    let parsed = fs::read(path)
+    let file = file_name(path);
+    let parsed = open_file(path)
+        .and_then(|mut f| {
+            let mut bytes = Vec::new();
+            // pg_control is one 8 KiB file: read no more than a block can be.
+            (&mut f).take(1 << 16).read_to_end(&mut bytes)?;
+            Ok(bytes)
+        })
         .map_err(|e| format!("cannot read it: {e}"))
         .and_then(|bytes| parse_control_file(&bytes));
     (file, parsed)
@@ -421,15 +617,46 @@ fn walk_relations(
     let mut files: Vec<(RelationFileName, PathBuf)> = Vec::new();
     let mut dirs: Vec<PathBuf> = Vec::new();
     let mut others: Vec<PathBuf> = Vec::new();
-    for entry in fs::read_dir(dir).map_err(io_error(dir))? {
-        let entry = entry.map_err(io_error(dir))?;
+    let mut special: Vec<(PathBuf, &'static str)> = Vec::new();
+    let mut unreadable_entries: Vec<Target> = Vec::new();
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) => {
+            targets.push(Target::Unreadable {
+                path: dir.to_path_buf(),
+                reason: format!("directory {}", unreadable(dir, &e)),
+            });
+            return Ok(());
+        }
+    };
+    for entry in entries {
+        let entry = match entry {
+            Ok(entry) => entry,
+            Err(e) => {
+                unreadable_entries.push(Target::Unreadable {
+                    path: dir.to_path_buf(),
+                    reason: format!("an entry of the directory was {}", unreadable(dir, &e)),
+                });
+                continue;
+            }
+        };
         let path = entry.path();
-        let meta = fs::metadata(&path).map_err(io_error(&path))?;
+        let meta = match fs::metadata(&path) {
+            Ok(meta) => meta,
+            Err(e) => {
+                let reason = unreadable(&path, &e);
+                unreadable_entries.push(Target::Unreadable { path, reason });
+                continue;
+            }
+        };
         let name = entry.file_name().to_string_lossy().into_owned();
-        if meta.is_dir() {
+        if let Some(kind) = special_kind(&meta) {
+            // Never opened: a FIFO would block, a device would never end.
+            special.push((path, kind));
+        } else if meta.is_dir() {
             if name == "pgsql_tmp" {
                 skipped.push(Skipped {
-                    file: path.display().to_string(),
+                    file: file_name(&path),
                     reason: "temporary files directory".to_string(),
                 });
             } else {
@@ -443,6 +670,11 @@ fn walk_relations(
     }
     files.sort();
     others.sort();
+    special.sort();
+    unreadable_entries.sort_by(|a, b| match (a, b) {
+        (Target::Unreadable { path: a, .. }, Target::Unreadable { path: b, .. }) => a.cmp(b),
+        _ => std::cmp::Ordering::Equal,
+    });
     // Numeric directory names (database OIDs, tablespace OIDs) in numeric order.
     dirs.sort_by_key(|d| {
         let name = d.file_name().map(|n| n.to_string_lossy().into_owned());
@@ -453,6 +685,13 @@ fn walk_relations(
         targets.push(Target::File {
             path,
             segment: rel.segment.unwrap_or(0),
+        });
+    }
+    targets.extend(unreadable_entries);
+    for (path, kind) in special {
+        skipped.push(Skipped {
+            file: file_name(&path),
+            reason: format!("{kind}, not a regular file: not opened"),
         });
     }
     for path in others {
@@ -468,7 +707,7 @@ fn walk_relations(
             _ => "not a relation file",
         };
         skipped.push(Skipped {
-            file: path.display().to_string(),
+            file: file_name(&path),
             reason: reason.to_string(),
         });
     }
@@ -546,11 +785,19 @@ fn probe_files(
         let Target::File { path, segment } = target else {
             continue;
         };
-        let file = File::open(path).map_err(io_error(path))?;
-        let blocks = file.metadata().map_err(io_error(path))?.len() / block_size as u64;
+        // Unreadable files are reported when their blocks are read.
+        let Ok(file) = open_file(path) else {
+            continue;
+        };
+        let Ok(len) = file.metadata().and_then(|m| input_len(&file, &m)) else {
+            continue;
+        };
+        let blocks = len / block_size as u64;
         let has_checksum = |block: u64| -> io::Result<bool> {
             let mut head = [0u8; SIZE_OF_PAGE_HEADER];
-            let n = read_at(&file, &mut head, block * block_size as u64)?;
+            let Ok(n) = read_at(&file, &mut head, block * block_size as u64) else {
+                return Ok(false);
+            };
             Ok(n == head.len() && stored_checksum(&head).is_some_and(|c| c != 0))
         };
         let mut found = None;
@@ -575,7 +822,7 @@ fn probe_files(
                 reason: format!(
                     "auto: block {} of {} has pd_checksum set",
                     segment.saturating_mul(blocks_per_segment) + block,
-                    path.display()
+                    file_name(path)
                 ),
             });
         }
@@ -669,7 +916,6 @@ thread_local! {
 /// Every whole block of `file` (`len` bytes), a window of chunks at a time.
 fn check_file(
     file: &File,
-    path: &Path,
     len: u64,
     ctx: &BlockContext,
     summary: &mut Summary,
@@ -682,7 +928,7 @@ fn check_file(
     let mut next = 0u64;
     while next < chunks {
         let end = (next + WINDOW_CHUNKS as u64).min(chunks);
-        let outcomes: Vec<io::Result<Outcome>> = (next..end)
+        let outcomes: Vec<(u64, io::Result<Outcome>)> = (next..end)
             .into_par_iter()
             .map(|c| {
                 let first = c * per_chunk;
@@ -690,15 +936,44 @@ fn check_file(
                 BUFFER.with(|buf| {
                     let mut buf = buf.borrow_mut();
                     buf.resize(count * ctx.block_size, 0);
-                    let n = read_at(file, &mut buf, first * bs)?;
-                    // A file that shrank while being read: check what was there.
-                    let got = n - n % ctx.block_size;
-                    Ok(check_blocks(&buf[..got], first, ctx))
+                    let outcome = read_at(file, &mut buf, first * bs).map(|n| {
+                        // A file that shrank while being read: check what was there.
+                        let got = n - n % ctx.block_size;
+                        check_blocks(&buf[..got], first, ctx)
+                    });
+                    (c, outcome)
                 })
             })
             .collect();
-        for outcome in outcomes {
-            outcome.map_err(io_error(path))?.add_to(summary, report)?;
+        for (c, outcome) in outcomes {
+            match outcome {
+                Ok(outcome) => outcome.add_to(summary, report)?,
+                // Some block of the chunk cannot be read: block by block,
+                // to report exactly which and check the others.
+                Err(_) => {
+                    let first = c * per_chunk;
+                    let count = per_chunk.min(whole - first);
+                    let mut page = vec![0u8; ctx.block_size];
+                    for index in first..first + count {
+                        match read_at(file, &mut page, index * bs) {
+                            Ok(n) => {
+                                let got = n - n % ctx.block_size;
+                                check_blocks(&page[..got], index, ctx).add_to(summary, report)?;
+                            }
+                            Err(e) => {
+                                let problem = io_problem(
+                                    ctx.file,
+                                    ctx.first_blkno + index,
+                                    index * bs,
+                                    "block",
+                                    format!("the block cannot be read: {e}"),
+                                );
+                                add_io_problem(problem, summary, report)?;
+                            }
+                        }
+                    }
+                }
+            }
         }
         next = end;
     }
@@ -715,7 +990,7 @@ fn check_stdin(
     ctx: &BlockContext,
     summary: &mut Summary,
     report: &mut dyn Report,
-) -> Result<(), Error> {
+) -> Result<u64, Error> {
     let bs = ctx.block_size;
     if let Some(blknos) = head.decoded {
         // Decoded text: each page under the block number its row gave, else
@@ -744,7 +1019,7 @@ fn check_stdin(
             let (len, tail) = (data.len() as u64, (data.len() - whole) as u64);
             truncated(ctx, (whole / bs) as u64, len, tail, summary, report)?;
         }
-        return Ok(());
+        return Ok(data.len() as u64);
     }
     let head = head.bytes;
     let per_chunk = chunk_blocks(bs) * bs;
@@ -778,7 +1053,7 @@ fn check_stdin(
             if len > whole {
                 truncated(ctx, index, total, (len - whole) as u64, summary, report)?;
             }
-            return Ok(());
+            return Ok(total);
         }
     }
 }

@@ -107,6 +107,7 @@ pub struct Summary {
 impl Summary {
     /// Something is wrong: exit status 1.
     pub fn failed(&self) -> bool {
-        self.bad_blocks > 0 || self.truncated_files > 0
+        // `io`: a file or block that could not be read is never clean.
+        self.bad_blocks > 0 || self.truncated_files > 0 || self.problems_by_class.contains_key("io")
     }
 }
