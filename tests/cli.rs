@@ -82,6 +82,14 @@ fn ok(args: &[&str]) -> String {
     out.stdout
 }
 
+/// `show` of a page with error-level problems: exit 1 (problems reported).
+fn with_problems(args: &[&str]) -> String {
+    let out = blockscope(args, None);
+    assert_eq!(out.code, 1, "blockscope {args:?}: {}", out.stderr);
+    assert!(out.stderr.is_empty(), "unexpected stderr: {}", out.stderr);
+    out.stdout
+}
+
 const MYTABLE: &str = "reference/blog-postgres/mytable.0.od.txt";
 
 #[test]
@@ -284,7 +292,7 @@ fn golden_other_page_kinds() {
 #[test]
 fn kind_can_be_forced() {
     let page = fixture("postgres/heap/plain_insert.0.page");
-    let out = ok(&["show", &page, "--kind", "btree", "--format", "json"]);
+    let out = with_problems(&["show", &page, "--kind", "btree", "--format", "json"]);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["kind"], "btree");
     // A heap page read as btree: its "special space" is tuple bytes, and it says so.
@@ -337,7 +345,7 @@ fn golden_attrs_of_the_varlena_page_with_its_toast() {
 fn columns_that_do_not_fit_are_a_problem_not_a_crash() {
     let page = fixture("postgres/heap/plain_insert.0.page");
     // (id int, name text) read as (int8, int8): the second int8 runs past the end.
-    let out = ok(&["show", &page, "--columns", "int8,int8", "--format", "json"]);
+    let out = with_problems(&["show", &page, "--columns", "int8,int8", "--format", "json"]);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let problems = v["problems"].as_array().unwrap();
     assert!(problems.iter().any(|p| p["class"] == "attrs"), "{out}");

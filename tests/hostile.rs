@@ -62,7 +62,11 @@ fn show_and_verify_never_change_their_inputs() {
         let path = p.to_str().unwrap();
         for format in ["table", "hex", "json", "ndjson"] {
             let (code, _, err) = blockscope(&["show", path, "--format", format]);
-            assert_eq!(code, 0, "show {path} --format {format}: {err}");
+            // Damaged pages: 1 (error-level problems reported), never 2.
+            assert!(
+                code == 0 || code == 1,
+                "show {path} --format {format}: {err}"
+            );
         }
         let (code, _, err) = blockscope(&["verify", path]);
         // 2: a text dump holds no whole raw block, and verify says so.

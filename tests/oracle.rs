@@ -1520,6 +1520,14 @@ fn ok(args: &[&str]) -> String {
     r.stdout
 }
 
+/// `show` of blocks with error-level problems: exit 1, output as usual.
+fn with_problems(args: &[&str]) -> String {
+    let r = run(args);
+    assert_eq!(r.code, 1, "blockscope {args:?}: {}", r.stderr);
+    assert!(r.stderr.is_empty(), "{}", r.stderr);
+    r.stdout
+}
+
 /// Compare with tests/golden/oracle/NAME; BLOCKSCOPE_BLESS=1 rewrites it.
 fn golden(name: &str, actual: &str) {
     let path = root().join("tests/golden/oracle").join(name);
@@ -1674,9 +1682,10 @@ fn cli_datafile_takes_tablespace_and_file_from_its_header() {
     );
     golden(
         "planted.dump.txt",
-        &ok(&["show", PLANTED, "--format", "dump"]),
+        // planted.dbf carries planted corruptions: exit 1.
+        &with_problems(&["show", PLANTED, "--format", "dump"]),
     );
-    golden("planted.table.txt", &ok(&["show", PLANTED]));
+    golden("planted.table.txt", &with_problems(&["show", PLANTED]));
     let v: serde_json::Value = serde_json::from_str(&ok(&[
         "show", PLANTED, "--format", "json", "--blocks", "0..1",
     ]))
@@ -1685,7 +1694,7 @@ fn cli_datafile_takes_tablespace_and_file_from_its_header() {
     assert_eq!(v[0]["os_header"]["block_size"], 8192);
     assert_eq!(v[1]["kind"], "file-header");
     assert_eq!(v[1]["file_header"]["kcvfhtsn"], 5);
-    let nd = ok(&["show", PLANTED, "--format", "ndjson"]);
+    let nd = with_problems(&["show", PLANTED, "--format", "ndjson"]);
     assert_eq!(nd.lines().count(), 12);
 }
 

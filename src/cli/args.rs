@@ -149,6 +149,13 @@ pub struct VerifyArgs {
     /// lines a block; JSON always keeps every problem).
     #[arg(long)]
     pub all_problems: bool,
+
+    /// Which database wrote the files: `auto` scores each file's first
+    /// block (Oracle: type, format byte, rdba, tail, check value;
+    /// PostgreSQL: pd_pagesize_version, pd_lower/pd_upper/pd_special, line
+    /// pointers, special space, checksum).
+    #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
+    pub engine: EngineArg,
 }
 
 /// Whether `verify` checks data checksums.
@@ -243,8 +250,10 @@ pub enum InputArg {
 /// Database engines.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum EngineArg {
-    /// Detect from the content: an Oracle block has a known type at byte 0, a
-    /// format byte ending in 2 at byte 1 and a tail repeating its header.
+    /// Detect from the content: the first block's header signals are scored
+    /// for each engine (an Oracle block has a known type at byte 0, a format
+    /// byte ending in 2 at byte 1, a tail repeating its header and a check
+    /// value; a PostgreSQL page has pd_pagesize_version and ordered offsets).
     Auto,
     /// PostgreSQL pages (layout version 4, 8.3 and later).
     Postgres,

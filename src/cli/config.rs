@@ -135,6 +135,8 @@ pub struct VerifyConfig {
     pub jobs: Option<usize>,
     /// Text: every problem on its own line (no problem budget).
     pub all_problems: bool,
+    /// `--engine`; `None` detects from each file's first block.
+    pub engine: Option<Engine>,
 }
 
 impl VerifyConfig {
@@ -159,6 +161,7 @@ impl VerifyConfig {
             },
             jobs,
             all_problems: args.all_problems,
+            engine: args.engine.into(),
         })
     }
 }

@@ -86,6 +86,11 @@ pub fn run(cli: Cli) -> Result<ExitCode, Error> {
     }
 }
 
+/// An error that is only the output pipe closing (`blockscope … | head`).
+fn is_broken_pipe(e: &Error) -> bool {
+    matches!(e, Error::Io { source, .. } if source.kind() == io::ErrorKind::BrokenPipe)
+}
+
 fn stdout_error(source: io::Error) -> Error {
     Error::Io {
         path: PathBuf::from("<stdout>"),

@@ -5,14 +5,17 @@
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
-use crate::engine::{trace_pages, Decoded, Decoder, Engine, ParseOptions};
+use crate::engine::{trace_pages, Decoded, Decoder, Engine, Page, ParseOptions};
 use crate::error::Error;
 use crate::input::InputFormat;
+use crate::model::oracle::OracleKind;
+use crate::model::postgres::PageKind;
+use crate::model::{Problem, Severity};
 use crate::render::{self, Format};
 use crate::source::{segment_from_name, Blocks, RelationFileName, Source};
 
 use super::config::{BlockRange, ShowConfig};
-use super::stdout_error;
+use super::{is_broken_pipe, stdout_error};
 
 /// Pages `show --format ndjson` parses and serialises in parallel at a time,
 /// in tasks of [`NDJSON_TASK`] pages.
@@ -85,13 +88,18 @@ impl Input {
     }
 }
 
+/// Exit status: 0 when the pages decode clean, 1 when a block has
+/// error-level problems, 2 when the input is not pages at all (no block of a
+/// kind either engine knows, and no header signal of either). A closed
+/// output pipe ends the run quietly with the status found so far.
 pub fn run(cfg: &ShowConfig) -> Result<ExitCode, Error> {
-    let opts = cfg.output;
-    let format = opts.format;
+    let format = cfg.output.format;
     let mut source = Source::open(cfg.input.as_deref(), cfg.input_format, cfg.block_size)?;
     source.detect_block_size(crate::engine::sniff_block_size);
     let is_trace;
     let mut parallel = None;
+    // The engine detection's scores (None: a trace, or --engine given).
+    let mut detection = None;
     let mut input = if let Some(text) = source.take_trace_text() {
         is_trace = true;
         let pages = trace_pages(&text, cfg.endian).map_err(|e| Error::Input {
@@ -103,7 +111,20 @@ pub fn run(cfg: &ShowConfig) -> Result<ExitCode, Error> {
         is_trace = false;
         let engine = match cfg.engine {
             Some(e) => e,
-            None => Engine::sniff(&source.head(source.block_size)?).engine,
+            None => {
+                let d = Engine::sniff(&source.head(source.block_size)?);
+                // Nothing of either engine: said once, after the loop.
+                if let Some(note) = d.note().filter(|_| !d.no_header()) {
+                    let _ = writeln!(
+                        io::stderr(),
+                        "blockscope: note: {}: {note}",
+                        cfg.input_name()
+                    );
+                }
+                let engine = d.engine;
+                detection = Some(d);
+                engine
+            }
         };
         if format == Format::Dump && !engine.has_dump_text() {
             return Err(dump_needs_oracle(cfg));
@@ -156,58 +177,14 @@ pub fn run(cfg: &ShowConfig) -> Result<ExitCode, Error> {
     };
 
     let mut out = BufWriter::new(io::stdout().lock());
-    let mut collected: Vec<Decoded> = Vec::new();
-    let mut pending: Vec<(u64, Vec<u8>)> = Vec::new();
-    let mut buffers: Vec<Vec<u8>> = Vec::new();
-    let mut shown = 0usize;
-    while let Some(next) = input.next(cfg.range, parallel.is_some()) {
-        let mut d = match next? {
-            Next::Raw(blkno, bytes) => {
-                pending.push((blkno, bytes));
-                if pending.len() == NDJSON_WINDOW {
-                    if let Some((engine, po)) = parallel {
-                        write_window(&mut out, &mut pending, &mut buffers, engine, po, &opts)?;
-                    }
-                }
-                shown += 1;
-                continue;
-            }
-            Next::Page(d) => *d,
-        };
-        if shown > 0 && format.separates_blocks() {
-            writeln!(out).map_err(stdout_error)?;
-        }
-        if let Some(t) = &d.trace {
-            for n in &t.notes {
-                let _ = writeln!(
-                    io::stderr(),
-                    "note: {}: trace block {}: {n}",
-                    cfg.input_name(),
-                    t.label
-                );
-            }
-        }
-        match render::can_show(&d, format) {
-            Ok(true) => {}
-            Ok(false) => continue,
-            Err(()) => return Err(needs_bytes(cfg, &d)),
-        }
-        if format == Format::Json {
-            d.bytes = Vec::new();
-            collected.push(d);
-        } else {
-            render::page(&mut out, &d, &opts).map_err(stdout_error)?;
-        }
-        shown += 1;
+    let mut seen = Seen::default();
+    match write_pages(cfg, &mut out, &mut input, parallel, &mut seen) {
+        Ok(()) => {}
+        // The output pipe closed (`| head`): end quietly with what was found.
+        Err(e) if is_broken_pipe(&e) => return Ok(seen.status()),
+        Err(e) => return Err(e),
     }
-    if let Some((engine, po)) = parallel {
-        write_window(&mut out, &mut pending, &mut buffers, engine, po, &opts)?;
-    }
-    if format == Format::Json {
-        render::document(&mut out, &collected, &opts).map_err(stdout_error)?;
-    }
-    out.flush().map_err(stdout_error)?;
-    if shown == 0 {
+    if seen.shown == 0 {
         return Err(Error::Usage(if is_trace {
             format!(
                 "{}: no blocks to show (--blocks outside the trace's blocks)",
@@ -220,7 +197,112 @@ pub fn run(cfg: &ShowConfig) -> Result<ExitCode, Error> {
             )
         }));
     }
-    Ok(ExitCode::SUCCESS)
+    let no_header = detection.as_ref().is_none_or(|d| d.no_header());
+    if !is_trace && !seen.recognised && no_header {
+        let _ = writeln!(
+            io::stderr(),
+            "blockscope: error: {}: not pages: no block has a PostgreSQL page header or an \
+             Oracle cache header (use --engine and --kind to decode it anyway)",
+            cfg.input_name()
+        );
+        return Ok(ExitCode::from(2));
+    }
+    Ok(seen.status())
+}
+
+/// What the blocks shown so far were: for the exit status.
+#[derive(Default)]
+struct Seen {
+    /// Blocks shown.
+    shown: usize,
+    /// Some block was recognised as a page kind of its engine.
+    recognised: bool,
+    /// Some block has error-level problems.
+    errors: bool,
+}
+
+impl Seen {
+    fn page(&mut self, page: &Page) {
+        let (recognised, problems): (bool, &[Problem]) = match page {
+            Page::Postgres(p) => (p.kind != PageKind::Unknown, &p.problems),
+            Page::Oracle(b) => (b.kind != OracleKind::Unknown, &b.problems),
+            Page::OracleText(_) => (true, &[]),
+        };
+        self.recognised |= recognised;
+        self.errors |= problems.iter().any(|p| p.severity == Severity::Error);
+    }
+
+    /// 0 clean, 1 when a block has error-level problems.
+    fn status(&self) -> ExitCode {
+        if self.errors {
+            ExitCode::from(1)
+        } else {
+            ExitCode::SUCCESS
+        }
+    }
+}
+
+/// The loop: every block in range decoded, rendered and written to `out`.
+fn write_pages(
+    cfg: &ShowConfig,
+    out: &mut dyn Write,
+    input: &mut Input,
+    parallel: Option<(Engine, ParseOptions)>,
+    seen: &mut Seen,
+) -> Result<(), Error> {
+    let opts = cfg.output;
+    let format = opts.format;
+    let mut collected: Vec<Decoded> = Vec::new();
+    let mut pending: Vec<(u64, Vec<u8>)> = Vec::new();
+    let mut buffers: Vec<Vec<u8>> = Vec::new();
+    while let Some(next) = input.next(cfg.range, parallel.is_some()) {
+        let mut d = match next? {
+            Next::Raw(blkno, bytes) => {
+                pending.push((blkno, bytes));
+                if pending.len() == NDJSON_WINDOW {
+                    if let Some((engine, po)) = parallel {
+                        write_window(out, &mut pending, &mut buffers, engine, po, &opts, seen)?;
+                    }
+                }
+                seen.shown += 1;
+                continue;
+            }
+            Next::Page(d) => *d,
+        };
+        if seen.shown > 0 && format.separates_blocks() {
+            writeln!(out).map_err(stdout_error)?;
+        }
+        if let Some(t) = &d.trace {
+            for n in &t.notes {
+                let _ = writeln!(
+                    io::stderr(),
+                    "blockscope: note: {}: trace block {}: {n}",
+                    cfg.input_name(),
+                    t.label
+                );
+            }
+        }
+        match render::can_show(&d, format) {
+            Ok(true) => {}
+            Ok(false) => continue,
+            Err(()) => return Err(needs_bytes(cfg, &d)),
+        }
+        seen.page(&d.page);
+        if format == Format::Json {
+            d.bytes = Vec::new();
+            collected.push(d);
+        } else {
+            render::page(out, &d, &opts).map_err(stdout_error)?;
+        }
+        seen.shown += 1;
+    }
+    if let Some((engine, po)) = parallel {
+        write_window(out, &mut pending, &mut buffers, engine, po, &opts, seen)?;
+    }
+    if format == Format::Json {
+        render::document(out, &collected, &opts).map_err(stdout_error)?;
+    }
+    out.flush().map_err(stdout_error)
 }
 
 /// Parse and serialise the `pending` blocks in parallel into `buffers` (kept
@@ -233,17 +315,19 @@ fn write_window(
     engine: Engine,
     po: ParseOptions,
     opts: &render::Options,
+    seen: &mut Seen,
 ) -> Result<(), Error> {
     use rayon::prelude::*;
     let tasks = pending.len().div_ceil(NDJSON_TASK);
     if buffers.len() < tasks {
         buffers.resize_with(tasks, Vec::new);
     }
-    pending
+    let found = pending
         .par_chunks(NDJSON_TASK)
         .zip(buffers.par_iter_mut())
-        .for_each(|(pages, buf)| {
+        .map(|(pages, buf)| {
             buf.clear();
+            let mut seen = Seen::default();
             for (blkno, data) in pages {
                 let page = engine.parse(
                     data,
@@ -252,9 +336,18 @@ fn write_window(
                         ..po
                     },
                 );
+                seen.page(&page);
                 render::append_ndjson(buf, &page, opts);
             }
+            seen
+        })
+        .reduce(Seen::default, |a, b| Seen {
+            shown: 0,
+            recognised: a.recognised || b.recognised,
+            errors: a.errors || b.errors,
         });
+    seen.recognised |= found.recognised;
+    seen.errors |= found.errors;
     for buf in &buffers[..tasks] {
         out.write_all(buf).map_err(stdout_error)?;
     }

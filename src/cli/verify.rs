@@ -1,8 +1,12 @@
 //! `verify`: the inputs' engine chosen through [`crate::engine`], then every
 //! block checked by that engine's room of [`crate::verify`] and reported by
 //! [`crate::render::postgres::verify`] / [`crate::render::oracle::verify`].
+//!
+//! Exit status: 0 clean, 1 problems found. A closed output pipe ends the
+//! run quietly with the status found so far (1 once a failing problem was
+//! reported), so `verify BAD | head -1` under `pipefail` still fails.
 
-use std::io::{self, BufWriter};
+use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -14,7 +18,7 @@ use crate::verify;
 use crate::verify::oracle::{self as verify_oracle, OracleInput};
 
 use super::config::VerifyConfig;
-use super::stdout_error;
+use super::{is_broken_pipe, stdout_error};
 
 pub fn run(cfg: &VerifyConfig) -> Result<ExitCode, Error> {
     if let Some(n) = cfg.jobs {
@@ -23,7 +27,11 @@ pub fn run(cfg: &VerifyConfig) -> Result<ExitCode, Error> {
             .build_global()
             .map_err(|e| Error::Usage(format!("--jobs {n}: {e}")))?;
     }
-    let clean = match verify_plan(&cfg.inputs)? {
+    let (plan, notes) = verify_plan(&cfg.inputs, cfg.engine)?;
+    for (path, note) in notes {
+        let _ = writeln!(io::stderr(), "blockscope: note: {}: {note}", path.display());
+    }
+    let clean = match plan {
         VerifyPlan::Postgres => postgres(cfg)?,
         VerifyPlan::Oracle(inputs) => oracle(cfg, &inputs)?,
     };
@@ -34,27 +42,44 @@ pub fn run(cfg: &VerifyConfig) -> Result<ExitCode, Error> {
     })
 }
 
-/// PostgreSQL relation files and directories; whether all is clean.
+/// PostgreSQL relation files and directories; whether all is clean (as far
+/// as the run got when the output pipe closed).
 fn postgres(cfg: &VerifyConfig) -> Result<bool, Error> {
     let mut printer = VerifyPrinter::new(BufWriter::new(io::stdout().lock()), cfg.format)
         .all_problems(cfg.all_problems);
-    let summary = verify::run(&cfg.inputs, &cfg.options, &mut printer)?;
-    printer.finish(&summary).map_err(stdout_error)?;
-    Ok(!summary.failed())
+    let summary = match verify::run(&cfg.inputs, &cfg.options, &mut printer) {
+        Ok(summary) => summary,
+        Err(e) if is_broken_pipe(&e) => return Ok(!printer.failing()),
+        Err(e) => return Err(e),
+    };
+    let failing = printer.failing();
+    match printer.finish(&summary) {
+        Ok(_) => Ok(!summary.failed()),
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(!summary.failed() && !failing),
+        Err(e) => Err(stdout_error(e)),
+    }
 }
 
 /// Oracle datafiles and traces: a DBVERIFY-style report per file.
 fn oracle(cfg: &VerifyConfig, inputs: &[(PathBuf, OracleInput)]) -> Result<bool, Error> {
     let mut printer = OracleVerifyPrinter::new(BufWriter::new(io::stdout().lock()), cfg.format)
         .all_problems(cfg.all_problems);
+    let mut clean = true;
     for (path, kind) in inputs {
         let outcome = match kind {
             OracleInput::Datafile => verify_oracle::verify_datafile(path, cfg.options.block_size)?,
             OracleInput::Trace => verify_oracle::verify_trace(path, None)?,
         };
-        printer
-            .file(&verify::file_name(path), &outcome.reports, &outcome.summary)
-            .map_err(stdout_error)?;
+        clean &= outcome.summary.clean();
+        match printer.file(&verify::file_name(path), &outcome.reports, &outcome.summary) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(clean),
+            Err(e) => return Err(stdout_error(e)),
+        }
     }
-    printer.finish().map_err(stdout_error)
+    match printer.finish() {
+        Ok(all_clean) => Ok(all_clean),
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(clean),
+        Err(e) => Err(stdout_error(e)),
+    }
 }

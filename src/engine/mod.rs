@@ -22,7 +22,7 @@ use crate::model::oracle::types::{OraCharset, OraColumns};
 use crate::model::oracle::{OracleBlock, OracleVersion, TextBlock};
 use crate::model::postgres::types::Schema;
 use crate::model::postgres::{PageKind, PgPage};
-use crate::parse::oracle::{columns, looks_like_oracle, parse_block, BlockOptions};
+use crate::parse::oracle::{columns, parse_block, BlockOptions};
 use crate::parse::postgres::toast::ToastStore;
 use crate::parse::postgres::{attrs, schema};
 use crate::parse::postgres::{parse_page, parse_page_without_spans, PageOptions};
@@ -30,6 +30,7 @@ use crate::reader::Endian;
 use crate::source::Source;
 use crate::verify::oracle::OracleInput;
 
+mod sniff;
 mod toast;
 mod trace;
 pub use trace::{trace_pages, TraceOrigin};
@@ -44,12 +45,51 @@ pub enum Engine {
     Oracle,
 }
 
-/// The engine chosen for an input, and why.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+/// The engine chosen for an input, and why: the signals of the first block
+/// scored for each engine (see `sniff.rs`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Detection {
     pub engine: Engine,
-    /// What decided, in a few words (for messages).
-    pub reason: &'static str,
+    /// What decided: the signals that held and those that were damaged.
+    pub reason: String,
+    /// The decision was clear-cut: a decisive signal of the chosen engine
+    /// held and the other engine scored (next to) nothing. When not, `show`
+    /// and `verify` say on standard error why they chose.
+    pub clear: bool,
+    /// Scores of the signals that held, per engine.
+    pub postgres: u32,
+    pub oracle: u32,
+}
+
+impl Detection {
+    /// The engine was given (`--engine`), not detected.
+    pub fn given(engine: Engine) -> Detection {
+        Detection {
+            engine,
+            reason: "--engine".to_string(),
+            clear: true,
+            postgres: 0,
+            oracle: 0,
+        }
+    }
+
+    /// Neither engine's header signals scored enough to call the first block
+    /// a page (random bytes, an executable, text).
+    pub fn no_header(&self) -> bool {
+        !sniff::has_header(self.postgres, self.oracle)
+    }
+
+    /// The note for standard error when the decision was not clear-cut:
+    /// `read as Oracle blocks: <reason>`.
+    pub fn note(&self) -> Option<String> {
+        (!self.clear).then(|| {
+            let what = match self.engine {
+                Engine::Postgres => "PostgreSQL pages",
+                Engine::Oracle => "Oracle blocks",
+            };
+            format!("read as {what}: {}", self.reason)
+        })
+    }
 }
 
 impl Engine {
@@ -64,22 +104,14 @@ impl Engine {
         }
     }
 
-    /// The engine of a block image, judged from its first block: an Oracle
-    /// block has a known type at byte 0, a format byte ending in 2 at byte 1
-    /// and a tail repeating its header (or a zero XOR check), or is block 0's
-    /// OS header; anything else is read as PostgreSQL pages.
+    /// The engine of a block image, judged from its first block (at
+    /// position 0): each engine's header signals are scored independently
+    /// (Oracle: OS header, type, format byte, size, rdba, tail, check value;
+    /// PostgreSQL: pd_pagesize_version, the header's offsets, line pointers,
+    /// special space, checksum) and the higher score wins; a tie, and
+    /// anything neither engine recognises, is read as PostgreSQL pages.
     pub fn sniff(head: &[u8]) -> Detection {
-        if looks_like_oracle(head) {
-            Detection {
-                engine: Engine::Oracle,
-                reason: "an Oracle cache header or datafile OS header",
-            }
-        } else {
-            Detection {
-                engine: Engine::Postgres,
-                reason: "no Oracle block header",
-            }
-        }
+        sniff::decide(head, 0)
     }
 
     /// The block size this engine's first block announces, if plausible:
@@ -340,13 +372,29 @@ pub enum VerifyPlan {
     Oracle(Vec<(PathBuf, OracleInput)>),
 }
 
-/// The engine of `verify`'s inputs: Oracle when every input is an Oracle
-/// datafile or trace (a regular file whose first block is an Oracle block or
-/// block 0's OS header, or a trace), PostgreSQL when none is; a mix is refused.
-pub fn verify_plan(inputs: &[PathBuf]) -> Result<VerifyPlan, Error> {
+/// The engine of `verify`'s inputs. Given (`--engine`): every input goes to
+/// that engine (Oracle: traces as traces, other files as datafiles).
+/// Detected: Oracle when every input is an Oracle datafile or trace (a
+/// regular file whose first block scores as an Oracle block, or a trace),
+/// PostgreSQL when none is; a mix is refused. Also returns, per input whose
+/// engine was not clear-cut, the note that says why it was chosen.
+pub fn verify_plan(
+    inputs: &[PathBuf],
+    engine: Option<Engine>,
+) -> Result<(VerifyPlan, Vec<(PathBuf, String)>), Error> {
+    let mut notes = Vec::new();
+    if engine == Some(Engine::Postgres) {
+        return Ok((VerifyPlan::Postgres, notes));
+    }
     let mut oracle = Vec::new();
     for path in inputs {
         if !path.is_file() {
+            if engine == Some(Engine::Oracle) {
+                return Err(Error::Usage(format!(
+                    "verify --engine oracle: {} is not a datafile or trace (give files)",
+                    path.display()
+                )));
+            }
             continue;
         }
         // An unreadable file is verify's to report (class `io`), not a reason to stop.
@@ -355,20 +403,32 @@ pub fn verify_plan(inputs: &[PathBuf]) -> Result<VerifyPlan, Error> {
         };
         if src.format == InputFormat::OracleTrace {
             oracle.push((path.clone(), OracleInput::Trace));
-        } else if Engine::sniff(&src.head(8192)?).engine == Engine::Oracle {
+            continue;
+        }
+        if engine == Some(Engine::Oracle) {
+            oracle.push((path.clone(), OracleInput::Datafile));
+            continue;
+        }
+        let head = src.head(src.block_size)?;
+        let detection = Engine::sniff(&head);
+        if let Some(note) = detection.note() {
+            notes.push((path.clone(), note));
+        }
+        if detection.engine == Engine::Oracle {
             oracle.push((path.clone(), OracleInput::Datafile));
         }
     }
     if oracle.is_empty() {
-        return Ok(VerifyPlan::Postgres);
+        return Ok((VerifyPlan::Postgres, notes));
     }
     if oracle.len() != inputs.len() {
         return Err(Error::Usage(
-            "verify: give Oracle datafiles and traces, or PostgreSQL files, not both in one run"
+            "verify: give Oracle datafiles and traces, or PostgreSQL files, not both in one run \
+             (or choose with --engine)"
                 .into(),
         ));
     }
-    Ok(VerifyPlan::Oracle(oracle))
+    Ok((VerifyPlan::Oracle(oracle), notes))
 }
 
 /// The block size the first bytes of an input announce, whichever engine
@@ -469,10 +529,14 @@ mod tests {
     }
 
     #[test]
-    fn a_known_type_without_a_matching_tail_is_not_oracle() {
+    fn a_damaged_tail_does_not_flip_the_engine_but_is_noted() {
         let mut b = oracle_block();
         b[8189] = 0x07; // tail type differs from the header's
-        assert_eq!(Engine::sniff(&b).engine, Engine::Postgres);
+        let d = Engine::sniff(&b);
+        assert_eq!(d.engine, Engine::Oracle);
+        assert!(!d.clear);
+        assert!(d.note().unwrap().starts_with("read as Oracle blocks: "));
+        assert!(Engine::sniff(&oracle_block()).clear);
         // The format byte alone still gives the block size.
         assert_eq!(Engine::Oracle.block_size(&b), Some(8192));
     }

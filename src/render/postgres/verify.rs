@@ -11,6 +11,7 @@ use serde::Serialize;
 
 use crate::engine::Engine;
 use crate::model::postgres::verify::{Skipped, Summary, VerifyProblem};
+use crate::model::Severity;
 use crate::verify::Report;
 
 use crate::render::problems::{self, Line};
@@ -29,6 +30,9 @@ pub struct VerifyPrinter<W: Write> {
     /// `text` only: the problems of the current block, printed through the
     /// problem budget when the block is complete.
     block: Vec<VerifyProblem>,
+    /// A problem that fails verification (warning or error) was reported: the
+    /// exit status must say so even when the output pipe closes early.
+    failing: bool,
 }
 
 #[derive(Serialize)]
@@ -47,6 +51,7 @@ impl<W: Write> VerifyPrinter<W> {
             held: Vec::new(),
             all_problems: false,
             block: Vec::new(),
+            failing: false,
         }
     }
 
@@ -55,6 +60,11 @@ impl<W: Write> VerifyPrinter<W> {
     pub fn all_problems(mut self, all: bool) -> Self {
         self.all_problems = all;
         self
+    }
+
+    /// Whether a problem that fails verification has been reported so far.
+    pub fn failing(&self) -> bool {
+        self.failing
     }
 
     /// Text: print the held block's problems through the problem budget.
@@ -117,19 +127,24 @@ impl<W: Write> VerifyPrinter<W> {
 }
 
 impl<W: Write> Report for VerifyPrinter<W> {
+    /// Text: a note on standard error (never on the report's output), in
+    /// order with the problems printed before it.
     fn skipped(&mut self, skipped: &Skipped) -> io::Result<()> {
         if self.format == VerifyFormat::Text {
             self.flush_block()?;
-            writeln!(
-                self.out,
-                "note: skipped {}: {}",
-                skipped.file, skipped.reason
-            )?;
+            self.out.flush()?;
+            let _ = writeln!(
+                io::stderr(),
+                "blockscope: note: {}: skipped: {}",
+                skipped.file,
+                skipped.reason
+            );
         }
         Ok(())
     }
 
     fn problem(&mut self, p: &VerifyProblem) -> io::Result<()> {
+        self.failing |= p.severity >= Severity::Warning;
         match self.format {
             VerifyFormat::Text => {
                 let same_block = self
