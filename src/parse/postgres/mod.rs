@@ -16,6 +16,9 @@ pub mod toast;
 pub mod toast_page;
 pub mod values;
 
+#[cfg(test)]
+mod proptests;
+
 /// Moved to [`crate::model::postgres::flags`]; kept at its old path for code not yet updated.
 pub use crate::model::postgres::flags;
 
