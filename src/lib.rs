@@ -34,16 +34,16 @@
 #![forbid(unsafe_code)]
 // MISSING_DOCS
 
-pub mod cli;
-pub mod engine;
-pub mod error;
-pub mod input;
+mod cli;
+mod engine;
+mod error;
+mod input;
 pub mod model;
-pub mod parse;
-pub mod reader;
-pub mod render;
-pub mod source;
-pub mod verify;
+mod parse;
+mod reader;
+mod render;
+mod source;
+mod verify;
 
 pub use error::{Error, TextError};
 

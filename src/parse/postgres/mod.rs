@@ -19,10 +19,7 @@ pub mod values;
 #[cfg(test)]
 mod proptests;
 
-/// Moved to [`crate::model::postgres::flags`]; kept at its old path for code not yet updated.
-pub use crate::model::postgres::flags;
-
-pub use check::{check_page, check_page_in, CheckedPage, Relation};
+pub use check::{check_page, check_page_in, Relation};
 pub use page::{
     detect_kind, page_size_from_header, parse_page, parse_page_without_spans, PageOptions,
 };
