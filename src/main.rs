@@ -1,5 +1,5 @@
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    blockscope::cli::main()
+    blockscope::run_cli()
 }

@@ -132,16 +132,8 @@ impl<'a> Reader<'a> {
         self.data.len()
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.data.is_empty()
-    }
-
     pub fn data(&self) -> &'a [u8] {
         self.data
-    }
-
-    pub fn endian(&self) -> Endian {
-        self.endian
     }
 
     /// A 16-bit integer from two bytes in this reader's byte order.
@@ -222,14 +214,17 @@ impl<'a> Reader<'a> {
         Ok(self.endian.read_u64(b).unwrap_or_default())
     }
 
+    #[allow(dead_code)] // no parser reads this width yet; the unit tests do
     pub fn peek_i16(&self, at: usize, field: &str) -> Result<i16, ReadError> {
         self.peek_u16(at, field).map(|v| v as i16)
     }
 
+    #[allow(dead_code)] // no parser reads this width yet; the unit tests do
     pub fn peek_i32(&self, at: usize, field: &str) -> Result<i32, ReadError> {
         self.peek_u32(at, field).map(|v| v as i32)
     }
 
+    #[allow(dead_code)] // no parser reads this width yet; the unit tests do
     pub fn u64(&mut self, at: usize, field: &str) -> Result<u64, ReadError> {
         let v = self.peek_u64(at, field)?;
         if self.recording {
@@ -238,6 +233,7 @@ impl<'a> Reader<'a> {
         Ok(v)
     }
 
+    #[allow(dead_code)] // no parser reads this width yet; the unit tests do
     pub fn i16(&mut self, at: usize, field: &str) -> Result<i16, ReadError> {
         let v = self.peek_i16(at, field)?;
         if self.recording {
@@ -246,6 +242,7 @@ impl<'a> Reader<'a> {
         Ok(v)
     }
 
+    #[allow(dead_code)] // no parser reads this width yet; the unit tests do
     pub fn i32(&mut self, at: usize, field: &str) -> Result<i32, ReadError> {
         let v = self.peek_i32(at, field)?;
         if self.recording {
@@ -266,16 +263,6 @@ impl<'a> Reader<'a> {
     /// two words shown as `0/1576BA8`).
     pub fn show_last(&mut self, value: String) {
         if let Some(s) = self.spans.last_mut() {
-            s.value = value;
-        }
-    }
-
-    /// Widen the most recent span to `len` bytes and give it a new name and value.
-    pub fn widen_last(&mut self, start: usize, len: usize, field: &str, value: String) {
-        if let Some(s) = self.spans.last_mut() {
-            s.start = start;
-            s.len = len;
-            s.name = field.to_string();
             s.value = value;
         }
     }

@@ -23,11 +23,11 @@ use std::path::{Path, PathBuf};
 
 use blockscope::model::postgres::types::Schema;
 use blockscope::model::postgres::{PgPage, Storage, Typed};
-use blockscope::parse::postgres::attrs::decode_page;
-use blockscope::parse::postgres::schema::parse_schema;
-use blockscope::parse::postgres::toast::ToastStore;
-use blockscope::parse::postgres::{parse_page, PageOptions};
-use blockscope::render::postgres::json::bytea_text;
+use blockscope::postgres::bytea_text;
+use blockscope::postgres::decode_page;
+use blockscope::postgres::parse_schema;
+use blockscope::postgres::ToastStore;
+use blockscope::postgres::{parse_page, PageOptions};
 use serde_json::Value;
 
 fn fixture_root() -> PathBuf {
@@ -285,12 +285,9 @@ fn every_fixture_row_prints_like_select_and_splits_like_tuple_data_split() {
 
 mod robustness {
     use super::*;
-    use blockscope::model::postgres::types::{PgType, TypeSpec};
-    use blockscope::parse::postgres::schema::parse_columns;
-    use blockscope::parse::postgres::{jsonb, pglz, values};
-    use blockscope::render::postgres::json::PgPageJson;
-    use blockscope::render::postgres::table;
-    use blockscope::render::{hex, RenderOptions};
+    use blockscope::postgres::parse_columns;
+    use blockscope::postgres::PageJson as PgPageJson;
+    use blockscope::{postgres, render_hex, RenderOptions};
     use proptest::prelude::*;
 
     /// (page bytes, schema) of the pages with the most varied columns.
@@ -316,8 +313,8 @@ mod robustness {
         decode_page(&mut page, bytes, schema, None);
         let opts = RenderOptions::default();
         let mut sink = Vec::new();
-        table::render_page(&mut sink, &page, &opts).unwrap();
-        hex::render(&mut sink, bytes, &page.spans, &opts).unwrap();
+        postgres::render_table(&mut sink, &page, &opts).unwrap();
+        render_hex(&mut sink, bytes, &page.spans, &opts).unwrap();
         serde_json::to_writer(&mut sink, &PgPageJson::from_page(&page)).unwrap();
     }
 
@@ -390,25 +387,6 @@ mod robustness {
             let list: Vec<&str> = picks.iter().map(|&i| TYPES[i]).collect();
             let schema = parse_columns(&list.join(",")).unwrap();
             decode_and_render(&bytes, &schema);
-        }
-
-        #[test]
-        fn random_datums_of_every_type(
-            t in 0usize..37,
-            data in proptest::collection::vec(any::<u8>(), 0..80),
-        ) {
-            let spec = TypeSpec::parse(TYPES[t]).unwrap();
-            let _ = values::decode(&spec.ty, &data);
-            let _ = values::decode(&PgType::Array(Box::new(spec.ty)), &data);
-        }
-
-        #[test]
-        fn random_jsonb_and_pglz(
-            data in proptest::collection::vec(any::<u8>(), 0..200),
-            rawsize in 0usize..5000,
-        ) {
-            let _ = jsonb::to_text(&data);
-            let _ = pglz::decompress(&data, rawsize);
         }
     }
 }

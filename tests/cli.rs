@@ -3,76 +3,18 @@
 //! Golden files live in tests/golden/. To change one deliberately, run
 //! `BLOCKSCOPE_BLESS=1 cargo test --test cli` and review the diff.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
+mod common;
+
+use common::{golden, Run as Output};
 
 fn fixture(rel: &str) -> String {
-    root()
-        .join("fixtures")
-        .join(rel)
-        .to_string_lossy()
-        .into_owned()
-}
-
-struct Output {
-    code: i32,
-    stdout: String,
-    stderr: String,
+    common::fixture(rel).to_string_lossy().into_owned()
 }
 
 fn blockscope(args: &[&str], stdin: Option<&[u8]>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_blockscope"))
-        .args(args)
-        .current_dir(root())
-        .env_remove("COLUMNS")
-        .stdin(if stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run blockscope");
-    if let Some(data) = stdin {
-        let mut pipe = child.stdin.take().unwrap();
-        pipe.write_all(data).unwrap();
-    }
-    let out = child.wait_with_output().unwrap();
-    Output {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
-
-fn golden(name: &str, actual: &str) {
-    let path: PathBuf = root().join("tests/golden").join(name);
-    if std::env::var_os("BLOCKSCOPE_BLESS").is_some() {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, actual).unwrap();
-        return;
-    }
-    let expected = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e} (bless it with BLOCKSCOPE_BLESS=1)", path.display()));
-    if expected != actual {
-        let first = expected
-            .lines()
-            .zip(actual.lines())
-            .position(|(a, b)| a != b)
-            .unwrap_or(expected.lines().count().min(actual.lines().count()));
-        panic!(
-            "{name} differs from its golden file at line {}:\n  golden: {:?}\n  actual: {:?}",
-            first + 1,
-            expected.lines().nth(first),
-            actual.lines().nth(first)
-        );
-    }
+    common::run_with_stdin(args, stdin)
 }
 
 fn ok(args: &[&str]) -> String {

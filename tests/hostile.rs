@@ -6,24 +6,16 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use blockscope::input::{decode, InputFormat};
+use blockscope::{decode_text as decode, InputFormat};
 use proptest::prelude::*;
 
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
+mod common;
+
+use common::root;
 
 fn blockscope(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_blockscope"))
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    let r = common::run(args);
+    (r.code, r.stdout, r.stderr)
 }
 
 /// A read-only copy of a fixture in a fresh directory.

@@ -5,7 +5,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use blockscope::input::{decode, decode_pages, detect, InputFormat};
+use blockscope::{
+    decode_text as decode, decode_text_pages as decode_pages, detect_text as detect, InputFormat,
+};
 
 fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")

@@ -1,10 +1,9 @@
 //! Tables on narrow terminals: drawn whole when they fit, as expanded records
 //! (psql's `\x`) when they do not; no word is ever split across lines.
 
-use blockscope::parse::postgres::{parse_page, PageOptions};
-use blockscope::reader::Endian;
-use blockscope::render::postgres::table;
-use blockscope::render::RenderOptions;
+use blockscope::postgres::{parse_page, PageOptions};
+use blockscope::Endian;
+use blockscope::{postgres, RenderOptions};
 
 fn render(path: &str, width: Option<u16>) -> String {
     let bytes = std::fs::read(format!("{}/{path}", env!("CARGO_MANIFEST_DIR"))).unwrap();
@@ -22,7 +21,7 @@ fn render(path: &str, width: Option<u16>) -> String {
         width,
         ..RenderOptions::default()
     };
-    table::render_page(&mut out, &page, &opts).unwrap();
+    postgres::render_table(&mut out, &page, &opts).unwrap();
     String::from_utf8(out).unwrap()
 }
 

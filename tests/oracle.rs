@@ -6,12 +6,12 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use blockscope::input::{decode, InputFormat};
 use blockscope::model::oracle::{OracleBlock, OracleKind, OracleVersion};
 use blockscope::model::Severity;
-use blockscope::parse::oracle::{checksum, parse_block, BlockOptions, DatafileVerifier};
-use blockscope::reader::Endian;
-use blockscope::render::oracle::dump::{dump_text, expand_tabs, DumpOptions, DumpPart};
+use blockscope::oracle::{self, parse_block, BlockOptions, DatafileVerifier};
+use blockscope::Endian;
+use blockscope::{decode_text as decode, InputFormat};
+use blockscope::{dump_text, expand_tabs, DumpOptions, DumpPart};
 
 fn reference(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -127,7 +127,7 @@ fn reference_block_fields() {
     let c = b.checksum.unwrap();
     assert!(c.enabled && c.valid);
     assert_eq!((c.stored, c.computed), (0x46dd, 0x46dd));
-    assert_eq!(checksum::xor16(&data, Endian::Little), 0);
+    assert_eq!(oracle::xor16(&data, Endian::Little), 0);
 
     let t = b.ktbbh.as_ref().unwrap();
     assert_eq!(t.ktbbhtyp, 1);
@@ -191,7 +191,7 @@ fn encrypted_block() -> Vec<u8> {
         *byte = (i as u8).wrapping_mul(37) ^ 0x5a; // stand-in ciphertext
     }
     // Make the XOR come out to zero with the published chkval.
-    let x = checksum::xor16(&b, Endian::Little);
+    let x = oracle::xor16(&b, Endian::Little);
     let w = u16::from_le_bytes([b[100], b[101]]) ^ x;
     b[100..102].copy_from_slice(&w.to_le_bytes());
     b
@@ -414,7 +414,7 @@ impl Blk {
             } else {
                 Endian::Little
             };
-            let c = checksum::compute_chkval(&self.b, e);
+            let c = oracle::compute_chkval(&self.b, e);
             self.u16(16, c);
         }
         self.b
@@ -1081,7 +1081,7 @@ fn a_fractured_block_is_named_by_its_tail() {
     // The tail of an older version of the block: SCN low bits differ.
     data[8190..8192].copy_from_slice(&[0xf0, 0x9a]);
     // Keep the check value right so the tail is the only complaint.
-    let c = checksum::compute_chkval(&data, Endian::Little);
+    let c = oracle::compute_chkval(&data, Endian::Little);
     data[16..18].copy_from_slice(&c.to_le_bytes());
     let block = parse(&data);
     assert_eq!(
@@ -1121,7 +1121,7 @@ fn a_zero_block_is_empty_not_corrupt() {
 fn space_accounting_and_row_placement_are_checked() {
     let mut data = reference_block();
     data[110..112].copy_from_slice(&0x1f70u16.to_le_bytes()); // kdbhavsp off by 6
-    let c = checksum::compute_chkval(&data, Endian::Little);
+    let c = oracle::compute_chkval(&data, Endian::Little);
     data[16..18].copy_from_slice(&c.to_le_bytes());
     let block = parse(&data);
     assert_eq!(
@@ -1132,7 +1132,7 @@ fn space_accounting_and_row_placement_are_checked() {
 
     let mut data = reference_block();
     data[118..120].copy_from_slice(&0x1f95u16.to_le_bytes()); // kdbr[0] into the tail
-    let c = checksum::compute_chkval(&data, Endian::Little);
+    let c = oracle::compute_chkval(&data, Endian::Little);
     data[16..18].copy_from_slice(&c.to_le_bytes());
     let block = parse(&data);
     let classes = problem_classes(&block);
@@ -1145,11 +1145,11 @@ fn space_accounting_and_row_placement_are_checked() {
 
 #[test]
 fn hex_view_names_every_structure() {
-    use blockscope::render::{hex, RenderOptions};
+    use blockscope::{render_hex, RenderOptions};
     let data = reference_block();
     let block = parse(&data);
     let mut out = Vec::new();
-    hex::render(&mut out, &data, &block.spans, &RenderOptions::default()).unwrap();
+    render_hex(&mut out, &data, &block.spans, &RenderOptions::default()).unwrap();
     let text = String::from_utf8(out).unwrap();
     for name in [
         "kcbh.type_kcbh 0x06 trans data",
@@ -1185,7 +1185,7 @@ fn hex_view_names_every_structure() {
 
 #[test]
 fn json_uses_oracles_names() {
-    use blockscope::render::oracle::json::block_json;
+    use blockscope::oracle::block_json;
     let data = reference_block();
     let v = block_json(&parse(&data), false);
     assert_eq!(v["engine"], "oracle");
@@ -1262,7 +1262,7 @@ fn planted_datafile() -> Vec<u8> {
     blocks.push(bad_chk);
     let mut fractured = table_block(4, 0x400);
     fractured[8190] ^= 0x01; // 4: tail from another write
-    let c = checksum::compute_chkval(&fractured, Endian::Little);
+    let c = oracle::compute_chkval(&fractured, Endian::Little);
     fractured[16..18].copy_from_slice(&c.to_le_bytes());
     blocks.push(fractured);
     blocks.push(vec![0u8; 8192]); // 5: never formatted
@@ -1272,7 +1272,7 @@ fn planted_datafile() -> Vec<u8> {
     blocks.push(marked.seal());
     let mut logical = table_block(8, 0x800);
     logical[110] ^= 0x08; // 8: kdbhavsp wrong, check value right
-    let c = checksum::compute_chkval(&logical, Endian::Little);
+    let c = oracle::compute_chkval(&logical, Endian::Little);
     logical[16..18].copy_from_slice(&c.to_le_bytes());
     blocks.push(logical);
     blocks.push(unique_leaf_block_at(9)); // 9: good index leaf
@@ -1281,7 +1281,7 @@ fn planted_datafile() -> Vec<u8> {
     for byte in &mut enc[20..8188] {
         *byte ^= 0xa5;
     }
-    let c = checksum::compute_chkval(&enc, Endian::Little);
+    let c = oracle::compute_chkval(&enc, Endian::Little);
     enc[16..18].copy_from_slice(&c.to_le_bytes());
     blocks.push(enc);
     let mut seg = Blk::new(8192, false); // 11: an ASSM segment header, body not decoded
@@ -1293,15 +1293,15 @@ fn planted_datafile() -> Vec<u8> {
 fn unique_leaf_block_at(blkno: u32) -> Vec<u8> {
     let mut data = unique_leaf_block();
     data[4..8].copy_from_slice(&((7 << 22) | blkno).to_le_bytes());
-    let c = checksum::compute_chkval(&data, Endian::Little);
+    let c = oracle::compute_chkval(&data, Endian::Little);
     data[16..18].copy_from_slice(&c.to_le_bytes());
     data
 }
 
 #[test]
 fn dbverify_names_every_planted_corruption() {
-    use blockscope::parse::oracle::verify::BlockReport;
-    use blockscope::render::oracle::verify::write_dbv_report;
+    use blockscope::model::oracle::verify::BlockReport;
+    use blockscope::oracle::write_dbv_report;
     let file = planted_datafile();
     let mut v = DatafileVerifier::new();
     let mut reports = Vec::new();
@@ -1363,18 +1363,16 @@ fn dbverify_names_every_planted_corruption() {
 // ---------------------------------------------------------------------------
 
 fn render_everything(bytes: &[u8]) {
-    use blockscope::parse::oracle::verify::{verify_block, BlockReport, DbvSummary, Expected};
-    use blockscope::render::oracle::{
-        json as oracle_json, table as oracle_table, verify as oracle_verify,
-    };
-    use blockscope::render::{hex, RenderOptions};
+    use blockscope::model::oracle::verify::{BlockReport, DbvSummary};
+    use blockscope::oracle::{verify_block, Expected};
+    use blockscope::{oracle, render_hex, RenderOptions};
     for endian in [None, Some(Endian::Little), Some(Endian::Big)] {
         let block = parse_block(bytes, &BlockOptions { blkno: 3, endian });
         let opts = RenderOptions::default();
         let mut sink = Vec::new();
-        oracle_table::render_block(&mut sink, &block, false, &opts).unwrap();
-        hex::render(&mut sink, bytes, &block.spans, &opts).unwrap();
-        serde_json::to_writer(&mut sink, &oracle_json::block_json(&block, true)).unwrap();
+        oracle::render_table(&mut sink, &block, false, &opts).unwrap();
+        render_hex(&mut sink, bytes, &block.spans, &opts).unwrap();
+        serde_json::to_writer(&mut sink, &oracle::block_json(&block, true)).unwrap();
         for version in [
             OracleVersion::V10,
             OracleVersion::V11,
@@ -1400,7 +1398,7 @@ fn render_everything(bytes: &[u8]) {
         let mut s = DbvSummary::default();
         s.add(&block, &problems);
         let reports = [BlockReport::new(&block, problems)];
-        oracle_verify::write_dbv_report(&mut sink, "x", &reports, &s, false).unwrap();
+        oracle::write_dbv_report(&mut sink, "x", &reports, &s, false).unwrap();
     }
 }
 
@@ -1465,13 +1463,9 @@ proptest! {
 // The binary: fixtures, goldens, exit codes.
 // ---------------------------------------------------------------------------
 
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
+mod common;
 
-fn bless() -> bool {
-    std::env::var_os("BLOCKSCOPE_BLESS").is_some()
-}
+use common::{bless, root};
 
 const PLANTED: &str = "fixtures/oracle/planted.dbf";
 
@@ -1492,26 +1486,7 @@ fn planted_datafile_fixture_is_current() {
     );
 }
 
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn run(args: &[&str]) -> Run {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_blockscope"))
-        .args(args)
-        .current_dir(root())
-        .env_remove("COLUMNS")
-        .stdin(std::process::Stdio::null())
-        .output()
-        .unwrap();
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
+use common::run;
 
 fn ok(args: &[&str]) -> String {
     let r = run(args);
@@ -1735,7 +1710,7 @@ fn cli_extra_decode_values_are_refused() {
 // ---------------------------------------------------------------------------
 
 use blockscope::model::oracle::types::{OraCharset, OraColumns, ValueForm};
-use blockscope::parse::oracle::columns;
+use blockscope::oracle::decode_columns;
 
 /// The column list of the typed synthetic block.
 const TYPED_COLUMNS: &str = "id number, name varchar2(20), born date, seen timestamp(9), \
@@ -1838,7 +1813,7 @@ fn typed_table_block() -> Vec<u8> {
 fn typed(data: &[u8], list: &str) -> OracleBlock {
     let mut block = parse(data);
     let list = OraColumns::parse(list).unwrap();
-    columns::decode_block(&mut block, &list, OraCharset::Al32Utf8);
+    decode_columns(&mut block, &list, OraCharset::Al32Utf8);
     block
 }
 
@@ -2090,17 +2065,17 @@ proptest! {
         let data = b.seal();
         let mut block = parse(&data);
         let cs = [OraCharset::Al32Utf8, OraCharset::We8Iso8859P1, OraCharset::Us7Ascii][charset];
-        columns::decode_block(&mut block, &list, cs);
+        decode_columns(&mut block, &list, cs);
         if let Some(t) = &block.table {
             for r in &t.rows {
                 prop_assert!(r.cols.iter().all(|c| c.value.is_some()));
             }
         }
-        let opts = blockscope::render::RenderOptions::default();
+        let opts = blockscope::RenderOptions::default();
         let mut sink = Vec::new();
-        blockscope::render::oracle::table::render_block(&mut sink, &block, false, &opts).unwrap();
-        blockscope::render::hex::render(&mut sink, &data, &block.spans, &opts).unwrap();
-        serde_json::to_writer(&mut sink, &blockscope::render::oracle::json::block_json(&block, false)).unwrap();
+        blockscope::oracle::render_table(&mut sink, &block, false, &opts).unwrap();
+        blockscope::render_hex(&mut sink, &data, &block.spans, &opts).unwrap();
+        serde_json::to_writer(&mut sink, &blockscope::oracle::block_json(&block, false)).unwrap();
     }
 
     /// Random column-list text never panics the list parser.

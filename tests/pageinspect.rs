@@ -7,8 +7,8 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use blockscope::parse::postgres::{parse_page, PageOptions};
-use blockscope::render::postgres::json::PgPageJson;
+use blockscope::postgres::PageJson as PgPageJson;
+use blockscope::postgres::{parse_page, PageOptions};
 use serde_json::Value;
 
 fn fixture_dir(kind: &str) -> PathBuf {

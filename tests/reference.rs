@@ -4,9 +4,9 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use blockscope::input::{decode, InputFormat};
-use blockscope::parse::postgres::{parse_page, PageOptions};
-use blockscope::render::postgres::json::PgPageJson;
+use blockscope::postgres::PageJson as PgPageJson;
+use blockscope::postgres::{parse_page, PageOptions};
+use blockscope::{decode_text as decode, InputFormat};
 use serde_json::Value;
 
 fn reference(name: &str) -> PathBuf {

@@ -5,10 +5,9 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use blockscope::model::postgres::{PageKind, PgPage};
-use blockscope::parse::postgres::{check_page, parse_page, parse_page_without_spans, PageOptions};
-use blockscope::render::postgres::json::PgPageJson;
-use blockscope::render::postgres::{ndjson, table};
-use blockscope::render::{hex, RenderOptions};
+use blockscope::postgres::PageJson as PgPageJson;
+use blockscope::postgres::{check_page, parse_page, parse_page_without_spans, PageOptions};
+use blockscope::{postgres, render_hex, RenderOptions};
 use proptest::prelude::*;
 
 fn render_all(bytes: &[u8]) {
@@ -23,8 +22,8 @@ fn render_as(bytes: &[u8], kind: Option<PageKind>) {
     let page = parse_page(bytes, &opts);
     let render = RenderOptions::default();
     let mut sink = Vec::new();
-    table::render_page(&mut sink, &page, &render).unwrap();
-    hex::render(&mut sink, bytes, &page.spans, &render).unwrap();
+    postgres::render_table(&mut sink, &page, &render).unwrap();
+    render_hex(&mut sink, bytes, &page.spans, &render).unwrap();
     serde_json::to_writer(&mut sink, &PgPageJson::from_page(&page)).unwrap();
     fast_paths_agree(bytes, &page, &opts);
 }
@@ -52,7 +51,7 @@ fn fast_paths_agree(bytes: &[u8], page: &PgPage, opts: &PageOptions) {
         );
     }
     let mut line = Vec::new();
-    ndjson::append_page_line(&mut line, page);
+    postgres::append_page_line(&mut line, page);
     let mut expected = serde_json::to_vec(&PgPageJson::from_page(page)).unwrap();
     expected.push(b'\n');
     assert_eq!(

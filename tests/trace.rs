@@ -6,13 +6,13 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use blockscope::error::TextError;
 use blockscope::model::oracle::{OracleVersion, TextBlock};
-use blockscope::parse::oracle::crosscheck::compare;
-use blockscope::parse::oracle::trace::{read_trace, rebuilt_blocks};
-use blockscope::parse::oracle::{parse_block, BlockOptions};
-use blockscope::reader::Endian;
-use blockscope::render::oracle::dump::{dump_text, DumpOptions};
+use blockscope::oracle::crosscheck as compare;
+use blockscope::oracle::{parse_block, BlockOptions};
+use blockscope::oracle::{read_trace, rebuilt_blocks};
+use blockscope::Endian;
+use blockscope::TextError;
+use blockscope::{dump_text, DumpOptions};
 use proptest::prelude::*;
 
 fn root() -> &'static Path {

@@ -8,9 +8,9 @@ use std::process::{Command, Stdio};
 
 use blockscope::model::postgres::{HeapItem, PgPage};
 use blockscope::model::Severity;
-use blockscope::parse::postgres::checksum::{candidate_blocks, checksum_block, fitting_blocks};
-use blockscope::parse::postgres::{parse_page, PageOptions};
-use blockscope::reader::Endian;
+use blockscope::postgres::{candidate_blocks, checksum_block, fitting_blocks};
+use blockscope::postgres::{parse_page, PageOptions};
+use blockscope::Endian;
 use serde_json::Value;
 
 fn root() -> &'static Path {

@@ -11,7 +11,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use blockscope::source::RelationFileName;
+use blockscope::RelationFileName;
 use serde_json::Value;
 
 fn fixtures() -> PathBuf {
@@ -512,7 +512,7 @@ fn controldata_value(text: &str, key: &str) -> String {
 
 #[test]
 fn pg_control_is_read_as_pg_controldata_reads_it() {
-    use blockscope::parse::postgres::control::parse_control_file;
+    use blockscope::postgres::parse_control_file;
     let dir = fixtures().join("control");
     let text = fs::read_to_string(dir.join("pg_controldata.txt")).unwrap();
     let c = parse_control_file(&fs::read(dir.join("pg_control")).unwrap()).unwrap();
@@ -589,7 +589,7 @@ fn a_data_directory_s_pg_control_decides_checksums_and_sizes() {
 
 #[test]
 fn a_cluster_not_shut_down_cleanly_gets_a_warning() {
-    use blockscope::parse::postgres::control::crc32c;
+    use blockscope::postgres::crc32c;
     let mut control = fs::read(fixtures().join("control/pg_control")).unwrap();
     // DBState DB_IN_PRODUCTION (6), and the CRC made right again.
     control[16..20].copy_from_slice(&6u32.to_le_bytes());
@@ -827,7 +827,7 @@ fn show_collapses_repeats_too_unless_all_problems() {
 #[test]
 fn show_and_verify_judge_a_page_alike() {
     use blockscope::model::{Problem, ProblemClass};
-    use blockscope::parse::postgres::{check_page, parse_page, PageOptions};
+    use blockscope::postgres::{check_page, parse_page, PageOptions};
     fn structural(problems: &[Problem]) -> Vec<&Problem> {
         problems
             .iter()

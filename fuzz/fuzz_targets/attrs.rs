@@ -5,9 +5,9 @@
 #![no_main]
 
 use blockscope::model::postgres::PageKind;
-use blockscope::parse::postgres::attrs::decode_page;
-use blockscope::parse::postgres::schema::{parse_columns, parse_schema};
-use blockscope::parse::postgres::{parse_page, PageOptions};
+use blockscope::postgres::decode_page;
+use blockscope::postgres::{parse_columns, parse_schema};
+use blockscope::postgres::{parse_page, PageOptions};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -2,7 +2,7 @@
 //! the format.
 #![no_main]
 
-use blockscope::input::{decode, detect, InputFormat};
+use blockscope::{decode_text as decode, detect_text as detect, InputFormat};
 use libfuzzer_sys::fuzz_target;
 
 const FORMATS: [InputFormat; 9] = [

@@ -2,12 +2,12 @@
 //! then every Oracle renderer and the DBVERIFY checks.
 #![no_main]
 
-use blockscope::parse::oracle::verify::{verify_block, BlockReport, DbvSummary, Expected};
-use blockscope::parse::oracle::{parse_block, BlockOptions};
-use blockscope::reader::Endian;
-use blockscope::render::oracle::dump::{dump_text, DumpOptions};
-use blockscope::render::oracle::{json as oracle_json, table as oracle_table, verify as oracle_verify};
-    use blockscope::render::{hex, RenderOptions};
+use blockscope::model::oracle::verify::{BlockReport, DbvSummary};
+    use blockscope::oracle::{verify_block, Expected};
+use blockscope::oracle::{parse_block, BlockOptions};
+use blockscope::Endian;
+use blockscope::{dump_text, DumpOptions};
+use blockscope::{oracle, render_hex, RenderOptions};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -17,9 +17,9 @@ fuzz_target!(|data: &[u8]| {
         let mut sink = Vec::new();
         if endian.is_none() {
             // The slower renderers once, on the detected byte order.
-            let _ = oracle_table::render_block(&mut sink, &block, false, &opts);
-            let _ = hex::render(&mut sink, data, &block.spans, &opts);
-            let _ = serde_json::to_writer(&mut sink, &oracle_json::block_json(&block, false));
+            let _ = oracle::render_table(&mut sink, &block, false, &opts);
+            let _ = render_hex(&mut sink, data, &block.spans, &opts);
+            let _ = serde_json::to_writer(&mut sink, &oracle::block_json(&block, false));
         }
         let dump = DumpOptions {
             hex: true,
@@ -37,6 +37,6 @@ fuzz_target!(|data: &[u8]| {
         let mut summary = DbvSummary::default();
         summary.add(&block, &problems);
         let reports = [BlockReport::new(&block, problems)];
-        let _ = oracle_verify::write_dbv_report(&mut sink, "fuzz", &reports, &summary, false);
+        let _ = oracle::write_dbv_report(&mut sink, "fuzz", &reports, &summary, false);
     }
 });

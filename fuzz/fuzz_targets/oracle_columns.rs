@@ -4,10 +4,9 @@
 #![no_main]
 
 use blockscope::model::oracle::types::{OraCharset, OraColumns};
-use blockscope::parse::oracle::columns::decode_block;
-use blockscope::parse::oracle::{parse_block, BlockOptions};
-use blockscope::render::oracle::{json as oracle_json, table as oracle_table};
-use blockscope::render::{hex, RenderOptions};
+use blockscope::oracle::decode_columns as decode_block;
+use blockscope::oracle::{parse_block, BlockOptions};
+use blockscope::{oracle, render_hex, RenderOptions};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -26,8 +25,8 @@ fuzz_target!(|data: &[u8]| {
         decode_block(&mut block, &list, cs);
         let opts = RenderOptions::default();
         let mut sink = Vec::new();
-        let _ = oracle_table::render_block(&mut sink, &block, false, &opts);
-        let _ = hex::render(&mut sink, body, &block.spans, &opts);
-        let _ = serde_json::to_writer(&mut sink, &oracle_json::block_json(&block, false));
+        let _ = oracle::render_table(&mut sink, &block, false, &opts);
+        let _ = render_hex(&mut sink, body, &block.spans, &opts);
+        let _ = serde_json::to_writer(&mut sink, &oracle::block_json(&block, false));
     }
 });

@@ -2,11 +2,11 @@
 //! then the cross-check and the dump renderer on what it finds.
 #![no_main]
 
-use blockscope::parse::oracle::crosscheck::compare;
-use blockscope::parse::oracle::trace::{read_trace, render_view};
-use blockscope::parse::oracle::{parse_block, BlockOptions};
-use blockscope::reader::Endian;
-use blockscope::render::oracle::dump::{dump_text, DumpOptions};
+use blockscope::oracle::crosscheck as compare;
+use blockscope::oracle::{read_trace, render_view};
+use blockscope::oracle::{parse_block, BlockOptions};
+use blockscope::Endian;
+use blockscope::{dump_text, DumpOptions};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -3,7 +3,7 @@
 #![no_main]
 
 use blockscope::model::postgres::PageKind;
-use blockscope::parse::postgres::{parse_page, PageOptions};
+use blockscope::postgres::{parse_page, PageOptions};
 use libfuzzer_sys::fuzz_target;
 
 const KINDS: [PageKind; 10] = [

@@ -1,7 +1,7 @@
 //! The page-kind detector and the generic page parser, with kind detection.
 #![no_main]
 
-use blockscope::parse::postgres::{parse_page, PageOptions};
+use blockscope::postgres::{parse_page, PageOptions};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -5,12 +5,11 @@
 use std::io::Cursor;
 use std::path::PathBuf;
 
-use blockscope::input::InputFormat;
-use blockscope::parse::postgres::{parse_page, PageOptions};
-use blockscope::render::postgres::json::PgPageJson;
-use blockscope::render::postgres::table;
-    use blockscope::render::{hex, RenderOptions};
-use blockscope::source::Source;
+use blockscope::InputFormat;
+use blockscope::postgres::{parse_page, PageOptions};
+use blockscope::postgres::PageJson as PgPageJson;
+use blockscope::{postgres, render_hex, RenderOptions};
+use blockscope::Source;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -30,8 +29,8 @@ fuzz_target!(|data: &[u8]| {
         let Ok(block) = block else { return };
         let page = parse_page(&block.data, &PageOptions::default());
         let mut sink = Vec::new();
-        let _ = table::render_page(&mut sink, &page, &opts);
-        let _ = hex::render(&mut sink, &block.data, &page.spans, &opts);
+        let _ = postgres::render_table(&mut sink, &page, &opts);
+        let _ = render_hex(&mut sink, &block.data, &page.spans, &opts);
         let _ = serde_json::to_writer(&mut sink, &PgPageJson::from_page(&page));
     }
 });

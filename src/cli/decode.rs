@@ -7,11 +7,11 @@ use std::process::ExitCode;
 use serde::Serialize;
 
 use crate::error::Error;
+use crate::model::oracle::names;
 use crate::model::oracle::Rdba;
+use crate::model::postgres::flags;
 use crate::model::postgres::ItemId;
 use crate::parse::oracle::datatype::{decode_date, decode_number};
-use crate::parse::oracle::names;
-use crate::parse::postgres::flags;
 use crate::render;
 
 use super::args::{DecodeArgs, DecodeFormat, DecodeWhat};

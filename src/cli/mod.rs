@@ -17,7 +17,7 @@ mod show;
 mod verify;
 
 pub use args::*;
-pub use config::{BlockRange, ShowConfig, VerifyConfig};
+pub use config::{ShowConfig, VerifyConfig};
 
 /// Entry point of the binary: run and map the result to an exit status.
 pub fn main() -> ExitCode {

@@ -13,8 +13,8 @@
 //! pd_special ≤ size, the line pointers, the special space's shape and the
 //! checksum at the block's position.
 
+use crate::model::oracle::names::block_type_name;
 use crate::parse::oracle::checksum::xor16;
-use crate::parse::oracle::names::block_type_name;
 use crate::parse::postgres::checksum::pg_checksum_page;
 use crate::reader::Endian;
 

@@ -6,7 +6,7 @@
 use crate::input::{InputError, InputFormat};
 use crate::model::oracle::TextBlock;
 use crate::model::{Problem, ProblemClass, Severity};
-use crate::parse::oracle::crosscheck::compare;
+use crate::parse::oracle::trace::crosscheck::compare;
 use crate::parse::oracle::trace::{read_trace, render_view};
 use crate::parse::oracle::{parse_block, BlockOptions};
 use crate::reader::Endian;

@@ -2,6 +2,3 @@
 
 pub mod oracle;
 pub mod postgres;
-
-/// Moved to [`crate::model::bits`]; kept at its old path for code not yet updated.
-pub use crate::model::bits;

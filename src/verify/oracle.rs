@@ -2,14 +2,15 @@
 //! (check value, tail/fracture, rdba against the block's position, type,
 //! space accounting, row directory), tallied the way DBVERIFY tallies.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::error::Error;
 use crate::input::InputFormat;
+use crate::model::oracle::verify::{BlockReport, DbvSummary};
 use crate::model::oracle::Rdba;
 use crate::model::Problem;
 use crate::parse::oracle::trace::rebuilt_blocks;
-use crate::parse::oracle::verify::{BlockReport, DatafileVerifier, DbvSummary};
+use crate::parse::oracle::verify::DatafileVerifier;
 use crate::parse::oracle::{parse_block, BlockOptions};
 use crate::reader::Endian;
 use crate::source::Source;
@@ -26,7 +27,6 @@ pub enum OracleInput {
 /// The verdict on one Oracle input.
 #[derive(Debug)]
 pub struct OracleOutcome {
-    pub file: PathBuf,
     /// Failing blocks only (a clean datafile keeps nothing in memory).
     pub reports: Vec<BlockReport>,
     pub summary: DbvSummary,
@@ -73,7 +73,6 @@ pub fn verify_datafile(path: &Path, block_size: Option<usize>) -> Result<OracleO
         )));
     }
     Ok(OracleOutcome {
-        file: path.to_path_buf(),
         reports,
         summary: verifier.summary,
     })
@@ -129,7 +128,6 @@ pub fn verify_trace(path: &Path, endian: Option<Endian>) -> Result<OracleOutcome
         }
     }
     Ok(OracleOutcome {
-        file: path.to_path_buf(),
         reports,
         summary: verifier.summary,
     })

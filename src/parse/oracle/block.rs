@@ -9,7 +9,8 @@ use crate::model::span::Region;
 use crate::model::{Problem, ProblemClass, Severity};
 use crate::reader::{Endian, ReadError, Reader};
 
-use super::{checksum, kdb, kdx, ktb, names, read_problem};
+use super::{checksum, kdb, kdx, ktb, read_problem};
+use crate::model::oracle::names;
 
 /// How to read one block.
 #[derive(Clone, Copy, Debug, Default)]

@@ -27,7 +27,7 @@ pub fn payload_offset(itc: usize, ktbbhflg: u8) -> usize {
 }
 
 /// Moved to [`crate::model::oracle::text`]; kept at their old path for code not yet updated.
-pub use crate::model::oracle::text::{scn_fsc_text, uba_text, xid_text};
+pub use crate::model::oracle::text::{uba_text, xid_text};
 
 /// Read the transaction header and ITLs. Strange values become problems; only
 /// a header cut short is an error.

@@ -19,15 +19,9 @@ pub mod ktb;
 pub mod trace;
 pub mod verify;
 
-/// Moved to [`crate::model::oracle::names`]; kept at its old path for code not yet updated.
-pub use crate::model::oracle::names;
-
 pub use block::{
     block_size_from_header, detect_endian, looks_like_oracle, parse_block, BlockOptions,
 };
-/// The cross-check of a trace's text against its rebuilt bytes (in [`trace`]).
-pub use trace::crosscheck;
-pub use verify::{verify_block, DatafileVerifier, DbvSummary};
 
 use crate::model::{Problem, ProblemClass, Severity};
 use crate::reader::ReadError;

@@ -5,6 +5,7 @@
 //! [`DbvSummary`] keeps DBVERIFY's tallies. [`DatafileVerifier`] does both for a
 //! stream of blocks; the `verify` subcommand drives it.
 
+use crate::model::oracle::verify::DbvSummary;
 use crate::model::oracle::{OracleBlock, OracleKind, Rdba};
 use crate::model::{Problem, ProblemClass, Severity};
 
@@ -87,9 +88,6 @@ pub fn verify_block(block: &OracleBlock, expected: &Expected) -> Vec<Problem> {
     }
     problems
 }
-
-/// Moved to [`crate::model::oracle::verify`]; kept at their old path for code not yet updated.
-pub use crate::model::oracle::verify::{BlockReport, DbvSummary, CACHE_CLASSES};
 
 /// Verifies the blocks of one datafile in order, learning the relative file
 /// number from the file header (block 1) as it goes.

@@ -26,11 +26,12 @@ use crate::model::{Problem, ProblemClass, Severity};
 use crate::reader::{Endian, Reader};
 
 use super::btree::{BTP_DELETED, BTP_LEAF, BTP_META, BTP_ROOT, BTREE_MAGIC};
+use super::heap;
 use super::page::{
     detect_kind, is_new_page, item_id_offset, item_ids, line_pointers_in_use, peek_header,
     short_header, PageOptions,
 };
-use super::{flags, heap};
+use crate::model::postgres::flags;
 
 /// `BTPageOpaqueData` (nbtree.h): btpo_prev, btpo_next, btpo_level,
 /// btpo_flags, btpo_cycleid.

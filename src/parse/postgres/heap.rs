@@ -13,7 +13,7 @@ use crate::model::span::Region;
 use crate::model::{Problem, ProblemClass, Severity};
 use crate::reader::{ReadError, Reader};
 
-use super::flags;
+use crate::model::postgres::flags;
 
 const HEAP_XMAX_KEYSHR_LOCK: u16 = 0x0010;
 const HEAP_XMAX_EXCL_LOCK: u16 = 0x0040;

@@ -16,10 +16,10 @@ pub mod toast;
 pub mod toast_page;
 pub mod values;
 
-/// Moved to [`crate::model::postgres::flags`]; kept at its old path for code not yet updated.
-pub use crate::model::postgres::flags;
+#[cfg(test)]
+mod proptests;
 
-pub use check::{check_page, check_page_in, CheckedPage, Relation};
+pub use check::{check_page, check_page_in, Relation};
 pub use page::{
     detect_kind, page_size_from_header, parse_page, parse_page_without_spans, PageOptions,
 };

@@ -12,7 +12,7 @@ use crate::model::postgres::types::{Align, PgType};
 use crate::model::postgres::{Float, Typed, Value};
 use crate::reader::Endian;
 
-pub use super::datum::numeric_out;
+use super::datum::numeric_out;
 use super::datum::{byte, inner_varlena, u16_at, u32_at, u64_at};
 use super::jsonb;
 

@@ -47,7 +47,6 @@ use crate::reader::Endian;
 use lines::{Lines, Marker};
 use text::Context;
 
-pub use hex::{MAX_BLOCK_BYTES, MAX_HEX_SECTION};
 pub use model::render_view;
 
 /// The rebuilt bytes of a trace may total at most this many times the size of

@@ -1,0 +1,104 @@
+//! Helpers shared by the integration tests: fixtures, the built binary and
+//! golden files. Each test file takes what it needs (`mod common;`).
+
+#![allow(dead_code)]
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// The repository's root (where fixtures/ and tests/golden/ are).
+pub fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The path of `rel` under fixtures/.
+pub fn fixture(rel: &str) -> PathBuf {
+    root().join("fixtures").join(rel)
+}
+
+/// The bytes of `rel` under fixtures/.
+pub fn fixture_bytes(rel: &str) -> Vec<u8> {
+    let path = fixture(rel);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Whether golden files and generated fixtures are to be rewritten
+/// (`BLOCKSCOPE_BLESS=1`).
+pub fn bless() -> bool {
+    std::env::var_os("BLOCKSCOPE_BLESS").is_some()
+}
+
+/// The built `blockscope` binary, run from the repository's root with no
+/// terminal width (`COLUMNS` removed).
+pub fn command() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_blockscope"));
+    cmd.current_dir(root()).env_remove("COLUMNS");
+    cmd
+}
+
+/// What one run of the binary gave.
+pub struct Run {
+    /// Exit status (-1 when killed by a signal).
+    pub code: i32,
+    /// Standard output, lossily as text.
+    pub stdout: String,
+    /// Standard error, lossily as text.
+    pub stderr: String,
+}
+
+/// Run the binary with `args` and no standard input.
+pub fn run(args: &[&str]) -> Run {
+    run_with_stdin(args, None)
+}
+
+/// Run the binary with `args`, `stdin` piped in when given (else none).
+pub fn run_with_stdin(args: &[&str], stdin: Option<&[u8]>) -> Run {
+    let mut child = command()
+        .args(args)
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run blockscope");
+    if let Some(data) = stdin {
+        let mut pipe = child.stdin.take().unwrap();
+        // The binary may stop reading early (a usage error); that is its answer.
+        let _ = pipe.write_all(data);
+    }
+    let out = child.wait_with_output().unwrap();
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// Compare `actual` with tests/golden/NAME; `BLOCKSCOPE_BLESS=1` rewrites it.
+pub fn golden(name: &str, actual: &str) {
+    let path: PathBuf = root().join("tests/golden").join(name);
+    if bless() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (bless it with BLOCKSCOPE_BLESS=1)", path.display()));
+    if expected != actual {
+        let first = expected
+            .lines()
+            .zip(actual.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or(expected.lines().count().min(actual.lines().count()));
+        panic!(
+            "{name} differs from its golden file at line {}:\n  golden: {:?}\n  actual: {:?}",
+            first + 1,
+            expected.lines().nth(first),
+            actual.lines().nth(first)
+        );
+    }
+}
