@@ -260,6 +260,42 @@ fn verify_reads_every_psql_and_copy_form_on_stdin_as_clean_pages() {
 }
 
 #[test]
+fn verify_reads_every_psql_and_copy_form_named_as_a_file() {
+    for (file, pages, _, _) in PSQL_FORMS {
+        let path = psql_dir().join(file);
+        let json = blockscope(
+            &["verify", "--format", "json", path.to_str().unwrap()],
+            None,
+        );
+        let stderr = String::from_utf8_lossy(&json.stderr);
+        assert_eq!(json.status.code(), Some(0), "{file}: {stderr}");
+        let doc: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+        let blocks = fs::metadata(psql_dir().join(pages)).unwrap().len() / 8192;
+        assert_eq!(
+            doc.pointer("/summary/blocks").and_then(|v| v.as_u64()),
+            Some(blocks),
+            "{file}: {doc}"
+        );
+        // The pages' own checksums are checked (auto: found set on a decoded page).
+        assert_eq!(
+            doc.pointer("/summary/checksums/enabled"),
+            Some(&serde_json::Value::Bool(true)),
+            "{file}: {doc}"
+        );
+    }
+    // Every text tool's form of one page, named as a file.
+    for form in [
+        "hex", "bytea", "base64", "od-d", "od-xz", "xxd", "xxd-p", "hexdump", "gdb",
+    ] {
+        let path = dir().join(format!("inputs/hot_update.0.{form}.txt"));
+        let out = blockscope(&["verify", path.to_str().unwrap()], None);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{form}: {stdout}");
+        assert!(stdout.contains("Blocks scanned:    1"), "{form}: {stdout}");
+    }
+}
+
+#[test]
 fn verify_on_stdin_hex_text_judges_the_page_not_the_text() {
     // psql -tA -c "select encode(get_raw_page('t', 0), 'hex')" | blockscope verify
     let hex = dir().join("inputs/hot_update.0.hex.txt");

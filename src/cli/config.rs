@@ -118,10 +118,13 @@ impl ShowConfig {
     }
 }
 
+/// The terminal's width: `COLUMNS` when set, else what the terminal says
+/// (comfy-table asks it), else 120.
 fn terminal_width() -> Option<u16> {
     std::env::var("COLUMNS")
         .ok()
         .and_then(|c| c.parse().ok())
+        .or_else(|| comfy_table::Table::new().width())
         .or(Some(120))
 }
 

@@ -40,7 +40,7 @@ use crate::parse::postgres::{check_page_in, PageOptions, Relation};
 use crate::reader::{Endian, Reader};
 use crate::source::{
     open_file, segment_from_name, RelationFileName, Source, DEFAULT_BLOCK_SIZE,
-    DEFAULT_SEGMENT_BYTES,
+    DEFAULT_SEGMENT_BYTES, MAX_TEXT_INPUT,
 };
 
 use super::file_name;
@@ -438,6 +438,9 @@ fn check_relation_file(
         from_text: false,
         btree_index: false,
     };
+    if let Some((data, blknos)) = text_pages(path, &file, len, block_size)? {
+        return check_decoded(&data, &blknos, &ctx, summary, report);
+    }
     if first_blkno == 0 && len >= block_size as u64 {
         let mut page = vec![0u8; block_size];
         // An unreadable block 0 is reported when the blocks are read.
@@ -792,6 +795,22 @@ fn probe_files(
         let Ok(len) = file.metadata().and_then(|m| input_len(&file, &m)) else {
             continue;
         };
+        if let Some((data, _)) = text_pages(path, &file, len, block_size)? {
+            // A text dump of pages: its decoded pages decide.
+            if let Some(i) = data
+                .chunks_exact(block_size)
+                .position(|page| stored_checksum(page).is_some_and(|c| c != 0))
+            {
+                return Ok(ChecksumVerdict {
+                    enabled: true,
+                    reason: format!(
+                        "auto: page {i} of {} (a text dump) has pd_checksum set",
+                        file_name(path)
+                    ),
+                });
+            }
+            continue;
+        }
         let blocks = len / block_size as u64;
         let has_checksum = |block: u64| -> io::Result<bool> {
             let mut head = [0u8; SIZE_OF_PAGE_HEADER];
@@ -993,33 +1012,7 @@ fn check_stdin(
 ) -> Result<u64, Error> {
     let bs = ctx.block_size;
     if let Some(blknos) = head.decoded {
-        // Decoded text: each page under the block number its row gave, else
-        // its position.
-        let data = head.bytes;
-        let whole = data.len() - data.len() % bs;
-        for (i, page) in data[..whole].chunks(bs).enumerate() {
-            let i = i as u64;
-            let blkno = blknos
-                .get(i as usize)
-                .copied()
-                .flatten()
-                .unwrap_or(ctx.first_blkno.saturating_add(i));
-            let (first, first_blkno) = if blkno >= i {
-                (i, blkno - i)
-            } else {
-                (0, blkno)
-            };
-            let page_ctx = BlockContext {
-                first_blkno,
-                ..*ctx
-            };
-            check_blocks(page, first, &page_ctx).add_to(summary, report)?;
-        }
-        if data.len() > whole {
-            let (len, tail) = (data.len() as u64, (data.len() - whole) as u64);
-            truncated(ctx, (whole / bs) as u64, len, tail, summary, report)?;
-        }
-        return Ok(data.len() as u64);
+        return check_decoded(&head.bytes, &blknos, ctx, summary, report);
     }
     let head = head.bytes;
     let per_chunk = chunk_blocks(bs) * bs;
@@ -1056,6 +1049,93 @@ fn check_stdin(
             return Ok(total);
         }
     }
+}
+
+/// Pages decoded from text (hex, bytea, base64, psql's or COPY's output: a
+/// get_raw_page() copy, so a stale checksum is a warning), each under the
+/// block number its row gave, else its position.
+fn check_decoded(
+    data: &[u8],
+    blknos: &[Option<u64>],
+    ctx: &BlockContext,
+    summary: &mut Summary,
+    report: &mut dyn Report,
+) -> Result<u64, Error> {
+    let bs = ctx.block_size;
+    let whole = data.len() - data.len() % bs;
+    for (i, page) in data[..whole].chunks(bs).enumerate() {
+        let i = i as u64;
+        let blkno = blknos
+            .get(i as usize)
+            .copied()
+            .flatten()
+            .unwrap_or(ctx.first_blkno.saturating_add(i));
+        let (first, first_blkno) = if blkno >= i {
+            (i, blkno - i)
+        } else {
+            (0, blkno)
+        };
+        let page_ctx = BlockContext {
+            first_blkno,
+            from_text: true,
+            ..*ctx
+        };
+        check_blocks(page, first, &page_ctx).add_to(summary, report)?;
+    }
+    if data.len() > whole {
+        let (len, tail) = (data.len() as u64, (data.len() - whole) as u64);
+        truncated(ctx, (whole / bs) as u64, len, tail, summary, report)?;
+    }
+    Ok(data.len() as u64)
+}
+
+/// A named file that holds a text dump of pages rather than the pages: its
+/// pages, decoded as `show` decodes them, with the block numbers the text gave.
+/// Printable bytes that are no text dump (a page overwritten by a log) stay
+/// raw pages (`show` and the engine choice say so once).
+fn text_pages(
+    path: &Path,
+    file: &File,
+    len: u64,
+    block_size: usize,
+) -> Result<Option<(Vec<u8>, Vec<Option<u64>>)>, Error> {
+    let mut head = vec![0u8; (len.min(64 << 10)) as usize];
+    let Ok(n) = read_at(file, &mut head, 0) else {
+        // Unreadable: reported when its blocks are read.
+        return Ok(None);
+    };
+    head.truncate(n);
+    if matches!(
+        crate::input::detect(&head),
+        InputFormat::Raw | InputFormat::OracleTrace
+    ) {
+        return Ok(None);
+    }
+    if len > MAX_TEXT_INPUT {
+        return Err(Error::Usage(format!(
+            "{}: text dump larger than {} MiB; convert it to raw pages first (e.g. xxd -r -p) \
+             and verify that",
+            file_name(path),
+            MAX_TEXT_INPUT >> 20
+        )));
+    }
+    let mut text = vec![0u8; len as usize];
+    let n = read_at(file, &mut text, 0).map_err(io_error(path))?;
+    text.truncate(n);
+    let decoded = match crate::input::decode_pages(&text, InputFormat::Auto, block_size) {
+        Ok(d) if d.format != InputFormat::Raw => d,
+        Ok(_) => return Ok(None),
+        Err(source) => {
+            return Err(Error::Input {
+                path: path.to_path_buf(),
+                source,
+            })
+        }
+    };
+    let blknos = (0..decoded.bytes.len().div_ceil(block_size))
+        .map(|i| decoded.blkno_at((i * block_size) as u64, block_size))
+        .collect();
+    Ok(Some((decoded.bytes, blknos)))
 }
 
 /// A file that ends inside a block.
