@@ -1089,6 +1089,9 @@ fn check_decoded(
     Ok(data.len() as u64)
 }
 
+/// Pages decoded from a text dump, and per page the block number its row gave.
+type TextPages = (Vec<u8>, Vec<Option<u64>>);
+
 /// A named file that holds a text dump of pages rather than the pages: its
 /// pages, decoded as `show` decodes them, with the block numbers the text gave.
 /// Printable bytes that are no text dump (a page overwritten by a log) stay
@@ -1098,7 +1101,7 @@ fn text_pages(
     file: &File,
     len: u64,
     block_size: usize,
-) -> Result<Option<(Vec<u8>, Vec<Option<u64>>)>, Error> {
+) -> Result<Option<TextPages>, Error> {
     let mut head = vec![0u8; (len.min(64 << 10)) as usize];
     let Ok(n) = read_at(file, &mut head, 0) else {
         // Unreadable: reported when its blocks are read.
