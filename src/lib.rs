@@ -39,7 +39,6 @@
 mod cli;
 #[allow(missing_docs)]
 mod engine;
-#[allow(missing_docs)]
 mod error;
 #[allow(missing_docs)]
 mod input;
