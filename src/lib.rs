@@ -46,7 +46,6 @@ mod input;
 pub mod model;
 #[allow(missing_docs)]
 mod parse;
-#[allow(missing_docs)]
 mod reader;
 #[allow(missing_docs)]
 mod render;
