@@ -49,7 +49,6 @@ mod parse;
 mod reader;
 #[allow(missing_docs)]
 mod render;
-#[allow(missing_docs)]
 mod source;
 #[allow(missing_docs)]
 mod verify;
