@@ -40,7 +40,6 @@ mod cli;
 #[allow(missing_docs)]
 mod engine;
 mod error;
-#[allow(missing_docs)]
 mod input;
 #[allow(missing_docs)]
 pub mod model;
