@@ -37,7 +37,6 @@
 // Not yet documented item by item (issue 12 point 7): each `allow` below goes
 // when its module's public items have docs.
 mod cli;
-#[allow(missing_docs)]
 mod engine;
 mod error;
 mod input;
