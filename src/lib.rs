@@ -48,7 +48,6 @@ mod reader;
 #[allow(missing_docs)]
 mod render;
 mod source;
-#[allow(missing_docs)]
 mod verify;
 
 pub use error::{Error, TextError};
