@@ -45,7 +45,6 @@ pub mod model;
 #[allow(missing_docs)]
 mod parse;
 mod reader;
-#[allow(missing_docs)]
 mod render;
 mod source;
 mod verify;
