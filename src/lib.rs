@@ -42,7 +42,6 @@ mod error;
 mod input;
 #[allow(missing_docs)]
 pub mod model;
-#[allow(missing_docs)]
 mod parse;
 mod reader;
 mod render;
