@@ -40,7 +40,6 @@ mod cli;
 mod engine;
 mod error;
 mod input;
-#[allow(missing_docs)]
 pub mod model;
 mod parse;
 mod reader;
