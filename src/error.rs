@@ -6,12 +6,23 @@ use std::path::PathBuf;
 
 use crate::input::InputError;
 
+/// What went wrong with an input or the command line.
 #[derive(Debug)]
 pub enum Error {
     /// Opening or reading an input failed.
-    Io { path: PathBuf, source: io::Error },
+    Io {
+        /// The file or `-` that failed.
+        path: PathBuf,
+        /// The operating system's error.
+        source: io::Error,
+    },
     /// An input's text could not be decoded into bytes.
-    Input { path: PathBuf, source: InputError },
+    Input {
+        /// The file or `-` whose text failed.
+        path: PathBuf,
+        /// Why the text did not decode.
+        source: InputError,
+    },
     /// The command line asked for something impossible.
     Usage(String),
 }

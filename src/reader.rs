@@ -15,8 +15,10 @@ use crate::model::span::{Region, Span};
 /// Oracle blocks carry their platform's order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Endian {
+    /// Least significant byte first (x86-64, most ARM).
     #[default]
     Little,
+    /// Most significant byte first (SPARC Solaris, AIX, HP-UX, z/OS).
     Big,
 }
 
@@ -24,6 +26,7 @@ pub enum Endian {
 /// [`ByteOrder`]: the one seam every fixed- or run-time-order integer read of
 /// the crate goes through. `None` when the slice is too short.
 impl Endian {
+    /// An unsigned 16-bit integer from the first 2 bytes.
     pub fn read_u16(self, b: &[u8]) -> Option<u16> {
         let b = b.get(..2)?;
         Some(match self {
@@ -32,6 +35,7 @@ impl Endian {
         })
     }
 
+    /// An unsigned 32-bit integer from the first 4 bytes.
     pub fn read_u32(self, b: &[u8]) -> Option<u32> {
         let b = b.get(..4)?;
         Some(match self {
@@ -40,6 +44,7 @@ impl Endian {
         })
     }
 
+    /// An unsigned 64-bit integer from the first 8 bytes.
     pub fn read_u64(self, b: &[u8]) -> Option<u64> {
         let b = b.get(..8)?;
         Some(match self {
@@ -48,14 +53,17 @@ impl Endian {
         })
     }
 
+    /// A signed 16-bit integer from the first 2 bytes.
     pub fn read_i16(self, b: &[u8]) -> Option<i16> {
         self.read_u16(b).map(|v| v as i16)
     }
 
+    /// A signed 32-bit integer from the first 4 bytes.
     pub fn read_i32(self, b: &[u8]) -> Option<i32> {
         self.read_u32(b).map(|v| v as i32)
     }
 
+    /// A signed 64-bit integer from the first 8 bytes.
     pub fn read_i64(self, b: &[u8]) -> Option<i64> {
         self.read_u64(b).map(|v| v as i64)
     }

@@ -330,7 +330,9 @@ pub enum Fork {
 /// The parts of a relation file name: `16385`, `16385.3`, `16385_fsm`, `16385_vm.1`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct RelationFileName {
+    /// The relation's relfilenode (the file name's leading number).
     pub relfilenode: u64,
+    /// The fork: main, `_fsm`, `_vm` or `_init`.
     pub fork: Fork,
     /// The `.N` suffix; `None` for the first segment, which has none.
     pub segment: Option<u64>,

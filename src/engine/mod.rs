@@ -49,6 +49,7 @@ pub enum Engine {
 /// scored for each engine (see `sniff.rs`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Detection {
+    /// The engine chosen.
     pub engine: Engine,
     /// What decided: the signals that held and those that were damaged.
     pub reason: String,
@@ -58,6 +59,7 @@ pub struct Detection {
     pub clear: bool,
     /// Scores of the signals that held, per engine.
     pub postgres: u32,
+    /// Score of the Oracle signals that held.
     pub oracle: u32,
 }
 
@@ -249,18 +251,31 @@ impl Engine {
 /// (read once; its grammar depends on the engine).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ColumnSpec {
+    /// `--columns LIST`: the list as typed.
     List(String),
-    File { path: PathBuf, text: String },
+    /// `--schema FILE`: the file and its text.
+    File {
+        /// The schema file as named on the command line.
+        path: PathBuf,
+        /// The file's whole text.
+        text: String,
+    },
 }
 
 /// A column list in one engine's types, ready to split rows into values.
 pub enum Columns {
+    /// PostgreSQL columns (`--columns` / `--schema`).
     Postgres {
+        /// The table's attributes in attnum order.
         schema: Schema,
+        /// The TOAST relation's pages (`--toast`), for out-of-line values.
         toast: Option<ToastStore>,
     },
+    /// Oracle columns (`--columns` / `--schema`).
     Oracle {
+        /// The table's columns in column order.
         list: OraColumns,
+        /// The database character set that CHAR/VARCHAR2 bytes are decoded in.
         charset: OraCharset,
     },
 }
@@ -270,9 +285,13 @@ pub enum Columns {
 /// datafile header or a trace's `Start dump` line), the buffer address.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct DumpFacts {
+    /// The Oracle release the dump text imitates.
     pub version: Option<OracleVersion>,
+    /// Tablespace number (`tsn:`).
     pub tsn: Option<u32>,
+    /// Absolute file number (`file#:`).
     pub file: Option<u32>,
+    /// Address of the block in the buffer cache (a trace's `Dump of memory from`).
     pub buffer: Option<u64>,
 }
 
@@ -280,10 +299,13 @@ pub struct DumpFacts {
 /// never shows them), and where it came from.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Decoded {
+    /// The decoded page or block.
     pub page: Page,
+    /// The block's bytes; empty when the output never shows them.
     pub bytes: Vec<u8>,
     /// The trace the block was read from, if any.
     pub trace: Option<Box<TraceOrigin>>,
+    /// What the surroundings said about the block, for Oracle's dump text.
     pub facts: DumpFacts,
 }
 
@@ -298,6 +320,7 @@ pub struct Decoder {
 }
 
 impl Decoder {
+    /// A decoder for `engine`, with the options and (optional) column list of the input.
     pub fn new(engine: Engine, opts: ParseOptions, columns: Option<Columns>) -> Decoder {
         Decoder {
             engine,
@@ -307,6 +330,7 @@ impl Decoder {
         }
     }
 
+    /// The engine the blocks are decoded as.
     pub fn engine(&self) -> Engine {
         self.engine
     }
@@ -460,7 +484,9 @@ pub struct ParseOptions {
 /// One decoded block of any engine.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Page {
+    /// A PostgreSQL page.
     Postgres(PgPage),
+    /// An Oracle block decoded from its bytes.
     Oracle(OracleBlock),
     /// A block of an Oracle trace that carries only the formatted dump text
     /// (no `Dump of memory` section), with the block view rebuilt from the
@@ -471,6 +497,7 @@ pub enum Page {
 /// An Oracle block known only from a trace's formatted text.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TextPage {
+    /// The block's formatted dump text, as read from the trace.
     pub text: TextBlock,
     /// The block as far as the text describes it, for `--format dump`.
     pub view: Option<OracleBlock>,

@@ -20,11 +20,13 @@ pub struct TraceOrigin {
     pub file: Option<u32>,
     /// Block number, if the trace gives it.
     pub block: Option<u32>,
+    /// Tablespace number (`tsn:`), if the trace gives it.
     pub tsn: Option<u32>,
     /// First line of the block in the trace.
     pub line: usize,
     /// Line of `Dump of memory from`, and the address it starts at.
     pub hex_line: Option<usize>,
+    /// Memory address of the first byte in the `Dump of memory from` line.
     pub hex_address: Option<u64>,
     /// The rebuilt block's tail confirmed the byte order.
     pub endian_confirmed: bool,

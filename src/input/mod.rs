@@ -182,8 +182,11 @@ pub struct Decoded {
 /// Where one row's pages are in [`Decoded::bytes`], and its block number.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RowBlkno {
+    /// Byte offset of the row's first page in [`Decoded::bytes`].
     pub offset: u64,
+    /// Length in bytes of the row's pages.
     pub len: u64,
+    /// The row's block number (the `blkno` column of a psql or COPY dump).
     pub blkno: u64,
 }
 

@@ -4,8 +4,11 @@
 /// One named bit (or multi-bit mask) of a flag word.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Flag {
+    /// The bit or bits of the word this entry names.
     pub mask: u16,
+    /// The database's own name for it (`HEAP_HASNULL`, `HEAP_COMBOCID`).
     pub name: &'static str,
+    /// What it means when set, in a few words.
     pub meaning: &'static str,
 }
 

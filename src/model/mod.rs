@@ -2,7 +2,9 @@
 //! Parsers build them; renderers read them. Nothing here reads bytes.
 
 pub mod bits;
+#[allow(missing_docs)] // not yet documented item by item (issue 12 point 7)
 pub mod oracle;
+#[allow(missing_docs)] // not yet documented item by item (issue 12 point 7)
 pub mod postgres;
 pub mod span;
 
@@ -21,6 +23,7 @@ pub enum Severity {
 }
 
 impl Severity {
+    /// The level as printed and serialised: `info`, `warning`, `error`.
     pub fn as_str(self) -> &'static str {
         match self {
             Severity::Info => "info",
@@ -134,6 +137,7 @@ impl PartialEq<&str> for ProblemClass {
 /// problem says where and what.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Problem {
+    /// How bad it is.
     pub severity: Severity,
     /// Byte offset inside the page, when the problem has one.
     pub offset: Option<usize>,
@@ -141,10 +145,12 @@ pub struct Problem {
     pub field: String,
     /// Problem class, stable for machines (`header`, `line-pointer`, `tuple`, `checksum`…).
     pub class: ProblemClass,
+    /// What is wrong, in one line.
     pub message: String,
 }
 
 impl Problem {
+    /// A problem of `class` at `offset` in `field`, saying `message`.
     pub fn new(
         severity: Severity,
         class: ProblemClass,

@@ -67,7 +67,9 @@ impl Format {
 /// Everything [`page`] needs besides the page.
 #[derive(Clone, Copy, Debug)]
 pub struct Options {
+    /// The output format.
     pub format: Format,
+    /// What the table and hex formats show.
     pub render: RenderOptions,
     /// Oracle: show every rdba in bigfile form.
     pub bigfile: bool,

@@ -10,8 +10,11 @@ use crate::engine::Engine;
 /// Output formats of `verify`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum VerifyFormat {
+    /// Human-readable lines.
     Text,
+    /// One JSON document for the whole run.
     Json,
+    /// One JSON object a line, per file and block.
     Ndjson,
 }
 

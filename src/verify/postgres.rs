@@ -77,6 +77,7 @@ pub struct VerifyOptions {
     pub segment_bytes: Option<u64>,
     /// Segment number of the (single) input file, instead of its `.N` suffix.
     pub segment: Option<u64>,
+    /// Whether to check pd_checksum: on, off, or as the pages say (auto).
     pub checksums: ChecksumMode,
 }
 

@@ -24,6 +24,7 @@ pub enum Align {
 }
 
 impl Align {
+    /// The alignment for a `typalign` code (`c`, `s`, `i`, `d`).
     pub fn from_char(c: char) -> Option<Align> {
         match c {
             'c' => Some(Align::Char),
@@ -34,6 +35,7 @@ impl Align {
         }
     }
 
+    /// The `typalign` code of this alignment.
     pub fn code(self) -> char {
         match self {
             Align::Char => 'c',
@@ -43,6 +45,7 @@ impl Align {
         }
     }
 
+    /// The boundary in bytes: 1, 2, 4 or 8.
     pub fn bytes(self) -> usize {
         match self {
             Align::Char => 1,
@@ -63,52 +66,91 @@ impl Align {
 /// does, or `Other` (split by its length and alignment, shown as hex).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PgType {
+    /// `bool`: one byte.
     Bool,
     /// The one-byte internal `"char"` (not `char(n)`, which is `Bpchar`).
     Char,
+    /// `int2` (`smallint`).
     Int2,
+    /// `int4` (`integer`).
     Int4,
+    /// `int8` (`bigint`).
     Int8,
+    /// `oid`.
     Oid,
     /// `regclass`, `regtype`, `regproc`, …: an OID whose name needs the catalog.
     RegOid(&'static str),
+    /// `xid`: a 32-bit transaction id.
     Xid,
+    /// `xid8`: a 64-bit FullTransactionId.
     Xid8,
+    /// `cid`: a command id.
     Cid,
+    /// `float4` (`real`).
     Float4,
+    /// `float8` (`double precision`).
     Float8,
+    /// `numeric` (`decimal`): varlena of base-10000 digits.
     Numeric,
+    /// `money`: int8 in the currency's smallest unit.
     Money,
+    /// `text`.
     Text,
+    /// `varchar` (`character varying`).
     Varchar,
+    /// `bpchar` (`char(n)`, `character(n)`): blank-padded.
     Bpchar,
+    /// `name`: fixed 64 bytes (NAMEDATALEN), NUL-padded.
     Name,
+    /// `bytea`.
     Bytea,
+    /// `json`: the text as entered.
     Json,
+    /// `jsonb`: the binary JsonbContainer format.
     Jsonb,
+    /// `xml`.
     Xml,
+    /// `date`: int4 days since 2000-01-01.
     Date,
+    /// `time`: int8 microseconds since midnight.
     Time,
+    /// `timetz`: `time` plus an int4 zone offset in seconds.
     TimeTz,
+    /// `timestamp`: int8 microseconds since 2000-01-01.
     Timestamp,
+    /// `timestamptz`: int8 microseconds since 2000-01-01 UTC.
     TimestampTz,
+    /// `interval`: int8 microseconds, int4 days, int4 months.
     Interval,
+    /// `uuid`: 16 bytes.
     Uuid,
+    /// `inet`: varlena address and netmask.
     Inet,
+    /// `cidr`: `inet` layout, network addresses only.
     Cidr,
+    /// `macaddr`: 6 bytes.
     Macaddr,
+    /// `macaddr8`: 8 bytes.
     Macaddr8,
+    /// `tid`: an ItemPointerData (block, offset).
     Tid,
+    /// `pg_lsn`: an int8 WAL position.
     PgLsn,
+    /// `bit(n)`: varlena bit length and bits.
     Bit,
+    /// `varbit` (`bit varying`).
     Varbit,
+    /// `point`: two float8.
     Point,
     /// A one- or more-dimensional array of the element type.
     Array(Box<PgType>),
     /// A type blockscope does not print: name, `attlen`, `attalign`.
     Other {
+        /// The type name as given.
         name: String,
+        /// attlen: fixed length in bytes, -1 varlena, -2 cstring.
         attlen: i16,
+        /// attalign: the boundary it starts on.
         align: Align,
     },
 }
@@ -327,6 +369,7 @@ const REG_TYPES: &[(&str, u32)] = &[
 /// A type as a user named it: the type plus its typmod text, for display.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TypeSpec {
+    /// The type.
     pub ty: PgType,
     /// What was inside the parentheses (`20`, `10,2`), if anything.
     pub typmod: Option<String>,
@@ -513,6 +556,7 @@ impl Column {
 /// The column list of a relation, in attribute-number order.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Schema {
+    /// The attributes, attnum 1 first.
     pub columns: Vec<Column>,
     /// `~` at the end of a column list: attributes past the list are not
     /// decoded and not reported (pg_filedump's convention).

@@ -31,15 +31,20 @@ pub enum XidStatus {
 /// The row lock a lock-only xmax holds (heapam's `HEAP_XMAX_IS_*_LOCKED`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LockMode {
+    /// `HEAP_XMAX_SHR_LOCK`: SELECT … FOR SHARE.
     ForShare,
+    /// `HEAP_XMAX_EXCL_LOCK` with `HEAP_KEYS_UPDATED`: SELECT … FOR UPDATE.
     ForUpdate,
+    /// `HEAP_XMAX_EXCL_LOCK` alone: SELECT … FOR NO KEY UPDATE.
     ForNoKeyUpdate,
+    /// `HEAP_XMAX_KEYSHR_LOCK`: SELECT … FOR KEY SHARE.
     ForKeyShare,
     /// A multixact's infomask carries no mode: each member has its own.
     InMultixactMembers,
 }
 
 impl LockMode {
+    /// The mode as SQL spells it (`FOR SHARE`, …).
     pub fn as_str(self) -> &'static str {
         match self {
             LockMode::ForShare => "FOR SHARE",
@@ -59,7 +64,12 @@ pub enum Change {
     Deleted,
     /// `t_ctid` points at a newer version: `heap_update` (`hot` =
     /// `HEAP_HOT_UPDATED`).
-    Updated { next: ItemPointer, hot: bool },
+    Updated {
+        /// t_ctid: the TID of the newer version.
+        next: ItemPointer,
+        /// `HEAP_HOT_UPDATED`: the newer version is a heap-only tuple.
+        hot: bool,
+    },
     /// `t_ctid` has the tuple's own offset in another block: a delete seen
     /// under a wrong block number, or an update into that block.
     DeletedOrUpdated,
@@ -76,22 +86,32 @@ pub enum Xmax {
     /// `HEAP_XMAX_INVALID` on a non-zero xmax: its delete or update aborted
     /// (`lock_only`: the lock it held is no longer held).
     Invalid {
+        /// t_xmax: the aborted transaction (or multixact) id.
         xmax: u32,
+        /// `HEAP_XMAX_IS_MULTI`: `xmax` is a MultiXactId.
         multi: bool,
+        /// `HEAP_XMAX_IS_LOCKED_ONLY`: it was a lock, not a delete or update.
         lock_only: bool,
     },
     /// A lock-only xmax (`HEAP_XMAX_IS_LOCKED_ONLY`): the row is locked, not deleted.
     Locked {
+        /// t_xmax: the locking transaction (or multixact) id.
         xmax: u32,
+        /// `HEAP_XMAX_IS_MULTI`: `xmax` is a MultiXactId.
         multi: bool,
+        /// The row lock held.
         mode: LockMode,
     },
     /// A delete or update by `xmax` (a multixact when `multi`), committed
     /// only when `HEAP_XMAX_COMMITTED` says so.
     Changed {
+        /// t_xmax: the deleting or updating transaction (or multixact) id.
         xmax: u32,
+        /// `HEAP_XMAX_IS_MULTI`: `xmax` is a MultiXactId.
         multi: bool,
+        /// Deleted or updated, from `t_ctid`.
         change: Change,
+        /// `HEAP_XMAX_COMMITTED` is set.
         committed: bool,
     },
 }
@@ -99,8 +119,11 @@ pub enum Xmax {
 /// What a heap tuple header proves about the row.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TupleVerdict {
+    /// t_xmin: the inserting transaction id.
     pub xmin: u32,
+    /// What the xmin hint bits say about the inserter.
     pub xmin_status: XidStatus,
+    /// What t_xmax says.
     pub xmax: Xmax,
     /// `HEAP_ONLY_TUPLE`.
     pub heap_only: bool,
@@ -115,17 +138,22 @@ pub enum ItemVerdict {
     Unused,
     /// `LP_REDIRECT` to the offset `to`.
     Redirect {
+        /// lp_off of the redirect: the offset number it points to.
         to: u16,
     },
     /// `LP_DEAD`, with or without storage.
     Dead {
+        /// lp_len is non-zero: the dead item still has its tuple.
         storage: bool,
     },
     /// `LP_NORMAL` whose `lp_off`/`lp_len` hold no readable tuple.
     Unreadable {
+        /// lp_off: the tuple's claimed byte offset in the page.
         lp_off: u16,
+        /// lp_len: the tuple's claimed length in bytes.
         lp_len: u16,
     },
+    /// `LP_NORMAL` with a readable heap tuple header.
     Tuple(TupleVerdict),
 }
 

@@ -23,7 +23,9 @@ pub struct VerifyProblem {
     /// Stable problem class: `checksum`, `header`, `line-pointer`, `tuple`,
     /// `btree`, `zero-page`, `truncated`.
     pub class: ProblemClass,
+    /// How bad it is.
     pub severity: Severity,
+    /// What is wrong, in one line.
     pub message: String,
 }
 
@@ -46,7 +48,9 @@ impl VerifyProblem {
 /// An input passed over, and why.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Skipped {
+    /// The input's path as given.
     pub file: String,
+    /// Why it was skipped.
     pub reason: String,
 }
 
@@ -62,6 +66,7 @@ pub struct ChecksumVerdict {
 /// What a data directory's `global/pg_control` said.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct PgControlSummary {
+    /// The pg_control file's path.
     pub file: String,
     /// Trusted (its CRC matched) and used for block size, segment size and
     /// whether checksums are on (unless the options say otherwise).
@@ -70,8 +75,11 @@ pub struct PgControlSummary {
     pub state: Option<String>,
     /// Shut down cleanly: the files are final (pg_checksums requires it).
     pub shut_down: Option<bool>,
+    /// data_checksum_version: 0 off, 1 on (later versions add in-progress states).
     pub data_checksum_version: Option<u32>,
+    /// blcksz: the cluster's page size (BLCKSZ).
     pub block_size: Option<u32>,
+    /// relseg_size: blocks per segment file (RELSEG_SIZE).
     pub blocks_per_segment: Option<u32>,
     /// Why it was not used.
     pub error: Option<String>,
@@ -94,9 +102,11 @@ pub struct Summary {
     pub truncated_files: u64,
     /// Problems by class (errors and warnings; zero pages are counted above).
     pub problems_by_class: BTreeMap<&'static str, u64>,
+    /// Page size the files were read with.
     pub block_size: usize,
     /// Blocks per segment file (block numbers of `.N` files start at N × this).
     pub blocks_per_segment: u64,
+    /// Whether checksums were verified and why; `None` until decided.
     pub checksums: Option<ChecksumVerdict>,
     /// A data directory's pg_control, when one was given.
     pub pg_control: Option<PgControlSummary>,

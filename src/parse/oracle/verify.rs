@@ -93,6 +93,7 @@ pub fn verify_block(block: &OracleBlock, expected: &Expected) -> Vec<Problem> {
 /// number from the file header (block 1) as it goes.
 #[derive(Clone, Debug, Default)]
 pub struct DatafileVerifier {
+    /// DBVERIFY's summary counts: blocks examined, processed, failing, empty, corrupt.
     pub summary: DbvSummary,
     /// Relative file number, from the file header once seen (or set by the caller).
     pub rel_file: Option<u32>,
@@ -101,6 +102,7 @@ pub struct DatafileVerifier {
 }
 
 impl DatafileVerifier {
+    /// A verifier that has seen no block yet.
     pub fn new() -> Self {
         DatafileVerifier::default()
     }

@@ -28,10 +28,13 @@ use crate::reader::{Endian, Reader};
 /// The fields verify uses.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ControlFile {
+    /// pg_control_version: the PG_CONTROL_VERSION the file was written with.
     pub pg_control_version: u32,
     /// `DBState`.
     pub state: u32,
+    /// blcksz: BLCKSZ, the page size in bytes.
     pub blcksz: u32,
+    /// relseg_size: RELSEG_SIZE, blocks per segment file.
     pub relseg_size: u32,
     /// 0 = no data checksums, 1 = on (later versions add in-progress states).
     pub data_checksum_version: u32,

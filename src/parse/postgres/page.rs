@@ -29,6 +29,7 @@ pub struct PageOptions {
     pub from_text: bool,
     /// Force a page kind instead of detecting it.
     pub kind: Option<PageKind>,
+    /// Byte order of the page's integers (the host's that wrote it).
     pub endian: Endian,
 }
 

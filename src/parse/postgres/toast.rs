@@ -80,6 +80,7 @@ pub struct ToastStore {
 }
 
 impl ToastStore {
+    /// A store over `index` (chunk locations by value id) and the TOAST relation's `pages`.
     pub fn new(index: ToastIndex, pages: Box<dyn ToastPages>) -> Self {
         ToastStore {
             chunks: index.chunks,

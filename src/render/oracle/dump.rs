@@ -49,6 +49,7 @@ pub struct DumpOptions {
     pub bigfile: bool,
     /// Include `Hex dump of block` / `Dump of memory from …`.
     pub hex: bool,
+    /// How much of the trace section to print.
     pub part: DumpPart,
     /// Expand tabs to 8-column stops (as published copies of dumps show them).
     pub expand_tabs: bool,

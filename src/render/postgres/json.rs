@@ -183,9 +183,13 @@ pub enum ItemsJson<'a> {
 /// A PostgreSQL page as one JSON object.
 #[derive(Serialize)]
 pub struct PgPageJson<'a> {
+    /// Always `"postgres"`.
     pub engine: &'static str,
+    /// Block number of the page in its input.
     pub blkno: u64,
+    /// The page kind (heap, btree, …), as detected or forced.
     pub kind: &'static str,
+    /// PageHeaderData (page_header() columns); `None` when the page is too short for one.
     pub header: Option<HeaderJson>,
     /// bt_metap() columns, on a btree metapage.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -202,12 +206,16 @@ pub struct PgPageJson<'a> {
     /// What the other access methods' pageinspect functions report.
     #[serde(flatten)]
     pub am: AmJson,
+    /// The line pointers and what they point to, per page kind.
     pub items: ItemsJson<'a>,
+    /// pd_checksum against the one computed; `None` when not checked.
     pub checksum: Option<ChecksumCheck>,
+    /// What is wrong with the page.
     pub problems: &'a [Problem],
 }
 
 impl<'a> PgPageJson<'a> {
+    /// The JSON view of `page`.
     pub fn from_page(page: &'a PgPage) -> Self {
         let mut json = PgPageJson {
             engine: "postgres",

@@ -44,6 +44,7 @@ struct SummaryJson<'a> {
 }
 
 impl<W: Write> VerifyPrinter<W> {
+    /// A printer of `verify` results to `out` in `format`.
     pub fn new(out: W, format: VerifyFormat) -> Self {
         VerifyPrinter {
             out,

@@ -80,6 +80,7 @@ pub struct TraceBlock {
     pub endian_confirmed: bool,
     /// Line of `Dump of memory from`, and the memory address it starts at.
     pub hex_line: Option<usize>,
+    /// Memory address of the first byte in the `Dump of memory from` line.
     pub hex_address: Option<u64>,
     /// The formatted part, when the trace has one for this block.
     pub text: Option<TextBlock>,
@@ -116,10 +117,15 @@ impl TraceBlock {
 /// A rebuilt block with its trace label: what `verify` checks.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RebuiltBlock {
+    /// Absolute file number (`file#:`), if the trace gives it.
     pub file: Option<u32>,
+    /// Block number, if the trace gives it.
     pub block: Option<u32>,
+    /// First line of the block in the trace.
     pub line: usize,
+    /// Byte order the hex words were read in.
     pub endian: Endian,
+    /// The block's bytes, rebuilt from the `Dump of memory` section.
     pub bytes: Vec<u8>,
     /// What the reader cut or merged (see [`TraceBlock::notes`]).
     pub notes: Vec<String>,
