@@ -33,6 +33,7 @@
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+#![warn(unreachable_pub)]
 
 // Issue 12 point 7: the last `allow(missing_docs)`s are on model::oracle and
 // model::postgres (src/model/mod.rs); each goes when its items have docs.

@@ -79,7 +79,7 @@ impl Endian {
 
 /// A read that ran past the end of the data.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ReadError {
+pub(crate) struct ReadError {
     pub field: String,
     pub offset: usize,
     pub needed: usize,
@@ -103,7 +103,7 @@ impl fmt::Display for ReadError {
 impl std::error::Error for ReadError {}
 
 /// Offset-addressed reader over one page or block.
-pub struct Reader<'a> {
+pub(crate) struct Reader<'a> {
     data: &'a [u8],
     endian: Endian,
     region: Region,
@@ -114,7 +114,7 @@ pub struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
-    pub fn new(data: &'a [u8], endian: Endian) -> Self {
+    pub(crate) fn new(data: &'a [u8], endian: Endian) -> Self {
         Reader {
             data,
             endian,
@@ -126,44 +126,49 @@ impl<'a> Reader<'a> {
     }
 
     /// Record no spans: reads only (for output that shows no hex view).
-    pub fn without_spans(mut self) -> Self {
+    pub(crate) fn without_spans(mut self) -> Self {
         self.recording = false;
         self
     }
 
     /// Whether spans are recorded; callers skip building span values when not.
-    pub fn recording(&self) -> bool {
+    pub(crate) fn recording(&self) -> bool {
         self.recording
     }
 
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.data.len()
     }
 
-    pub fn data(&self) -> &'a [u8] {
+    pub(crate) fn data(&self) -> &'a [u8] {
         self.data
     }
 
     /// A 16-bit integer from two bytes in this reader's byte order.
-    pub fn decode_u16(&self, bytes: [u8; 2]) -> u16 {
+    pub(crate) fn decode_u16(&self, bytes: [u8; 2]) -> u16 {
         self.endian.u16_from(bytes)
     }
 
     /// Region (for colour) and owner (e.g. "tuple 3") of the spans recorded next.
-    pub fn set_context(&mut self, region: Region, owner: Option<String>) {
+    pub(crate) fn set_context(&mut self, region: Region, owner: Option<String>) {
         self.region = region;
         self.owner = owner;
     }
 
     /// The bytes `[at, at+len)`, or an error naming `field`.
-    pub fn bytes(&mut self, at: usize, len: usize, field: &str) -> Result<&'a [u8], ReadError> {
+    pub(crate) fn bytes(
+        &mut self,
+        at: usize,
+        len: usize,
+        field: &str,
+    ) -> Result<&'a [u8], ReadError> {
         let slice = self.peek(at, len, field)?;
         self.record(at, len, field, String::new());
         Ok(slice)
     }
 
     /// Like [`Reader::bytes`] but records no span.
-    pub fn peek(&self, at: usize, len: usize, field: &str) -> Result<&'a [u8], ReadError> {
+    pub(crate) fn peek(&self, at: usize, len: usize, field: &str) -> Result<&'a [u8], ReadError> {
         at.checked_add(len)
             .and_then(|end| self.data.get(at..end))
             .ok_or_else(|| ReadError {
@@ -174,7 +179,7 @@ impl<'a> Reader<'a> {
             })
     }
 
-    pub fn u8(&mut self, at: usize, field: &str) -> Result<u8, ReadError> {
+    pub(crate) fn u8(&mut self, at: usize, field: &str) -> Result<u8, ReadError> {
         let b = self.peek(at, 1, field)?;
         let v = b.first().copied().unwrap_or_default();
         if self.recording {
@@ -183,7 +188,7 @@ impl<'a> Reader<'a> {
         Ok(v)
     }
 
-    pub fn u16(&mut self, at: usize, field: &str) -> Result<u16, ReadError> {
+    pub(crate) fn u16(&mut self, at: usize, field: &str) -> Result<u16, ReadError> {
         let v = self.peek_u16(at, field)?;
         if self.recording {
             self.record(at, 2, field, v.to_string());
@@ -191,7 +196,7 @@ impl<'a> Reader<'a> {
         Ok(v)
     }
 
-    pub fn u32(&mut self, at: usize, field: &str) -> Result<u32, ReadError> {
+    pub(crate) fn u32(&mut self, at: usize, field: &str) -> Result<u32, ReadError> {
         let v = self.peek_u32(at, field)?;
         if self.recording {
             self.record(at, 4, field, v.to_string());
@@ -199,7 +204,7 @@ impl<'a> Reader<'a> {
         Ok(v)
     }
 
-    pub fn peek_u8(&self, at: usize, field: &str) -> Result<u8, ReadError> {
+    pub(crate) fn peek_u8(&self, at: usize, field: &str) -> Result<u8, ReadError> {
         Ok(self
             .peek(at, 1, field)?
             .first()
@@ -207,33 +212,33 @@ impl<'a> Reader<'a> {
             .unwrap_or_default())
     }
 
-    pub fn peek_u16(&self, at: usize, field: &str) -> Result<u16, ReadError> {
+    pub(crate) fn peek_u16(&self, at: usize, field: &str) -> Result<u16, ReadError> {
         let b = self.peek(at, 2, field)?;
         Ok(self.endian.read_u16(b).unwrap_or_default())
     }
 
-    pub fn peek_u32(&self, at: usize, field: &str) -> Result<u32, ReadError> {
+    pub(crate) fn peek_u32(&self, at: usize, field: &str) -> Result<u32, ReadError> {
         let b = self.peek(at, 4, field)?;
         Ok(self.endian.read_u32(b).unwrap_or_default())
     }
 
-    pub fn peek_u64(&self, at: usize, field: &str) -> Result<u64, ReadError> {
+    pub(crate) fn peek_u64(&self, at: usize, field: &str) -> Result<u64, ReadError> {
         let b = self.peek(at, 8, field)?;
         Ok(self.endian.read_u64(b).unwrap_or_default())
     }
 
     #[allow(dead_code)] // no parser reads this width yet; the unit tests do
-    pub fn peek_i16(&self, at: usize, field: &str) -> Result<i16, ReadError> {
+    pub(crate) fn peek_i16(&self, at: usize, field: &str) -> Result<i16, ReadError> {
         self.peek_u16(at, field).map(|v| v as i16)
     }
 
     #[allow(dead_code)] // no parser reads this width yet; the unit tests do
-    pub fn peek_i32(&self, at: usize, field: &str) -> Result<i32, ReadError> {
+    pub(crate) fn peek_i32(&self, at: usize, field: &str) -> Result<i32, ReadError> {
         self.peek_u32(at, field).map(|v| v as i32)
     }
 
     #[allow(dead_code)] // no parser reads this width yet; the unit tests do
-    pub fn u64(&mut self, at: usize, field: &str) -> Result<u64, ReadError> {
+    pub(crate) fn u64(&mut self, at: usize, field: &str) -> Result<u64, ReadError> {
         let v = self.peek_u64(at, field)?;
         if self.recording {
             self.record(at, 8, field, v.to_string());
@@ -242,7 +247,7 @@ impl<'a> Reader<'a> {
     }
 
     #[allow(dead_code)] // no parser reads this width yet; the unit tests do
-    pub fn i16(&mut self, at: usize, field: &str) -> Result<i16, ReadError> {
+    pub(crate) fn i16(&mut self, at: usize, field: &str) -> Result<i16, ReadError> {
         let v = self.peek_i16(at, field)?;
         if self.recording {
             self.record(at, 2, field, v.to_string());
@@ -251,7 +256,7 @@ impl<'a> Reader<'a> {
     }
 
     #[allow(dead_code)] // no parser reads this width yet; the unit tests do
-    pub fn i32(&mut self, at: usize, field: &str) -> Result<i32, ReadError> {
+    pub(crate) fn i32(&mut self, at: usize, field: &str) -> Result<i32, ReadError> {
         let v = self.peek_i32(at, field)?;
         if self.recording {
             self.record(at, 4, field, v.to_string());
@@ -260,7 +265,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Record a span that was not produced by a typed read (free space, padding…).
-    pub fn mark(&mut self, at: usize, len: usize, field: &str, value: String) {
+    pub(crate) fn mark(&mut self, at: usize, len: usize, field: &str, value: String) {
         if len > 0 && at < self.data.len() {
             let len = len.min(self.data.len() - at);
             self.record(at, len, field, value);
@@ -269,7 +274,7 @@ impl<'a> Reader<'a> {
 
     /// Replace the display value of the most recent span (e.g. an LSN read as
     /// two words shown as `0/1576BA8`).
-    pub fn show_last(&mut self, value: String) {
+    pub(crate) fn show_last(&mut self, value: String) {
         if let Some(s) = self.spans.last_mut() {
             s.value = value;
         }
@@ -290,7 +295,7 @@ impl<'a> Reader<'a> {
     }
 
     /// The spans recorded so far, sorted by start offset.
-    pub fn into_spans(self) -> Vec<Span> {
+    pub(crate) fn into_spans(self) -> Vec<Span> {
         let mut spans = self.spans;
         spans.sort_by_key(|s| (s.start, std::cmp::Reverse(s.len)));
         spans

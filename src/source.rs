@@ -15,7 +15,7 @@ const SNIFF: usize = 64 * 1024;
 /// PostgreSQL's default BLCKSZ.
 pub const DEFAULT_BLOCK_SIZE: usize = 8192;
 /// PostgreSQL's default RELSEG_SIZE in bytes (1 GiB).
-pub const DEFAULT_SEGMENT_BYTES: u64 = 1 << 30;
+pub(crate) const DEFAULT_SEGMENT_BYTES: u64 = 1 << 30;
 
 /// Linux's O_NOATIME (asm-generic; the same on x86, arm and arm64).
 #[cfg(target_os = "linux")]
@@ -24,7 +24,7 @@ const O_NOATIME: i32 = 0o1_000_000;
 /// Open an input for reading without updating its access time where the OS
 /// allows it (Linux's O_NOATIME, which needs the file's owner or
 /// CAP_FOWNER: on EPERM the file is opened plainly).
-pub fn open_file(path: &Path) -> io::Result<File> {
+pub(crate) fn open_file(path: &Path) -> io::Result<File> {
     #[cfg(target_os = "linux")]
     {
         use std::os::unix::fs::OpenOptionsExt;
@@ -368,7 +368,7 @@ impl RelationFileName {
 
 /// Text dumps larger than this are refused rather than held in memory: a
 /// dump of that size is a whole relation, which belongs in raw form.
-pub const MAX_TEXT_INPUT: u64 = 256 << 20;
+pub(crate) const MAX_TEXT_INPUT: u64 = 256 << 20;
 
 /// The rest of a text input after `head`, at most [`MAX_TEXT_INPUT`] bytes in all.
 fn read_text(head: Vec<u8>, reader: Box<dyn Read>, name: &Path) -> Result<Vec<u8>, Error> {
@@ -392,7 +392,7 @@ fn read_text(head: Vec<u8>, reader: Box<dyn Read>, name: &Path) -> Result<Vec<u8
 }
 
 /// The segment number in a relation file name like `16385.3` (`None` for `16385`).
-pub fn segment_from_name(path: &Path) -> Option<u64> {
+pub(crate) fn segment_from_name(path: &Path) -> Option<u64> {
     RelationFileName::parse(path.file_name()?.to_str()?)?.segment
 }
 

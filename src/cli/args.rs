@@ -9,13 +9,13 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 /// Offline forensics of database page images.
 #[derive(Parser, Debug)]
 #[command(name = "blockscope", version, about, long_about = None)]
-pub struct Cli {
+pub(crate) struct Cli {
     #[command(subcommand)]
     pub command: Command,
 }
 
 #[derive(Subcommand, Debug)]
-pub enum Command {
+pub(crate) enum Command {
     /// Decode pages and render them as tables, annotated hex or JSON.
     Show(ShowArgs),
     /// Check the checksum and structure of every block; summary; exit status 1 if problems.
@@ -30,7 +30,7 @@ pub enum Command {
 }
 
 #[derive(Args, Debug)]
-pub struct ShowArgs {
+pub(crate) struct ShowArgs {
     /// A file of pages (raw or a text dump); `-` or nothing reads standard input.
     pub input: Option<PathBuf>,
 
@@ -111,7 +111,7 @@ pub struct ShowArgs {
 }
 
 #[derive(Args, Debug)]
-pub struct VerifyArgs {
+pub(crate) struct VerifyArgs {
     /// Relation files (`16385`, `16385.1`, `16385_fsm`…) and directories (a
     /// data directory, a tablespace or a database directory); `-` or nothing
     /// reads standard input.
@@ -160,7 +160,7 @@ pub struct VerifyArgs {
 
 /// Whether `verify` checks data checksums.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum ChecksumsArg {
+pub(crate) enum ChecksumsArg {
     /// As pg_control says, else when any written page has pd_checksum set.
     Auto,
     /// Always: pd_checksum 0 on a written page is a failure.
@@ -171,7 +171,7 @@ pub enum ChecksumsArg {
 
 /// Output formats of `verify`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum VerifyFormatArg {
+pub(crate) enum VerifyFormatArg {
     /// One line per problem, then a summary.
     Text,
     /// One document: {"summary": {...}, "problems": [...]}.
@@ -206,7 +206,7 @@ fn parse_size(text: &str) -> Result<u64, String> {
 }
 
 #[derive(Args, Debug)]
-pub struct DecodeArgs {
+pub(crate) struct DecodeArgs {
     /// Which kind of word VALUE is.
     #[arg(value_enum)]
     pub what: DecodeWhat,
@@ -305,7 +305,7 @@ pub enum FormatArg {
 
 /// When to colour output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum ColorArg {
+pub(crate) enum ColorArg {
     /// Colour when standard output is a terminal.
     Auto,
     Always,
@@ -314,7 +314,7 @@ pub enum ColorArg {
 
 /// Words `decode` explains.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum DecodeWhat {
+pub(crate) enum DecodeWhat {
     /// Heap tuple t_infomask.
     Infomask,
     /// Heap tuple t_infomask2 (natts and flags).
@@ -341,14 +341,14 @@ pub enum DecodeWhat {
 
 /// Output formats of `decode`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum DecodeFormat {
+pub(crate) enum DecodeFormat {
     Text,
     Json,
 }
 
 /// Options that only Oracle blocks use.
 #[derive(Args, Debug, Clone, Default)]
-pub struct OracleArgs {
+pub(crate) struct OracleArgs {
     /// Oracle release whose dump text to follow (default: implied by the
     /// block — a big-SCN flag means 12.2+ — else 12.1).
     #[arg(long, value_enum, value_name = "RELEASE")]

@@ -25,7 +25,7 @@ use super::args::{
 
 /// What `show` was asked to do.
 #[derive(Clone, Debug)]
-pub struct ShowConfig {
+pub(crate) struct ShowConfig {
     /// The input; `None` (or `-`) is standard input.
     pub input: Option<PathBuf>,
     pub input_format: InputFormat,
@@ -46,7 +46,7 @@ pub struct ShowConfig {
 }
 
 impl ShowConfig {
-    pub fn from_args(args: &ShowArgs) -> Result<ShowConfig, Error> {
+    pub(crate) fn from_args(args: &ShowArgs) -> Result<ShowConfig, Error> {
         let range = match (&args.blocks, args.block) {
             (Some(r), _) => BlockRange::parse(r)?,
             (None, Some(n)) => {
@@ -111,7 +111,7 @@ impl ShowConfig {
     }
 
     /// What to call the input in messages: the path, or `-`.
-    pub fn input_name(&self) -> String {
+    pub(crate) fn input_name(&self) -> String {
         self.input
             .as_ref()
             .map_or("-".to_string(), |p| p.display().to_string())
@@ -130,7 +130,7 @@ fn terminal_width() -> Option<u16> {
 
 /// What `verify` was asked to do.
 #[derive(Clone, Debug)]
-pub struct VerifyConfig {
+pub(crate) struct VerifyConfig {
     pub inputs: Vec<PathBuf>,
     pub options: VerifyOptions,
     pub format: VerifyFormat,
@@ -143,7 +143,7 @@ pub struct VerifyConfig {
 }
 
 impl VerifyConfig {
-    pub fn from_args(args: &VerifyArgs) -> Result<VerifyConfig, Error> {
+    pub(crate) fn from_args(args: &VerifyArgs) -> Result<VerifyConfig, Error> {
         let jobs = args.jobs.map(jobs_limit).transpose()?;
         Ok(VerifyConfig {
             inputs: args.inputs.clone(),
@@ -268,7 +268,7 @@ impl From<OracleVersionArg> for OracleVersion {
 
 /// The largest block number: PostgreSQL's BlockNumber is 32 bits and
 /// 0xFFFFFFFF is InvalidBlockNumber (Oracle's block numbers are smaller still).
-pub const MAX_BLOCK_NUMBER: u64 = 0xFFFF_FFFE;
+pub(crate) const MAX_BLOCK_NUMBER: u64 = 0xFFFF_FFFE;
 
 /// Worker threads allowed per core (`--jobs` above this is refused).
 const JOBS_PER_CORE: usize = 4;
@@ -305,19 +305,19 @@ fn jobs_limit(n: usize) -> Result<usize, Error> {
 
 /// Inclusive range of block numbers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct BlockRange {
+pub(crate) struct BlockRange {
     pub first: u64,
     pub last: u64,
 }
 
 impl BlockRange {
-    pub const ALL: BlockRange = BlockRange {
+    pub(crate) const ALL: BlockRange = BlockRange {
         first: 0,
         last: u64::MAX,
     };
 
     /// `3`, `0..9`, `0..=9` (both inclusive), `5..`, `..4`.
-    pub fn parse(text: &str) -> Result<BlockRange, Error> {
+    pub(crate) fn parse(text: &str) -> Result<BlockRange, Error> {
         let bad = || {
             Error::Usage(format!(
                 "--blocks: expected N, A..B, A.. or ..B, found {text:?}"
@@ -350,7 +350,7 @@ impl BlockRange {
         }
     }
 
-    pub fn contains(&self, n: u64) -> bool {
+    pub(crate) fn contains(&self, n: u64) -> bool {
         self.first <= n && n <= self.last
     }
 }

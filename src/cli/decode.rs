@@ -314,7 +314,7 @@ enum Explained {
 }
 
 /// `decode`: one dispatch over every kind of word.
-pub fn run(args: &DecodeArgs) -> Result<ExitCode, Error> {
+pub(crate) fn run(args: &DecodeArgs) -> Result<ExitCode, Error> {
     let multi = matches!(args.what, DecodeWhat::OracleNumber | DecodeWhat::OracleDate);
     if !multi && !args.more.is_empty() {
         return Err(Error::Usage(format!(

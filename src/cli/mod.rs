@@ -10,17 +10,17 @@ use clap::{CommandFactory, Parser};
 
 use crate::error::Error;
 
-pub mod args;
-pub mod config;
+pub(crate) mod args;
+pub(crate) mod config;
 mod decode;
 mod show;
 mod verify;
 
-pub use args::*;
-pub use config::{ShowConfig, VerifyConfig};
+pub(crate) use args::*;
+pub(crate) use config::{ShowConfig, VerifyConfig};
 
 /// Entry point of the binary: run and map the result to an exit status.
-pub fn main() -> ExitCode {
+pub(crate) fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => return clap_exit(&e),
@@ -39,7 +39,7 @@ pub fn main() -> ExitCode {
 
 /// A message on standard error; a closed or full stderr is ignored (there
 /// is nowhere left to say anything), never a panic.
-pub fn report_error(message: &str) {
+pub(crate) fn report_error(message: &str) {
     let _ = io::stderr().lock().write_all(message.as_bytes());
 }
 
@@ -70,7 +70,7 @@ fn write_stdout(bytes: &[u8]) -> io::Result<()> {
 }
 
 /// Run a parsed command line.
-pub fn run(cli: Cli) -> Result<ExitCode, Error> {
+pub(crate) fn run(cli: Cli) -> Result<ExitCode, Error> {
     match cli.command {
         Command::Show(args) => show::run(&ShowConfig::from_args(&args)?),
         Command::Verify(args) => verify::run(&VerifyConfig::from_args(&args)?),

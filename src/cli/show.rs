@@ -92,7 +92,7 @@ impl Input {
 /// error-level problems, 2 when the input is not pages at all (no block of a
 /// kind either engine knows, and no header signal of either). A closed
 /// output pipe ends the run quietly with the status found so far.
-pub fn run(cfg: &ShowConfig) -> Result<ExitCode, Error> {
+pub(crate) fn run(cfg: &ShowConfig) -> Result<ExitCode, Error> {
     let format = cfg.output.format;
     let mut source = Source::open(cfg.input.as_deref(), cfg.input_format, cfg.block_size)?;
     source.detect_block_size(crate::engine::sniff_block_size);

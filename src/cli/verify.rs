@@ -20,7 +20,7 @@ use crate::verify::oracle::{self as verify_oracle, OracleInput};
 use super::config::VerifyConfig;
 use super::{is_broken_pipe, stdout_error};
 
-pub fn run(cfg: &VerifyConfig) -> Result<ExitCode, Error> {
+pub(crate) fn run(cfg: &VerifyConfig) -> Result<ExitCode, Error> {
     if let Some(n) = cfg.jobs {
         rayon::ThreadPoolBuilder::new()
             .num_threads(n)

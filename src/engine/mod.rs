@@ -33,7 +33,8 @@ use crate::verify::oracle::OracleInput;
 mod sniff;
 mod toast;
 mod trace;
-pub use trace::{trace_pages, TraceOrigin};
+pub(crate) use trace::trace_pages;
+pub use trace::TraceOrigin;
 
 /// A database engine whose pages blockscope reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -389,7 +390,7 @@ impl Decoder {
 
 /// Which engine's checker a `verify` run goes to, with what it needs.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum VerifyPlan {
+pub(crate) enum VerifyPlan {
     /// PostgreSQL relation files and directories (the inputs as given).
     Postgres,
     /// Oracle datafiles and traces.
@@ -402,7 +403,7 @@ pub enum VerifyPlan {
 /// regular file whose first block scores as an Oracle block, or a trace),
 /// PostgreSQL when none is; a mix is refused. Also returns, per input whose
 /// engine was not clear-cut, the note that says why it was chosen.
-pub fn verify_plan(
+pub(crate) fn verify_plan(
     inputs: &[PathBuf],
     engine: Option<Engine>,
 ) -> Result<(VerifyPlan, Vec<(PathBuf, String)>), Error> {
@@ -457,7 +458,7 @@ pub fn verify_plan(
 
 /// The block size the first bytes of an input announce, whichever engine
 /// wrote them (PostgreSQL's header is asked first).
-pub fn sniff_block_size(head: &[u8]) -> Option<usize> {
+pub(crate) fn sniff_block_size(head: &[u8]) -> Option<usize> {
     Engine::ALL.iter().find_map(|e| e.block_size(head))
 }
 

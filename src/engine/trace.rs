@@ -42,7 +42,7 @@ pub struct TraceOrigin {
 
 /// Every block of trace `text`, in order. `endian` forces the byte order of
 /// the hex words (`None` detects it per block and warns when nothing tells).
-pub fn trace_pages(text: &[u8], endian: Option<Endian>) -> Result<Vec<Decoded>, InputError> {
+pub(crate) fn trace_pages(text: &[u8], endian: Option<Endian>) -> Result<Vec<Decoded>, InputError> {
     let mut pages = Vec::new();
     let blocks = read_trace(text, endian).map_err(|e| e.into_input(InputFormat::OracleTrace))?;
     for tb in blocks {

@@ -192,7 +192,7 @@ pub(super) struct Assembler<'a> {
 impl<'a> Assembler<'a> {
     /// An assembler reading offsets in `radix` that expands `*` runs to at most
     /// `limit` bytes of output; `input_len` is only for messages.
-    pub fn new(
+    pub(crate) fn new(
         format: InputFormat,
         radix: u32,
         limit: u64,
@@ -218,7 +218,7 @@ impl<'a> Assembler<'a> {
         }
     }
 
-    pub fn push(&mut self, dump_line: DumpLine<'a>) -> Result<(), InputError> {
+    pub(crate) fn push(&mut self, dump_line: DumpLine<'a>) -> Result<(), InputError> {
         let format = self.format;
         let line = dump_line.line;
         if let Some(end) = &self.end {
@@ -355,7 +355,7 @@ impl<'a> Assembler<'a> {
     }
 
     /// The bytes, once every line is in. A dry run gives no bytes.
-    pub fn finish(self) -> Result<Vec<u8>, InputError> {
+    pub(crate) fn finish(self) -> Result<Vec<u8>, InputError> {
         if let Some(star) = self.repeat {
             return Err(star.error(
                 self.format,

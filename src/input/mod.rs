@@ -200,7 +200,7 @@ impl Decoded {
 
 /// The block number `rows` give the block at byte `offset`, for blocks of
 /// `block_size` bytes (a row of several pages counts on from its number).
-pub fn blkno_at(rows: &[RowBlkno], offset: u64, block_size: usize) -> Option<u64> {
+pub(crate) fn blkno_at(rows: &[RowBlkno], offset: u64, block_size: usize) -> Option<u64> {
     let row = rows
         .iter()
         .find(|r| r.offset <= offset && offset < r.offset.saturating_add(r.len))?;
@@ -322,7 +322,7 @@ fn from_rows(rows: psql::Rows) -> Decoded {
 /// A text input as UTF-8: UTF-16 (LE or BE, with or without a byte order
 /// mark) decoded, a UTF-8 byte order mark dropped, anything else unchanged.
 /// Oracle traces are read through this before their blocks are rebuilt.
-pub fn utf8_text(data: Vec<u8>) -> Vec<u8> {
+pub(crate) fn utf8_text(data: Vec<u8>) -> Vec<u8> {
     match detect::utf8_text(&data) {
         std::borrow::Cow::Owned(text) => text,
         std::borrow::Cow::Borrowed(b) if b.len() == data.len() => data,

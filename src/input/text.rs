@@ -15,17 +15,17 @@ pub(super) struct Line<'a> {
 }
 
 impl<'a> Line<'a> {
-    pub fn is_blank(&self) -> bool {
+    pub(crate) fn is_blank(&self) -> bool {
         self.text.is_empty()
     }
 
     /// The text from column `col` on; empty past the end.
-    pub fn rest(&self, col: usize) -> &'a [u8] {
+    pub(crate) fn rest(&self, col: usize) -> &'a [u8] {
         self.text.get(col..).unwrap_or(&[])
     }
 
     /// An error at column `col` of this line.
-    pub fn error(&self, format: InputFormat, col: usize, message: String) -> InputError {
+    pub(crate) fn error(&self, format: InputFormat, col: usize, message: String) -> InputError {
         InputError {
             format,
             line: Some(self.no),

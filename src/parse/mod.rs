@@ -1,4 +1,4 @@
 //! Per-engine parsers: bytes in, model structures plus problems out.
 
-pub mod oracle;
-pub mod postgres;
+pub(crate) mod oracle;
+pub(crate) mod postgres;

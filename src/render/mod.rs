@@ -12,12 +12,12 @@ use serde::Serialize;
 use crate::engine::{Decoded, Page, TraceOrigin};
 
 mod fit;
-pub mod hex;
-pub mod oracle;
-pub mod postgres;
-pub mod problems;
-pub mod report;
-pub mod write;
+pub(crate) mod hex;
+pub(crate) mod oracle;
+pub(crate) mod postgres;
+pub(crate) mod problems;
+pub(crate) mod report;
+pub(crate) mod write;
 
 use oracle::dump::{render_dump, DumpOptions};
 use oracle::{json as oracle_json, table as oracle_table, trace};
@@ -150,7 +150,7 @@ pub fn document(out: &mut dyn Write, blocks: &[Decoded], opts: &Options) -> io::
 }
 
 /// One block's JSON line appended to `buf` (the parallel NDJSON path).
-pub fn append_ndjson(buf: &mut Vec<u8>, page: &Page, opts: &Options) {
+pub(crate) fn append_ndjson(buf: &mut Vec<u8>, page: &Page, opts: &Options) {
     match page {
         Page::Postgres(p) => ndjson::append_page_line(buf, p),
         Page::Oracle(_) | Page::OracleText(_) => {
@@ -164,7 +164,7 @@ pub fn append_ndjson(buf: &mut Vec<u8>, page: &Page, opts: &Options) {
 #[derive(Serialize)]
 #[serde(untagged)]
 #[allow(clippy::large_enum_variant)]
-pub enum PageJson<'a> {
+pub(crate) enum PageJson<'a> {
     Postgres(json::PgPageJson<'a>),
     Oracle(oracle_json::OracleBlockJson<'a>),
     OracleText(oracle_json::TraceTextJson<'a>),

@@ -20,10 +20,10 @@ use super::fit::new_table;
 use super::RenderOptions;
 
 /// Lines printed for one block by default.
-pub const LINES_PER_BLOCK: usize = 25;
+pub(crate) const LINES_PER_BLOCK: usize = 25;
 
 /// What the budget needs to know of a problem.
-pub trait ProblemLike {
+pub(crate) trait ProblemLike {
     fn severity(&self) -> Severity;
     fn class(&self) -> ProblemClass;
     fn field(&self) -> &str;
@@ -77,7 +77,7 @@ impl<P: ProblemLike> ProblemLike for &P {
 
 /// One line of a block's report.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Line<'a, P> {
+pub(crate) enum Line<'a, P> {
     /// A problem, the first of its kind in the block, and how many more of
     /// that kind were folded into it.
     Problem { problem: &'a P, more: usize },
@@ -87,7 +87,7 @@ pub enum Line<'a, P> {
 
 /// The lines of one block's `problems` (in their order): all of them, one
 /// each, when `all`; else one per kind, at most [`LINES_PER_BLOCK`].
-pub fn lines<P: ProblemLike>(problems: &[P], all: bool) -> Vec<Line<'_, P>> {
+pub(crate) fn lines<P: ProblemLike>(problems: &[P], all: bool) -> Vec<Line<'_, P>> {
     if all {
         return problems
             .iter()
@@ -157,7 +157,7 @@ pub(crate) fn table(problems: &[Problem], opts: &RenderOptions) -> Fitted {
 }
 
 /// ` (and 1,799 more like it in this block)`, or nothing.
-pub fn more_suffix(more: usize) -> String {
+pub(crate) fn more_suffix(more: usize) -> String {
     if more == 0 {
         String::new()
     } else {
@@ -166,7 +166,7 @@ pub fn more_suffix(more: usize) -> String {
 }
 
 /// `1,204 more problems of 37 other kinds in this block not shown (--all-problems shows every one)`.
-pub fn omitted_text(problems: usize, kinds: usize) -> String {
+pub(crate) fn omitted_text(problems: usize, kinds: usize) -> String {
     format!(
         "{problems} more problem{} of {kinds} other kind{} in this block not shown \
          (--all-problems shows every one)",

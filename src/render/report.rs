@@ -20,11 +20,11 @@ pub enum VerifyFormat {
 
 /// Version of verify's JSON shape: 2 added `schema` and `engine` and gave
 /// both engines one document (before, Oracle wrote one per file).
-pub const SCHEMA: u32 = 2;
+pub(crate) const SCHEMA: u32 = 2;
 
 /// The last NDJSON line: the run's summary.
 #[derive(Serialize)]
-pub struct SummaryLine<S> {
+pub(crate) struct SummaryLine<S> {
     pub schema: u32,
     pub engine: Engine,
     pub summary: S,
@@ -32,7 +32,7 @@ pub struct SummaryLine<S> {
 
 /// The one JSON document of a run, for either engine.
 #[derive(Serialize)]
-pub struct Document<'a, S, P> {
+pub(crate) struct Document<'a, S, P> {
     pub schema: u32,
     pub engine: Engine,
     pub summary: S,

@@ -5,13 +5,13 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 /// Pretty JSON of one value, newline-terminated.
-pub fn write_pretty<T: Serialize>(out: &mut dyn Write, value: &T) -> io::Result<()> {
+pub(crate) fn write_pretty<T: Serialize>(out: &mut dyn Write, value: &T) -> io::Result<()> {
     serde_json::to_writer_pretty(&mut *out, value).map_err(io::Error::from)?;
     out.write_all(b"\n")
 }
 
 /// The JSON document of a run: the object itself for one, an array for several.
-pub fn write_document<T: Serialize>(out: &mut dyn Write, docs: &[T]) -> io::Result<()> {
+pub(crate) fn write_document<T: Serialize>(out: &mut dyn Write, docs: &[T]) -> io::Result<()> {
     match docs {
         [one] => write_pretty(out, one),
         many => write_pretty(out, &many),
@@ -19,7 +19,7 @@ pub fn write_document<T: Serialize>(out: &mut dyn Write, docs: &[T]) -> io::Resu
 }
 
 /// One compact JSON line.
-pub fn write_line<T: Serialize>(out: &mut dyn Write, value: &T) -> io::Result<()> {
+pub(crate) fn write_line<T: Serialize>(out: &mut dyn Write, value: &T) -> io::Result<()> {
     serde_json::to_writer(&mut *out, value).map_err(io::Error::from)?;
     out.write_all(b"\n")
 }

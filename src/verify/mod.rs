@@ -7,8 +7,8 @@
 //!
 //! Which room an input goes to is decided by [`crate::engine`].
 
-pub mod oracle;
-pub mod postgres;
+pub(crate) mod oracle;
+pub(crate) mod postgres;
 
 pub use postgres::{run, ChecksumMode, Report, VerifyOptions};
 
@@ -19,7 +19,7 @@ use std::path::Path;
 /// overrides and line separators, and bytes that are not UTF-8 written as
 /// escapes (`\x1b`, `\u{202e}`, `\xff`), so that a name can neither forge
 /// a report line nor hide what it is.
-pub fn file_name(path: &Path) -> String {
+pub(crate) fn file_name(path: &Path) -> String {
     let mut out = String::new();
     for chunk in name_bytes(path).utf8_chunks() {
         for c in chunk.valid().chars() {

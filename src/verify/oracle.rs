@@ -17,7 +17,7 @@ use crate::source::Source;
 
 /// What an input holds, as far as `verify` is concerned.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum OracleInput {
+pub(crate) enum OracleInput {
     /// An Oracle datafile (or some of its blocks), raw or as hex text.
     Datafile,
     /// A trace of `alter system dump datafile`: blocks rebuilt from its hex.
@@ -26,7 +26,7 @@ pub enum OracleInput {
 
 /// The verdict on one Oracle input.
 #[derive(Debug)]
-pub struct OracleOutcome {
+pub(crate) struct OracleOutcome {
     /// Failing blocks only (a clean datafile keeps nothing in memory).
     pub reports: Vec<BlockReport>,
     pub summary: DbvSummary,
@@ -34,7 +34,10 @@ pub struct OracleOutcome {
 
 /// Check every block of a datafile (block size from block 0 or the first
 /// block's format byte, unless given).
-pub fn verify_datafile(path: &Path, block_size: Option<usize>) -> Result<OracleOutcome, Error> {
+pub(crate) fn verify_datafile(
+    path: &Path,
+    block_size: Option<usize>,
+) -> Result<OracleOutcome, Error> {
     let block_size_arg = block_size;
     let mut src = Source::open(Some(path), InputFormat::Auto, block_size)?;
     src.detect_block_size(crate::parse::oracle::block_size_from_header);
@@ -80,7 +83,7 @@ pub fn verify_datafile(path: &Path, block_size: Option<usize>) -> Result<OracleO
 
 /// Check the blocks rebuilt from a trace's hex sections, each at the block
 /// number the trace gives it.
-pub fn verify_trace(path: &Path, endian: Option<Endian>) -> Result<OracleOutcome, Error> {
+pub(crate) fn verify_trace(path: &Path, endian: Option<Endian>) -> Result<OracleOutcome, Error> {
     let text = crate::source::open_file(path)
         .and_then(|mut f| {
             let mut text = Vec::new();

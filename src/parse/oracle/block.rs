@@ -254,7 +254,7 @@ pub fn parse_block(data: &[u8], opts: &BlockOptions) -> OracleBlock {
 
 /// At most this many problems are listed for one block; a damaged block can
 /// otherwise yield one per row piece and directory entry.
-pub const MAX_PROBLEMS: usize = 200;
+pub(crate) const MAX_PROBLEMS: usize = 200;
 
 fn cap_problems(problems: &mut Vec<Problem>) {
     if problems.len() > MAX_PROBLEMS {

@@ -10,7 +10,7 @@ use byteorder::{ByteOrder, LittleEndian};
 use crate::reader::Endian;
 
 /// Offset of `chkval_kcbh`.
-pub const CHKVAL_OFFSET: usize = 16;
+pub(crate) const CHKVAL_OFFSET: usize = 16;
 
 /// XOR of all 16-bit words of `block` in `endian` order. A trailing odd byte
 /// (only in truncated input) counts as the low byte of a last word.

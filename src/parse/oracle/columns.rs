@@ -264,7 +264,7 @@ fn annotate(spans: &mut [Span], owner: &str, col: usize, len_at: usize, v: &Colu
 }
 
 /// What column bytes read as, without a type: printable text, a NUMBER, a DATE.
-pub fn reads_as(data: &[u8]) -> String {
+pub(crate) fn reads_as(data: &[u8]) -> String {
     if data.is_empty() {
         return String::new();
     }

@@ -22,7 +22,7 @@ use crate::reader::Endian;
 
 /// Why bytes are not a valid NUMBER or DATE.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DatatypeError(pub String);
+pub(crate) struct DatatypeError(pub String);
 
 impl fmt::Display for DatatypeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -38,7 +38,7 @@ fn err<T>(msg: impl Into<String>) -> Result<T, DatatypeError> {
 
 /// A decoded NUMBER: its exact decimal text and the parts it came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct OraNumber {
+pub(crate) struct OraNumber {
     pub text: String,
     pub negative: bool,
     /// Power of 100 of the first digit.
@@ -48,7 +48,7 @@ pub struct OraNumber {
 }
 
 /// Decode NUMBER bytes to exact decimal text (`c2 4a 46` → `7369`).
-pub fn decode_number(bytes: &[u8]) -> Result<OraNumber, DatatypeError> {
+pub(crate) fn decode_number(bytes: &[u8]) -> Result<OraNumber, DatatypeError> {
     let Some((&first, rest)) = bytes.split_first() else {
         return err("a NUMBER has at least one byte");
     };
@@ -152,7 +152,7 @@ fn number_text(negative: bool, exponent: i32, digits: &[u8]) -> String {
 
 /// A decoded DATE or TIMESTAMP.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct OraDate {
+pub(crate) struct OraDate {
     pub year: i32,
     pub month: u8,
     pub day: u8,
@@ -182,7 +182,7 @@ impl fmt::Display for OraDate {
 }
 
 /// Decode 7 DATE bytes (or 11 TIMESTAMP bytes).
-pub fn decode_date(bytes: &[u8]) -> Result<OraDate, DatatypeError> {
+pub(crate) fn decode_date(bytes: &[u8]) -> Result<OraDate, DatatypeError> {
     let (date, nanos) = match bytes {
         [c, y, mo, d, h, mi, s] => ([*c, *y, *mo, *d, *h, *mi, *s], None),
         [c, y, mo, d, h, mi, s, n0, n1, n2, n3] => (
@@ -249,7 +249,7 @@ fn days_in_month(year: i32, month: u8) -> u8 {
 /// A DATE or TIMESTAMP that is also a real calendar day Oracle can hold:
 /// years −4712..9999 without a year 0, the day within its month, no day of
 /// the 1582 Gregorian gap (October 5–14).
-pub fn decode_calendar_date(bytes: &[u8]) -> Result<OraDate, DatatypeError> {
+pub(crate) fn decode_calendar_date(bytes: &[u8]) -> Result<OraDate, DatatypeError> {
     let d = decode_date(bytes)?;
     if d.year == 0 || !(-4712..=9999).contains(&d.year) {
         return err(format!(
@@ -271,7 +271,7 @@ pub fn decode_calendar_date(bytes: &[u8]) -> Result<OraDate, DatatypeError> {
 
 /// A TIMESTAMP(fsp) as `YYYY-MM-DD HH24:MI:SS.FF`: `fsp` fraction digits (none
 /// for 0); all nine when the stored nanoseconds have more digits than that.
-pub fn timestamp_text(d: &OraDate, fsp: u8) -> String {
+pub(crate) fn timestamp_text(d: &OraDate, fsp: u8) -> String {
     let base = OraDate { nanos: None, ..*d };
     let nanos = d.nanos.unwrap_or(0);
     let nine = format!("{nanos:09}");
@@ -289,7 +289,7 @@ pub fn timestamp_text(d: &OraDate, fsp: u8) -> String {
 }
 
 /// The 4 BINARY_FLOAT bytes as an `f32`.
-pub fn decode_binary_float(bytes: &[u8]) -> Result<f32, DatatypeError> {
+pub(crate) fn decode_binary_float(bytes: &[u8]) -> Result<f32, DatatypeError> {
     let (4, Some(x)) = (bytes.len(), Endian::Big.read_u32(bytes)) else {
         return err(format!("a BINARY_FLOAT has 4 bytes, found {}", bytes.len()));
     };
@@ -302,7 +302,7 @@ pub fn decode_binary_float(bytes: &[u8]) -> Result<f32, DatatypeError> {
 }
 
 /// The 8 BINARY_DOUBLE bytes as an `f64`.
-pub fn decode_binary_double(bytes: &[u8]) -> Result<f64, DatatypeError> {
+pub(crate) fn decode_binary_double(bytes: &[u8]) -> Result<f64, DatatypeError> {
     let (8, Some(x)) = (bytes.len(), Endian::Big.read_u64(bytes)) else {
         return err(format!(
             "a BINARY_DOUBLE has 8 bytes, found {}",
@@ -370,13 +370,13 @@ fn national_text(bytes: &[u8]) -> Result<String, DatatypeError> {
 }
 
 /// RAW as SQL*Plus prints it: uppercase hex digits, no separators.
-pub fn raw_text(bytes: &[u8]) -> String {
+pub(crate) fn raw_text(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02X}")).collect()
 }
 
 /// The text Oracle prints for a (non-NULL) column of type `ty`, or why the
 /// bytes are not one. `Ok(None)` for types that are not decoded.
-pub fn decode_value(
+pub(crate) fn decode_value(
     ty: &OraType,
     bytes: &[u8],
     cs: OraCharset,

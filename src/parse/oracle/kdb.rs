@@ -24,7 +24,7 @@ use crate::model::oracle::names;
 
 /// Read the data layer of a table/cluster block. `None` when not even the
 /// header fits (a problem says so).
-pub fn read_table_data(
+pub(crate) fn read_table_data(
     r: &mut Reader,
     ktbbh: &Ktbbh,
     size: usize,

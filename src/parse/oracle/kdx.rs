@@ -24,10 +24,10 @@ use super::read_problem;
 use crate::model::oracle::names;
 
 /// The length byte that stands for a truncated branch separator column (`TERM`).
-pub const TERM: u8 = 0xfe;
+pub(crate) const TERM: u8 = 0xfe;
 
 /// Read the index layer. `None` when the header does not fit.
-pub fn read_index(
+pub(crate) fn read_index(
     r: &mut Reader,
     ktbbh: &Ktbbh,
     size: usize,

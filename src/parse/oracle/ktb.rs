@@ -12,11 +12,11 @@ use crate::reader::{ReadError, Reader};
 use crate::model::oracle::names;
 
 /// Offset of the ITL list.
-pub const ITL_OFFSET: usize = KCBH_SIZE + KTBBH_FIXED_SIZE;
+pub(crate) const ITL_OFFSET: usize = KCBH_SIZE + KTBBH_FIXED_SIZE;
 
 /// The payload (data or index header) offset: 44 + 24·itc, plus 8 when the
 /// flag carries the ASSM extension bits 0x30 (§3.4).
-pub fn payload_offset(itc: usize, ktbbhflg: u8) -> usize {
+pub(crate) fn payload_offset(itc: usize, ktbbhflg: u8) -> usize {
     ITL_OFFSET
         + ITL_SIZE * itc
         + if ktbbhflg & 0x30 != 0 {
@@ -27,11 +27,11 @@ pub fn payload_offset(itc: usize, ktbbhflg: u8) -> usize {
 }
 
 /// Moved to [`crate::model::oracle::text`]; kept at their old path for code not yet updated.
-pub use crate::model::oracle::text::{uba_text, xid_text};
+pub(crate) use crate::model::oracle::text::{uba_text, xid_text};
 
 /// Read the transaction header and ITLs. Strange values become problems; only
 /// a header cut short is an error.
-pub fn read_ktbbh(
+pub(crate) fn read_ktbbh(
     r: &mut Reader,
     size: usize,
     problems: &mut Vec<Problem>,

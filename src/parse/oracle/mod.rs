@@ -9,15 +9,15 @@
 //! [`verify`] adds the checks that need to know where a block sits in its file
 //! and keeps DBVERIFY's tallies.
 
-pub mod block;
-pub mod checksum;
-pub mod columns;
-pub mod datatype;
-pub mod kdb;
-pub mod kdx;
-pub mod ktb;
-pub mod trace;
-pub mod verify;
+pub(crate) mod block;
+pub(crate) mod checksum;
+pub(crate) mod columns;
+pub(crate) mod datatype;
+pub(crate) mod kdb;
+pub(crate) mod kdx;
+pub(crate) mod ktb;
+pub(crate) mod trace;
+pub(crate) mod verify;
 
 pub use block::{
     block_size_from_header, detect_endian, looks_like_oracle, parse_block, BlockOptions,

@@ -37,7 +37,7 @@ use crate::model::{Problem, ProblemClass, Severity};
 use crate::reader::{Endian, Reader};
 
 use super::toast::ToastStore;
-pub use super::toast::MAX_VALUE_BYTES;
+pub(crate) use super::toast::MAX_VALUE_BYTES;
 use super::{pglz, values};
 
 /// `VARTAG_ONDISK`: an on-disk TOAST pointer.
@@ -47,7 +47,7 @@ const CLASS: ProblemClass = ProblemClass::Attrs;
 
 /// Where one attribute lies in the tuple data (offsets relative to t_hoff).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Slot {
+pub(crate) enum Slot {
     /// Past the tuple's natts.
     Missing,
     /// SQL NULL by the null bitmap.
@@ -58,7 +58,7 @@ pub enum Slot {
 
 /// The walk over a tuple's data stopped: at which attribute (0-based) and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LayoutError {
+pub(crate) struct LayoutError {
     pub index: usize,
     /// Offset (relative to t_hoff) where the attribute would start.
     pub off: usize,
@@ -68,7 +68,7 @@ pub struct LayoutError {
 /// Lay out `columns` over a tuple's `data`: one slot per column, up to the
 /// first one that does not fit. Also returns the offset after the last
 /// attribute read.
-pub fn layout(
+pub(crate) fn layout(
     data: &[u8],
     natts: usize,
     bitmap: Option<&[u8]>,
@@ -227,7 +227,11 @@ fn classify(raw: &[u8]) -> Result<Varlena<'_>, String> {
 /// Decompress `src` into `rawsize` bytes; `rawsize` is checked against
 /// [`MAX_VALUE_BYTES`] and against what `src` could possibly expand to
 /// before anything is allocated.
-pub fn decompress(method: Compression, src: &[u8], rawsize: usize) -> Result<Vec<u8>, String> {
+pub(crate) fn decompress(
+    method: Compression,
+    src: &[u8],
+    rawsize: usize,
+) -> Result<Vec<u8>, String> {
     if rawsize > MAX_VALUE_BYTES {
         return Err(format!(
             "raw size {rawsize} is over blockscope's limit of {MAX_VALUE_BYTES} bytes"
@@ -259,7 +263,7 @@ pub fn decompress(method: Compression, src: &[u8], rawsize: usize) -> Result<Vec
 
 /// Decompress the data of a compressed varlena whose bytes after the 4-byte
 /// header are `va_tcinfo` + compressed data (inline, or reassembled from TOAST).
-pub fn decompress_tc(data: &[u8]) -> Result<Vec<u8>, String> {
+pub(crate) fn decompress_tc(data: &[u8]) -> Result<Vec<u8>, String> {
     let tcinfo = Reader::new(data, Endian::Little)
         .peek_u32(0, "va_tcinfo")
         .map_err(|e| e.to_string())?;
@@ -649,7 +653,7 @@ fn span_value(a: &Attr) -> String {
 }
 
 /// The TOAST relation's tuple layout: (chunk_id oid, chunk_seq int4, chunk_data bytea).
-pub fn toast_columns() -> Vec<Column> {
+pub(crate) fn toast_columns() -> Vec<Column> {
     [
         ("chunk_id", PgType::Oid),
         ("chunk_seq", PgType::Int4),
@@ -669,7 +673,7 @@ pub fn toast_columns() -> Vec<Column> {
 
 /// The data of a plain (uncompressed, inline) varlena: what a TOAST chunk's
 /// `chunk_data` holds.
-pub fn plain_varlena_data(raw: &[u8]) -> Result<&[u8], String> {
+pub(crate) fn plain_varlena_data(raw: &[u8]) -> Result<&[u8], String> {
     match classify(raw)? {
         Varlena::Short(d) | Varlena::Long(d) => Ok(d),
         _ => Err("chunk_data is compressed or external, which TOAST chunks never are".into()),
@@ -677,7 +681,7 @@ pub fn plain_varlena_data(raw: &[u8]) -> Result<&[u8], String> {
 }
 
 /// The null bitmap (`t_bits`) of a tuple, when it has one.
-pub fn tuple_bitmap<'a>(page: &'a [u8], id: &ItemId, t: &HeapTuple) -> Option<&'a [u8]> {
+pub(crate) fn tuple_bitmap<'a>(page: &'a [u8], id: &ItemId, t: &HeapTuple) -> Option<&'a [u8]> {
     if t.header.t_infomask & HEAP_HASNULL == 0 {
         return None;
     }

@@ -18,14 +18,14 @@ use crate::reader::{ReadError, Reader};
 use super::check::{self, Relation};
 use crate::model::postgres::flags;
 
-pub const BTP_LEAF: u16 = 0x0001;
-pub const BTP_ROOT: u16 = 0x0002;
-pub const BTP_DELETED: u16 = 0x0004;
-pub const BTP_META: u16 = 0x0008;
-pub const BTP_HALF_DEAD: u16 = 0x0010;
-pub const BTP_HAS_FULLXID: u16 = 0x0100;
+pub(crate) const BTP_LEAF: u16 = 0x0001;
+pub(crate) const BTP_ROOT: u16 = 0x0002;
+pub(crate) const BTP_DELETED: u16 = 0x0004;
+pub(crate) const BTP_META: u16 = 0x0008;
+pub(crate) const BTP_HALF_DEAD: u16 = 0x0010;
+pub(crate) const BTP_HAS_FULLXID: u16 = 0x0100;
 /// `BTREE_MAGIC`.
-pub const BTREE_MAGIC: u32 = 0x053162;
+pub(crate) const BTREE_MAGIC: u32 = 0x053162;
 /// `BTREE_NOVAC_VERSION`: first version with the cleanup fields.
 const BTREE_NOVAC_VERSION: u32 = 3;
 /// `P_NONE`: no sibling.
@@ -48,7 +48,7 @@ const SIZE_OF_ITEM_POINTER: usize = 6;
 
 /// Decode the special space, metapage or items of a btree page (block
 /// `blkno` of its relation), judged by [`check`]'s btree checks.
-pub fn parse(
+pub(crate) fn parse(
     r: &mut Reader,
     h: &PageHeader,
     ids: &[ItemId],

@@ -35,11 +35,11 @@ use crate::model::postgres::flags;
 
 /// `BTPageOpaqueData` (nbtree.h): btpo_prev, btpo_next, btpo_level,
 /// btpo_flags, btpo_cycleid.
-pub const BT_OPAQUE_SIZE: usize = 16;
+pub(crate) const BT_OPAQUE_SIZE: usize = 16;
 
 /// What is known about the relation a page comes from.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Relation {
+pub(crate) struct Relation {
     /// Block 0 of the relation is a btree metapage: every page should be a
     /// btree page, and block 0 the metapage.
     pub btree_index: bool,
@@ -66,7 +66,7 @@ pub fn check_page(data: &[u8], opts: &PageOptions, problems: &mut Vec<Problem>) 
 }
 
 /// [`check_page`] for a page of a known relation.
-pub fn check_page_in(
+pub(crate) fn check_page_in(
     data: &[u8],
     opts: &PageOptions,
     rel: Relation,
@@ -118,7 +118,7 @@ pub fn check_page_in(
 }
 
 /// Whether `page` is block 0 of a btree index: BTP_META and btm_magic.
-pub fn is_btree_metapage(page: &[u8], endian: Endian) -> bool {
+pub(crate) fn is_btree_metapage(page: &[u8], endian: Endian) -> bool {
     let r = Reader::new(page, endian);
     let Ok(h) = peek_header(&r) else {
         return false;
@@ -158,7 +158,7 @@ fn peek_btree_opaque(r: &Reader, special: usize) -> Result<BtPageOpaque, crate::
 /// line pointer array and the items (layout version 4, and 24 ≤ pd_lower ≤
 /// pd_upper ≤ pd_special ≤ the page size). An unusable header is said to be
 /// so once, after its faults, and its line pointers are not judged.
-pub fn header(h: &PageHeader, size: usize, problems: &mut Vec<Problem>) -> bool {
+pub(crate) fn header(h: &PageHeader, size: usize, problems: &mut Vec<Problem>) -> bool {
     let mut err = |offset: usize, field: &str, message: String| {
         problems.push(Problem::new(
             Severity::Error,
@@ -259,7 +259,12 @@ pub fn header(h: &PageHeader, size: usize, problems: &mut Vec<Problem>) -> bool 
 /// between the line pointer array (and pd_upper) and pd_special, long enough
 /// for a heap tuple header on pages without special space, not overlapping
 /// another item; each redirect leading to a normal item on the page.
-pub fn line_pointers(ids: &[ItemId], h: &PageHeader, size: usize, problems: &mut Vec<Problem>) {
+pub(crate) fn line_pointers(
+    ids: &[ItemId],
+    h: &PageHeader,
+    size: usize,
+    problems: &mut Vec<Problem>,
+) {
     let lower = usize::from(h.pd_lower).max(SIZE_OF_PAGE_HEADER);
     let upper = usize::from(h.pd_upper);
     let special = usize::from(h.pd_special);
@@ -379,7 +384,7 @@ pub fn line_pointers(ids: &[ItemId], h: &PageHeader, size: usize, problems: &mut
 
 /// A page of a btree index whose special space is not a `BTPageOpaqueData`:
 /// true (and a problem) when its size is wrong.
-pub fn btree_special_size(special_size: usize, problems: &mut Vec<Problem>) -> bool {
+pub(crate) fn btree_special_size(special_size: usize, problems: &mut Vec<Problem>) -> bool {
     if special_size == BT_OPAQUE_SIZE {
         return false;
     }
@@ -400,7 +405,7 @@ pub fn btree_special_size(special_size: usize, problems: &mut Vec<Problem>) -> b
 /// sibling link to the page itself, level 0 exactly on leaf pages, a root
 /// without siblings. Deleted pages keep an xid (before PostgreSQL 14) or the
 /// level: their level is not judged.
-pub fn btree_opaque(
+pub(crate) fn btree_opaque(
     o: &BtPageOpaque,
     special: usize,
     blkno: u64,
@@ -487,7 +492,7 @@ pub fn btree_opaque(
 }
 
 /// The metapage's btm_magic.
-pub fn btm_magic(magic: u32, problems: &mut Vec<Problem>) {
+pub(crate) fn btm_magic(magic: u32, problems: &mut Vec<Problem>) {
     if magic != BTREE_MAGIC {
         problems.push(Problem::new(
             Severity::Error,

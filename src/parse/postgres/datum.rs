@@ -47,7 +47,7 @@ const NUMERIC_NEG: u16 = 0x4000;
 const NUMERIC_SHORT: u16 = 0x8000;
 const NUMERIC_SPECIAL: u16 = 0xC000;
 
-pub fn numeric_out(data: &[u8]) -> Result<String, String> {
+pub(crate) fn numeric_out(data: &[u8]) -> Result<String, String> {
     let header = u16_at(data, 0)?;
     let (negative, dscale, weight, digits_at) = match header & NUMERIC_SIGN_MASK {
         NUMERIC_SPECIAL => {
@@ -136,7 +136,7 @@ fn numeric_text(negative: bool, weight: i32, dscale: u16, digits: &[u16]) -> Str
 
 /// A varlena nested inside another value (array element, jsonb numeric):
 /// its data and its total size. Only plain 1- and 4-byte headers are valid there.
-pub fn inner_varlena(data: &[u8], at: usize) -> Result<(&[u8], usize), String> {
+pub(crate) fn inner_varlena(data: &[u8], at: usize) -> Result<(&[u8], usize), String> {
     let b0 = byte(data, at)?;
     let (hdr, total) = if b0 == 0x01 {
         return Err("a TOAST pointer inside a value".into());

@@ -36,7 +36,12 @@ const MOVED_PARTITIONS_OFFSET: u16 = 0xFFFD;
 
 /// Decode the line pointer `id` and, when it has a tuple pageinspect would read,
 /// the tuple.
-pub fn parse_item(r: &mut Reader, id: ItemId, blkno: u64, problems: &mut Vec<Problem>) -> HeapItem {
+pub(crate) fn parse_item(
+    r: &mut Reader,
+    id: ItemId,
+    blkno: u64,
+    problems: &mut Vec<Problem>,
+) -> HeapItem {
     let tuple = if has_readable_tuple(&id, r.len()) {
         match read_tuple(r, &id, problems) {
             Ok(t) => Some(t),
@@ -68,7 +73,7 @@ pub fn parse_item(r: &mut Reader, id: ItemId, blkno: u64, problems: &mut Vec<Pro
 
 /// heap_page_items' conditions for looking at the tuple behind `id` at all:
 /// storage, at least a tuple header long, MAXALIGNed, inside the page.
-pub fn has_readable_tuple(id: &ItemId, page_len: usize) -> bool {
+pub(crate) fn has_readable_tuple(id: &ItemId, page_len: usize) -> bool {
     let lp_off = usize::from(id.lp_off);
     let lp_len = usize::from(id.lp_len);
     id.has_storage()
@@ -78,7 +83,7 @@ pub fn has_readable_tuple(id: &ItemId, page_len: usize) -> bool {
 }
 
 /// The fixed part of the tuple header at `base`, read without recording spans.
-pub fn peek_tuple_header(r: &Reader, base: usize) -> Result<HeapTupleHeader, ReadError> {
+pub(crate) fn peek_tuple_header(r: &Reader, base: usize) -> Result<HeapTupleHeader, ReadError> {
     let bi_hi = r.peek_u16(base + 12, "t_ctid")?;
     let bi_lo = r.peek_u16(base + 14, "t_ctid")?;
     Ok(HeapTupleHeader {
@@ -97,7 +102,7 @@ pub fn peek_tuple_header(r: &Reader, base: usize) -> Result<HeapTupleHeader, Rea
 
 /// `t_hoff` for the header's attribute count, null bitmap and OID:
 /// MAXALIGN(23 + bitmap bytes + 4 for an OID), and within the tuple's lp_len.
-pub fn check_tuple_header(
+pub(crate) fn check_tuple_header(
     id: &ItemId,
     t_infomask2: u16,
     t_infomask: u16,
@@ -143,7 +148,7 @@ pub fn check_tuple_header(
 
 /// The tuple-header checks of [`check_tuple_header`] for every readable tuple
 /// of a heap page, reading only the three fields they need.
-pub fn check_tuples(r: &Reader, ids: &[ItemId], problems: &mut Vec<Problem>) {
+pub(crate) fn check_tuples(r: &Reader, ids: &[ItemId], problems: &mut Vec<Problem>) {
     for id in ids {
         if !has_readable_tuple(id, r.len()) {
             continue;
@@ -290,14 +295,14 @@ fn plural(n: usize, unit: &str) -> String {
 }
 
 /// pageinspect's `bits_to_text`: bit i of the bitmap, LSB first, '1' = not null.
-pub fn bits_to_text(bits: &[u8]) -> String {
+pub(crate) fn bits_to_text(bits: &[u8]) -> String {
     bits.iter()
         .flat_map(|b| (0..8).map(move |i| if b & (1 << i) != 0 { '1' } else { '0' }))
         .collect()
 }
 
 /// What a line pointer without a readable tuple says.
-pub fn line_pointer_verdict(id: &ItemId) -> ItemVerdict {
+pub(crate) fn line_pointer_verdict(id: &ItemId) -> ItemVerdict {
     match id.lp_flags {
         LpFlags::Unused => ItemVerdict::Unused,
         LpFlags::Redirect => ItemVerdict::Redirect { to: id.lp_off },
@@ -314,7 +319,7 @@ pub fn line_pointer_verdict(id: &ItemId) -> ItemVerdict {
 /// What a tuple header proves about the row's life: the hint bits decide
 /// committed and aborted (HeapTupleSatisfiesMVCC reads them first); without
 /// them the commit status is not on the page.
-pub fn tuple_verdict(id: &ItemId, t: &HeapTuple, blkno: u64) -> ItemVerdict {
+pub(crate) fn tuple_verdict(id: &ItemId, t: &HeapTuple, blkno: u64) -> ItemVerdict {
     let h = &t.header;
     let m = h.t_infomask;
     let m2 = h.t_infomask2;

@@ -31,7 +31,7 @@ const JENTRY_HAS_OFF: u32 = 0x8000_0000;
 const MAX_DEPTH: usize = 1000;
 
 /// Print a jsonb datum (the data after its varlena header).
-pub fn to_text(data: &[u8]) -> Result<String, String> {
+pub(crate) fn to_text(data: &[u8]) -> Result<String, String> {
     let mut out = String::new();
     container(data, 0, &mut out)?;
     Ok(out)

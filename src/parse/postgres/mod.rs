@@ -1,25 +1,26 @@
 //! PostgreSQL page parsers.
 
-pub mod attrs;
-pub mod btree;
-pub mod check;
-pub mod checksum;
-pub mod control;
+pub(crate) mod attrs;
+pub(crate) mod btree;
+pub(crate) mod check;
+pub(crate) mod checksum;
+pub(crate) mod control;
 mod datum;
-pub mod heap;
-pub mod jsonb;
-pub mod page;
-pub mod pglz;
-pub mod schema;
-pub mod special;
-pub mod toast;
-pub mod toast_page;
-pub mod values;
+pub(crate) mod heap;
+pub(crate) mod jsonb;
+pub(crate) mod page;
+pub(crate) mod pglz;
+pub(crate) mod schema;
+pub(crate) mod special;
+pub(crate) mod toast;
+pub(crate) mod toast_page;
+pub(crate) mod values;
 
 #[cfg(test)]
 mod proptests;
 
-pub use check::{check_page, check_page_in, Relation};
+pub use check::check_page;
+pub(crate) use check::{check_page_in, Relation};
 pub use page::{
     detect_kind, page_size_from_header, parse_page, parse_page_without_spans, PageOptions,
 };

@@ -211,7 +211,7 @@ fn parse(data: &[u8], opts: &PageOptions, spans: bool) -> PgPage {
 }
 
 /// All zero bytes: a new page, never initialised; valid (PageIsVerified).
-pub fn is_new_page(data: &[u8]) -> bool {
+pub(crate) fn is_new_page(data: &[u8]) -> bool {
     !data.is_empty() && data.iter().all(|&b| b == 0)
 }
 
@@ -229,7 +229,12 @@ pub(super) fn short_header(e: &ReadError) -> Problem {
 /// Metapages, deleted btree/GiST/GIN/SP-GiST pages, hash bitmap pages, GIN
 /// data pages and BRIN meta/revmap pages keep other data there (pd_lower
 /// marks its end), so their "line pointers" are not checked as such.
-pub fn line_pointers_in_use(kind: PageKind, h: &PageHeader, data: &[u8], endian: Endian) -> bool {
+pub(crate) fn line_pointers_in_use(
+    kind: PageKind,
+    h: &PageHeader,
+    data: &[u8],
+    endian: Endian,
+) -> bool {
     let r = Reader::new(data, endian);
     let special = usize::from(h.pd_special);
     let special_u16 = |at: usize| r.peek_u16(special + at, "special").unwrap_or(0);
@@ -258,7 +263,7 @@ pub fn line_pointers_in_use(kind: PageKind, h: &PageHeader, data: &[u8], endian:
 
 /// The page header's fields (`PageHeaderData`, bufpage.h), read without
 /// recording spans.
-pub fn peek_header(r: &Reader) -> Result<PageHeader, ReadError> {
+pub(crate) fn peek_header(r: &Reader) -> Result<PageHeader, ReadError> {
     Ok(PageHeader {
         pd_lsn: Lsn {
             xlogid: r.peek_u32(0, "pd_lsn")?,
@@ -311,7 +316,7 @@ fn read_header(r: &mut Reader) -> Result<PageHeader, ReadError> {
 }
 
 /// `PageGetFreeSpace`: pd_upper − pd_lower − sizeof(ItemIdData), never below 0.
-pub fn page_free_space(h: &PageHeader) -> u32 {
+pub(crate) fn page_free_space(h: &PageHeader) -> u32 {
     let space = i64::from(h.pd_upper) - i64::from(h.pd_lower);
     if space < SIZE_OF_ITEM_ID as i64 {
         0
@@ -360,7 +365,7 @@ pub fn detect_kind(h: &PageHeader, data: &[u8], endian: Endian) -> PageKind {
 
 /// The line pointer array `pd_lower` announces (as much of it as fits in the
 /// page), read without recording spans.
-pub fn item_ids(r: &Reader, h: &PageHeader, problems: &mut Vec<Problem>) -> Vec<ItemId> {
+pub(crate) fn item_ids(r: &Reader, h: &PageHeader, problems: &mut Vec<Problem>) -> Vec<ItemId> {
     let claimed = h.max_offset_number();
     let room = r.len().saturating_sub(SIZE_OF_PAGE_HEADER) / SIZE_OF_ITEM_ID;
     let count = claimed.min(room);
@@ -407,7 +412,7 @@ fn read_line_pointers(r: &mut Reader, h: &PageHeader, problems: &mut Vec<Problem
 }
 
 /// Moved to [`crate::model::postgres::names`]; kept at its old path for code not yet updated.
-pub use crate::model::postgres::names::describe_item_id;
+pub(crate) use crate::model::postgres::names::describe_item_id;
 
 fn check_checksum(
     h: &PageHeader,

@@ -22,7 +22,7 @@ use std::fmt;
 
 /// Why a pglz stream could not be decompressed.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum PglzError {
+pub(crate) enum PglzError {
     /// A tag refers to `offset` bytes back with only `written` bytes written.
     BadOffset {
         at: usize,
@@ -65,7 +65,7 @@ impl std::error::Error for PglzError {}
 
 /// Decompress `src` into exactly `rawsize` bytes. The caller caps `rawsize`
 /// (it comes from the page); at most that much is allocated.
-pub fn decompress(src: &[u8], rawsize: usize) -> Result<Vec<u8>, PglzError> {
+pub(crate) fn decompress(src: &[u8], rawsize: usize) -> Result<Vec<u8>, PglzError> {
     let mut out: Vec<u8> = Vec::with_capacity(rawsize);
     let mut sp = 0usize;
     while sp < src.len() && out.len() < rawsize {

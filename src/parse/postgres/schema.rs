@@ -76,7 +76,7 @@ fn split_top_level(list: &str) -> Vec<String> {
 }
 
 /// One column description (see the module docs).
-pub fn parse_item(item: &str) -> Result<Column, String> {
+pub(crate) fn parse_item(item: &str) -> Result<Column, String> {
     let item = item.trim();
     // `... default VALUE`
     let (item, missing) = match find_ci(item, " default ") {
@@ -218,7 +218,7 @@ fn unquote_literal(v: &str) -> String {
 
 /// `MaxHeapAttributeNumber` (htup_details.h): no PostgreSQL table has more
 /// columns, dropped ones included.
-pub const MAX_HEAP_ATTRIBUTES: usize = 1600;
+pub(crate) const MAX_HEAP_ATTRIBUTES: usize = 1600;
 
 /// The most text a schema file may have (1,600 `pg_attribute` rows as JSON
 /// take well under a megabyte); a larger file is refused before it is read whole.

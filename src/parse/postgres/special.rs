@@ -11,7 +11,7 @@ use crate::reader::{ReadError, Reader};
 
 use crate::model::postgres::names::LH_PAGE_TYPE;
 /// Moved to [`crate::model::postgres::names`]; kept at their old path for code not yet updated.
-pub use crate::model::postgres::names::{brin_page_type, hash_page_type};
+pub(crate) use crate::model::postgres::names::{brin_page_type, hash_page_type};
 
 /// `HASH_MAX_SPLITPOINTS` (hash.h).
 const HASH_MAX_SPLITPOINTS: usize = 98;
@@ -27,7 +27,7 @@ const BRIN_PAGETYPE_REVMAP: u16 = 0xF092;
 const FSM_NODES_OFFSET: usize = SIZE_OF_PAGE_HEADER + 4;
 
 /// Decode what a page of `kind` carries besides line pointers.
-pub fn parse(
+pub(crate) fn parse(
     r: &mut Reader,
     h: &PageHeader,
     kind: PageKind,
@@ -272,7 +272,7 @@ fn read_vm(r: &mut Reader, blkno: u64) -> VmPage {
 /// Does the body of a page without special space hold a free space map tree?
 /// Every upper node holds the maximum of its two children (the FSM may let an
 /// upper node run stale-high, so a few excesses are tolerated; a deficit never).
-pub fn looks_like_fsm(data: &[u8]) -> bool {
+pub(crate) fn looks_like_fsm(data: &[u8]) -> bool {
     let Some(nodes) = data.get(FSM_NODES_OFFSET..) else {
         return false;
     };

@@ -22,7 +22,7 @@ use crate::model::postgres::ToastPointer;
 
 /// The largest value blockscope decompresses or reassembles (the format
 /// allows up to 1 GB; a page claiming more is more likely damaged).
-pub const MAX_VALUE_BYTES: usize = 64 << 20;
+pub(crate) const MAX_VALUE_BYTES: usize = 64 << 20;
 
 /// Where the blocks of the TOAST input come from: "give me block `block` of
 /// TOAST input `file`". Implemented by whatever reads files; parse does no I/O.

@@ -14,7 +14,7 @@ const HEAP_XMAX_INVALID: u16 = 0x0800;
 
 /// Index the chunk tuples of block `block` of TOAST input `file`. Tuples that
 /// are not well-formed chunks (wrong shape, damaged) are passed over.
-pub fn index_page(index: &mut ToastIndex, file: usize, block: u64, page: &[u8]) {
+pub(crate) fn index_page(index: &mut ToastIndex, file: usize, block: u64, page: &[u8]) {
     let columns = attrs::toast_columns();
     for (id, loc) in chunks_of(page, file, block, &columns) {
         index.add(id, loc);

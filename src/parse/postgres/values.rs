@@ -17,7 +17,7 @@ use super::datum::{byte, inner_varlena, u16_at, u32_at, u64_at};
 use super::jsonb;
 
 /// Print one datum of type `ty`.
-pub fn decode(ty: &PgType, data: &[u8]) -> Result<Value, String> {
+pub(crate) fn decode(ty: &PgType, data: &[u8]) -> Result<Value, String> {
     use PgType::*;
     match ty {
         Bool => Ok(bool_value(byte(data, 0)? != 0)),
@@ -137,7 +137,7 @@ fn char_out(b: u8) -> String {
 }
 
 /// `byteaout` with `bytea_output = hex`.
-pub fn bytea_out(data: &[u8]) -> String {
+pub(crate) fn bytea_out(data: &[u8]) -> String {
     let mut s = String::with_capacity(2 + data.len() * 2);
     s.push_str("\\x");
     for b in data {
@@ -153,7 +153,7 @@ pub fn bytea_out(data: &[u8]) -> String {
 // (FLT_DIG / DBL_DIG), otherwise as d.ddde±XX.
 // ---------------------------------------------------------------------------
 
-pub fn float8_out(v: f64) -> String {
+pub(crate) fn float8_out(v: f64) -> String {
     if v.is_nan() {
         return "NaN".into();
     }
@@ -163,7 +163,7 @@ pub fn float8_out(v: f64) -> String {
     shortest(&format!("{v:e}"), 15)
 }
 
-pub fn float4_out(v: f32) -> String {
+pub(crate) fn float4_out(v: f32) -> String {
     if v.is_nan() {
         return "NaN".into();
     }
@@ -668,7 +668,7 @@ fn array_out(declared: &PgType, data: &[u8]) -> Result<String, String> {
 /// compressed into a few hundred kilobytes would otherwise print gigabytes).
 /// PostgreSQL itself cannot output a value past 1 GB; blockscope stops at
 /// 64 MiB and says so.
-pub const MAX_VALUE_TEXT: usize = 64 << 20;
+pub(crate) const MAX_VALUE_TEXT: usize = 64 << 20;
 
 fn nest(
     dims: &[i32],

@@ -66,12 +66,12 @@ impl DumpOptions {
 /// Columns up to this many bytes print on the `col` line; longer ones wrap
 /// below it, 25 bytes a line (the 52-byte column of the published
 /// column-encrypted dump wraps; 10-byte ones do not; 20 is inferred).
-pub const INLINE_COLUMN_MAX: usize = 20;
+pub(crate) const INLINE_COLUMN_MAX: usize = 20;
 /// Bytes per continuation line of a long column.
-pub const WRAP_BYTES: usize = 25;
+pub(crate) const WRAP_BYTES: usize = 25;
 
 /// Render one block as Oracle's dump text.
-pub fn render_dump(
+pub(crate) fn render_dump(
     out: &mut dyn Write,
     block: &OracleBlock,
     data: &[u8],

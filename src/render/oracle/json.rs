@@ -22,7 +22,7 @@ use crate::model::Problem;
 /// One block: `{"engine": "oracle", "blkno": …, "kind": …, "kcbh": {…}, …}`;
 /// from a trace, `trace` and `text` follow.
 #[derive(Serialize)]
-pub struct OracleBlockJson<'a> {
+pub(crate) struct OracleBlockJson<'a> {
     engine: &'static str,
     blkno: u64,
     size: usize,
@@ -47,7 +47,7 @@ pub struct OracleBlockJson<'a> {
 
 /// A block known only from a trace's formatted text.
 #[derive(Serialize)]
-pub struct TraceTextJson<'a> {
+pub(crate) struct TraceTextJson<'a> {
     engine: &'static str,
     source: &'static str,
     trace: Option<TraceJson>,
@@ -56,7 +56,7 @@ pub struct TraceTextJson<'a> {
 
 /// Where in the trace a block was found.
 #[derive(Serialize)]
-pub struct TraceJson {
+pub(crate) struct TraceJson {
     file: Option<u32>,
     block: Option<u32>,
     tsn: Option<u32>,
@@ -83,7 +83,7 @@ impl TraceJson {
 }
 
 impl<'a> TraceTextJson<'a> {
-    pub fn new(text: &'a TextBlock, trace: Option<&TraceOrigin>) -> Self {
+    pub(crate) fn new(text: &'a TextBlock, trace: Option<&TraceOrigin>) -> Self {
         TraceTextJson {
             engine: "oracle",
             source: "trace-text",
@@ -176,7 +176,11 @@ struct IndexEntryJson<'a> {
 impl<'a> OracleBlockJson<'a> {
     /// The JSON of `block`; `bigfile` prints rdbas as `1024/N`; `trace` adds
     /// where in a trace the block was found.
-    pub fn new(block: &'a OracleBlock, bigfile: bool, trace: Option<&'a TraceOrigin>) -> Self {
+    pub(crate) fn new(
+        block: &'a OracleBlock,
+        bigfile: bool,
+        trace: Option<&'a TraceOrigin>,
+    ) -> Self {
         OracleBlockJson {
             engine: "oracle",
             blkno: block.blkno,

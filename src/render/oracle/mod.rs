@@ -1,8 +1,8 @@
 //! Oracle blocks rendered: tables, JSON, Oracle's own block dump text, trace
 //! titles and text-only trace blocks, and the DBVERIFY-style report.
 
-pub mod dump;
-pub mod json;
-pub mod table;
-pub mod trace;
-pub mod verify;
+pub(crate) mod dump;
+pub(crate) mod json;
+pub(crate) mod table;
+pub(crate) mod trace;
+pub(crate) mod verify;

@@ -125,7 +125,7 @@ pub fn render_block(
 }
 
 /// `block 0 · oracle table block · 8192 bytes · little-endian · rdba 0x0000038b (1024/907)`.
-pub fn title(block: &OracleBlock, bigfile: bool) -> String {
+pub(crate) fn title(block: &OracleBlock, bigfile: bool) -> String {
     let what = match block.kind {
         OracleKind::Table => "table block (trans data)",
         OracleKind::IndexLeaf => "index leaf block (trans data)",

@@ -10,7 +10,7 @@ use crate::engine::TraceOrigin;
 use crate::model::oracle::TextBlock;
 
 /// `trace block 5/907 (line 12), rebuilt from the hex at line 40 and …`.
-pub fn title(t: &TraceOrigin) -> String {
+pub(crate) fn title(t: &TraceOrigin) -> String {
     format!(
         "trace block {} (line {}){}",
         t.label,
@@ -26,7 +26,7 @@ pub fn title(t: &TraceOrigin) -> String {
 
 /// A text-only block as a two-column table: every field the text carries,
 /// by its path (`header.itls[0].kxidusn`); absent parts print `-`.
-pub fn text_table(out: &mut dyn Write, text: &TextBlock) -> io::Result<()> {
+pub(crate) fn text_table(out: &mut dyn Write, text: &TextBlock) -> io::Result<()> {
     fn walk(path: &str, v: &Value, rows: &mut Vec<(String, String)>) {
         match v {
             Value::Object(m) => {

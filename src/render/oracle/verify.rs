@@ -20,7 +20,7 @@ use crate::render::write::{write_line, write_pretty};
 /// One problem of an Oracle block, placed in its file (the PostgreSQL
 /// problem's fields without `file_offset`).
 #[derive(Clone, Debug, Serialize)]
-pub struct OracleProblemJson {
+pub(crate) struct OracleProblemJson {
     pub file: String,
     pub blkno: u64,
     pub offset: Option<usize>,
@@ -33,7 +33,7 @@ pub struct OracleProblemJson {
 /// The summary of a run over Oracle inputs: clean overall, and DBVERIFY's
 /// tallies per file.
 #[derive(Clone, Debug, Serialize)]
-pub struct OracleRunSummary {
+pub(crate) struct OracleRunSummary {
     /// No file has a failing block.
     pub clean: bool,
     /// Files checked.
@@ -43,7 +43,7 @@ pub struct OracleRunSummary {
 
 /// DBVERIFY's tallies for one file.
 #[derive(Clone, Debug, Serialize)]
-pub struct FileSummary {
+pub(crate) struct FileSummary {
     pub file: String,
     pub clean: bool,
     #[serde(flatten)]
@@ -52,7 +52,7 @@ pub struct FileSummary {
 
 /// Writes the report of a run over Oracle datafiles and traces: the
 /// DBVERIFY-style text per file, or the run's one JSON document, or NDJSON.
-pub struct OracleVerifyPrinter<W: Write> {
+pub(crate) struct OracleVerifyPrinter<W: Write> {
     out: W,
     format: VerifyFormat,
     /// `json` only: problems held for the one document.
@@ -63,7 +63,7 @@ pub struct OracleVerifyPrinter<W: Write> {
 }
 
 impl<W: Write> OracleVerifyPrinter<W> {
-    pub fn new(out: W, format: VerifyFormat) -> Self {
+    pub(crate) fn new(out: W, format: VerifyFormat) -> Self {
         OracleVerifyPrinter {
             out,
             format,
@@ -78,13 +78,13 @@ impl<W: Write> OracleVerifyPrinter<W> {
     }
 
     /// Text: print every problem, not the budgeted, collapsed lines.
-    pub fn all_problems(mut self, all: bool) -> Self {
+    pub(crate) fn all_problems(mut self, all: bool) -> Self {
         self.all_problems = all;
         self
     }
 
     /// The verdict on one file: its failing blocks (`reports`) and tallies.
-    pub fn file(
+    pub(crate) fn file(
         &mut self,
         file: &str,
         reports: &[BlockReport],
@@ -124,7 +124,7 @@ impl<W: Write> OracleVerifyPrinter<W> {
 
     /// Write the run's summary (JSON and NDJSON) and flush; whether every
     /// file was clean.
-    pub fn finish(mut self) -> io::Result<bool> {
+    pub(crate) fn finish(mut self) -> io::Result<bool> {
         match self.format {
             VerifyFormat::Text => {}
             VerifyFormat::Ndjson => write_line(

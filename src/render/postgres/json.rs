@@ -395,7 +395,7 @@ fn tid_texts(tids: &[ItemPointer]) -> Vec<String> {
 }
 
 /// bt_page_items' `data`: bytes as `01 00 00 00`.
-pub fn spaced_hex(bytes: &[u8]) -> String {
+pub(crate) fn spaced_hex(bytes: &[u8]) -> String {
     let mut s = String::with_capacity(bytes.len() * 3);
     for (i, b) in bytes.iter().enumerate() {
         if i > 0 {

@@ -1,7 +1,7 @@
 //! PostgreSQL pages rendered: tables, pageinspect-named JSON, NDJSON lines
 //! written by hand, and verify's pg_checksums-style report.
 
-pub mod json;
-pub mod ndjson;
-pub mod table;
-pub mod verify;
+pub(crate) mod json;
+pub(crate) mod ndjson;
+pub(crate) mod table;
+pub(crate) mod verify;

@@ -13,7 +13,7 @@ use super::super::ktb::ITL_OFFSET;
 use crate::model::oracle::names;
 
 /// The problem class of every disagreement.
-pub const CLASS: ProblemClass = ProblemClass::Crosscheck;
+pub(crate) const CLASS: ProblemClass = ProblemClass::Crosscheck;
 
 struct Diffs {
     out: Vec<Problem>,

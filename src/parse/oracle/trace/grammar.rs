@@ -54,7 +54,7 @@ pub(super) struct Line<'a> {
 impl<'a> Line<'a> {
     /// 1-based column (in characters) where `part`, a piece of this line's
     /// text, begins (1 for text that is not part of the line).
-    pub fn column(&self, part: &str) -> usize {
+    pub(crate) fn column(&self, part: &str) -> usize {
         let offset = (part.as_ptr() as usize).wrapping_sub(self.text.as_ptr() as usize);
         self.text
             .get(..offset)
@@ -62,12 +62,12 @@ impl<'a> Line<'a> {
     }
 
     /// An error at the start of `rest` (leading blanks skipped).
-    pub fn error(&self, rest: &str, message: String) -> TextError {
+    pub(crate) fn error(&self, rest: &str, message: String) -> TextError {
         TextError::at(self.no, self.column(rest.trim_start()), message)
     }
 
     /// An error about the line as a whole.
-    pub fn whole(&self, message: String) -> TextError {
+    pub(crate) fn whole(&self, message: String) -> TextError {
         TextError::at(self.no, 0, message)
     }
 }
@@ -171,7 +171,7 @@ pub(super) struct Words<'a> {
 }
 
 impl<'a> Words<'a> {
-    pub fn new(line: Line<'a>, text: &'a str, what: &'a str) -> Self {
+    pub(crate) fn new(line: Line<'a>, text: &'a str, what: &'a str) -> Self {
         Words {
             line,
             text,
@@ -181,7 +181,7 @@ impl<'a> Words<'a> {
     }
 
     /// `expected WHAT, found TEXT: why` at the current word.
-    pub fn fail(&self, why: &str) -> TextError {
+    pub(crate) fn fail(&self, why: &str) -> TextError {
         self.line.error(
             self.rest,
             format!("expected {}, found {:?}: {why}", self.what, clip(self.text)),
@@ -189,7 +189,7 @@ impl<'a> Words<'a> {
     }
 
     /// Run `p` on the rest of the line.
-    pub fn run<T>(
+    pub(crate) fn run<T>(
         &mut self,
         mut p: impl Parser<&'a str, Output = T, Error = Fail<'a>>,
     ) -> Result<T, TextError> {
@@ -207,12 +207,12 @@ impl<'a> Words<'a> {
         }
     }
 
-    pub fn next(&mut self) -> Result<&'a str, TextError> {
+    pub(crate) fn next(&mut self) -> Result<&'a str, TextError> {
         self.run(word)
     }
 
     /// The keyword `k` as a word of its own.
-    pub fn key(&mut self, k: &str) -> Result<(), TextError> {
+    pub(crate) fn key(&mut self, k: &str) -> Result<(), TextError> {
         let at = self.rest;
         match word(at) {
             Ok((rest, w)) if w == k => {
@@ -224,7 +224,7 @@ impl<'a> Words<'a> {
         }
     }
 
-    pub fn hex_u64(&mut self) -> Result<u64, TextError> {
+    pub(crate) fn hex_u64(&mut self) -> Result<u64, TextError> {
         let what = self.what;
         self.run(hex_word(what))
     }
@@ -242,15 +242,15 @@ impl<'a> Words<'a> {
         Ok(v)
     }
 
-    pub fn hex_u32(&mut self) -> Result<u32, TextError> {
+    pub(crate) fn hex_u32(&mut self) -> Result<u32, TextError> {
         Ok(self.hex_max(32, u32::MAX.into())? as u32)
     }
 
-    pub fn hex_u16(&mut self) -> Result<u16, TextError> {
+    pub(crate) fn hex_u16(&mut self) -> Result<u16, TextError> {
         Ok(self.hex_max(16, u16::MAX.into())? as u16)
     }
 
-    pub fn hex_u8(&mut self) -> Result<u8, TextError> {
+    pub(crate) fn hex_u8(&mut self) -> Result<u8, TextError> {
         let at = self.rest;
         let v = self.hex_u64()?;
         u8::try_from(v).map_err(|_| {
@@ -260,13 +260,13 @@ impl<'a> Words<'a> {
         })
     }
 
-    pub fn dec<T: std::str::FromStr>(&mut self) -> Result<T, TextError> {
+    pub(crate) fn dec<T: std::str::FromStr>(&mut self) -> Result<T, TextError> {
         let what = self.what;
         self.run(dec_word(what))
     }
 
     /// One character as a word (`flg: E`).
-    pub fn char(&mut self) -> Result<char, TextError> {
+    pub(crate) fn char(&mut self) -> Result<char, TextError> {
         let at = self.rest;
         let w = self.next()?;
         let mut cs = w.chars();
@@ -277,7 +277,7 @@ impl<'a> Words<'a> {
     }
 
     /// `(F/B)`.
-    pub fn paren_pair(&mut self) -> Result<(u32, u32), TextError> {
+    pub(crate) fn paren_pair(&mut self) -> Result<(u32, u32), TextError> {
         let at = self.rest;
         let pair = |i| -> PResult<'_, (&str, &str)> {
             let (i, _) = preceded(blanks, tag("(")).parse(i)?;
@@ -301,7 +301,7 @@ impl<'a> Words<'a> {
     }
 
     /// Any of the SCN print forms (§2.5): `0x0000.001732d3`, `0x0.4e9af4` or `0x80e5e2`.
-    pub fn scn(&mut self) -> Result<u64, TextError> {
+    pub(crate) fn scn(&mut self) -> Result<u64, TextError> {
         let at = self.rest;
         let w = self.next()?;
         scn_text(w).ok_or_else(|| {
@@ -311,7 +311,7 @@ impl<'a> Words<'a> {
     }
 
     /// The next word, or `""` at the end.
-    pub fn rest_word(&mut self) -> &'a str {
+    pub(crate) fn rest_word(&mut self) -> &'a str {
         match word(self.rest) {
             Ok((rest, w)) => {
                 self.rest = rest;
@@ -322,16 +322,16 @@ impl<'a> Words<'a> {
     }
 
     /// What is left of the line.
-    pub fn remaining(&self) -> &'a str {
+    pub(crate) fn remaining(&self) -> &'a str {
         self.rest
     }
 
     /// Whether a word follows.
-    pub fn more(&self) -> bool {
+    pub(crate) fn more(&self) -> bool {
         !self.rest.trim().is_empty()
     }
 
-    pub fn end(&mut self) -> Result<(), TextError> {
+    pub(crate) fn end(&mut self) -> Result<(), TextError> {
         if self.more() {
             Err(self.fail("unexpected words at the end"))
         } else {

@@ -29,10 +29,10 @@ use super::grammar::{blanks, Fail, Line, PResult, Words};
 use super::lines::Lines;
 
 /// The largest `Dump of memory` section accepted.
-pub const MAX_HEX_SECTION: u64 = 1 << 20;
+pub(crate) const MAX_HEX_SECTION: u64 = 1 << 20;
 
 /// The most bytes kept of one section: the largest Oracle block (32 KiB).
-pub const MAX_BLOCK_BYTES: u64 = 32 * 1024;
+pub(crate) const MAX_BLOCK_BYTES: u64 = 32 * 1024;
 
 /// One hex line of a section.
 #[derive(Clone, Debug, PartialEq, Eq)]

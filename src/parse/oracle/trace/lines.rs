@@ -21,7 +21,7 @@ pub(super) struct Lines<'a> {
 }
 
 impl<'a> Lines<'a> {
-    pub fn new(text: &'a str) -> Self {
+    pub(crate) fn new(text: &'a str) -> Self {
         Lines {
             lines: text
                 .split('\n')
@@ -32,40 +32,40 @@ impl<'a> Lines<'a> {
     }
 
     /// The next line, not consumed.
-    pub fn peek(&self) -> Option<Line<'a>> {
+    pub(crate) fn peek(&self) -> Option<Line<'a>> {
         self.get(self.i + 1)
     }
 
     /// Line number `no` (1-based).
-    pub fn get(&self, no: usize) -> Option<Line<'a>> {
+    pub(crate) fn get(&self, no: usize) -> Option<Line<'a>> {
         let text = self.lines.get(no.checked_sub(1)?)?;
         Some(Line { no, text })
     }
 
     /// The next line, consumed.
-    pub fn next_line(&mut self) -> Option<Line<'a>> {
+    pub(crate) fn next_line(&mut self) -> Option<Line<'a>> {
         let l = self.peek()?;
         self.i += 1;
         Some(l)
     }
 
     /// Consume the line `peek` returned.
-    pub fn advance(&mut self) {
+    pub(crate) fn advance(&mut self) {
         self.i += 1;
     }
 
     /// The number the next line has (one past the last line at the end).
-    pub fn next_no(&self) -> usize {
+    pub(crate) fn next_no(&self) -> usize {
         self.i + 1
     }
 
     /// The number of the last line consumed.
-    pub fn last_no(&self) -> usize {
+    pub(crate) fn last_no(&self) -> usize {
         self.i
     }
 
     /// Consume lines up to and including the first that starts with `prefix`.
-    pub fn skip_past(&mut self, prefix: &str) {
+    pub(crate) fn skip_past(&mut self, prefix: &str) {
         while let Some(l) = self.next_line() {
             if l.text.trim_start().starts_with(prefix) {
                 break;

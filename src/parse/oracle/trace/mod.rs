@@ -29,11 +29,11 @@
 //! (plus 512 KiB), and a hex-only section whose bytes equal an earlier block's
 //! is not kept twice. Each block's `notes` say what was cut or merged.
 
-pub mod crosscheck;
+pub(crate) mod crosscheck;
 mod grammar;
-pub mod hex;
+pub(crate) mod hex;
 mod lines;
-pub mod model;
+pub(crate) mod model;
 mod text;
 
 use std::collections::hash_map::DefaultHasher;
@@ -51,10 +51,10 @@ pub use model::render_view;
 
 /// The rebuilt bytes of a trace may total at most this many times the size of
 /// its text (plus 8 KiB of text).
-pub const AMPLIFICATION: u64 = 64;
+pub(crate) const AMPLIFICATION: u64 = 64;
 
 /// The most bytes the blocks rebuilt from `text_len` bytes of trace may total.
-pub fn rebuilt_limit(text_len: usize) -> u64 {
+pub(crate) fn rebuilt_limit(text_len: usize) -> u64 {
     (text_len as u64)
         .saturating_add(8192)
         .saturating_mul(AMPLIFICATION)
