@@ -6,6 +6,7 @@
 use std::fs::File;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use crate::error::Error;
 use crate::input::{self, InputFormat};
@@ -77,6 +78,45 @@ pub struct Block {
     pub blkno: Option<u64>,
 }
 
+/// Bytes of standard input read ahead by [`peek_stdin`] and not yet consumed:
+/// standard input cannot be rewound, so whoever reads it next gets these first.
+static STDIN_AHEAD: Mutex<Vec<u8>> = Mutex::new(Vec::new());
+
+/// The first `len` bytes of standard input (fewer if it is shorter), without
+/// consuming them: the next reader of [`stdin`] gets them again (so the engine
+/// can be chosen before a command reads its input).
+pub(crate) fn peek_stdin(len: usize) -> io::Result<Vec<u8>> {
+    let mut ahead = STDIN_AHEAD.lock().unwrap_or_else(|e| e.into_inner());
+    if ahead.len() < len {
+        let missing = (len - ahead.len()) as u64;
+        io::stdin().lock().take(missing).read_to_end(&mut ahead)?;
+    }
+    Ok(ahead[..len.min(ahead.len())].to_vec())
+}
+
+/// Standard input, after whatever [`peek_stdin`] read ahead.
+pub(crate) fn stdin() -> StdinReader {
+    StdinReader
+}
+
+/// Reads what [`peek_stdin`] kept, then the rest of standard input.
+pub(crate) struct StdinReader;
+
+impl Read for StdinReader {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        {
+            let mut ahead = STDIN_AHEAD.lock().unwrap_or_else(|e| e.into_inner());
+            if !ahead.is_empty() {
+                let n = buf.len().min(ahead.len());
+                buf[..n].copy_from_slice(&ahead[..n]);
+                ahead.drain(..n);
+                return Ok(n);
+            }
+        }
+        io::stdin().lock().read(buf)
+    }
+}
+
 impl Source {
     /// Open `path` (`None` or `-` = standard input) in `format`
     /// (`Auto` detects), with `block_size` or one read from the first page.
@@ -86,8 +126,8 @@ impl Source {
         block_size: Option<usize>,
     ) -> Result<Source, Error> {
         let (name, reader): (PathBuf, Box<dyn Read>) = match path {
-            None => (PathBuf::from("-"), Box::new(io::stdin().lock())),
-            Some(p) if p.as_os_str() == "-" => (PathBuf::from("-"), Box::new(io::stdin().lock())),
+            None => (PathBuf::from("-"), Box::new(stdin())),
+            Some(p) if p.as_os_str() == "-" => (PathBuf::from("-"), Box::new(stdin())),
             Some(p) => {
                 let f = open_file(p).map_err(|source| Error::Io {
                     path: p.to_path_buf(),

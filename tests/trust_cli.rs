@@ -262,3 +262,38 @@ fn verify_notes_go_to_stderr() {
         text(&out.stderr)
     );
 }
+
+/// `verify` with the input on standard input chooses the engine as it does
+/// for a named file, and reports the same.
+#[test]
+fn verify_on_standard_input_chooses_the_engine_as_for_a_file() {
+    for rel in [
+        "reference/blog-oracle/block_5_907.bin",
+        "oracle/damaged/tail_flipped.blk",
+        "oracle/planted.dbf",
+        "oracle/trace/block_5_907.trc",
+        "postgres/corrupt/lp_past_end/16384",
+    ] {
+        let path = fixture(rel);
+        let named = blockscope(&["verify", "--format", "json", path.to_str().unwrap()]);
+        let piped = std::process::Command::new(env!("CARGO_BIN_EXE_blockscope"))
+            .args(["verify", "--format", "json"])
+            .stdin(std::fs::File::open(&path).unwrap())
+            .output()
+            .unwrap();
+        assert_eq!(piped.status.code(), named.status.code(), "{rel}");
+        let doc = |out: &[u8]| -> serde_json::Value { serde_json::from_slice(out).unwrap() };
+        let (a, b) = (doc(&named.stdout), doc(&piped.stdout));
+        assert_eq!(a["engine"], b["engine"], "{rel}");
+        let blocks = |d: &serde_json::Value| -> Vec<u64> {
+            d["problems"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|p| p["severity"] == "error")
+                .map(|p| p["blkno"].as_u64().unwrap())
+                .collect()
+        };
+        assert_eq!(blocks(&a), blocks(&b), "{rel}: failing blocks");
+    }
+}

@@ -412,6 +412,52 @@ pub(crate) fn verify_plan(
         return Ok((VerifyPlan::Postgres, notes));
     }
     let mut oracle = Vec::new();
+    let reads_stdin = inputs.is_empty() || inputs.iter().all(|p| p.as_os_str() == "-");
+    if reads_stdin {
+        // Standard input: its first bytes decide, and are kept for the checker.
+        let head = crate::source::peek_stdin(64 << 10).map_err(|source| Error::Io {
+            path: PathBuf::from("-"),
+            source,
+        })?;
+        let stdin = PathBuf::from("-");
+        if head.is_empty() {
+            // Nothing to choose from: the checker says nothing was verified.
+            return Ok((VerifyPlan::Postgres, notes));
+        }
+        let format = crate::input::detect(&head);
+        if format == InputFormat::OracleTrace {
+            return Ok((VerifyPlan::Oracle(vec![(stdin, OracleInput::Trace)]), notes));
+        }
+        // A text dump: its decoded first block decides (text is read whole
+        // anyway, within the text-input limit).
+        let head = if format == InputFormat::Raw {
+            head
+        } else {
+            let text = crate::source::peek_stdin(crate::source::MAX_TEXT_INPUT as usize).map_err(
+                |source| Error::Io {
+                    path: stdin.clone(),
+                    source,
+                },
+            )?;
+            crate::input::decode_pages(&text, InputFormat::Auto, 8192)
+                .map(|d| d.bytes)
+                .unwrap_or(head)
+        };
+        let detection = match engine {
+            Some(e) => Detection::given(e),
+            None => Engine::sniff(&head),
+        };
+        if let Some(note) = detection.note() {
+            notes.push((stdin.clone(), note));
+        }
+        return Ok(match detection.engine {
+            Engine::Oracle => (
+                VerifyPlan::Oracle(vec![(stdin, OracleInput::Datafile)]),
+                notes,
+            ),
+            Engine::Postgres => (VerifyPlan::Postgres, notes),
+        });
+    }
     for path in inputs {
         if !path.is_file() {
             if engine == Some(Engine::Oracle) {

@@ -32,6 +32,9 @@ pub(crate) struct OracleOutcome {
     pub summary: DbvSummary,
 }
 
+/// How much of standard input is read ahead to learn whether it is short.
+const STDIN_PEEK: usize = 1 << 17;
+
 /// Check every block of a datafile (block size from block 0 or the first
 /// block's format byte, unless given).
 pub(crate) fn verify_datafile(
@@ -39,10 +42,24 @@ pub(crate) fn verify_datafile(
     block_size: Option<usize>,
 ) -> Result<OracleOutcome, Error> {
     let block_size_arg = block_size;
+    // Standard input's length is known when it is short (a block or a few):
+    // enough to tell a lone block from a datafile.
+    let stdin_len = if path.as_os_str() == "-" {
+        let head = crate::source::peek_stdin(STDIN_PEEK + 1).map_err(|source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Some((head.len() <= STDIN_PEEK).then_some(head.len() as u64))
+    } else {
+        None
+    };
     let mut src = Source::open(Some(path), InputFormat::Auto, block_size)?;
     src.detect_block_size(crate::parse::oracle::block_size_from_header);
     let block_size = src.block_size as u64;
-    let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    let size = match stdin_len {
+        Some(len) => len.unwrap_or(u64::MAX),
+        None => std::fs::metadata(path).map(|m| m.len()).unwrap_or(0),
+    };
     // A single block cut out of a datafile has no position of its own: check it
     // where its rdba says it belongs (a raw file of exactly one block).
     let lone_block = src.format == InputFormat::Raw && size == block_size;
@@ -84,16 +101,23 @@ pub(crate) fn verify_datafile(
 /// Check the blocks rebuilt from a trace's hex sections, each at the block
 /// number the trace gives it.
 pub(crate) fn verify_trace(path: &Path, endian: Option<Endian>) -> Result<OracleOutcome, Error> {
-    let text = crate::source::open_file(path)
-        .and_then(|mut f| {
-            let mut text = Vec::new();
-            std::io::Read::read_to_end(&mut f, &mut text)?;
-            Ok(text)
-        })
-        .map_err(|source| Error::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
+    let read_all = |mut r: Box<dyn std::io::Read>| {
+        let mut text = Vec::new();
+        std::io::Read::read_to_end(
+            &mut std::io::Read::take(&mut r, crate::source::MAX_TEXT_INPUT),
+            &mut text,
+        )?;
+        Ok(text)
+    };
+    let text = if path.as_os_str() == "-" {
+        read_all(Box::new(crate::source::stdin()))
+    } else {
+        crate::source::open_file(path).and_then(|f| read_all(Box::new(f)))
+    }
+    .map_err(|source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
     let text = crate::input::utf8_text(text);
     let blocks = rebuilt_blocks(&text, endian).map_err(|e| Error::Input {
         path: path.to_path_buf(),

@@ -857,7 +857,7 @@ fn probe_files(
 /// The first chunk of standard input, read ahead to decide `--checksums auto`.
 fn read_head(block_size: usize) -> Result<Vec<u8>, Error> {
     let mut head = vec![0u8; window_bytes(block_size)];
-    let n = read_full(&mut io::stdin().lock(), &mut head).map_err(io_error(Path::new("-")))?;
+    let n = read_full(&mut crate::source::stdin(), &mut head).map_err(io_error(Path::new("-")))?;
     head.truncate(n);
     Ok(head)
 }
@@ -882,7 +882,7 @@ fn read_stdin_head(block_size: usize) -> Result<StdinHead, Error> {
             decoded: None,
         });
     }
-    let rest = Box::new(io::Cursor::new(head).chain(io::stdin()));
+    let rest = Box::new(io::Cursor::new(head).chain(crate::source::stdin()));
     let source = Source::from_reader(
         PathBuf::from("-"),
         rest,
@@ -1018,7 +1018,7 @@ fn check_stdin(
     let head = head.bytes;
     let per_chunk = chunk_blocks(bs) * bs;
     let full = window_bytes(bs);
-    let mut stdin = io::stdin().lock();
+    let mut stdin = crate::source::stdin();
     let mut index = 0u64;
     let mut total = 0u64;
     // The head, when there is one, is the first window; the buffer is reused.
