@@ -4,7 +4,6 @@
 pub mod bits;
 #[allow(missing_docs)] // not yet documented item by item (issue 12 point 7)
 pub mod oracle;
-#[allow(missing_docs)] // not yet documented item by item (issue 12 point 7)
 pub mod postgres;
 pub mod span;
 

@@ -47,6 +47,7 @@ pub const HEAP_HASNULL: u16 = 0x0001;
 /// `HEAP_HASOID_OLD` (HEAP_HASOID before PostgreSQL 12).
 pub const HEAP_HASOID_OLD: u16 = 0x0008;
 
+/// `MAXALIGN` (c.h): `n` rounded up to a multiple of `MAXIMUM_ALIGNOF` (8).
 pub fn maxalign(n: usize) -> usize {
     n.saturating_add(MAXALIGN - 1) & !(MAXALIGN - 1)
 }
@@ -54,7 +55,9 @@ pub fn maxalign(n: usize) -> usize {
 /// `PageXLogRecPtr` (bufpage.h): two 32-bit halves, printed as `%X/%X`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct Lsn {
+    /// `xlogid`: high 32 bits of the WAL position.
     pub xlogid: u32,
+    /// `xrecoff`: low 32 bits of the WAL position.
     pub xrecoff: u32,
 }
 
@@ -94,13 +97,21 @@ impl Serialize for ItemPointer {
 /// `PageHeaderData` (bufpage.h).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct PageHeader {
+    /// `pd_lsn`: LSN of the WAL record that last changed the page.
     pub pd_lsn: Lsn,
+    /// `pd_checksum`: data checksum, set when data checksums are enabled.
     pub pd_checksum: u16,
+    /// `pd_flags`: PD_HAS_FREE_LINES, PD_PAGE_FULL, PD_ALL_VISIBLE.
     pub pd_flags: u16,
+    /// `pd_lower`: offset to the start of free space (end of the line pointer array).
     pub pd_lower: u16,
+    /// `pd_upper`: offset to the end of free space (start of the tuples).
     pub pd_upper: u16,
+    /// `pd_special`: offset to the start of the special space.
     pub pd_special: u16,
+    /// `pd_pagesize_version`: page size (high byte) and layout version (low byte).
     pub pd_pagesize_version: u16,
+    /// `pd_prune_xid`: oldest prunable XID on the page, or 0 if none.
     pub pd_prune_xid: u32,
 }
 
@@ -124,13 +135,18 @@ impl PageHeader {
 /// `lp_flags` (itemid.h).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LpFlags {
+    /// `LP_UNUSED` (0): unused, lp_len 0.
     Unused,
+    /// `LP_NORMAL` (1): in use, lp_len > 0.
     Normal,
+    /// `LP_REDIRECT` (2): HOT redirect, lp_off holds the target offset number.
     Redirect,
+    /// `LP_DEAD` (3): dead, with or without storage.
     Dead,
 }
 
 impl LpFlags {
+    /// `lp_flags` from the low two bits of `bits`.
     pub fn from_bits(bits: u32) -> LpFlags {
         match bits & 3 {
             0 => LpFlags::Unused,
@@ -140,6 +156,7 @@ impl LpFlags {
         }
     }
 
+    /// Numeric `lp_flags` value (0–3).
     pub fn code(self) -> u8 {
         match self {
             LpFlags::Unused => 0,
@@ -177,13 +194,18 @@ impl Serialize for LpFlags {
 pub struct ItemId {
     /// 1-based offset number of this line pointer.
     pub lp: u16,
+    /// The 32-bit `ItemIdData` word as stored.
     pub raw: u32,
+    /// `lp_off`: offset to the tuple from the page start.
     pub lp_off: u16,
+    /// `lp_flags`: state of the line pointer.
     pub lp_flags: LpFlags,
+    /// `lp_len`: byte length of the tuple.
     pub lp_len: u16,
 }
 
 impl ItemId {
+    /// Splits the `ItemIdData` word `raw` of line pointer `lp` into lp_off, lp_flags, lp_len.
     pub fn from_word(lp: u16, raw: u32) -> ItemId {
         ItemId {
             lp,
@@ -203,13 +225,19 @@ impl ItemId {
 /// `HeapTupleHeaderData` (htup_details.h), fixed part.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct HeapTupleHeader {
+    /// `t_xmin`: inserting transaction ID.
     pub t_xmin: u32,
+    /// `t_xmax`: deleting or locking transaction ID.
     pub t_xmax: u32,
     /// `t_cid` or `t_xvac` (a union).
     pub t_field3: u32,
+    /// `t_ctid`: TID of this tuple or of its newer version.
     pub t_ctid: ItemPointer,
+    /// `t_infomask2`: number of attributes plus HEAP_KEYS_UPDATED, HEAP_HOT_UPDATED, HEAP_ONLY_TUPLE.
     pub t_infomask2: u16,
+    /// `t_infomask`: HEAP_HASNULL, HEAP_XMIN_COMMITTED and the other infomask bits.
     pub t_infomask: u16,
+    /// `t_hoff`: header size including null bitmap and padding (offset to user data).
     pub t_hoff: u8,
 }
 
@@ -223,6 +251,7 @@ impl HeapTupleHeader {
 /// A heap tuple as `heap_page_items` shows it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct HeapTuple {
+    /// Fixed part of `HeapTupleHeaderData`.
     pub header: HeapTupleHeader,
     /// The null bitmap as pageinspect prints it ('1' = not null, LSB first, whole bytes).
     pub t_bits: Option<String>,
@@ -241,7 +270,9 @@ pub struct HeapTuple {
 /// One line pointer and, when it has a readable tuple, the tuple.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct HeapItem {
+    /// The line pointer (`ItemIdData`).
     pub id: ItemId,
+    /// The tuple at lp_off, on heap and sequence pages when it has storage and is readable.
     pub tuple: Option<HeapTuple>,
     /// What the line pointer and tuple header prove (its `Display` is the
     /// plain-words verdict).
@@ -292,6 +323,7 @@ pub enum Typed {
 }
 
 impl Value {
+    /// A `Typed::Text` value with this text.
     pub fn text(text: impl Into<String>) -> Value {
         Value {
             text: text.into(),
@@ -299,6 +331,7 @@ impl Value {
         }
     }
 
+    /// `bytes` as bytea hex output (`\x…`), `Typed::Hex`.
     pub fn hex(bytes: &[u8]) -> Value {
         let mut text = String::with_capacity(2 + bytes.len() * 2);
         text.push_str("\\x");
@@ -316,7 +349,9 @@ impl Value {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Compression {
+    /// `TOAST_PGLZ_COMPRESSION_ID` (0): pglz.
     Pglz,
+    /// `TOAST_LZ4_COMPRESSION_ID` (1): LZ4.
     Lz4,
     /// Method bits 2 or 3: not defined by PostgreSQL.
     Unknown,
@@ -332,6 +367,7 @@ impl Compression {
         }
     }
 
+    /// Name as `pg_column_compression` prints it (`pglz`, `lz4`), or `unknown`.
     pub fn name(self) -> &'static str {
         match self {
             Compression::Pglz => "pglz",
@@ -377,6 +413,7 @@ pub enum Storage {
     Long,
     /// Varlena with a 4-byte header, compressed inline.
     Compressed {
+        /// Method from the top two bits of `va_tcinfo`.
         method: Compression,
         /// Uncompressed size of the data (`va_tcinfo` low 30 bits).
         rawsize: u32,
@@ -384,7 +421,10 @@ pub enum Storage {
     /// An on-disk TOAST pointer (`0x01 0x12` + `varatt_external`).
     ExternalToast,
     /// Another external pointer (indirect, expanded): never valid on disk.
-    ExternalOther { vartag: u8 },
+    ExternalOther {
+        /// `va_tag` (`vartag_external`): VARTAG_INDIRECT, VARTAG_EXPANDED_RO or VARTAG_EXPANDED_RW.
+        vartag: u8,
+    },
     /// SQL NULL (null bitmap bit clear).
     Null,
     /// Past the tuple's natts: a column added later (its missing value or NULL).
@@ -417,6 +457,7 @@ impl Storage {
 pub struct Attr {
     /// `attnum` (1-based).
     pub attnum: u16,
+    /// `attname`, when column names were given.
     pub name: Option<String>,
     /// The type as `format_type` names it.
     pub type_name: String,
@@ -426,6 +467,7 @@ pub struct Attr {
     pub offset: Option<usize>,
     /// The raw datum, varlena header included; `None` for NULL, missing and unread.
     pub raw: Option<Vec<u8>>,
+    /// How the datum is stored: fixed length, cstring, varlena header form, NULL.
     pub storage: Storage,
     /// The TOAST pointer of an external value.
     pub toast: Option<ToastPointer>,
@@ -444,12 +486,19 @@ pub enum PageKind {
     New,
     /// No special space: heap (table, TOAST, materialised view, sequence-free).
     Heap,
+    /// B-tree index page (`BTPageOpaqueData`, nbtree.h).
     Btree,
+    /// Hash index page (`HashPageOpaqueData`, hash.h).
     Hash,
+    /// GiST index page (`GISTPageOpaqueData`, gist.h).
     Gist,
+    /// SP-GiST index page (`SpGistPageOpaqueData`, spgist_private.h).
     SpGist,
+    /// GIN index page (`GinPageOpaqueData`, ginblock.h).
     Gin,
+    /// BRIN index page (`BrinSpecialSpace`, brin_page.h).
     Brin,
+    /// Sequence page (special space `sequence_magic` = SEQ_MAGIC 0x1717).
     Sequence,
     /// Free space map fork.
     Fsm,
@@ -460,6 +509,7 @@ pub enum PageKind {
 }
 
 impl PageKind {
+    /// Short name as the output prints it (`heap`, `btree`, `sp-gist`, …).
     pub fn name(self) -> &'static str {
         match self {
             PageKind::New => "new",
@@ -494,6 +544,7 @@ pub struct ChecksumCheck {
 pub struct PgPage {
     /// Block number within the relation (used for the checksum).
     pub blkno: u64,
+    /// Access method or fork the page belongs to.
     pub kind: PageKind,
     /// Bytes in the page image.
     pub size: usize,
@@ -501,9 +552,11 @@ pub struct PgPage {
     pub header: Option<PageHeader>,
     /// Line pointers (and heap tuples for heap pages), in offset-number order.
     pub items: Vec<HeapItem>,
+    /// Stored vs computed pd_checksum; `None` when the header is unreadable.
     pub checksum: Option<ChecksumCheck>,
     /// Special space and access-method structures, for index and fork pages.
     pub am: Option<AmData>,
+    /// Problems found while decoding the page.
     pub problems: Vec<Problem>,
     /// Byte ranges and the fields they hold, for the annotated hex view.
     #[serde(skip)]
@@ -513,22 +566,32 @@ pub struct PgPage {
 /// `BTPageOpaqueData` (nbtree.h): the 16-byte special space of every btree page.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct BtPageOpaque {
+    /// `btpo_prev`: left sibling block, or P_NONE (0) if leftmost.
     pub btpo_prev: u32,
+    /// `btpo_next`: right sibling block, or P_NONE (0) if rightmost.
     pub btpo_next: u32,
     /// Tree level (0 = leaf); the deleted-page xact before PostgreSQL 14.
     pub btpo_level: u32,
+    /// `btpo_flags`: BTP_LEAF, BTP_ROOT, BTP_DELETED, BTP_META, BTP_HALF_DEAD and the other BTP_* bits.
     pub btpo_flags: u16,
+    /// `btpo_cycleid`: vacuum cycle ID of the latest split.
     pub btpo_cycleid: u16,
 }
 
 /// `BTMetaPageData` (nbtree.h), at the start of block 0's contents.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct BtMetaPageData {
+    /// `btm_magic`: BTREE_MAGIC (0x053162).
     pub btm_magic: u32,
+    /// `btm_version`: nbtree on-disk version (BTREE_MIN_VERSION 2 to BTREE_VERSION 4).
     pub btm_version: u32,
+    /// `btm_root`: current root block.
     pub btm_root: u32,
+    /// `btm_level`: tree level of the root page.
     pub btm_level: u32,
+    /// `btm_fastroot`: current fast root block.
     pub btm_fastroot: u32,
+    /// `btm_fastlevel`: tree level of the fast root page.
     pub btm_fastlevel: u32,
     /// `btm_last_cleanup_num_delpages` (v3: `btm_oldest_btpo_xact`); only for version ≥ 3.
     pub btm_last_cleanup_num_delpages: u32,
@@ -543,10 +606,15 @@ pub struct BtMetaPageData {
 pub struct BtPageStats {
     /// `l` leaf, `i` internal, `r` root, `e` half-dead (ignored), `d`/`D` deleted leaf/internal.
     pub page_type: char,
+    /// `live_items`: line pointers not LP_DEAD.
     pub live_items: u32,
+    /// `dead_items`: LP_DEAD line pointers.
     pub dead_items: u32,
+    /// `avg_item_size`: total IndexTupleSize / item count (integer division).
     pub avg_item_size: u32,
+    /// `page_size`: `PageGetPageSize`.
     pub page_size: u32,
+    /// `free_size`: `PageGetFreeSpace` (pd_upper − pd_lower − sizeof(ItemIdData), at least 0).
     pub free_size: u32,
 }
 
@@ -557,21 +625,31 @@ pub enum BtTupleRole {
     /// The high key of a non-rightmost page (offset 1).
     HighKey,
     /// A pivot tuple on an internal page: downlink to a child block.
-    Downlink { block: u32 },
+    Downlink {
+        /// Child block number (`BTreeTupleGetDownLink`).
+        block: u32,
+    },
     /// A non-pivot leaf tuple pointing at one heap tuple.
     Leaf,
     /// A leaf tuple holding a posting list of heap TIDs (deduplication).
-    Posting { ntids: u16 },
+    Posting {
+        /// `BTreeTupleGetNPosting`: heap TIDs in the posting list.
+        ntids: u16,
+    },
 }
 
 /// `IndexTupleData` of a btree page as `bt_page_items` shows it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct BtIndexTuple {
+    /// `t_tid`: heap TID, downlink, or pivot/posting metadata (bt_page_items `ctid`).
     pub t_tid: ItemPointer,
+    /// `t_info`: size plus INDEX_NULL_MASK, INDEX_VAR_MASK, INDEX_ALT_TID_MASK.
     pub t_info: u16,
     /// `IndexTupleSize`: t_info & INDEX_SIZE_MASK.
     pub itemlen: u16,
+    /// `INDEX_NULL_MASK` set (bt_page_items `nulls`).
     pub nulls: bool,
+    /// `INDEX_VAR_MASK` set (bt_page_items `vars`).
     pub vars: bool,
     /// Key bytes, without a posting list or pivot heap TID.
     pub data: Vec<u8>,
@@ -583,117 +661,174 @@ pub struct BtIndexTuple {
     pub tids: Option<Vec<ItemPointer>>,
     /// Number of key attributes kept in a pivot (t_tid offset & BT_OFFSET_MASK).
     pub pivot_natts: Option<u16>,
+    /// Kind of tuple: high key, downlink, leaf, posting.
     pub role: BtTupleRole,
 }
 
 /// One btree line pointer and its tuple.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct BtItem {
+    /// The line pointer (`ItemIdData`).
     pub id: ItemId,
+    /// The index tuple at lp_off, when it has storage and is readable.
     pub tuple: Option<BtIndexTuple>,
+    /// One-line description: the tuple's role, or why there is no tuple.
     pub verdict: String,
 }
 
 /// `HashPageOpaqueData` (hash.h).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct HashPageOpaque {
+    /// `hasho_prevblkno`: previous page of the bucket chain; on a bucket page, hashm_maxbucket at its last split.
     pub hasho_prevblkno: u32,
+    /// `hasho_nextblkno`: next overflow page of the bucket chain.
     pub hasho_nextblkno: u32,
+    /// `hasho_bucket`: bucket number this page belongs to.
     pub hasho_bucket: u32,
+    /// `hasho_flag`: page type (LH_*_PAGE) and bucket flags.
     pub hasho_flag: u16,
+    /// `hasho_page_id`: HASHO_PAGE_ID (0xFF80).
     pub hasho_page_id: u16,
 }
 
 /// What `hash_page_stats` reports besides the special space.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct HashPageStats {
+    /// `live_items`: line pointers not LP_DEAD.
     pub live_items: u32,
+    /// `dead_items`: LP_DEAD line pointers.
     pub dead_items: u32,
+    /// `page_size`: `PageGetPageSize`.
     pub page_size: u32,
+    /// `free_size`: `PageGetFreeSpace`.
     pub free_size: u32,
 }
 
 /// `HashMetaPageData` (hash.h).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct HashMetaPageData {
+    /// `hashm_magic`: HASH_MAGIC (0x6440640).
     pub hashm_magic: u32,
+    /// `hashm_version`: HASH_VERSION (4).
     pub hashm_version: u32,
+    /// `hashm_ntuples`: number of tuples in the index.
     pub hashm_ntuples: f64,
+    /// `hashm_ffactor`: target fill factor (tuples per bucket).
     pub hashm_ffactor: u16,
+    /// `hashm_bsize`: index page size (bytes).
     pub hashm_bsize: u16,
+    /// `hashm_bmsize`: bitmap array size (bytes), a power of 2.
     pub hashm_bmsize: u16,
+    /// `hashm_bmshift`: log2(bitmap array size in bits).
     pub hashm_bmshift: u16,
+    /// `hashm_maxbucket`: ID of the highest bucket in use.
     pub hashm_maxbucket: u32,
+    /// `hashm_highmask`: mask to modulo into the entire table.
     pub hashm_highmask: u32,
+    /// `hashm_lowmask`: mask to modulo into the lower half of the table.
     pub hashm_lowmask: u32,
+    /// `hashm_ovflpoint`: splitpoint from which overflow pages are being allocated.
     pub hashm_ovflpoint: u32,
+    /// `hashm_firstfree`: lowest-numbered free overflow page (bit number).
     pub hashm_firstfree: u32,
+    /// `hashm_nmaps`: number of bitmap pages.
     pub hashm_nmaps: u32,
+    /// `hashm_procid`: OID of the hash function.
     pub hashm_procid: u32,
+    /// `hashm_spares`: spare pages before each splitpoint (HASH_MAX_SPLITPOINTS entries).
     pub hashm_spares: Vec<u32>,
+    /// `hashm_mapp`: block numbers of the overflow bitmap pages (HASH_MAX_BITMAPS entries).
     pub hashm_mapp: Vec<u32>,
 }
 
 /// `GinPageOpaqueData` (ginblock.h).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct GinPageOpaque {
+    /// `rightlink`: next page, if any.
     pub rightlink: u32,
+    /// `maxoff`: PostingItems on an internal data page; heap tuples on a GIN_LIST page.
     pub maxoff: u16,
+    /// `flags`: GIN_DATA, GIN_LEAF, GIN_DELETED, GIN_META, GIN_LIST and the other GIN_* bits.
     pub flags: u16,
 }
 
 /// `GinMetaPageData` (ginblock.h).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct GinMetaPageData {
+    /// `head`: first pending-list page, or InvalidBlockNumber.
     pub head: u32,
+    /// `tail`: last pending-list page, or InvalidBlockNumber.
     pub tail: u32,
+    /// `tailFreeSize`: free space on the tail page.
     pub tail_free_size: u32,
+    /// `nPendingPages`: pages in the pending list.
     pub n_pending_pages: u32,
+    /// `nPendingHeapTuples`: heap tuples in the pending list.
     pub n_pending_heap_tuples: i64,
+    /// `nTotalPages`: index pages as of the last VACUUM.
     pub n_total_pages: u32,
+    /// `nEntryPages`: entry-tree pages as of the last VACUUM.
     pub n_entry_pages: u32,
+    /// `nDataPages`: posting-tree pages as of the last VACUUM.
     pub n_data_pages: u32,
+    /// `nEntries`: entries as of the last VACUUM.
     pub n_entries: i64,
+    /// `ginVersion`: GIN on-disk version (GIN_CURRENT_VERSION 2).
     pub gin_version: i32,
 }
 
 /// `GISTPageOpaqueData` (gist.h).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct GistPageOpaque {
+    /// `nsn`: LSN of the split that created the right sibling.
     pub nsn: Lsn,
+    /// `rightlink`: next page at the same level, if any.
     pub rightlink: u32,
+    /// `flags`: F_LEAF, F_DELETED, F_TUPLES_DELETED, F_FOLLOW_RIGHT, F_HAS_GARBAGE.
     pub flags: u16,
+    /// `gist_page_id`: GIST_PAGE_ID (0xFF81).
     pub gist_page_id: u16,
 }
 
 /// `SpGistPageOpaqueData` (spgist_private.h).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct SpGistPageOpaque {
+    /// `flags`: SPGIST_META, SPGIST_DELETED, SPGIST_LEAF, SPGIST_NULLS.
     pub flags: u16,
+    /// `nRedirection`: redirection tuples on the page.
     pub n_redirection: u16,
+    /// `nPlaceholder`: placeholder tuples on the page.
     pub n_placeholder: u16,
+    /// `spgist_page_id`: SPGIST_PAGE_ID (0xFF82).
     pub spgist_page_id: u16,
 }
 
 /// `BrinSpecialSpace` (brin_page.h): flags and page type in its last two words.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct BrinSpecial {
+    /// `BrinPageFlags`: BRIN_EVACUATE_PAGE.
     pub flags: u16,
+    /// `BrinPageType`: BRIN_PAGETYPE_META, BRIN_PAGETYPE_REVMAP or BRIN_PAGETYPE_REGULAR.
     pub page_type: u16,
 }
 
 /// `BrinMetaPageData` (brin_page.h).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct BrinMetaPageData {
+    /// `brinMagic`: BRIN_META_MAGIC (0xA8109CFA).
     pub brin_magic: u32,
+    /// `brinVersion`: BRIN_CURRENT_VERSION (1).
     pub brin_version: u32,
+    /// `pagesPerRange`: heap pages summarised per range.
     pub pages_per_range: u32,
+    /// `lastRevmapPage`: block of the last revmap page.
     pub last_revmap_page: u32,
 }
 
 /// `FSMPageData` (fsm_internals.h): a binary tree of free-space categories.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct FsmPage {
+    /// `fp_next_slot`: slot where the next search starts.
     pub fp_next_slot: i32,
     /// `(node, value)` for every non-zero node.
     pub nodes: Vec<(u32, u8)>,
@@ -712,7 +847,9 @@ pub struct VmPage {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "kebab-case", tag = "am")]
 pub enum AmData {
+    /// B-tree page: special space, metapage, bt_page_stats and bt_page_items.
     Btree {
+        /// `BTPageOpaqueData`.
         opaque: BtPageOpaque,
         /// Block 0.
         meta: Option<BtMetaPageData>,
@@ -720,33 +857,51 @@ pub enum AmData {
         stats: Option<BtPageStats>,
         /// Deleted pages of PostgreSQL 14+: `BTDeletedPageData.safexid`.
         safexid: Option<u64>,
+        /// Line pointers and index tuples, as `bt_page_items` lists them.
         items: Vec<BtItem>,
     },
+    /// Hash page: special space, metapage, hash_page_stats.
     Hash {
+        /// `HashPageOpaqueData`.
         opaque: HashPageOpaque,
+        /// `HashMetaPageData`, on the metapage (LH_META_PAGE).
         meta: Option<HashMetaPageData>,
         /// Bucket and overflow pages: what `hash_page_stats` counts.
         stats: Option<HashPageStats>,
     },
+    /// GIN page: special space and metapage.
     Gin {
+        /// `GinPageOpaqueData`.
         opaque: GinPageOpaque,
+        /// `GinMetaPageData`, on the metapage (GIN_META).
         meta: Option<GinMetaPageData>,
     },
+    /// GiST page: special space.
     Gist {
+        /// `GISTPageOpaqueData`.
         opaque: GistPageOpaque,
     },
+    /// SP-GiST page: special space.
     SpGist {
+        /// `SpGistPageOpaqueData`.
         opaque: SpGistPageOpaque,
     },
+    /// BRIN page: special space, metapage, revmap.
     Brin {
+        /// `BrinSpecialSpace`.
         special: BrinSpecial,
+        /// `BrinMetaPageData`, on the metapage (BRIN_PAGETYPE_META).
         meta: Option<BrinMetaPageData>,
         /// Revmap pages: the TID of each range's summary tuple.
         revmap: Option<Vec<ItemPointer>>,
     },
+    /// Sequence page.
     Sequence {
+        /// `sequence_magic.magic`: SEQ_MAGIC (0x1717).
         magic: u32,
     },
+    /// Free space map page (`FSMPageData`).
     Fsm(FsmPage),
+    /// Visibility map page.
     Vm(VmPage),
 }
