@@ -2,7 +2,6 @@
 //! Parsers build them; renderers read them. Nothing here reads bytes.
 
 pub mod bits;
-#[allow(missing_docs)] // not yet documented item by item (issue 12 point 7)
 pub mod oracle;
 pub mod postgres;
 pub mod span;

@@ -71,7 +71,9 @@ pub enum OracleVersion {
 /// half-word. In 12.2+ blocks the wrap carries 0x8000 as a format flag (§2.4).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Scn {
+    /// SCN base (`kscnbas`): the low 32 bits.
     pub kscnbas: u32,
+    /// SCN wrap (`kscnwrp`): the high 16 bits; 0x8000 flags the 12.2+ big form.
     pub kscnwrp: u16,
     /// Bytes 6–7 of an 8-byte SCN (`kscnwrp2`, 12.2+ naming); 0 elsewhere.
     pub kscnwrp2: u16,
@@ -137,7 +139,9 @@ pub struct Kcbh {
     pub type_kcbh: u8,
     /// Format: low nibble 2 (Oracle 8+), top 3 bits the block size code (§2.2).
     pub frmt_kcbh: u8,
+    /// Spare byte; 12.2+: high byte of the second SCN wrap half-word.
     pub spare1_kcbh: u8,
+    /// Spare byte; 12.2+: low byte of the second SCN wrap half-word.
     pub spare2_kcbh: u8,
     /// Relative data block address of this block.
     pub rdba_kcbh: u32,
@@ -152,6 +156,7 @@ pub struct Kcbh {
     pub flg_kcbh: u8,
     /// Check value: the 16-bit XOR of the block is 0 when flg has 0x04 (§9).
     pub chkval_kcbh: u16,
+    /// Spare half-word, expected 0.
     pub spare3_kcbh: u16,
 }
 
@@ -179,6 +184,7 @@ impl Kcbh {
             | u32::from(self.seq_kcbh)
     }
 
+    /// Encrypted: `flg_kcbh` has 0x10.
     pub fn is_encrypted(&self) -> bool {
         self.flg_kcbh & 0x10 != 0
     }
@@ -204,13 +210,17 @@ pub struct OracleChecksum {
 pub struct Itl {
     /// 1-based, as the dump numbers them (`0x01`) and as row lock bytes refer to them.
     pub itl: usize,
-    /// Transaction id: undo segment, slot, sequence.
+    /// Xid: undo segment number.
     pub kxidusn: u16,
+    /// Xid: slot in the undo segment header's transaction table.
     pub kxidslt: u16,
+    /// Xid: sequence number of the slot.
     pub kxidsqn: u32,
-    /// Undo block address: dba, sequence, record.
+    /// Uba: undo block address.
     pub kubadba: u32,
+    /// Uba: undo block sequence number.
     pub kubaseq: u16,
+    /// Uba: record number in the undo block.
     pub kubarec: u8,
     /// High nibble: flags C B U T; low 12 bits: lock count.
     pub ktbitflg: u16,
@@ -248,6 +258,7 @@ pub struct Ktbbh {
     pub ktbbhfsl: u8,
     /// MSSM: next block on the freelist; ASSM: `bdba` (level-1 bitmap block).
     pub ktbbhfnx: u32,
+    /// ITL entries, `ktbbhict` of them.
     pub ktbbhitl: Vec<Itl>,
     /// The 8 ASSM extension bytes as the dump labels them (§3.4, meaning inferred).
     pub extension: Option<KtbbhExtension>,
@@ -265,7 +276,9 @@ impl Ktbbh {
 /// The 8 bytes after the ITLs of an ASSM block, printed `inc: 0  exflg: 0`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct KtbbhExtension {
+    /// `inc:` (meaning inferred).
     pub inc: u32,
+    /// `exflg:` (meaning inferred).
     pub exflg: u32,
 }
 
@@ -274,17 +287,21 @@ pub struct KtbbhExtension {
 pub struct Kdbh {
     /// Block offset where the header starts (`data header at`).
     pub offset: usize,
+    /// Data header flags (`flag=`).
     pub kdbhflag: u8,
     /// Number of tables (>1 in a cluster block).
     pub kdbhntab: u8,
+    /// Row directory entries, all tables (`nrow=`).
     pub kdbhnrow: u16,
     /// First free row directory slot, -1 for none.
     pub kdbhfrre: i16,
-    /// Free space begin and end, relative to the header.
+    /// Free space begin offset (`fsbo=`), relative to the header.
     pub kdbhfsbo: u16,
+    /// Free space end offset (`fseo=`), relative to the header.
     pub kdbhfseo: u16,
-    /// Available space, and total space once all transactions commit.
+    /// Available space (`avsp=`).
     pub kdbhavsp: i16,
+    /// Total space once all transactions commit (`tosp=`).
     pub kdbhtosp: i16,
     /// Size of the data area: block size − header offset − tail (`tsiz`).
     pub tsiz: usize,
@@ -295,6 +312,7 @@ pub struct Kdbh {
 /// Table directory entry, `struct kdbt` (§4.1).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Kdbt {
+    /// Table number (`pti[table]`).
     pub table: usize,
     /// Index of the table's first entry in the row directory.
     pub kdbtoffs: u16,
@@ -306,6 +324,7 @@ pub struct Kdbt {
 /// (on the free-slot chain starting at `kdbhfrre`) the next free slot.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct KdbrEntry {
+    /// Row directory slot number (`pri[slot]`).
     pub slot: usize,
     /// The stored value (`offs` in the dump).
     pub kdbr: u16,
@@ -316,13 +335,16 @@ pub struct KdbrEntry {
 /// A rowid stored in row data: 4-byte dba and 2-byte slot, big-endian (§5.5).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct RowRef {
+    /// Data block address of the row's block.
     pub dba: u32,
+    /// Row directory slot in that block.
     pub slot: u16,
 }
 
 /// One column of a row piece.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Column {
+    /// Column number within the row piece, from 0 (`col  0:`).
     pub col: usize,
     /// Block offset of the length byte.
     pub offset: usize,
@@ -347,8 +369,9 @@ pub struct Column {
 /// One row piece (§4.2).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct RowPiece {
-    /// Table number (cluster blocks have several) and row within the table.
+    /// Table number (`tab`; cluster blocks have several).
     pub tab: usize,
+    /// Row number within the table (`row`).
     pub row: usize,
     /// Row directory slot.
     pub slot: usize,
@@ -368,6 +391,7 @@ pub struct RowPiece {
     pub hrid: Option<RowRef>,
     /// Next rowid of a piece that is not the last.
     pub nrid: Option<RowRef>,
+    /// Stored columns, in order.
     pub cols: Vec<Column>,
     /// Columns of the list past `cc`: not stored because they are trailing
     /// NULLs (filled in only for a whole row, flags F and L, with `--columns`).
@@ -376,6 +400,7 @@ pub struct RowPiece {
 }
 
 impl RowPiece {
+    /// Deleted: flag byte has D (0x10).
     pub fn deleted(&self) -> bool {
         self.flag & 0x10 != 0
     }
@@ -384,9 +409,13 @@ impl RowPiece {
 /// Table (or cluster) data: header, directories, rows (§4).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct TableData {
+    /// Data header kdbh.
     pub kdbh: Kdbh,
+    /// Table directory kdbt, one entry per table (`pti`).
     pub kdbt: Vec<Kdbt>,
+    /// Row directory kdbr, one entry per slot (`pri`).
     pub kdbr: Vec<KdbrEntry>,
+    /// Row pieces the row directory points to.
     pub rows: Vec<RowPiece>,
 }
 
@@ -397,31 +426,38 @@ pub struct Kdxco {
     pub offset: usize,
     /// 0 = leaf, > 0 = branch level.
     pub kdxcolev: u8,
+    /// Block lock: ITL of a transaction making a structural change, 0 for none.
     pub kdxcolok: u8,
     /// 0x80 "converted", low bits the last operation code (inferred).
     pub kdxcoopc: u8,
     /// Columns per entry (including the rowid of a non-unique index).
     pub kdxconco: u8,
+    /// Count of structural changes to the block.
     pub kdxcosdc: u32,
     /// Entries in this block.
     pub kdxconro: i16,
-    /// Free space begin and end, relative to the header.
+    /// Free space begin offset, relative to the header.
     pub kdxcofbo: i16,
+    /// Free space end offset, relative to the header.
     pub kdxcofeo: i16,
+    /// Available space.
     pub kdxcoavs: i16,
 }
 
 /// Leaf header fields after the common part (§7.1).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Kdxle {
+    /// Bytes of uncommitted data at the block split, since cleaned out.
     pub kdxlespl: i16,
     /// Deleted entries.
     pub kdxlende: i16,
-    /// Next and previous leaf block.
+    /// Next leaf block (rdba).
     pub kdxlenxt: u32,
+    /// Previous leaf block (rdba).
     pub kdxleprv: u32,
     /// Bytes of rowid stored before the key columns (6 for unique indexes).
     pub kdxledsz: u8,
+    /// Leaf flags (`kdxleflg`).
     pub kdxleflg: u8,
 }
 
@@ -430,14 +466,18 @@ pub struct Kdxle {
 pub struct Kdxbr {
     /// Leftmost child block.
     pub kdxbrlmc: u32,
+    /// Last entry modified (`kdxbrsno`).
     pub kdxbrsno: i16,
 }
 
 /// One key column of an index entry; `None` length for NULL.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct IndexColumn {
+    /// Key column number, from 0 (`col 0;`).
     pub col: usize,
+    /// Length (`len 2;`); `None` for NULL.
     pub len: Option<usize>,
+    /// Key column bytes.
     #[serde(serialize_with = "hex_bytes")]
     pub data: Vec<u8>,
 }
@@ -445,42 +485,53 @@ pub struct IndexColumn {
 /// One index entry (§7.2).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct IndexEntry {
+    /// Entry number (`row#0`).
     pub row: usize,
     /// Offset relative to the index header (`row#0[8021]`).
     pub offs: u16,
     /// Block offset.
     pub offset: usize,
-    /// Leaf: entry flag (0x01 deleted), lock byte and length.
+    /// Leaf: entry flag byte (`flag:`; 0x01 deleted).
     pub flag: Option<u8>,
+    /// Leaf: lock byte, the ITL holding a lock (`lock:`).
     pub lock: Option<u8>,
+    /// Leaf: entry length (`len=`).
     pub len: Option<usize>,
     /// Leaf of a unique index: the rowid stored outside the key (`data:(6)`).
     #[serde(serialize_with = "hex_bytes_opt")]
     pub rowid: Option<Vec<u8>>,
     /// Branch: the child block (`dba:`).
     pub dba: Option<u32>,
+    /// Key columns (`col n; len …`).
     pub cols: Vec<IndexColumn>,
 }
 
 /// An index block (§7).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct IndexData {
+    /// Common index header kdxco.
     pub kdxco: Kdxco,
+    /// Leaf header kdxle, when kdxcolev is 0.
     pub kdxle: Option<Kdxle>,
+    /// Branch header kdxbr, when kdxcolev is above 0.
     pub kdxbr: Option<Kdxbr>,
     /// The two row-directory slots before the entry offsets: the first is the
     /// usable block space the dump prints as `kdxlebksz`/`kdxbrbksz` (inferred, §7.2).
     pub kd_off_head: [u16; 2],
     /// Entry offsets, relative to the index header.
     pub kd_off: Vec<u16>,
+    /// Index entries, in `kd_off` order.
     pub entries: Vec<IndexEntry>,
 }
 
 /// Block 0 of a datafile: the OS header, not an Oracle cache block (§2.2).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct OsHeader {
+    /// Block size in bytes (offset 20).
     pub block_size: u32,
+    /// Blocks in the file (offset 24).
     pub block_count: u32,
+    /// Magic word at offset 28: 0x7a7b7c7d.
     pub magic: u32,
 }
 
@@ -492,8 +543,9 @@ pub struct FileHeader {
     pub kccfhcvn: u32,
     /// Database id.
     pub kccfhdbi: u32,
-    /// File size in blocks and block size.
+    /// File size in blocks.
     pub kccfhfsz: u32,
+    /// Block size in bytes.
     pub kccfhbsz: u32,
     /// Absolute file number.
     pub kccfhfno: u16,
@@ -528,6 +580,7 @@ pub enum OracleKind {
 }
 
 impl OracleKind {
+    /// The kind as printed and serialised (`table`, `index-leaf` …).
     pub fn name(self) -> &'static str {
         match self {
             OracleKind::Table => "table",
@@ -547,7 +600,9 @@ impl OracleKind {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ByteOrder {
+    /// Little-endian.
     Little,
+    /// Big-endian.
     Big,
 }
 
@@ -556,20 +611,31 @@ pub enum ByteOrder {
 pub struct OracleBlock {
     /// Block number in the file (position in the input, plus `--blkno`).
     pub blkno: u64,
+    /// Block size in bytes.
     pub size: usize,
+    /// Byte order of the block's integers.
     pub endian: ByteOrder,
+    /// What the block is.
     pub kind: OracleKind,
     /// Cache header flag 0x10: only the cache header and tail are clear text.
     pub encrypted: bool,
+    /// Cache header kcbh; `None` for a zero block, block 0 or a block too short.
     pub kcbh: Option<Kcbh>,
     /// The last 4 bytes as a native word.
     pub tailchk: Option<u32>,
+    /// Check value chkval_kcbh: stored and computed.
     pub checksum: Option<OracleChecksum>,
+    /// OS header, for block 0 of a datafile.
     pub os_header: Option<OsHeader>,
+    /// Datafile header kcvfh, for a type 0x0b block.
     pub file_header: Option<FileHeader>,
+    /// Transaction header ktbbh, for a type 6 block.
     pub ktbbh: Option<Ktbbh>,
+    /// Table data: kdbh, kdbt, kdbr and row pieces.
     pub table: Option<TableData>,
+    /// Index data: kdxco, kdxle or kdxbr, and entries.
     pub index: Option<IndexData>,
+    /// Problems found while decoding.
     pub problems: Vec<Problem>,
     /// Labelled byte ranges for the hex view.
     #[serde(skip)]
@@ -615,7 +681,9 @@ fn hex_bytes_opt<S: Serializer>(bytes: &Option<Vec<u8>>, s: S) -> Result<S::Ok, 
 /// was on. Serialises as the bare value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct At<T> {
+    /// The value read.
     pub value: T,
+    /// The 1-based trace line it was on.
     pub line: usize,
 }
 
@@ -636,8 +704,9 @@ pub struct TextBlock {
     pub line: usize,
     /// The release whose print forms the text uses, when its SCNs tell (§2.5).
     pub version: Option<OracleVersion>,
-    /// `Start dump data blocks tsn: … file#: …` before the block.
+    /// `tsn:` of `Start dump data blocks tsn: … file#: …` before the block.
     pub tsn: Option<u32>,
+    /// `file#:` of the `Start dump data blocks` line.
     pub file: Option<u32>,
     /// `Encrypted block <…> content will not be dumped.`
     pub encrypted: bool,
@@ -656,39 +725,54 @@ pub struct TextBlock {
 pub struct TextCache {
     /// Line of `buffer tsn:`; the `scn:` and `frmt:` lines follow it.
     pub line: usize,
+    /// Line of `scn:`.
     pub scn_line: usize,
+    /// Line of `frmt:`.
     pub frmt_line: usize,
+    /// `buffer tsn:`: tablespace number.
     pub tsn: u32,
+    /// `rdba:` (rdba_kcbh).
     pub rdba: u32,
-    /// `(file/block)` as printed after the rdba.
+    /// File of the `(file/block)` printed after the rdba.
     pub rdba_file: u32,
+    /// Block of the `(file/block)` printed after the rdba.
     pub rdba_block: u32,
     /// The SCN's value (wrap << 32 | base; 12.2+ prints no format flag).
     pub scn: u64,
+    /// `seq:` (seq_kcbh).
     pub seq: u8,
+    /// `flg:` (flg_kcbh).
     pub flg: u8,
+    /// `tail:` (tailchk).
     pub tail: u32,
     /// Only the low nibble of `frmt_kcbh` is printed.
     pub frmt: u8,
+    /// `chkval:` (chkval_kcbh).
     pub chkval: u16,
+    /// `type:` number (type_kcbh).
     pub type_kcbh: u8,
+    /// `type:` name (`trans data`).
     pub type_name: String,
 }
 
 /// `Block header dump:` and the transaction header lines (§6.4, §6.5).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct TextHeader {
+    /// Line of `Block header dump:`.
     pub line: usize,
     /// `Block header dump:  0x…`.
     pub rdba: u32,
     /// Line of `seg/obj: … typ:`.
     pub seg_line: usize,
+    /// `seg/obj:` (ktbbhsid).
     pub seg_obj: u32,
     /// The cleanout SCN's value.
     pub csc: u64,
+    /// `itc:` (ktbbhict).
     pub itc: u8,
     /// `E`, `O` or `-`.
     pub flg: char,
+    /// `typ:` (ktbbhtyp: 1 DATA, 2 INDEX).
     pub typ: u8,
     /// Line of `brn:`/`fsl:`.
     pub brn_line: Option<usize>,
@@ -713,19 +797,33 @@ pub struct TextData {
     pub bdba: Option<At<u32>>,
     /// Memory address of the data header.
     pub header_address: u64,
+    /// `tsiz:`: data area size.
     pub tsiz: Option<At<usize>>,
+    /// `hsiz:`: header and directories size.
     pub hsiz: Option<At<usize>>,
+    /// `pbl:`: data header address.
     pub pbl: Option<At<u64>>,
+    /// `flag=` (kdbhflag).
     pub kdbhflag: Option<At<u8>>,
+    /// `ntab=` (kdbhntab).
     pub kdbhntab: Option<At<u8>>,
+    /// `nrow=` (kdbhnrow).
     pub kdbhnrow: Option<At<u16>>,
+    /// `frre=` (kdbhfrre).
     pub kdbhfrre: Option<At<i16>>,
+    /// `fsbo=` (kdbhfsbo).
     pub kdbhfsbo: Option<At<u16>>,
+    /// `fseo=` (kdbhfseo).
     pub kdbhfseo: Option<At<u16>>,
+    /// `avsp=` (kdbhavsp).
     pub kdbhavsp: Option<At<i16>>,
+    /// `tosp=` (kdbhtosp).
     pub kdbhtosp: Option<At<i16>>,
+    /// `pti[n]` lines (kdbt).
     pub kdbt: Vec<At<Kdbt>>,
+    /// `pri[n]` lines (kdbr).
     pub kdbr: Vec<At<KdbrEntry>>,
+    /// Row pieces of `block_row_dump:`.
     pub rows: Vec<TextRow>,
     /// `end_of_block_dump` was reached.
     pub complete: bool,
@@ -734,28 +832,42 @@ pub struct TextData {
 /// One row piece as printed (`tab t, row r, @0x…`, `tl: …`, `col …`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct TextRow {
+    /// Line of `tab t, row r, @0x…`.
     pub line: usize,
+    /// `tab`: table number.
     pub tab: usize,
+    /// `row`: row number within the table.
     pub row: usize,
+    /// `@0x…`: offset relative to the data header.
     pub offs: u16,
+    /// Line of `tl:`.
     pub tl_line: Option<usize>,
+    /// `tl:`: row piece total length.
     pub tl: Option<usize>,
+    /// `fb:`: flag byte.
     pub flag: Option<u8>,
+    /// `lb:`: lock byte (ITL number).
     pub lb: Option<u8>,
     /// Absent for deleted pieces, as Oracle prints them.
     pub cc: Option<u8>,
+    /// `hrid:`: head rowid.
     pub hrid: Option<At<RowRef>>,
+    /// `nrid:`: next rowid.
     pub nrid: Option<At<RowRef>>,
+    /// `col` lines.
     pub cols: Vec<TextColumn>,
 }
 
 /// One `col  n: [len]  xx …` (continued over following lines) or `*NULL*`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct TextColumn {
+    /// Line of `col  n:`.
     pub line: usize,
+    /// Column number, from 0.
     pub col: usize,
     /// `None` for `*NULL*`.
     pub len: Option<usize>,
+    /// Column bytes, continuation lines included.
     #[serde(serialize_with = "hex_bytes")]
     pub data: Vec<u8>,
 }

@@ -20,29 +20,55 @@ pub enum OraType {
         spelling: String,
     },
     /// VARCHAR2(n) / VARCHAR: text in the database character set.
-    Varchar2 { spelling: String },
+    Varchar2 {
+        /// The spelling the user wrote, for display.
+        spelling: String,
+    },
     /// CHAR(n): blank-padded text in the database character set.
-    Char { spelling: String },
+    Char {
+        /// The spelling the user wrote, for display.
+        spelling: String,
+    },
     /// NVARCHAR2(n): text in the national character set (AL16UTF16).
-    NVarchar2 { spelling: String },
+    NVarchar2 {
+        /// The spelling the user wrote, for display.
+        spelling: String,
+    },
     /// NCHAR(n): blank-padded national text.
-    NChar { spelling: String },
+    NChar {
+        /// The spelling the user wrote, for display.
+        spelling: String,
+    },
     /// RAW(n): bytes, printed as Oracle prints RAW (uppercase hex).
-    Raw { spelling: String },
+    Raw {
+        /// The spelling the user wrote, for display.
+        spelling: String,
+    },
     /// DATE: 7 bytes (§5.2).
     Date,
     /// TIMESTAMP(fsp): 7 or 11 bytes (§5.3); `fsp` is the fractional-second
     /// precision (default 6).
-    Timestamp { fsp: u8 },
+    Timestamp {
+        /// Fractional-second precision.
+        fsp: u8,
+    },
     /// BINARY_FLOAT: 4 bytes, IEEE single in an order-preserving form.
     BinaryFloat,
     /// BINARY_DOUBLE: 8 bytes, IEEE double in an order-preserving form.
     BinaryDouble,
     /// Known but not decoded (LONG, LONG RAW, LOBs, BFILE, TIMESTAMP WITH TIME
     /// ZONE, INTERVAL, ROWID …): shown as hex with `why`.
-    Opaque { spelling: String, why: &'static str },
+    Opaque {
+        /// The spelling the user wrote, for display.
+        spelling: String,
+        /// Why the bytes are not decoded.
+        why: &'static str,
+    },
     /// A name blockscope does not know: shown as hex, the type named.
-    Unknown { spelling: String },
+    Unknown {
+        /// The spelling the user wrote, for display.
+        spelling: String,
+    },
 }
 
 impl OraType {
@@ -225,9 +251,11 @@ impl OraType {
 pub struct Declared {
     /// Maximum length (bytes, or characters when `in_chars`).
     pub length: Option<u32>,
+    /// `length` counts characters (`CHAR` semantics), not bytes.
     pub in_chars: bool,
-    /// NUMBER precision and scale.
+    /// NUMBER precision.
     pub precision: Option<u32>,
+    /// NUMBER scale.
     pub scale: Option<i32>,
 }
 
@@ -252,13 +280,16 @@ impl fmt::Display for OraType {
 /// One entry of the column list: an optional name and a type.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OraColumn {
+    /// Column name, when given.
     pub name: Option<String>,
+    /// Declared type.
     pub ty: OraType,
 }
 
 /// The column list given with `--columns` for Oracle rows.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct OraColumns {
+    /// Columns in table order.
     pub cols: Vec<OraColumn>,
     /// The list ended with `~`: columns past it are expected and not a problem.
     pub rest_ignored: bool,
@@ -366,6 +397,7 @@ pub enum ValueForm {
 }
 
 impl ValueForm {
+    /// Whether the value is `Text`.
     pub fn is_text(&self) -> bool {
         *self == ValueForm::Text
     }
@@ -403,9 +435,12 @@ pub struct ColumnValue {
 /// are NULL (trailing NULLs are omitted from `cc`, §4.2).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct AbsentColumn {
+    /// Column number, from 0.
     pub col: usize,
+    /// Column name, when the list gave one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// Declared type (`NUMBER`, `VARCHAR2(20)`).
     #[serde(rename = "type")]
     pub type_name: String,
 }

@@ -12,11 +12,17 @@ use crate::model::{Problem, ProblemClass, Severity};
 pub struct DbvSummary {
     /// Blocks examined (block 0, the OS header, is not an Oracle block and is not counted).
     pub total_pages_examined: u64,
+    /// Total Pages Processed (Data): table and cluster blocks.
     pub processed_data: u64,
+    /// Total Pages Failing (Data).
     pub failing_data: u64,
+    /// Total Pages Processed (Index): index leaf and branch blocks.
     pub processed_index: u64,
+    /// Total Pages Failing (Index).
     pub failing_index: u64,
+    /// Total Pages Processed (Other): every other block type.
     pub processed_other: u64,
+    /// Total Pages Failing (Other).
     pub failing_other: u64,
     /// Never-formatted (all zero) blocks.
     pub empty: u64,
@@ -24,11 +30,15 @@ pub struct DbvSummary {
     pub marked_corrupt: u64,
     /// Fractured blocks: the tail does not repeat the header.
     pub influx: u64,
+    /// Total Pages Encrypted: blocks with `flg_kcbh` 0x10.
     pub encrypted: u64,
-    /// Highest SCN of any block, with the block carrying it.
+    /// Highest block SCN, as one number.
     pub highest_scn: Option<u64>,
+    /// Wrap of the highest block SCN.
     pub highest_scn_wrap: Option<u64>,
+    /// Base of the highest block SCN.
     pub highest_scn_base: Option<u32>,
+    /// Block carrying the highest block SCN.
     pub highest_scn_blkno: Option<u64>,
     /// Block numbers with at least one error.
     pub failing_blocks: Vec<u64>,
@@ -111,16 +121,24 @@ impl DbvSummary {
 /// cache header as found, and its problems.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct BlockReport {
+    /// Block number in the file.
     pub blkno: u64,
+    /// What the block is.
     pub kind: OracleKind,
+    /// Encrypted: `flg_kcbh` has 0x10.
     pub encrypted: bool,
+    /// Cache header kcbh as found.
     pub kcbh: Option<Kcbh>,
+    /// Tail word tailchk as found.
     pub tailchk: Option<u32>,
+    /// Check value chkval_kcbh: stored and computed.
     pub checksum: Option<OracleChecksum>,
+    /// Problems found in the block.
     pub problems: Vec<Problem>,
 }
 
 impl BlockReport {
+    /// The report on `block` with the problems `verify_block` found.
     pub fn new(block: &OracleBlock, problems: Vec<Problem>) -> Self {
         BlockReport {
             blkno: block.blkno,
@@ -138,6 +156,7 @@ impl BlockReport {
         self.problems.iter().any(|p| p.severity == Severity::Error)
     }
 
+    /// At least one error of `class`.
     pub fn has_class(&self, class: ProblemClass) -> bool {
         self.problems
             .iter()
