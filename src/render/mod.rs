@@ -32,7 +32,7 @@ pub struct RenderOptions {
     pub color: bool,
     /// Fit tables to this many columns; `None` = natural width (pipes, golden files).
     pub width: Option<u16>,
-    /// List every problem of a page (no problem budget, see [`problems`]).
+    /// List every problem of a page (no problem budget, at most 25 lines a block otherwise).
     pub all_problems: bool,
 }
 

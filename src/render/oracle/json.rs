@@ -204,7 +204,7 @@ impl<'a> OracleBlockJson<'a> {
 }
 
 /// One block as a JSON value, `{"engine": "oracle", "blkno": …, "kind": …,
-/// "kcbh": {…}, …}` (the value of [`OracleBlockJson`], for callers that
+/// "kcbh": {…}, …}` (the value of `OracleBlockJson`, for callers that
 /// inspect it by key).
 pub fn block_json(block: &OracleBlock, bigfile: bool) -> serde_json::Value {
     serde_json::to_value(OracleBlockJson::new(block, bigfile, None))

@@ -152,7 +152,7 @@ impl<W: Write> OracleVerifyPrinter<W> {
 
 /// Write the report for `file`. `reports` may hold every block; only failing
 /// ones are printed, each block's problems through the problem budget
-/// (repeats collapsed, at most [`problems::LINES_PER_BLOCK`] lines) unless
+/// (repeats collapsed, at most 25 (`LINES_PER_BLOCK`) lines) unless
 /// `all_problems`.
 pub fn write_dbv_report(
     out: &mut dyn Write,

@@ -57,7 +57,7 @@ impl<W: Write> VerifyPrinter<W> {
     }
 
     /// Text: print every problem on its own line instead of collapsing
-    /// repeats and stopping at [`problems::LINES_PER_BLOCK`] lines a block.
+    /// repeats and stopping at 25 (`LINES_PER_BLOCK`) lines a block.
     pub fn all_problems(mut self, all: bool) -> Self {
         self.all_problems = all;
         self
