@@ -15,6 +15,8 @@ use crate::parse::oracle::{parse_block, BlockOptions};
 use crate::reader::Endian;
 use crate::source::Source;
 
+use super::postgres::report_error;
+
 /// What an input holds, as far as `verify` is concerned.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OracleInput {
@@ -24,17 +26,19 @@ pub enum OracleInput {
     Trace,
 }
 
-/// The verdict on one Oracle input.
-#[derive(Debug)]
-pub struct OracleOutcome {
-    /// Failing blocks only (a clean datafile keeps nothing in memory).
-    pub reports: Vec<BlockReport>,
-    pub summary: DbvSummary,
-}
+/// Where each failing block's report goes, as soon as it is found (so
+/// memory does not grow with the number of failing blocks); an error here
+/// (the output closed) ends the run.
+pub type OnBlock<'a> = dyn FnMut(&BlockReport) -> std::io::Result<()> + 'a;
 
 /// Check every block of a datafile (block size from block 0 or the first
-/// block's format byte, unless given).
-pub fn verify_datafile(path: &Path, block_size: Option<usize>) -> Result<OracleOutcome, Error> {
+/// block's format byte, unless given): each failing block handed to
+/// `on_block` in order, DBVERIFY's tallies returned.
+pub fn verify_datafile(
+    path: &Path,
+    block_size: Option<usize>,
+    on_block: &mut OnBlock<'_>,
+) -> Result<DbvSummary, Error> {
     let block_size_arg = block_size;
     let mut src = Source::open(Some(path), InputFormat::Auto, block_size)?;
     src.detect_block_size(crate::parse::oracle::block_size_from_header);
@@ -44,7 +48,9 @@ pub fn verify_datafile(path: &Path, block_size: Option<usize>) -> Result<OracleO
     // where its rdba says it belongs (a raw file of exactly one block).
     let lone_block = src.format == InputFormat::Raw && size == block_size;
     let mut verifier = DatafileVerifier::new();
-    let mut reports = Vec::new();
+    // Failing blocks before the first whole one (only a short last block can
+    // be one): held until a whole block says the file was verified at all.
+    let mut early = Vec::new();
     let mut whole = 0u64;
     for block in src.blocks() {
         let block = block?;
@@ -56,8 +62,17 @@ pub fn verify_datafile(path: &Path, block_size: Option<usize>) -> Result<OracleO
         };
         let (parsed, problems) = verifier.check(position, &block.data);
         let report = BlockReport::new(&parsed, problems);
+        if whole > 0 {
+            for r in early.drain(..) {
+                on_block(&r).map_err(report_error)?;
+            }
+        }
         if report.failed() {
-            reports.push(report);
+            if whole == 0 {
+                early.push(report);
+            } else {
+                on_block(&report).map_err(report_error)?;
+            }
         }
     }
     if whole == 0 {
@@ -72,15 +87,16 @@ pub fn verify_datafile(path: &Path, block_size: Option<usize>) -> Result<OracleO
             }
         )));
     }
-    Ok(OracleOutcome {
-        reports,
-        summary: verifier.summary,
-    })
+    Ok(verifier.summary)
 }
 
 /// Check the blocks rebuilt from a trace's hex sections, each at the block
-/// number the trace gives it.
-pub fn verify_trace(path: &Path, endian: Option<Endian>) -> Result<OracleOutcome, Error> {
+/// number the trace gives it, each failing block handed to `on_block`.
+pub fn verify_trace(
+    path: &Path,
+    endian: Option<Endian>,
+    on_block: &mut OnBlock<'_>,
+) -> Result<DbvSummary, Error> {
     let text = crate::source::open_file(path)
         .and_then(|mut f| {
             let mut text = Vec::new();
@@ -105,7 +121,6 @@ pub fn verify_trace(path: &Path, endian: Option<Endian>) -> Result<OracleOutcome
         )));
     }
     let mut verifier = DatafileVerifier::new();
-    let mut reports = Vec::new();
     for (i, b) in blocks.iter().enumerate() {
         let blkno = b.block.map_or(i as u64, u64::from);
         if let Some(file) = b.file {
@@ -124,13 +139,10 @@ pub fn verify_trace(path: &Path, endian: Option<Endian>) -> Result<OracleOutcome
         }));
         let report = BlockReport::new(&parsed, problems);
         if report.failed() {
-            reports.push(report);
+            on_block(&report).map_err(report_error)?;
         }
     }
-    Ok(OracleOutcome {
-        reports,
-        summary: verifier.summary,
-    })
+    Ok(verifier.summary)
 }
 
 /// The block number a block's own rdba (kcbh, offset 4) gives it.
