@@ -227,5 +227,144 @@ fn oracle_verify_reports_failing_blocks_as_found() {
     let _ = fs::remove_dir_all(&dir);
 }
 
-#[allow(dead_code)]
-const _: u64 = LIMIT;
+/// An lz4 block that decompresses to `n` bytes of `a` (`n` ≥ 30): one
+/// literal, one match at offset 1 for all but the last five bytes, and five
+/// closing literals.
+fn lz4_run(n: usize) -> Vec<u8> {
+    let m = n - 6;
+    let mut out = vec![0x1f, b'a', 1, 0];
+    let mut rest = m - 4 - 15;
+    while rest >= 255 {
+        out.push(255);
+        rest -= 255;
+    }
+    out.push(rest as u8);
+    out.push(0x50);
+    out.extend_from_slice(b"aaaaa");
+    out
+}
+
+/// An 8 KiB heap page whose `lps` line pointers all point at one tuple of
+/// one text column: an inline lz4-compressed value of `raw` bytes.
+fn compressed_fan_out_page(lps: usize, raw: usize) -> Vec<u8> {
+    let lz4 = lz4_run(raw);
+    let mut value = (((8 + lz4.len()) as u32) << 2 | 0x02)
+        .to_le_bytes()
+        .to_vec();
+    value.extend_from_slice(&(raw as u32 | 1 << 30).to_le_bytes());
+    value.extend_from_slice(&lz4);
+    one_tuple_page(lps, 1, &value)
+}
+
+/// An 8 KiB heap page with one tuple (t_xmin 2, `natts` attributes, some
+/// of variable width, xmax invalid, t_hoff 24) of `data`, at which `lps`
+/// line pointers all point.
+fn one_tuple_page(lps: usize, natts: u16, data: &[u8]) -> Vec<u8> {
+    let len = 24 + data.len();
+    let upper = (8192 - len) & !7;
+    let lower = 24 + 4 * lps;
+    assert!(
+        lower <= upper,
+        "{lps} line pointers and a {len}-byte tuple do not fit"
+    );
+    let mut p = vec![0u8; 8192];
+    p[12..14].copy_from_slice(&(lower as u16).to_le_bytes());
+    p[14..16].copy_from_slice(&(upper as u16).to_le_bytes());
+    p[16..18].copy_from_slice(&8192u16.to_le_bytes());
+    p[18..20].copy_from_slice(&(8192u16 | 4).to_le_bytes());
+    for i in 0..lps {
+        let lp = upper as u32 | (1 << 15) | ((len as u32) << 17);
+        p[24 + 4 * i..28 + 4 * i].copy_from_slice(&lp.to_le_bytes());
+    }
+    p[upper..upper + 4].copy_from_slice(&2u32.to_le_bytes());
+    p[upper + 18..upper + 20].copy_from_slice(&natts.to_le_bytes());
+    p[upper + 20..upper + 22].copy_from_slice(&0x0802u16.to_le_bytes());
+    p[upper + 22] = 24;
+    p[upper + 24..upper + len].copy_from_slice(data);
+    p
+}
+
+/// TOAST fan-out: 100 line pointers at one tuple whose TOAST pointer names
+/// a 64 MiB lz4 value (its ~260 KB of chunks made here) would need 6.4 GB.
+/// The first is fetched and decoded; the page's budget then stops the rest,
+/// each saying why; the run stays under 1 GiB.
+#[test]
+fn toast_fan_out_is_bounded_by_the_page_budget() {
+    if !have_prlimit() {
+        return;
+    }
+    let dir = temp_dir("toast-fan-out");
+    let raw = 64 << 20;
+    // The value's external bytes: va_tcinfo (lz4), then the lz4 data.
+    let mut ext = (raw as u32 | 1 << 30).to_le_bytes().to_vec();
+    ext.extend_from_slice(&lz4_run(raw));
+    let (valueid, toastrelid) = (40_000u32, 16_390u32);
+    let mut toast = Vec::new();
+    for (seq, chunk) in ext.chunks(7000).enumerate() {
+        let mut data = valueid.to_le_bytes().to_vec();
+        data.extend_from_slice(&(seq as u32).to_le_bytes());
+        data.extend_from_slice(&(((chunk.len() + 4) as u32) << 2).to_le_bytes());
+        data.extend_from_slice(chunk);
+        toast.extend_from_slice(&one_tuple_page(1, 3, &data));
+    }
+    let toast_path = dir.join("16390");
+    fs::write(&toast_path, toast).unwrap();
+    // The heap tuple: one TOAST pointer (vartag 18, on disk).
+    let mut pointer = vec![0x01, 18];
+    pointer.extend_from_slice(&(raw as u32 + 4).to_le_bytes());
+    pointer.extend_from_slice(&(ext.len() as u32 | 1 << 30).to_le_bytes());
+    pointer.extend_from_slice(&valueid.to_le_bytes());
+    pointer.extend_from_slice(&toastrelid.to_le_bytes());
+    let heap = dir.join("16384");
+    fs::write(&heap, one_tuple_page(100, 1, &pointer)).unwrap();
+    let out = run_limited(
+        LIMIT,
+        &[
+            "show",
+            heap.to_str().unwrap(),
+            "--columns",
+            "v text",
+            "--toast",
+            toast_path.to_str().unwrap(),
+        ],
+    );
+    assert_no_abort(&out);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("(67108864 chars)"),
+        "the first value is fetched and decoded:\n{}",
+        &text[..text.len().min(3000)]
+    );
+    assert!(
+        text.contains("this page's budget of 67108864 bytes of decoded values"),
+        "what was cut is said"
+    );
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// Overlapping line pointers multiply a compressed value: 900 pointers at
+/// one tuple whose 4 KB of lz4 expand to 1 MB each would need about 2 GB.
+/// The page's budget of decoded values stops expanding them once spent,
+/// and says so; the run stays under the limit.
+#[test]
+fn a_page_decodes_no_more_than_its_budget() {
+    if !have_prlimit() {
+        return;
+    }
+    let dir = temp_dir("page-budget");
+    let path = dir.join("16384");
+    fs::write(&path, compressed_fan_out_page(900, 1_000_000)).unwrap();
+    let path = path.to_str().unwrap();
+    let out = run_limited(LIMIT, &["show", path, "--columns", "v text"]);
+    assert_no_abort(&out);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("lz4, ") && text.contains("aaaaaaaa"),
+        "the first values are decoded"
+    );
+    assert!(
+        text.contains("this page's budget of 67108864 bytes of decoded values"),
+        "what was cut is said"
+    );
+    let _ = fs::remove_dir_all(&dir);
+}
