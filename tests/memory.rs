@@ -1,7 +1,8 @@
 //! Issue 16, point 1: a memory budget for the whole run. Each case drives the
 //! built binary under an address-space limit (`prlimit --as`, util-linux) on
 //! an input made here, at test time: output that used to be collected is
-//! streamed, and decoded bytes are bounded per page and per run.
+//! streamed, decoded bytes are bounded per page, and `--schema` and
+//! `--toast` are refused when they could block or never end.
 //!
 //! The streaming cases use a tight limit (128 MiB) on a small input: with
 //! the old collecting code those inputs already fail there, and a 1 GiB
@@ -366,5 +367,100 @@ fn a_page_decodes_no_more_than_its_budget() {
         text.contains("this page's budget of 67108864 bytes of decoded values"),
         "what was cut is said"
     );
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// The binary under [`LIMIT`], killed (and the test failed) if it has not
+/// ended within ten seconds: for inputs that could block or never end.
+fn run_limited_briefly(args: &[&str]) -> Output {
+    let mut child = Command::new("prlimit")
+        .arg(format!("--as={LIMIT}"))
+        .arg("--")
+        .arg(BIN)
+        .args(args)
+        .env("MALLOC_ARENA_MAX", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{args:?} did not end within 10 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// A heap page with one tuple of one int, for the option tests.
+fn small_page(dir: &std::path::Path) -> String {
+    let path = dir.join("page");
+    fs::write(&path, one_tuple_page(1, 1, &7u32.to_le_bytes())).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+/// `--schema` is read with a size limit: `/dev/zero` (a device) is refused
+/// at once, as is a regular file larger than a schema can be.
+#[test]
+fn schema_files_are_read_with_a_limit() {
+    if !have_prlimit() {
+        return;
+    }
+    let dir = temp_dir("schema-limit");
+    let page = small_page(&dir);
+    let out = run_limited_briefly(&["show", &page, "--schema", "/dev/zero"]);
+    assert_no_abort(&out);
+    assert_eq!(code(&out), 2);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("--schema /dev/zero: is a character device"),
+        "{stderr}"
+    );
+
+    let big = dir.join("big.schema");
+    fs::write(&big, "a int\n".repeat(1 << 20)).unwrap();
+    let out = run_limited_briefly(&["show", &page, "--schema", big.to_str().unwrap()]);
+    assert_eq!(code(&out), 2);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("larger than 4194304 bytes"), "{stderr}");
+
+    // A schema file of ordinary size still works.
+    let ok = dir.join("ok.schema");
+    fs::write(&ok, "a int\n").unwrap();
+    let out = run_limited_briefly(&["show", &page, "--schema", ok.to_str().unwrap()]);
+    assert_eq!(code(&out), 0, "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("integer"));
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// A FIFO given to `--schema` or `--toast` is refused before it is opened
+/// (opening it would block until a writer came).
+#[test]
+fn fifos_are_refused_for_schema_and_toast() {
+    if !have_prlimit() {
+        return;
+    }
+    let dir = temp_dir("fifo");
+    let page = small_page(&dir);
+    let fifo = dir.join("fifo");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let fifo = fifo.to_str().unwrap();
+    for args in [
+        vec!["show", &page, "--schema", fifo],
+        vec!["show", &page, "--columns", "a int", "--toast", fifo],
+    ] {
+        let out = run_limited_briefly(&args);
+        assert_eq!(code(&out), 2, "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("is a FIFO, not a regular file"), "{stderr}");
+    }
     let _ = fs::remove_dir_all(&dir);
 }
