@@ -3,8 +3,8 @@
 //! column list read, the enums of [`super::args`] mapped to the library's.
 //! The commands take these configs and never look at raw arguments.
 
-use std::io::{self, IsTerminal};
-use std::path::PathBuf;
+use std::io::{self, IsTerminal, Read};
+use std::path::{Path, PathBuf};
 
 use crate::engine::{ColumnSpec, Engine};
 use crate::error::Error;
@@ -12,6 +12,7 @@ use crate::input::InputFormat;
 use crate::model::oracle::types::OraCharset;
 use crate::model::oracle::OracleVersion;
 use crate::model::postgres::PageKind;
+use crate::parse::postgres::schema::MAX_SCHEMA_TEXT;
 use crate::reader::Endian;
 use crate::render::oracle::dump::{DumpOptions, DumpPart};
 use crate::render::report::VerifyFormat;
@@ -60,10 +61,7 @@ impl ShowConfig {
             (Some(list), _) => Some(ColumnSpec::List(list.clone())),
             (None, Some(path)) => Some(ColumnSpec::File {
                 path: path.clone(),
-                text: std::fs::read_to_string(path).map_err(|source| Error::Io {
-                    path: path.clone(),
-                    source,
-                })?,
+                text: read_schema(path)?,
             }),
             (None, None) => None,
         };
@@ -93,6 +91,9 @@ impl ShowConfig {
                 expand_tabs: o.expand_tabs,
             },
         };
+        for path in args.toast.iter().filter(|p| p.as_os_str() != "-") {
+            not_special("--toast", path)?;
+        }
         Ok(ShowConfig {
             input: args.input.clone(),
             input_format: args.input_format.into(),
@@ -353,6 +354,72 @@ impl BlockRange {
     pub(crate) fn contains(&self, n: u64) -> bool {
         self.first <= n && n <= self.last
     }
+}
+
+/// A `--schema` file's text: refused when it is not a regular file (a FIFO
+/// or device could block or never end) or larger than [`MAX_SCHEMA_TEXT`],
+/// of which at most one byte more is read.
+fn read_schema(path: &Path) -> Result<String, Error> {
+    not_special("--schema", path)?;
+    let io_error = |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut bytes = Vec::new();
+    crate::source::open_file(path)
+        .and_then(|f| f.take(MAX_SCHEMA_TEXT + 1).read_to_end(&mut bytes))
+        .map_err(io_error)?;
+    if bytes.len() as u64 > MAX_SCHEMA_TEXT {
+        return Err(Error::Usage(format!(
+            "--schema {}: larger than {MAX_SCHEMA_TEXT} bytes: not a schema file \
+             (1,600 columns take well under a megabyte)",
+            path.display()
+        )));
+    }
+    String::from_utf8(bytes).map_err(|_| {
+        io_error(io::Error::new(
+            io::ErrorKind::InvalidData,
+            "stream did not contain valid UTF-8",
+        ))
+    })
+}
+
+/// Refuse a path that is a FIFO, a device or a socket before it is opened:
+/// opening or reading one could block for ever. What cannot be looked at is
+/// left to the open that follows (its error names the path).
+fn not_special(option: &str, path: &Path) -> Result<(), Error> {
+    let Ok(meta) = std::fs::metadata(path) else {
+        return Ok(());
+    };
+    let kind = special_kind(&meta.file_type());
+    match kind {
+        Some(kind) => Err(Error::Usage(format!(
+            "{option} {}: is a {kind}, not a regular file (it could block or never end)",
+            path.display()
+        ))),
+        None => Ok(()),
+    }
+}
+
+#[cfg(unix)]
+fn special_kind(t: &std::fs::FileType) -> Option<&'static str> {
+    use std::os::unix::fs::FileTypeExt;
+    if t.is_fifo() {
+        Some("FIFO")
+    } else if t.is_char_device() {
+        Some("character device")
+    } else if t.is_block_device() {
+        Some("block device")
+    } else if t.is_socket() {
+        Some("socket")
+    } else {
+        None
+    }
+}
+
+#[cfg(not(unix))]
+fn special_kind(_: &std::fs::FileType) -> Option<&'static str> {
+    None
 }
 
 #[cfg(test)]

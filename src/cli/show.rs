@@ -252,7 +252,7 @@ fn write_pages(
 ) -> Result<(), Error> {
     let opts = cfg.output;
     let format = opts.format;
-    let mut collected: Vec<Decoded> = Vec::new();
+    let mut json = render::JsonPages::default();
     let mut pending: Vec<(u64, Vec<u8>)> = Vec::new();
     let mut buffers: Vec<Vec<u8>> = Vec::new();
     while let Some(next) = input.next(cfg.range, parallel.is_some()) {
@@ -290,7 +290,7 @@ fn write_pages(
         seen.page(&d.page);
         if format == Format::Json {
             d.bytes = Vec::new();
-            collected.push(d);
+            json.push(out, d, &opts).map_err(stdout_error)?;
         } else {
             render::page(out, &d, &opts).map_err(stdout_error)?;
         }
@@ -300,7 +300,7 @@ fn write_pages(
         write_window(out, &mut pending, &mut buffers, engine, po, &opts, seen)?;
     }
     if format == Format::Json {
-        render::document(out, &collected, &opts).map_err(stdout_error)?;
+        json.finish(out, &opts).map_err(stdout_error)?;
     }
     out.flush().map_err(stdout_error)
 }

@@ -66,12 +66,22 @@ fn oracle(cfg: &VerifyConfig, inputs: &[(PathBuf, OracleInput)]) -> Result<bool,
         .all_problems(cfg.all_problems);
     let mut clean = true;
     for (path, kind) in inputs {
-        let outcome = match kind {
-            OracleInput::Datafile => verify_oracle::verify_datafile(path, cfg.options.block_size)?,
-            OracleInput::Trace => verify_oracle::verify_trace(path, None)?,
+        let file = verify::file_name(path);
+        let mut on_block = |r: &crate::model::oracle::verify::BlockReport| printer.block(&file, r);
+        let verdict = match kind {
+            OracleInput::Datafile => {
+                verify_oracle::verify_datafile(path, cfg.options.block_size, &mut on_block)
+            }
+            OracleInput::Trace => verify_oracle::verify_trace(path, None, &mut on_block),
         };
-        clean &= outcome.summary.clean();
-        match printer.file(&verify::file_name(path), &outcome.reports, &outcome.summary) {
+        let summary = match verdict {
+            Ok(summary) => summary,
+            // The output closed: end quietly; a failing block was reported.
+            Err(e) if is_broken_pipe(&e) => return Ok(false),
+            Err(e) => return Err(e),
+        };
+        clean &= summary.clean();
+        match printer.file_done(&file, &summary) {
             Ok(()) => {}
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(clean),
             Err(e) => return Err(stdout_error(e)),

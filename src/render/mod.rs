@@ -149,6 +149,56 @@ pub fn document(out: &mut dyn Write, blocks: &[Decoded], opts: &Options) -> io::
     write::write_document(out, &docs)
 }
 
+/// `show --format json` streamed, one block at a time, to the same bytes
+/// [`document`] writes: the object itself for one block, an array for
+/// several. It holds at most one block (the first, until a second says the
+/// document is an array), so memory does not grow with the input.
+#[derive(Default)]
+pub(crate) struct JsonPages {
+    held: Option<Decoded>,
+    array: Option<write::ArrayWriter>,
+}
+
+impl JsonPages {
+    /// One more block.
+    pub(crate) fn push(
+        &mut self,
+        out: &mut dyn Write,
+        d: Decoded,
+        opts: &Options,
+    ) -> io::Result<()> {
+        if let Some(array) = &mut self.array {
+            return array.push(out, &page_json(&d.page, d.trace.as_deref(), opts));
+        }
+        match self.held.take() {
+            None => self.held = Some(d),
+            Some(first) => {
+                let mut array = write::ArrayWriter::open(out, 0)?;
+                array.push(out, &page_json(&first.page, first.trace.as_deref(), opts))?;
+                array.push(out, &page_json(&d.page, d.trace.as_deref(), opts))?;
+                self.array = Some(array);
+            }
+        }
+        Ok(())
+    }
+
+    /// End the document (`[]` when no block came).
+    pub(crate) fn finish(self, out: &mut dyn Write, opts: &Options) -> io::Result<()> {
+        match (self.held, self.array) {
+            (_, Some(array)) => {
+                array.close(out)?;
+                out.write_all(b"\n")
+            }
+            (Some(one), None) => {
+                write::write_pretty(out, &page_json(&one.page, one.trace.as_deref(), opts))
+            }
+            (None, None) => write::ArrayWriter::open(out, 0)?
+                .close(out)
+                .and_then(|()| out.write_all(b"\n")),
+        }
+    }
+}
+
 /// One block's JSON line appended to `buf` (the parallel NDJSON path).
 pub(crate) fn append_ndjson(buf: &mut Vec<u8>, page: &Page, opts: &Options) {
     match page {

@@ -15,6 +15,8 @@ use crate::parse::oracle::{parse_block, BlockOptions};
 use crate::reader::Endian;
 use crate::source::Source;
 
+use super::postgres::report_error;
+
 /// What an input holds, as far as `verify` is concerned.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum OracleInput {
@@ -24,23 +26,22 @@ pub(crate) enum OracleInput {
     Trace,
 }
 
-/// The verdict on one Oracle input.
-#[derive(Debug)]
-pub(crate) struct OracleOutcome {
-    /// Failing blocks only (a clean datafile keeps nothing in memory).
-    pub reports: Vec<BlockReport>,
-    pub summary: DbvSummary,
-}
+/// Where each failing block's report goes, as soon as it is found (so
+/// memory does not grow with the number of failing blocks); an error here
+/// (the output closed) ends the run.
+pub(crate) type OnBlock<'a> = dyn FnMut(&BlockReport) -> std::io::Result<()> + 'a;
 
 /// How much of standard input is read ahead to learn whether it is short.
 const STDIN_PEEK: usize = 1 << 17;
 
 /// Check every block of a datafile (block size from block 0 or the first
-/// block's format byte, unless given).
+/// block's format byte, unless given): each failing block handed to
+/// `on_block` in order, DBVERIFY's tallies returned.
 pub(crate) fn verify_datafile(
     path: &Path,
     block_size: Option<usize>,
-) -> Result<OracleOutcome, Error> {
+    on_block: &mut OnBlock<'_>,
+) -> Result<DbvSummary, Error> {
     let block_size_arg = block_size;
     // Standard input's length is known when it is short (a block or a few):
     // enough to tell a lone block from a datafile.
@@ -64,7 +65,9 @@ pub(crate) fn verify_datafile(
     // where its rdba says it belongs (a raw file of exactly one block).
     let lone_block = src.format == InputFormat::Raw && size == block_size;
     let mut verifier = DatafileVerifier::new();
-    let mut reports = Vec::new();
+    // Failing blocks before the first whole one (only a short last block can
+    // be one): held until a whole block says the file was verified at all.
+    let mut early = Vec::new();
     let mut whole = 0u64;
     for block in src.blocks() {
         let block = block?;
@@ -76,8 +79,17 @@ pub(crate) fn verify_datafile(
         };
         let (parsed, problems) = verifier.check(position, &block.data);
         let report = BlockReport::new(&parsed, problems);
+        if whole > 0 {
+            for r in early.drain(..) {
+                on_block(&r).map_err(report_error)?;
+            }
+        }
         if report.failed() {
-            reports.push(report);
+            if whole == 0 {
+                early.push(report);
+            } else {
+                on_block(&report).map_err(report_error)?;
+            }
         }
     }
     if whole == 0 {
@@ -92,15 +104,16 @@ pub(crate) fn verify_datafile(
             }
         )));
     }
-    Ok(OracleOutcome {
-        reports,
-        summary: verifier.summary,
-    })
+    Ok(verifier.summary)
 }
 
 /// Check the blocks rebuilt from a trace's hex sections, each at the block
-/// number the trace gives it.
-pub(crate) fn verify_trace(path: &Path, endian: Option<Endian>) -> Result<OracleOutcome, Error> {
+/// number the trace gives it, each failing block handed to `on_block`.
+pub(crate) fn verify_trace(
+    path: &Path,
+    endian: Option<Endian>,
+    on_block: &mut OnBlock<'_>,
+) -> Result<DbvSummary, Error> {
     let read_all = |mut r: Box<dyn std::io::Read>| {
         let mut text = Vec::new();
         std::io::Read::read_to_end(
@@ -132,7 +145,6 @@ pub(crate) fn verify_trace(path: &Path, endian: Option<Endian>) -> Result<Oracle
         )));
     }
     let mut verifier = DatafileVerifier::new();
-    let mut reports = Vec::new();
     for (i, b) in blocks.iter().enumerate() {
         let blkno = b.block.map_or(i as u64, u64::from);
         if let Some(file) = b.file {
@@ -151,13 +163,10 @@ pub(crate) fn verify_trace(path: &Path, endian: Option<Endian>) -> Result<Oracle
         }));
         let report = BlockReport::new(&parsed, problems);
         if report.failed() {
-            reports.push(report);
+            on_block(&report).map_err(report_error)?;
         }
     }
-    Ok(OracleOutcome {
-        reports,
-        summary: verifier.summary,
-    })
+    Ok(verifier.summary)
 }
 
 /// The block number a block's own rdba (kcbh, offset 4) gives it.

@@ -160,7 +160,7 @@ impl Outcome {
     }
 }
 
-fn report_error(source: io::Error) -> Error {
+pub(super) fn report_error(source: io::Error) -> Error {
     Error::Io {
         path: PathBuf::from("<stdout>"),
         source,

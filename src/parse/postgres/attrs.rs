@@ -38,6 +38,14 @@ use crate::reader::{Endian, Reader};
 
 use super::toast::ToastStore;
 pub(crate) use super::toast::MAX_VALUE_BYTES;
+
+/// Decoded value bytes one page may expand to, over all its tuples: what
+/// one value may be ([`MAX_VALUE_BYTES`]). Overlapping line pointers (many
+/// pointers at one tuple) and TOAST fan-out (many tuples pointing at one big
+/// value) would otherwise multiply the values a page decodes; once this is
+/// spent, further compressed or TOASTed values on the page are not expanded
+/// and say so.
+pub(crate) const PAGE_VALUE_BUDGET: usize = MAX_VALUE_BYTES;
 use super::{pglz, values};
 
 /// `VARTAG_ONDISK`: an on-disk TOAST pointer.
@@ -288,6 +296,7 @@ pub fn decode_page(
     }
     let mut r = Reader::new(data, Endian::Little);
     let mut problems = Vec::new();
+    let mut budget = PAGE_VALUE_BUDGET;
     for item in &mut page.items {
         let attrs = match &item.tuple {
             Some(t) if t.t_data.is_some() => split_tuple(
@@ -296,6 +305,7 @@ pub fn decode_page(
                 t,
                 schema,
                 toast.as_deref_mut(),
+                &mut budget,
                 &mut problems,
             ),
             _ => Vec::new(),
@@ -314,6 +324,7 @@ fn split_tuple(
     t: &HeapTuple,
     schema: &Schema,
     mut toast: Option<&mut ToastStore>,
+    budget: &mut usize,
     problems: &mut Vec<Problem>,
 ) -> Vec<Attr> {
     let lp = id.lp;
@@ -355,7 +366,7 @@ fn split_tuple(
                 let raw = data.get(off..off + len).unwrap_or_default();
                 a.offset = Some(start + off);
                 a.raw = Some(raw.to_vec());
-                read_value(col, raw, &mut a, toast.as_deref_mut());
+                read_value(col, raw, &mut a, toast.as_deref_mut(), budget);
                 r.mark(start + off, len, &label, span_value(&a));
                 for message in &a.problems {
                     let severity = if a.storage == Storage::ExternalToast
@@ -491,8 +502,25 @@ fn missing_value(col: &Column, text: &str) -> Value {
     }
 }
 
-/// Fill in storage, TOAST pointer, value and problems from the raw datum.
-fn read_value(col: &Column, raw: &[u8], a: &mut Attr, toast: Option<&mut ToastStore>) {
+/// Why a value of `size` decoded bytes is not expanded: the page's budget.
+fn page_budget_spent(size: usize, left: usize) -> String {
+    format!(
+        "not decoded: {size} bytes would overrun this page's budget of {PAGE_VALUE_BUDGET} bytes \
+         of decoded values ({left} left; overlapping line pointers or many pointers to one \
+         TOAST value multiply what a page decodes)"
+    )
+}
+
+/// Fill in storage, TOAST pointer, value and problems from the raw datum;
+/// a compressed or TOASTed value is expanded only within what is `left` of
+/// the page's budget, and its size is taken from it.
+fn read_value(
+    col: &Column,
+    raw: &[u8],
+    a: &mut Attr,
+    toast: Option<&mut ToastStore>,
+    left: &mut usize,
+) {
     let ty = col.ty.as_ref().map(|t| &t.ty);
     // A fixed-length type with a layout other than its own is not printed.
     let ty = ty.filter(|t| t.attlen() == col.attlen);
@@ -524,7 +552,11 @@ fn read_value(col: &Column, raw: &[u8], a: &mut Attr, toast: Option<&mut ToastSt
                 data,
             }) => {
                 a.storage = Storage::Compressed { method, rawsize };
-                decompress(method, data, rawsize as usize)
+                if rawsize as usize > *left {
+                    Err(page_budget_spent(rawsize as usize, *left))
+                } else {
+                    decompress(method, data, rawsize as usize)
+                }
             }
             Ok(Varlena::OtherExternal(tag)) => {
                 a.storage = Storage::ExternalOther { vartag: tag };
@@ -544,6 +576,7 @@ fn read_value(col: &Column, raw: &[u8], a: &mut Attr, toast: Option<&mut ToastSt
                             .map(|m| format!(", {} compressed to {}", m.name(), p.extsize.saturating_sub(4)))
                             .unwrap_or_default()
                     )),
+                    Some(_) if toast_size(&p) > *left => Err(page_budget_spent(toast_size(&p), *left)),
                     Some(store) => store.fetch(&p).and_then(|(bytes, chunks)| {
                         p.chunks = Some(chunks);
                         if p.compressed {
@@ -574,6 +607,7 @@ fn read_value(col: &Column, raw: &[u8], a: &mut Attr, toast: Option<&mut ToastSt
             return;
         }
     };
+    *left = left.saturating_sub(payload.len());
     if col.dropped && ty.is_none() {
         // A dropped column of unknown type: its bytes are kept in `raw`.
         return;
@@ -605,6 +639,13 @@ fn read_value(col: &Column, raw: &[u8], a: &mut Attr, toast: Option<&mut ToastSt
             a.value = Some(Value::hex(&payload));
         }
     }
+}
+
+/// The most bytes a TOAST pointer's value takes once fetched (and
+/// decompressed).
+fn toast_size(p: &ToastPointer) -> usize {
+    let raw = usize::try_from(p.va_rawsize.saturating_sub(4)).unwrap_or(0);
+    raw.max(p.extsize as usize)
 }
 
 /// What the hex view says about an attribute, briefly.

@@ -222,7 +222,6 @@ pub(crate) const MAX_HEAP_ATTRIBUTES: usize = 1600;
 
 /// The most text a schema file may have (1,600 `pg_attribute` rows as JSON
 /// take well under a megabyte); a larger file is refused before it is read whole.
-#[allow(dead_code)] // the bound of a schema file read (cli); nothing reads it yet
 pub(crate) const MAX_SCHEMA_TEXT: u64 = 4 << 20;
 
 fn too_many(count: usize) -> String {

@@ -24,6 +24,11 @@ use crate::model::postgres::ToastPointer;
 /// allows up to 1 GB; a page claiming more is more likely damaged).
 pub(crate) const MAX_VALUE_BYTES: usize = 64 << 20;
 
+/// TOAST bytes one run reassembles, over all its pages: once spent, no
+/// further value is fetched (each says so), so that many pages pointing at
+/// the same big values cannot make a run read without end.
+pub(crate) const RUN_TOAST_BUDGET: u64 = 1 << 30;
+
 /// Where the blocks of the TOAST input come from: "give me block `block` of
 /// TOAST input `file`". Implemented by whatever reads files; parse does no I/O.
 pub trait ToastPages {
@@ -77,6 +82,8 @@ pub struct ToastStore {
     pages: Box<dyn ToastPages>,
     /// Chunk tuples found.
     pub chunks: usize,
+    /// Bytes reassembled so far this run (against [`RUN_TOAST_BUDGET`]).
+    fetched: u64,
 }
 
 impl ToastStore {
@@ -86,6 +93,7 @@ impl ToastStore {
             chunks: index.chunks,
             index,
             pages,
+            fetched: 0,
         }
     }
 
@@ -102,6 +110,13 @@ impl ToastStore {
             return Err(format!(
                 "TOAST value {} is {extsize} bytes, over blockscope's limit of {MAX_VALUE_BYTES}",
                 p.va_valueid
+            ));
+        }
+        if self.fetched.saturating_add(extsize as u64) > RUN_TOAST_BUDGET {
+            return Err(format!(
+                "TOAST value {} not fetched: this run's budget of {RUN_TOAST_BUDGET} bytes of \
+                 reassembled TOAST values is spent ({} bytes fetched so far)",
+                p.va_valueid, self.fetched
             ));
         }
         let Some(locs) = self.index.index.get(&p.va_valueid) else {
@@ -163,6 +178,7 @@ impl ToastStore {
                 i += 1;
             }
         }
+        self.fetched = self.fetched.saturating_add(extsize as u64);
         Ok((out, by_seq.len() as u32))
     }
 }
@@ -252,5 +268,29 @@ mod tests {
             .fetch(&pointer(7, (MAX_VALUE_BYTES + 1) as u32))
             .unwrap_err()
             .contains("limit"));
+    }
+
+    #[test]
+    fn a_run_fetches_no_more_than_its_budget() {
+        let mut index = ToastIndex::new();
+        index.add(
+            7,
+            ChunkLoc {
+                seq: 0,
+                file: 0,
+                block: 0,
+                lp: 1,
+                offset: 0,
+                len: 100,
+                live: true,
+            },
+        );
+        let pages = vec![vec![0u8; 256]];
+        let mut store = ToastStore::new(index, Box::new(Pages(pages, Rc::default())));
+        assert!(store.fetch(&pointer(7, 100)).is_ok());
+        assert_eq!(store.fetched, 100);
+        store.fetched = RUN_TOAST_BUDGET - 99;
+        let e = store.fetch(&pointer(7, 100)).unwrap_err();
+        assert!(e.contains("this run's budget"), "{e}");
     }
 }

@@ -14,8 +14,8 @@ use crate::model::{Problem, ProblemClass, Severity};
 
 use crate::render::problems::{self, Line};
 
-use crate::render::report::{Document, SummaryLine, VerifyFormat, SCHEMA};
-use crate::render::write::{write_line, write_pretty};
+use crate::render::report::{DocumentWriter, SummaryLine, VerifyFormat, SCHEMA};
+use crate::render::write::write_line;
 
 /// One problem of an Oracle block, placed in its file (the PostgreSQL
 /// problem's fields without `file_offset`).
@@ -50,16 +50,21 @@ pub(crate) struct FileSummary {
     pub summary: DbvSummary,
 }
 
-/// Writes the report of a run over Oracle datafiles and traces: the
-/// DBVERIFY-style text per file, or the run's one JSON document, or NDJSON.
+/// Writes the report of a run over Oracle datafiles and traces as it goes:
+/// the DBVERIFY-style text per file, or the run's one JSON document, or
+/// NDJSON. Each failing block is written when it is found
+/// ([`OracleVerifyPrinter::block`]); nothing grows with the number of
+/// failing blocks.
 pub(crate) struct OracleVerifyPrinter<W: Write> {
     out: W,
     format: VerifyFormat,
-    /// `json` only: problems held for the one document.
-    held: Vec<OracleProblemJson>,
+    /// `json` only: the one document, streamed.
+    document: DocumentWriter,
     summary: OracleRunSummary,
     /// Text: every problem on its own line (no problem budget).
     all_problems: bool,
+    /// Text: the current file's heading was written.
+    heading: bool,
 }
 
 impl<W: Write> OracleVerifyPrinter<W> {
@@ -67,13 +72,14 @@ impl<W: Write> OracleVerifyPrinter<W> {
         OracleVerifyPrinter {
             out,
             format,
-            held: Vec::new(),
+            document: DocumentWriter::new(Engine::Oracle),
             summary: OracleRunSummary {
                 clean: true,
                 files: 0,
                 per_file: Vec::new(),
             },
             all_problems: false,
+            heading: false,
         }
     }
 
@@ -83,35 +89,49 @@ impl<W: Write> OracleVerifyPrinter<W> {
         self
     }
 
-    /// The verdict on one file: its failing blocks (`reports`) and tallies.
-    pub(crate) fn file(
-        &mut self,
-        file: &str,
-        reports: &[BlockReport],
-        summary: &DbvSummary,
-    ) -> io::Result<()> {
-        let problems = reports.iter().filter(|r| r.failed()).flat_map(|r| {
-            r.problems.iter().map(move |p| OracleProblemJson {
-                file: file.to_string(),
-                blkno: r.blkno,
-                offset: p.offset,
-                field: p.field.clone(),
-                class: p.class.as_str(),
-                severity: p.severity,
-                message: p.message.clone(),
-            })
-        });
+    /// Text: the file's heading, once (written at its first failing block
+    /// or at its summary, so a file that turns out unreadable prints none).
+    fn heading(&mut self, file: &str) -> io::Result<()> {
+        if self.format == VerifyFormat::Text && !self.heading {
+            self.heading = true;
+            write_heading(&mut self.out, file)?;
+        }
+        Ok(())
+    }
+
+    /// One block of `file`, written now if it failed.
+    pub(crate) fn block(&mut self, file: &str, r: &BlockReport) -> io::Result<()> {
+        if !r.failed() {
+            return Ok(());
+        }
         match self.format {
             VerifyFormat::Text => {
-                write_dbv_report(&mut self.out, file, reports, summary, self.all_problems)?
+                self.heading(file)?;
+                write_block(&mut self.out, r, self.all_problems)?;
+                writeln!(self.out)
             }
             VerifyFormat::Ndjson => {
-                for p in problems {
+                for p in block_problems(file, r) {
                     write_line(&mut self.out, &p)?;
                 }
+                Ok(())
             }
-            VerifyFormat::Json => self.held.extend(problems),
+            VerifyFormat::Json => {
+                for p in block_problems(file, r) {
+                    self.document.problem(&mut self.out, &p)?;
+                }
+                Ok(())
+            }
         }
+    }
+
+    /// The end of one file: its tallies (text: DBVERIFY's summary lines).
+    pub(crate) fn file_done(&mut self, file: &str, summary: &DbvSummary) -> io::Result<()> {
+        if self.format == VerifyFormat::Text {
+            self.heading(file)?;
+            write_footer(&mut self.out, summary)?;
+        }
+        self.heading = false;
         self.summary.clean &= summary.clean();
         self.summary.files += 1;
         self.summary.per_file.push(FileSummary {
@@ -135,19 +155,45 @@ impl<W: Write> OracleVerifyPrinter<W> {
                     summary: &self.summary,
                 },
             )?,
-            VerifyFormat::Json => write_pretty(
-                &mut self.out,
-                &Document {
-                    schema: SCHEMA,
-                    engine: Engine::Oracle,
-                    summary: &self.summary,
-                    problems: &self.held,
-                },
-            )?,
+            VerifyFormat::Json => {
+                let document =
+                    std::mem::replace(&mut self.document, DocumentWriter::new(Engine::Oracle));
+                document.finish(&mut self.out, &self.summary)?
+            }
         }
         self.out.flush()?;
         Ok(self.summary.clean)
     }
+}
+
+/// The problems of a failing block, placed in `file`.
+fn block_problems<'a>(
+    file: &'a str,
+    r: &'a BlockReport,
+) -> impl Iterator<Item = OracleProblemJson> + 'a {
+    r.problems.iter().map(move |p| OracleProblemJson {
+        file: file.to_string(),
+        blkno: r.blkno,
+        offset: p.offset,
+        field: p.field.clone(),
+        class: p.class.as_str(),
+        severity: p.severity,
+        message: p.message.clone(),
+    })
+}
+
+fn write_heading(out: &mut dyn Write, file: &str) -> io::Result<()> {
+    writeln!(
+        out,
+        "DBVERIFY-style verification (blockscope) : FILE = {file}"
+    )?;
+    writeln!(out)
+}
+
+fn write_footer(out: &mut dyn Write, summary: &DbvSummary) -> io::Result<()> {
+    writeln!(out, "DBVERIFY - Verification complete")?;
+    writeln!(out)?;
+    write_summary(out, summary)
 }
 
 /// Write the report for `file`. `reports` may hold every block; only failing
@@ -161,18 +207,12 @@ pub fn write_dbv_report(
     summary: &DbvSummary,
     all_problems: bool,
 ) -> io::Result<()> {
-    writeln!(
-        out,
-        "DBVERIFY-style verification (blockscope) : FILE = {file}"
-    )?;
-    writeln!(out)?;
+    write_heading(out, file)?;
     for r in reports.iter().filter(|r| r.failed()) {
         write_block(out, r, all_problems)?;
         writeln!(out)?;
     }
-    writeln!(out, "DBVERIFY - Verification complete")?;
-    writeln!(out)?;
-    write_summary(out, summary)
+    write_footer(out, summary)
 }
 
 fn write_block(out: &mut dyn Write, r: &BlockReport, all_problems: bool) -> io::Result<()> {

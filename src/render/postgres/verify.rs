@@ -2,7 +2,8 @@
 //! (`json`), or one problem per line ending with the summary line (`ndjson`).
 //!
 //! The JSON shape is shared by both engines (docs/json.md, "verify"):
-//! `{"schema": 2, "engine": …, "summary": {"clean": …, …}, "problems": […]}`;
+//! `{"schema": 3, "engine": …, "problems": […], "summary": {"clean": …, …}}`,
+//! problems written as they come;
 //! NDJSON writes the problems one a line, then `{"schema", "engine", "summary"}`.
 
 use std::io::{self, Write};
@@ -15,16 +16,16 @@ use crate::model::Severity;
 use crate::verify::Report;
 
 use crate::render::problems::{self, Line};
-use crate::render::report::{Document, SummaryLine, VerifyFormat, SCHEMA};
-use crate::render::write::{write_line, write_pretty};
+use crate::render::report::{DocumentWriter, SummaryLine, VerifyFormat, SCHEMA};
+use crate::render::write::write_line;
 
 /// Writes verify's findings to `out` as they arrive; [`VerifyPrinter::finish`]
 /// adds the summary.
 pub struct VerifyPrinter<W: Write> {
     out: W,
     format: VerifyFormat,
-    /// `json` only: problems held for the one document.
-    held: Vec<VerifyProblem>,
+    /// `json` only: the one document, streamed.
+    document: DocumentWriter,
     /// `text` only: print every problem on its own line (no problem budget).
     all_problems: bool,
     /// `text` only: the problems of the current block, printed through the
@@ -49,7 +50,7 @@ impl<W: Write> VerifyPrinter<W> {
         VerifyPrinter {
             out,
             format,
-            held: Vec::new(),
+            document: DocumentWriter::new(Engine::Postgres),
             all_problems: false,
             block: Vec::new(),
             failing: false,
@@ -93,7 +94,7 @@ impl<W: Write> VerifyPrinter<W> {
         Ok(())
     }
 
-    /// Write the summary (and, for `json`, the whole document) and flush.
+    /// Write the summary (and, for `json`, the end of the document) and flush.
     pub fn finish(mut self, summary: &Summary) -> io::Result<W> {
         let json = SummaryJson {
             clean: !summary.failed(),
@@ -112,15 +113,11 @@ impl<W: Write> VerifyPrinter<W> {
                     summary: json,
                 },
             )?,
-            VerifyFormat::Json => write_pretty(
-                &mut self.out,
-                &Document {
-                    schema: SCHEMA,
-                    engine: Engine::Postgres,
-                    summary: json,
-                    problems: &self.held,
-                },
-            )?,
+            VerifyFormat::Json => {
+                let document =
+                    std::mem::replace(&mut self.document, DocumentWriter::new(Engine::Postgres));
+                document.finish(&mut self.out, &json)?
+            }
         }
         self.out.flush()?;
         Ok(self.out)
@@ -159,10 +156,7 @@ impl<W: Write> Report for VerifyPrinter<W> {
                 Ok(())
             }
             VerifyFormat::Ndjson => write_line(&mut self.out, p),
-            VerifyFormat::Json => {
-                self.held.push(p.clone());
-                Ok(())
-            }
+            VerifyFormat::Json => self.document.problem(&mut self.out, p),
         }
     }
 }
