@@ -8,9 +8,7 @@ use std::process::ExitCode;
 use crate::engine::{trace_pages, Decoded, Decoder, Engine, Page, ParseOptions};
 use crate::error::Error;
 use crate::input::InputFormat;
-use crate::model::oracle::OracleKind;
-use crate::model::postgres::PageKind;
-use crate::model::{Problem, Severity};
+use crate::model::Severity;
 use crate::render::{self, Format};
 use crate::source::{segment_from_name, Blocks, RelationFileName, Source};
 
@@ -223,13 +221,11 @@ struct Seen {
 
 impl Seen {
     fn page(&mut self, page: &Page) {
-        let (recognised, problems): (bool, &[Problem]) = match page {
-            Page::Postgres(p) => (p.kind != PageKind::Unknown, &p.problems),
-            Page::Oracle(b) => (b.kind != OracleKind::Unknown, &b.problems),
-            Page::OracleText(_) => (true, &[]),
-        };
-        self.recognised |= recognised;
-        self.errors |= problems.iter().any(|p| p.severity == Severity::Error);
+        self.recognised |= page.recognised();
+        self.errors |= page
+            .problems()
+            .iter()
+            .any(|p| p.severity == Severity::Error);
     }
 
     /// 0 clean, 1 when a block has error-level problems.

@@ -558,7 +558,27 @@ impl Page {
             Page::Oracle(_) | Page::OracleText(_) => Engine::Oracle,
         }
     }
+
+    /// Whether the page was recognised as a page kind of its engine (a block
+    /// known from a trace's text counts as recognised).
+    pub fn recognised(&self) -> bool {
+        match self {
+            Page::Postgres(p) => p.kind != PageKind::Unknown,
+            Page::Oracle(b) => b.kind != crate::model::oracle::OracleKind::Unknown,
+            Page::OracleText(_) => true,
+        }
+    }
+
+    /// The problems found on the page (none for a block known only from text).
+    pub fn problems(&self) -> &[crate::model::Problem] {
+        match self {
+            Page::Postgres(p) => &p.problems,
+            Page::Oracle(b) => &b.problems,
+            Page::OracleText(_) => &[],
+        }
+    }
 }
+
 #[cfg(test)]
 mod tests {
     use super::*;
