@@ -124,6 +124,11 @@ fn wrap_words(text: &str, width: usize) -> Vec<String> {
     out
 }
 
+/// The most characters one table cell shows with `--wide` (a value of
+/// megabytes in one cell makes a table no one reads, and costs time to lay
+/// out); past it the cell says how long the value is. JSON shows values whole.
+pub(crate) const WIDE_CELL_CHARS: usize = 64 << 10;
+
 /// A table with `header`, drawn at its natural width; when `opts.width` is
 /// set and the table would not fit, drawn as expanded records instead
 /// ([`Fitted`]): cells are never wrapped mid-word.

@@ -13,7 +13,7 @@ use crate::model::oracle::{
     Column, IndexData, Kcbh, Ktbbh, OracleBlock, OracleKind, Rdba, TableData,
 };
 
-use crate::render::fit::{new_table, right};
+use crate::render::fit::{new_table, right, WIDE_CELL_CHARS};
 use crate::render::RenderOptions;
 
 /// How many column bytes the narrow view shows.
@@ -642,7 +642,7 @@ fn value_cell(v: &ColumnValue) -> String {
 
 fn bytes_cell(data: &[u8], wide: bool) -> String {
     let shown = if wide {
-        data.len()
+        data.len().min(WIDE_CELL_CHARS / 3)
     } else {
         data.len().min(NARROW_BYTES)
     };

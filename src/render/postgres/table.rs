@@ -10,7 +10,7 @@ use crate::model::postgres::{
 };
 use crate::render::postgres::json::{spaced_hex, AmJson};
 
-use crate::render::fit::{new_table, right, Fitted};
+use crate::render::fit::{new_table, right, Fitted, WIDE_CELL_CHARS};
 use crate::render::RenderOptions;
 
 /// Render one PostgreSQL page as tables.
@@ -236,7 +236,7 @@ fn items_table(items: &[HeapItem], opts: &RenderOptions) -> Fitted {
 
 fn data_cell(data: &[u8], wide: bool) -> String {
     let shown = if wide {
-        data.len()
+        data.len().min(WIDE_CELL_CHARS / 2)
     } else {
         data.len().min(NARROW_DATA_BYTES)
     };
@@ -405,7 +405,13 @@ fn value_cell(a: &Attr, wide: bool) -> String {
     let mut chars = 0usize;
     let total = text.chars().count();
     for c in text.chars() {
-        if !wide && chars >= NARROW_VALUE_CHARS {
+        if chars
+            >= if wide {
+                WIDE_CELL_CHARS
+            } else {
+                NARROW_VALUE_CHARS
+            }
+        {
             break;
         }
         match c {
@@ -659,5 +665,41 @@ fn short_json(v: &serde_json::Value, wide: bool) -> String {
         }
         serde_json::Value::String(s) => s.clone(),
         other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::postgres::{Typed, Value};
+
+    fn attr(text: String) -> Attr {
+        Attr {
+            attnum: 1,
+            name: None,
+            type_name: "text".into(),
+            dropped: false,
+            offset: Some(0),
+            raw: None,
+            storage: Storage::Long,
+            toast: None,
+            value: Some(Value {
+                text,
+                typed: Typed::Text,
+            }),
+            problems: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn wide_cells_stop_at_their_ceiling_and_say_how_long_the_value_is() {
+        let cell = value_cell(&attr("a".repeat(3 * WIDE_CELL_CHARS)), true);
+        assert!(cell.len() <= WIDE_CELL_CHARS + 32, "{}", cell.len());
+        assert!(cell.ends_with(&format!("… ({} chars)", 3 * WIDE_CELL_CHARS)));
+        let short = "b".repeat(1000);
+        assert_eq!(value_cell(&attr(short.clone()), true), short);
+        let hex = data_cell(&vec![0xab; WIDE_CELL_CHARS], true);
+        assert!(hex.len() <= WIDE_CELL_CHARS + 32, "{}", hex.len());
+        assert!(hex.ends_with(&format!("… ({} bytes)", WIDE_CELL_CHARS)));
     }
 }
