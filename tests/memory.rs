@@ -213,7 +213,7 @@ fn oracle_verify_reports_failing_blocks_as_found() {
             }
             "json" => {
                 let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
-                assert_eq!(doc["schema"], 3);
+                assert_eq!(doc["schema"], 4);
                 assert_eq!(doc["summary"]["per_file"][0]["total_pages_examined"], 2000);
                 let last = doc["problems"].as_array().unwrap().last().unwrap().clone();
                 assert_eq!(last["blkno"], 1999);
