@@ -144,6 +144,12 @@ pub(crate) struct VerifyArgs {
     #[arg(long, short = 'f', value_enum, default_value_t = VerifyFormatArg::Text)]
     pub format: VerifyFormatArg,
 
+    /// Report provenance: blockscope's version, the arguments, and per
+    /// input its path, size, mtime and the SHA-256 of the bytes read
+    /// (PostgreSQL inputs).
+    #[arg(long)]
+    pub evidence: bool,
+
     /// Text: print every problem on its own line (default: repeats of one
     /// kind in a block collapse into one line with a count, and at most 25
     /// lines a block; JSON always keeps every problem).

@@ -157,6 +157,7 @@ impl VerifyConfig {
                     ChecksumsArg::On => ChecksumMode::On,
                     ChecksumsArg::Off => ChecksumMode::Off,
                 },
+                evidence: args.evidence,
             },
             format: match args.format {
                 VerifyFormatArg::Text => VerifyFormat::Text,

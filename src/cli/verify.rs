@@ -47,11 +47,17 @@ pub(crate) fn run(cfg: &VerifyConfig) -> Result<ExitCode, Error> {
 fn postgres(cfg: &VerifyConfig) -> Result<bool, Error> {
     let mut printer = VerifyPrinter::new(BufWriter::new(io::stdout().lock()), cfg.format)
         .all_problems(cfg.all_problems);
-    let summary = match verify::run(&cfg.inputs, &cfg.options, &mut printer) {
+    let mut summary = match verify::run(&cfg.inputs, &cfg.options, &mut printer) {
         Ok(summary) => summary,
         Err(e) if is_broken_pipe(&e) => return Ok(!printer.failing()),
         Err(e) => return Err(e),
     };
+    if let Some(p) = summary.provenance.as_mut() {
+        p.arguments = std::env::args_os()
+            .skip(1)
+            .map(|a| verify::file_name(std::path::Path::new(&a)))
+            .collect();
+    }
     let failing = printer.failing();
     match printer.finish(&summary) {
         Ok(_) => Ok(!summary.failed()),
@@ -62,6 +68,12 @@ fn postgres(cfg: &VerifyConfig) -> Result<bool, Error> {
 
 /// Oracle datafiles and traces: a DBVERIFY-style report per file.
 fn oracle(cfg: &VerifyConfig, inputs: &[(PathBuf, OracleInput)]) -> Result<bool, Error> {
+    if cfg.options.evidence {
+        return Err(Error::Usage(
+            "--evidence: provenance is reported for PostgreSQL inputs only, not yet for Oracle's"
+                .to_string(),
+        ));
+    }
     let mut printer = OracleVerifyPrinter::new(BufWriter::new(io::stdout().lock()), cfg.format)
         .all_problems(cfg.all_problems);
     let mut clean = true;

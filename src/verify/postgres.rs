@@ -19,16 +19,18 @@
 //! the segment comes from the `.N` suffix of the file name (or `--segment`).
 
 use std::cell::RefCell;
+use std::fmt::Write as _;
 use std::fs::{self, File};
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
+use sha2::{Digest, Sha256};
 
 use crate::error::Error;
 use crate::input::InputFormat;
 use crate::model::postgres::verify::{
-    ChecksumVerdict, PgControlSummary, Skipped, Summary, VerifyProblem,
+    ChecksumVerdict, PgControlSummary, Provenance, ProvenanceInput, Skipped, Summary, VerifyProblem,
 };
 use crate::model::postgres::SIZE_OF_PAGE_HEADER;
 use crate::model::{Problem, ProblemClass, Severity};
@@ -79,6 +81,9 @@ pub struct VerifyOptions {
     pub segment: Option<u64>,
     /// Whether to check pd_checksum: on, off, or as the pages say (auto).
     pub checksums: ChecksumMode,
+    /// `--evidence`: record [`Provenance`] in the summary, with the SHA-256
+    /// of every input's bytes as they are read.
+    pub evidence: bool,
 }
 
 impl Default for VerifyOptions {
@@ -88,6 +93,7 @@ impl Default for VerifyOptions {
             segment_bytes: None,
             segment: None,
             checksums: ChecksumMode::Auto,
+            evidence: false,
         }
     }
 }
@@ -181,6 +187,12 @@ pub fn run(
     report: &mut dyn Report,
 ) -> Result<Summary, Error> {
     let mut summary = Summary::default();
+    if opts.evidence {
+        summary.provenance = Some(Provenance {
+            blockscope: env!("CARGO_PKG_VERSION").to_string(),
+            ..Provenance::default()
+        });
+    }
     let mut control_path = None;
     let targets = collect_targets(inputs, opts, &mut summary.skipped, &mut control_path)?;
     let control = control_path.map(|path| read_control(&path));
@@ -281,8 +293,18 @@ pub fn run(
                     Some(head) => head,
                     None => read_stdin_head(block_size)?,
                 };
-                bytes_seen += check_stdin(head, &ctx, &mut summary, report)?;
+                let mut hash = summary.provenance.is_some().then(Sha256::new);
+                let size = check_stdin(head, &ctx, &mut summary, report, &mut hash)?;
+                bytes_seen += size;
                 summary.files += 1;
+                if let Some(p) = summary.provenance.as_mut() {
+                    p.inputs.push(ProvenanceInput {
+                        path: "-".to_string(),
+                        size,
+                        mtime: None,
+                        sha256: hash.map(hex_digest),
+                    });
+                }
             }
         }
     }
@@ -420,9 +442,9 @@ fn check_relation_file(
         }
         let file = open_file(path)?;
         let len = input_len(&file, &meta)?;
-        Ok((file, len))
+        Ok((file, len, meta.modified().ok()))
     });
-    let (file, len) = match opened {
+    let (file, len, mtime) = match opened {
         Ok(x) => x,
         Err(e) => {
             let problem = io_problem(&name, first_blkno, 0, "file", unreadable(path, &e));
@@ -431,6 +453,44 @@ fn check_relation_file(
         }
     };
     summary.files += 1;
+    let mut hash = summary.provenance.is_some().then(Sha256::new);
+    let size = check_relation_blocks(
+        path,
+        &file,
+        len,
+        first_blkno,
+        block_size,
+        checksums,
+        summary,
+        report,
+        &mut hash,
+    )?;
+    if let Some(p) = summary.provenance.as_mut() {
+        p.inputs.push(ProvenanceInput {
+            path: name,
+            size: len,
+            mtime: mtime.map(super::rfc3339_utc),
+            sha256: hash.map(hex_digest),
+        });
+    }
+    Ok(size)
+}
+
+/// The blocks of an opened relation file, `len` bytes; `hash` fed with
+/// every byte read, in file order.
+#[allow(clippy::too_many_arguments)]
+fn check_relation_blocks(
+    path: &Path,
+    file: &File,
+    len: u64,
+    first_blkno: u64,
+    block_size: usize,
+    checksums: bool,
+    summary: &mut Summary,
+    report: &mut dyn Report,
+    hash: &mut Option<Sha256>,
+) -> Result<u64, Error> {
+    let name = file_name(path);
     let mut ctx = BlockContext {
         file: &name,
         block_size,
@@ -439,22 +499,22 @@ fn check_relation_file(
         from_text: false,
         btree_index: false,
     };
-    if let Some((data, blknos)) = text_pages(path, &file, len, block_size)? {
+    if let Some((data, blknos)) = text_pages(path, file, len, block_size, hash)? {
         return check_decoded(&data, &blknos, &ctx, summary, report);
     }
     if first_blkno == 0 && len >= block_size as u64 {
         let mut page = vec![0u8; block_size];
         // An unreadable block 0 is reported when the blocks are read.
-        if read_at(&file, &mut page, 0).is_ok() {
+        if read_at(file, &mut page, 0).is_ok() {
             ctx.btree_index = is_btree_metapage(&page, Endian::Little);
         }
     }
-    check_file(&file, len, &ctx, summary, report)?;
+    check_file(file, len, &ctx, summary, report, hash)?;
     // A file that grew or shrank while it was read (a live cluster, a
     // file being copied): what was checked is not all of it.
     let now = file
         .metadata()
-        .and_then(|meta| input_len(&file, &meta))
+        .and_then(|meta| input_len(file, &meta))
         .unwrap_or(len);
     if now != len {
         let problem = io_problem(
@@ -732,6 +792,15 @@ fn is_temp_relation(name: &str) -> bool {
         })
 }
 
+/// A SHA-256 digest in lower-case hex.
+fn hex_digest(hash: Sha256) -> String {
+    let mut out = String::with_capacity(64);
+    for b in hash.finalize() {
+        let _ = write!(out, "{b:02x}");
+    }
+    out
+}
+
 /// Fill `buf` from `file` at `offset`; a short count only at end of file.
 fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
     let mut done = 0;
@@ -796,7 +865,7 @@ fn probe_files(
         let Ok(len) = file.metadata().and_then(|m| input_len(&file, &m)) else {
             continue;
         };
-        if let Some((data, _)) = text_pages(path, &file, len, block_size)? {
+        if let Some((data, _)) = text_pages(path, &file, len, block_size, &mut None)? {
             // A text dump of pages: its decoded pages decide.
             if let Some(i) = data
                 .chunks_exact(block_size)
@@ -940,7 +1009,9 @@ fn check_file(
     ctx: &BlockContext,
     summary: &mut Summary,
     report: &mut dyn Report,
+    hash: &mut Option<Sha256>,
 ) -> Result<(), Error> {
+    let keep = hash.is_some();
     let bs = ctx.block_size as u64;
     let whole = len / bs;
     let per_chunk = chunk_blocks(ctx.block_size) as u64;
@@ -948,7 +1019,9 @@ fn check_file(
     let mut next = 0u64;
     while next < chunks {
         let end = (next + WINDOW_CHUNKS as u64).min(chunks);
-        let outcomes: Vec<(u64, io::Result<Outcome>)> = (next..end)
+        // With `hash`, each chunk's bytes are kept until hashed in file order.
+        type Checked = io::Result<(Outcome, Option<Vec<u8>>)>;
+        let outcomes: Vec<(u64, Checked)> = (next..end)
             .into_par_iter()
             .map(|c| {
                 let first = c * per_chunk;
@@ -959,7 +1032,8 @@ fn check_file(
                     let outcome = read_at(file, &mut buf, first * bs).map(|n| {
                         // A file that shrank while being read: check what was there.
                         let got = n - n % ctx.block_size;
-                        check_blocks(&buf[..got], first, ctx)
+                        let bytes = keep.then(|| buf[..n].to_vec());
+                        (check_blocks(&buf[..got], first, ctx), bytes)
                     });
                     (c, outcome)
                 })
@@ -967,7 +1041,12 @@ fn check_file(
             .collect();
         for (c, outcome) in outcomes {
             match outcome {
-                Ok(outcome) => outcome.add_to(summary, report)?,
+                Ok((outcome, bytes)) => {
+                    if let (Some(h), Some(bytes)) = (hash.as_mut(), bytes) {
+                        h.update(&bytes);
+                    }
+                    outcome.add_to(summary, report)?
+                }
                 // Some block of the chunk cannot be read: block by block,
                 // to report exactly which and check the others.
                 Err(_) => {
@@ -977,10 +1056,15 @@ fn check_file(
                     for index in first..first + count {
                         match read_at(file, &mut page, index * bs) {
                             Ok(n) => {
+                                if let Some(h) = hash.as_mut() {
+                                    h.update(&page[..n]);
+                                }
                                 let got = n - n % ctx.block_size;
                                 check_blocks(&page[..got], index, ctx).add_to(summary, report)?;
                             }
                             Err(e) => {
+                                // Not all of the file was read: no digest of it.
+                                *hash = None;
                                 let problem = io_problem(
                                     ctx.file,
                                     ctx.first_blkno + index,
@@ -999,6 +1083,14 @@ fn check_file(
     }
     let tail = len % bs;
     if tail > 0 {
+        if let Some(h) = hash.as_mut() {
+            // Not checked, but read for the digest: all of the file's bytes.
+            let mut rest = vec![0u8; tail as usize];
+            match read_at(file, &mut rest, whole * bs) {
+                Ok(n) => h.update(&rest[..n]),
+                Err(_) => *hash = None,
+            }
+        }
         truncated(ctx, whole, len, tail, summary, report)?;
     }
     Ok(())
@@ -1010,9 +1102,12 @@ fn check_stdin(
     ctx: &BlockContext,
     summary: &mut Summary,
     report: &mut dyn Report,
+    hash: &mut Option<Sha256>,
 ) -> Result<u64, Error> {
     let bs = ctx.block_size;
     if let Some(blknos) = head.decoded {
+        // The text was read by the dump decoder: no digest of it.
+        *hash = None;
         return check_decoded(&head.bytes, &blknos, ctx, summary, report);
     }
     let head = head.bytes;
@@ -1033,6 +1128,9 @@ fn check_stdin(
         have_window = false;
         let len = window.len();
         total += len as u64;
+        if let Some(h) = hash.as_mut() {
+            h.update(&window);
+        }
         let whole = len - len % bs;
         let outcomes: Vec<Outcome> = window[..whole]
             .par_chunks(per_chunk)
@@ -1102,6 +1200,7 @@ fn text_pages(
     file: &File,
     len: u64,
     block_size: usize,
+    hash: &mut Option<Sha256>,
 ) -> Result<Option<TextPages>, Error> {
     let mut head = vec![0u8; (len.min(64 << 10)) as usize];
     let Ok(n) = read_at(file, &mut head, 0) else {
@@ -1136,6 +1235,9 @@ fn text_pages(
             })
         }
     };
+    if let Some(h) = hash.as_mut() {
+        h.update(&text);
+    }
     let blknos = (0..decoded.bytes.len().div_ceil(block_size))
         .map(|i| decoded.blkno_at((i * block_size) as u64, block_size))
         .collect();

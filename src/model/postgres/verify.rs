@@ -112,6 +112,39 @@ pub struct Summary {
     pub pg_control: Option<PgControlSummary>,
     /// Files passed over (not relation files).
     pub skipped: Vec<Skipped>,
+    /// `--evidence`: what was run on which bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provenance: Option<Provenance>,
+}
+
+/// `--evidence`: the program, its arguments, and per input what was read,
+/// so that a finding can be tied to the file it came from.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Provenance {
+    /// blockscope's version.
+    pub blockscope: String,
+    /// The command line after the program name, each argument escaped as
+    /// file names are.
+    pub arguments: Vec<String>,
+    /// Per input file checked, in order.
+    pub inputs: Vec<ProvenanceInput>,
+}
+
+/// One input as it was read.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct ProvenanceInput {
+    /// The file name as verify prints it (`-`: standard input).
+    pub path: String,
+    /// Bytes: the file's size when opened; standard input's bytes read.
+    pub size: u64,
+    /// Last modification, RFC 3339 UTC; absent for standard input.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mtime: Option<String>,
+    /// SHA-256 (hex) of exactly the bytes read, computed as they were read;
+    /// absent when a block could not be read or the input was decoded text
+    /// on standard input.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
 }
 
 impl Summary {

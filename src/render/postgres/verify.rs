@@ -2,7 +2,7 @@
 //! (`json`), or one problem per line ending with the summary line (`ndjson`).
 //!
 //! The JSON shape is shared by both engines (docs/json.md, "verify"):
-//! `{"schema": 3, "engine": …, "problems": […], "summary": {"clean": …, …}}`,
+//! `{"schema": 4, "engine": …, "problems": […], "summary": {"clean": …, …}}`,
 //! problems written as they come;
 //! NDJSON writes the problems one a line, then `{"schema", "engine", "summary"}`.
 
@@ -11,7 +11,7 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use crate::engine::Engine;
-use crate::model::postgres::verify::{Skipped, Summary, VerifyProblem};
+use crate::model::postgres::verify::{Provenance, Skipped, Summary, VerifyProblem};
 use crate::model::Severity;
 use crate::verify::Report;
 
@@ -103,6 +103,9 @@ impl<W: Write> VerifyPrinter<W> {
         match self.format {
             VerifyFormat::Text => {
                 self.flush_block()?;
+                if let Some(p) = &summary.provenance {
+                    write_provenance(&mut self.out, p)?;
+                }
                 write_summary(&mut self.out, summary)?
             }
             VerifyFormat::Ndjson => write_line(
@@ -174,6 +177,28 @@ fn write_problem(out: &mut dyn Write, p: &VerifyProblem, suffix: &str) -> io::Re
         p.field,
         p.message
     )
+}
+
+/// `--evidence`: what was run, on which bytes.
+fn write_provenance(out: &mut dyn Write, p: &Provenance) -> io::Result<()> {
+    writeln!(out, "Provenance")?;
+    writeln!(out, "blockscope:        {}", p.blockscope)?;
+    writeln!(out, "Arguments:         {}", p.arguments.join(" "))?;
+    for input in &p.inputs {
+        writeln!(out, "Input:             {}", input.path)?;
+        writeln!(out, "  size:            {} bytes", input.size)?;
+        if let Some(mtime) = &input.mtime {
+            writeln!(out, "  mtime:           {mtime}")?;
+        }
+        match &input.sha256 {
+            Some(sha) => writeln!(out, "  sha256:          {sha}")?,
+            None => writeln!(
+                out,
+                "  sha256:          none (a block could not be read, or the input was decoded text)"
+            )?,
+        }
+    }
+    writeln!(out)
 }
 
 fn write_summary(out: &mut dyn Write, s: &Summary) -> io::Result<()> {
