@@ -135,6 +135,14 @@ struct BlockContext<'a> {
     from_text: bool,
     /// Block 0 is a btree metapage: every page should be a btree page.
     btree_index: bool,
+    /// The file the blocks came from, read again for a block whose checksum
+    /// fails (a block being written while it was read is whole on a re-read).
+    /// `None` for standard input and decoded text.
+    reread: Option<&'a File>,
+    /// A running cluster's start LSN: a block that still fails its checksum
+    /// after the re-read and whose pd_lsn is newer was written during the
+    /// run, and is counted as changed rather than reported.
+    start_lsn: Option<u64>,
 }
 
 /// The checked blocks of one chunk: counts and the problems found, in order.
@@ -144,6 +152,7 @@ struct Outcome {
     zero_pages: u64,
     bad_blocks: u64,
     bad_checksums: u64,
+    changed_during_run: u64,
     problems: Vec<VerifyProblem>,
 }
 
@@ -153,6 +162,7 @@ impl Outcome {
         summary.zero_pages += self.zero_pages;
         summary.bad_blocks += self.bad_blocks;
         summary.bad_checksums += self.bad_checksums;
+        summary.changed_during_run += self.changed_during_run;
         for p in &self.problems {
             if p.severity > Severity::Info {
                 *summary
@@ -220,6 +230,13 @@ pub fn run(
     summary.block_size = block_size;
     summary.blocks_per_segment = blocks_per_segment;
     summary.pg_control = control.as_ref().map(|(file, c)| control_summary(file, c));
+    // A running cluster: its checkpoint's REDO location, read now, is the
+    // run's start LSN — every block written since has a newer pd_lsn.
+    let start_lsn = trusted.filter(|c| c.running()).map(|c| c.checkpoint_redo);
+    if let Some(lsn) = start_lsn {
+        summary.cluster_running = true;
+        summary.start_lsn = Some(lsn_text(lsn));
+    }
 
     for s in &summary.skipped {
         report.skipped(s).map_err(report_error)?;
@@ -272,6 +289,7 @@ pub fn run(
                     first_blkno,
                     block_size,
                     checksums,
+                    start_lsn,
                     &mut summary,
                     report,
                 )?;
@@ -288,6 +306,8 @@ pub fn run(
                     checksums,
                     from_text: false,
                     btree_index: false,
+                    reread: None,
+                    start_lsn: None,
                 };
                 let head = match stdin_head.take() {
                     Some(head) => head,
@@ -431,6 +451,7 @@ fn check_relation_file(
     first_blkno: u64,
     block_size: usize,
     checksums: bool,
+    start_lsn: Option<u64>,
     summary: &mut Summary,
     report: &mut dyn Report,
 ) -> Result<u64, Error> {
@@ -498,10 +519,14 @@ fn check_relation_blocks(
         checksums,
         from_text: false,
         btree_index: false,
+        reread: None,
+        start_lsn: None,
     };
     if let Some((data, blknos)) = text_pages(path, file, len, block_size, hash)? {
         return check_decoded(&data, &blknos, &ctx, summary, report);
     }
+    ctx.reread = Some(&file);
+    ctx.start_lsn = start_lsn;
     if first_blkno == 0 && len >= block_size as u64 {
         let mut page = vec![0u8; block_size];
         // An unreadable block 0 is reported when the blocks are read.
@@ -838,6 +863,18 @@ fn read_full(reader: &mut dyn Read, buf: &mut [u8]) -> io::Result<usize> {
         }
     }
     Ok(done)
+}
+
+/// pd_lsn of a page image as one 64-bit LSN (0 without a header).
+fn pd_lsn(page: &[u8]) -> u64 {
+    let r = Reader::new(page, Endian::Little);
+    let half = |at| u64::from(r.peek_u32(at, "pd_lsn").unwrap_or(0));
+    half(0) << 32 | half(4)
+}
+
+/// An LSN as PostgreSQL prints it, `%X/%X`.
+fn lsn_text(lsn: u64) -> String {
+    format!("{:X}/{:X}", lsn >> 32, lsn as u32)
 }
 
 /// pd_checksum of a page image, if it has a header.
@@ -1177,6 +1214,8 @@ fn check_decoded(
         let page_ctx = BlockContext {
             first_blkno,
             from_text: true,
+            reread: None,
+            start_lsn: None,
             ..*ctx
         };
         check_blocks(page, first, &page_ctx).add_to(summary, report)?;
@@ -1285,14 +1324,33 @@ fn check_blocks(data: &[u8], first: u64, ctx: &BlockContext) -> Outcome {
     for (i, page) in data.chunks_exact(ctx.block_size).enumerate() {
         let index = first + i as u64;
         let blkno = ctx.first_blkno + index;
-        let verdict = check_block(page, blkno, ctx, &mut problems);
+        let file_offset = index * ctx.block_size as u64;
+        let mut verdict = check_block(page, blkno, ctx, &mut problems);
+        let mut page_lsn = pd_lsn(page);
+        if verdict.bad_checksum {
+            // As pg_basebackup: read the block again before believing it.
+            if let Some(file) = ctx.reread {
+                let mut again = vec![0u8; ctx.block_size];
+                if matches!(read_at(file, &mut again, file_offset), Ok(n) if n == again.len()) {
+                    problems.clear();
+                    verdict = check_block(&again, blkno, ctx, &mut problems);
+                    page_lsn = pd_lsn(&again);
+                }
+            }
+        }
         outcome.blocks += 1;
+        if verdict.bad_checksum && ctx.start_lsn.is_some_and(|start| page_lsn > start) {
+            // Written after the run began: its bytes are in flux (maybe torn),
+            // so neither its checksum nor its structure is judged.
+            outcome.changed_during_run += 1;
+            problems.clear();
+            continue;
+        }
         outcome.zero_pages += u64::from(verdict.new);
         outcome.bad_checksums += u64::from(verdict.bad_checksum);
         if problems.iter().any(|p| p.severity > Severity::Info) {
             outcome.bad_blocks += 1;
         }
-        let file_offset = index * ctx.block_size as u64;
         outcome.problems.extend(
             problems
                 .drain(..)
@@ -1439,6 +1497,8 @@ mod tests {
                     checksums: true,
                     from_text: false,
                     btree_index,
+                    reread: None,
+                    start_lsn: None,
                 };
                 let mut problems = Vec::new();
                 check_block(&page, round % 5, &ctx, &mut problems);

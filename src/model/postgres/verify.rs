@@ -100,6 +100,12 @@ pub struct Summary {
     pub zero_pages: u64,
     /// Files whose size is not a whole number of blocks.
     pub truncated_files: u64,
+    /// On a running cluster: blocks whose checksum still failed when re-read
+    /// but whose pd_lsn is newer than the run's start LSN — written while
+    /// the run read them, so not reported (as pg_basebackup does). Omitted
+    /// from JSON when zero.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub changed_during_run: u64,
     /// Problems by class (errors and warnings; zero pages are counted above).
     pub problems_by_class: BTreeMap<&'static str, u64>,
     /// Page size the files were read with.
@@ -110,6 +116,15 @@ pub struct Summary {
     pub checksums: Option<ChecksumVerdict>,
     /// A data directory's pg_control, when one was given.
     pub pg_control: Option<PgControlSummary>,
+    /// pg_control said the cluster was running (`in production`): blocks
+    /// were re-read and judged against [`Summary::start_lsn`]. Omitted from
+    /// JSON when false.
+    #[serde(skip_serializing_if = "is_false")]
+    pub cluster_running: bool,
+    /// The run's start LSN on a running cluster: the latest checkpoint's
+    /// REDO location in pg_control when the run began, `%X/%X`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start_lsn: Option<String>,
     /// Files passed over (not relation files).
     pub skipped: Vec<Skipped>,
     /// `--evidence`: what was run on which bytes.
@@ -153,4 +168,12 @@ impl Summary {
         // `io`: a file or block that could not be read is never clean.
         self.bad_blocks > 0 || self.truncated_files > 0 || self.problems_by_class.contains_key("io")
     }
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }

@@ -19,6 +19,16 @@
 //!  crc           u32   CRC-32C of every byte before it      +80
 //! ```
 //!
+//! Before it, the header is the same since PostgreSQL 9.3 except that 11
+//! dropped `prevCheckPoint`:
+//!
+//! ```text
+//!  system_identifier u64 +0, pg_control_version u32 +8,
+//!  catalog_version_no u32 +12, state u32 +16, time i64 +24,
+//!  checkPoint u64 +32, then (before 11) prevCheckPoint u64 +40,
+//!  checkPointCopy (a CheckPoint, whose first field is redo) +40, or +48 before 11
+//! ```
+//!
 //! So the file is read by finding floatFormat, and trusted only when the CRC
 //! at +80 matches: a layout this reading does not fit (a future version, a
 //! different byte order) or a damaged file is refused rather than misread.
@@ -38,6 +48,10 @@ pub struct ControlFile {
     pub relseg_size: u32,
     /// 0 = no data checksums, 1 = on (later versions add in-progress states).
     pub data_checksum_version: u32,
+    /// checkPointCopy.redo: the latest checkpoint's REDO location (an LSN,
+    /// high 32 bits first), as pg_controldata's "Latest checkpoint's REDO
+    /// location".
+    pub checkpoint_redo: u64,
 }
 
 impl ControlFile {
@@ -58,6 +72,12 @@ impl ControlFile {
     /// Shut down cleanly: its pages are final (what pg_checksums requires).
     pub fn shut_down(&self) -> bool {
         matches!(self.state, 1 | 2)
+    }
+
+    /// `DB_IN_PRODUCTION`: the server is (or was, when it stopped without a
+    /// clean shutdown) running and writing pages.
+    pub fn running(&self) -> bool {
+        self.state == 6
     }
 }
 
@@ -81,12 +101,19 @@ pub fn parse_control_file(data: &[u8]) -> Result<ControlFile, String> {
              0x{stored_crc:08x}: damaged, or a layout this version does not read"
         ));
     }
+    let pg_control_version = word(8, "pg_control_version")?;
+    // PG_CONTROL_VERSION 1100 (PostgreSQL 11) dropped prevCheckPoint.
+    let redo_at = if pg_control_version >= 1100 { 40 } else { 48 };
+    // An XLogRecPtr is a native uint64: low half first on little-endian.
+    let redo = u64::from(word(redo_at + 4, "checkPointCopy.redo")?) << 32
+        | u64::from(word(redo_at, "checkPointCopy.redo")?);
     Ok(ControlFile {
-        pg_control_version: word(8, "pg_control_version")?,
+        pg_control_version,
         state: word(16, "state")?,
         blcksz: word(float_at + 8, "blcksz")?,
         relseg_size: word(float_at + 12, "relseg_size")?,
         data_checksum_version: word(float_at + 44, "data_checksum_version")?,
+        checkpoint_redo: redo,
     })
 }
 

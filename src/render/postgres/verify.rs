@@ -226,6 +226,9 @@ fn write_summary(out: &mut dyn Write, s: &Summary) -> io::Result<()> {
     writeln!(out, "Bad checksums:     {}", s.bad_checksums)?;
     writeln!(out, "Zero (new) pages:  {}", s.zero_pages)?;
     writeln!(out, "Truncated files:   {}", s.truncated_files)?;
+    if s.cluster_running {
+        writeln!(out, "Changed during the run: {}", s.changed_during_run)?;
+    }
     writeln!(out, "Problems by class: {classes}")?;
     writeln!(out, "Data checksums:    {checksums}")?;
     writeln!(
@@ -245,6 +248,15 @@ fn write_summary(out: &mut dyn Write, s: &Summary) -> io::Result<()> {
                 "pg_control:        not used: {}",
                 error.as_deref().unwrap_or("unreadable")
             )?,
+        }
+        if s.cluster_running {
+            writeln!(
+                out,
+                "Cluster:           running (in production); start LSN {} (the latest \
+                 checkpoint's REDO location): a block failing its checksum was re-read, and one \
+                 still failing with a newer pd_lsn counted as changed during the run",
+                s.start_lsn.as_deref().unwrap_or("unknown")
+            )?;
         }
         if c.shut_down == Some(false) {
             writeln!(
