@@ -482,6 +482,7 @@ fn check_relation_file(
         first_blkno,
         block_size,
         checksums,
+        start_lsn,
         summary,
         report,
         &mut hash,
@@ -507,6 +508,7 @@ fn check_relation_blocks(
     first_blkno: u64,
     block_size: usize,
     checksums: bool,
+    start_lsn: Option<u64>,
     summary: &mut Summary,
     report: &mut dyn Report,
     hash: &mut Option<Sha256>,
@@ -525,7 +527,7 @@ fn check_relation_blocks(
     if let Some((data, blknos)) = text_pages(path, file, len, block_size, hash)? {
         return check_decoded(&data, &blknos, &ctx, summary, report);
     }
-    ctx.reread = Some(&file);
+    ctx.reread = Some(file);
     ctx.start_lsn = start_lsn;
     if first_blkno == 0 && len >= block_size as u64 {
         let mut page = vec![0u8; block_size];
