@@ -464,3 +464,27 @@ fn fifos_are_refused_for_schema_and_toast() {
     }
     let _ = fs::remove_dir_all(&dir);
 }
+
+/// `verify` holds at most a bounded number of problems per parallel chunk:
+/// 512 pages of 1,500 overlapping line pointers (767,488 problems, about
+/// 170 MB when a window of chunks held them all) are checked and reported,
+/// every one of them, under the streaming limit.
+#[test]
+fn verify_holds_a_bounded_number_of_problems() {
+    if !have_prlimit() {
+        return;
+    }
+    let dir = temp_dir("verify-dense");
+    let rel = overlapping_relation(&dir, 512, 1500);
+    for format in ["text", "ndjson"] {
+        let out = run_limited(STREAM_LIMIT, &["verify", "--format", format, &rel]);
+        assert_no_abort(&out);
+        assert_eq!(code(&out), 1, "{format}");
+        if format == "ndjson" {
+            let lines = out.stdout.iter().filter(|&&b| b == b'\n').count();
+            // Every problem, then the summary line.
+            assert_eq!(lines, 512 * 1499 + 1);
+        }
+    }
+    let _ = fs::remove_dir_all(&dir);
+}

@@ -148,6 +148,7 @@ struct BlockContext<'a> {
 /// The checked blocks of one chunk: counts and the problems found, in order.
 #[derive(Default)]
 struct Outcome {
+    /// Blocks checked (fewer than given when a problem cap stopped it).
     blocks: u64,
     zero_pages: u64,
     bad_blocks: u64,
@@ -1072,7 +1073,10 @@ fn check_file(
                         // A file that shrank while being read: check what was there.
                         let got = n - n % ctx.block_size;
                         let bytes = keep.then(|| buf[..n].to_vec());
-                        (check_blocks(&buf[..got], first, ctx), bytes)
+                        (
+                            check_blocks_upto(&buf[..got], first, ctx, CHUNK_PROBLEMS),
+                            bytes,
+                        )
                     });
                     (c, outcome)
                 })
@@ -1084,7 +1088,30 @@ fn check_file(
                     if let (Some(h), Some(bytes)) = (hash.as_mut(), bytes) {
                         h.update(&bytes);
                     }
-                    outcome.add_to(summary, report)?
+                    let first = c * per_chunk;
+                    let count = per_chunk.min(whole - first);
+                    let checked = outcome.blocks;
+                    outcome.add_to(summary, report)?;
+                    // Stopped by its problem cap: the rest one block at a time.
+                    let mut page = vec![0u8; ctx.block_size];
+                    for index in first + checked..first + count {
+                        match read_at(file, &mut page, index * bs) {
+                            Ok(n) => {
+                                let got = n - n % ctx.block_size;
+                                check_blocks(&page[..got], index, ctx).add_to(summary, report)?;
+                            }
+                            Err(e) => {
+                                let problem = io_problem(
+                                    ctx.file,
+                                    ctx.first_blkno + index,
+                                    index * bs,
+                                    "block",
+                                    format!("the block cannot be read: {e}"),
+                                );
+                                add_io_problem(problem, summary, report)?;
+                            }
+                        }
+                    }
                 }
                 // Some block of the chunk cannot be read: block by block,
                 // to report exactly which and check the others.
@@ -1174,10 +1201,24 @@ fn check_stdin(
         let outcomes: Vec<Outcome> = window[..whole]
             .par_chunks(per_chunk)
             .enumerate()
-            .map(|(i, chunk)| check_blocks(chunk, index + (i * per_chunk / bs) as u64, ctx))
+            .map(|(i, chunk)| {
+                check_blocks_upto(
+                    chunk,
+                    index + (i * per_chunk / bs) as u64,
+                    ctx,
+                    CHUNK_PROBLEMS,
+                )
+            })
             .collect();
-        for outcome in outcomes {
+        for (i, outcome) in outcomes.into_iter().enumerate() {
+            let chunk = &window[i * per_chunk..whole.min((i + 1) * per_chunk)];
+            let first = index + (i * per_chunk / bs) as u64;
+            let checked = outcome.blocks as usize;
             outcome.add_to(summary, report)?;
+            // Stopped by its problem cap: the rest one block at a time.
+            for (j, page) in chunk.chunks_exact(bs).enumerate().skip(checked) {
+                check_blocks(page, first + j as u64, ctx).add_to(summary, report)?;
+            }
         }
         index += (whole / bs) as u64;
         if len < full {
@@ -1321,9 +1362,24 @@ fn truncated(
 
 /// Check consecutive whole blocks; `first` is the position of the first in its file.
 fn check_blocks(data: &[u8], first: u64, ctx: &BlockContext) -> Outcome {
+    check_blocks_upto(data, first, ctx, usize::MAX)
+}
+
+/// Problems one parallel chunk may hold before it stops and leaves the rest
+/// of its blocks to be checked one at a time, each reported at once (pages
+/// of thousands of overlapping line pointers would otherwise hold millions
+/// of problems per window).
+const CHUNK_PROBLEMS: usize = 16 * 1024;
+
+/// Like [`check_blocks`], stopping after the block that brings the problems
+/// to `cap`: [`Outcome::checked`] says how many blocks were checked.
+fn check_blocks_upto(data: &[u8], first: u64, ctx: &BlockContext, cap: usize) -> Outcome {
     let mut outcome = Outcome::default();
     let mut problems = Vec::new();
     for (i, page) in data.chunks_exact(ctx.block_size).enumerate() {
+        if outcome.problems.len() >= cap {
+            break;
+        }
         let index = first + i as u64;
         let blkno = ctx.first_blkno + index;
         let file_offset = index * ctx.block_size as u64;
