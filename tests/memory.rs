@@ -488,3 +488,20 @@ fn verify_holds_a_bounded_number_of_problems() {
     }
     let _ = fs::remove_dir_all(&dir);
 }
+
+/// `show --format ndjson` renders pages in parallel a window at a time; the
+/// window is small enough that pages of 1,500 line pointers each (about
+/// 600 KB of JSON a page) stay under the streaming limit.
+#[test]
+fn show_ndjson_windows_are_bounded() {
+    if !have_prlimit() {
+        return;
+    }
+    let dir = temp_dir("show-ndjson-dense");
+    let rel = overlapping_relation(&dir, 512, 1500);
+    let out = run_limited(STREAM_LIMIT, &["show", "--format", "ndjson", &rel]);
+    assert_no_abort(&out);
+    assert_eq!(code(&out), 1);
+    assert_eq!(out.stdout.iter().filter(|&&b| b == b'\n').count(), 512);
+    let _ = fs::remove_dir_all(&dir);
+}

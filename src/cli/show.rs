@@ -17,7 +17,7 @@ use super::{is_broken_pipe, stdout_error};
 
 /// Pages `show --format ndjson` parses and serialises in parallel at a time,
 /// in tasks of [`NDJSON_TASK`] pages.
-const NDJSON_WINDOW: usize = 256;
+const NDJSON_WINDOW: usize = 64;
 const NDJSON_TASK: usize = 16;
 
 /// Where the loop's blocks come from (one value a run).
