@@ -1092,56 +1092,17 @@ fn check_file(
                     let count = per_chunk.min(whole - first);
                     let checked = outcome.blocks;
                     outcome.add_to(summary, report)?;
-                    // Stopped by its problem cap: the rest one block at a time.
-                    let mut page = vec![0u8; ctx.block_size];
-                    for index in first + checked..first + count {
-                        match read_at(file, &mut page, index * bs) {
-                            Ok(n) => {
-                                let got = n - n % ctx.block_size;
-                                check_blocks(&page[..got], index, ctx).add_to(summary, report)?;
-                            }
-                            Err(e) => {
-                                let problem = io_problem(
-                                    ctx.file,
-                                    ctx.first_blkno + index,
-                                    index * bs,
-                                    "block",
-                                    format!("the block cannot be read: {e}"),
-                                );
-                                add_io_problem(problem, summary, report)?;
-                            }
-                        }
-                    }
+                    // Stopped by its problem cap: the rest one block at a time
+                    // (already hashed with the chunk).
+                    let rest = first + checked..first + count;
+                    block_by_block(file, rest, ctx, summary, report, &mut None)?;
                 }
                 // Some block of the chunk cannot be read: block by block,
                 // to report exactly which and check the others.
                 Err(_) => {
                     let first = c * per_chunk;
                     let count = per_chunk.min(whole - first);
-                    let mut page = vec![0u8; ctx.block_size];
-                    for index in first..first + count {
-                        match read_at(file, &mut page, index * bs) {
-                            Ok(n) => {
-                                if let Some(h) = hash.as_mut() {
-                                    h.update(&page[..n]);
-                                }
-                                let got = n - n % ctx.block_size;
-                                check_blocks(&page[..got], index, ctx).add_to(summary, report)?;
-                            }
-                            Err(e) => {
-                                // Not all of the file was read: no digest of it.
-                                *hash = None;
-                                let problem = io_problem(
-                                    ctx.file,
-                                    ctx.first_blkno + index,
-                                    index * bs,
-                                    "block",
-                                    format!("the block cannot be read: {e}"),
-                                );
-                                add_io_problem(problem, summary, report)?;
-                            }
-                        }
-                    }
+                    block_by_block(file, first..first + count, ctx, summary, report, hash)?;
                 }
             }
         }
@@ -1158,6 +1119,45 @@ fn check_file(
             }
         }
         truncated(ctx, whole, len, tail, summary, report)?;
+    }
+    Ok(())
+}
+
+/// Blocks `range` of `file` read and checked one at a time, each reported
+/// at once: a block that cannot be read is an `io` problem (and the file then
+/// has no digest); `hash` is fed with every byte read, in order.
+fn block_by_block(
+    file: &File,
+    range: std::ops::Range<u64>,
+    ctx: &BlockContext,
+    summary: &mut Summary,
+    report: &mut dyn Report,
+    hash: &mut Option<Sha256>,
+) -> Result<(), Error> {
+    let bs = ctx.block_size as u64;
+    let mut page = vec![0u8; ctx.block_size];
+    for index in range {
+        match read_at(file, &mut page, index * bs) {
+            Ok(n) => {
+                if let Some(h) = hash.as_mut() {
+                    h.update(&page[..n]);
+                }
+                let got = n - n % ctx.block_size;
+                check_blocks(&page[..got], index, ctx).add_to(summary, report)?;
+            }
+            Err(e) => {
+                // Not all of the file was read: no digest of it.
+                *hash = None;
+                let problem = io_problem(
+                    ctx.file,
+                    ctx.first_blkno + index,
+                    index * bs,
+                    "block",
+                    format!("the block cannot be read: {e}"),
+                );
+                add_io_problem(problem, summary, report)?;
+            }
+        }
     }
     Ok(())
 }
