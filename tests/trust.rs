@@ -2,9 +2,7 @@
 //! points 5 and 6): heap verdicts read from hint bits, and checksums read in
 //! the context the page came from.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 use blockscope::model::postgres::{HeapItem, PgPage};
 use blockscope::model::Severity;
@@ -12,6 +10,8 @@ use blockscope::postgres::{candidate_blocks, checksum_block, fitting_blocks};
 use blockscope::postgres::{parse_page, PageOptions};
 use blockscope::Endian;
 use serde_json::Value;
+
+mod common;
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -322,27 +322,10 @@ fn every_fixture_page_fits_its_own_block_number() {
 
 // --- the same through the binary -------------------------------------------
 
+/// Exit status and standard output of the binary (tests/common runs it).
 fn blockscope(args: &[&str], stdin: Option<&[u8]>) -> (i32, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_blockscope"))
-        .args(args)
-        .current_dir(root())
-        .stdin(if stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run blockscope");
-    if let Some(data) = stdin {
-        child.stdin.take().unwrap().write_all(data).unwrap();
-    }
-    let out = child.wait_with_output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-    )
+    let run = common::run_with_stdin(args, stdin);
+    (run.code, run.stdout)
 }
 
 /// The checksum problems of every page `show --format json` printed.

@@ -30,35 +30,27 @@ pub(crate) trait ProblemLike {
     fn message(&self) -> &str;
 }
 
-impl ProblemLike for Problem {
-    fn severity(&self) -> Severity {
-        self.severity
-    }
-    fn class(&self) -> ProblemClass {
-        self.class
-    }
-    fn field(&self) -> &str {
-        &self.field
-    }
-    fn message(&self) -> &str {
-        &self.message
-    }
+/// Both problem types carry these fields under the same names.
+macro_rules! problem_like {
+    ($($t:ty),*) => {$(
+        impl ProblemLike for $t {
+            fn severity(&self) -> Severity {
+                self.severity
+            }
+            fn class(&self) -> ProblemClass {
+                self.class
+            }
+            fn field(&self) -> &str {
+                &self.field
+            }
+            fn message(&self) -> &str {
+                &self.message
+            }
+        }
+    )*};
 }
 
-impl ProblemLike for VerifyProblem {
-    fn severity(&self) -> Severity {
-        self.severity
-    }
-    fn class(&self) -> ProblemClass {
-        self.class
-    }
-    fn field(&self) -> &str {
-        &self.field
-    }
-    fn message(&self) -> &str {
-        &self.message
-    }
-}
+problem_like!(Problem, VerifyProblem);
 
 impl<P: ProblemLike> ProblemLike for &P {
     fn severity(&self) -> Severity {
