@@ -394,6 +394,11 @@ fn unreadable(path: &Path, e: &io::Error) -> String {
     format!("not read: {e}")
 }
 
+/// `path` is gone (not a dangling symbolic link: that is damage to report).
+fn removed(path: &Path, e: &io::Error) -> bool {
+    e.kind() == io::ErrorKind::NotFound && fs::symlink_metadata(path).is_err()
+}
+
 /// What a file that is neither a directory nor a regular file is.
 fn special_kind(meta: &fs::Metadata) -> Option<&'static str> {
     #[cfg(unix)]
@@ -468,6 +473,16 @@ fn check_relation_file(
     });
     let (file, len, mtime) = match opened {
         Ok(x) => x,
+        Err(e) if start_lsn.is_some() && removed(path, &e) => {
+            // A running cluster drops files (a table truncated or rewritten,
+            // its old files unlinked at the next checkpoint) between the
+            // listing and the open: as pg_basebackup, not a failure.
+            summary.skipped.push(Skipped {
+                file: name,
+                reason: "removed while the run went on (the cluster is running)".to_string(),
+            });
+            return Ok(0);
+        }
         Err(e) => {
             let problem = io_problem(&name, first_blkno, 0, "file", unreadable(path, &e));
             add_io_problem(problem, summary, report)?;
@@ -544,7 +559,25 @@ fn check_relation_blocks(
         .metadata()
         .and_then(|meta| input_len(file, &meta))
         .unwrap_or(len);
-    if now != len {
+    if now != len && start_lsn.is_some() {
+        // A running cluster extends and truncates relations as it works (as
+        // pg_basebackup, take it as it comes): noted, not a failure.
+        let mut problem = io_problem(
+            &name,
+            first_blkno,
+            0,
+            "file size",
+            format!(
+                "the file changed size while it was read, as files of a running cluster do: \
+                 {len} bytes when opened, {now} bytes after; blocks past {} bytes were not all \
+                 checked",
+                len.min(now)
+            ),
+        );
+        problem.severity = Severity::Info;
+        summary.resized_during_run += 1;
+        report.problem(&problem).map_err(report_error)?;
+    } else if now != len {
         let problem = io_problem(
             &name,
             first_blkno,

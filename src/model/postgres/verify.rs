@@ -106,6 +106,11 @@ pub struct Summary {
     /// from JSON when zero.
     #[serde(skip_serializing_if = "is_zero")]
     pub changed_during_run: u64,
+    /// On a running cluster: files that grew or shrank while they were read
+    /// (reported as `io` problems of severity `info`, not failures). Omitted
+    /// from JSON when zero.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub resized_during_run: u64,
     /// Problems by class (errors and warnings; zero pages are counted above).
     pub problems_by_class: BTreeMap<&'static str, u64>,
     /// Page size the files were read with.

@@ -228,6 +228,13 @@ fn write_summary(out: &mut dyn Write, s: &Summary) -> io::Result<()> {
     writeln!(out, "Truncated files:   {}", s.truncated_files)?;
     if s.cluster_running {
         writeln!(out, "Changed during the run: {}", s.changed_during_run)?;
+        if s.resized_during_run > 0 {
+            writeln!(
+                out,
+                "Resized during the run: {} files",
+                s.resized_during_run
+            )?;
+        }
     }
     writeln!(out, "Problems by class: {classes}")?;
     writeln!(out, "Data checksums:    {checksums}")?;
