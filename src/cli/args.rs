@@ -354,6 +354,9 @@ pub(crate) enum DecodeWhat {
     OracleNumber,
     /// Oracle DATE (7 bytes) or TIMESTAMP (11 bytes).
     OracleDate,
+    /// Oracle ROWID: extended (`AAASO6AAMAAAAw2AAA`) or restricted
+    /// (`00000C36.0000.000C`) → data object id, file, block, row.
+    Rowid,
 }
 
 /// Output formats of `decode`.
