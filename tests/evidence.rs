@@ -157,9 +157,37 @@ fn standard_input_s_digest_is_of_the_stream() {
     assert_eq!(input["sha256"], sha256_hex(&bytes));
 }
 
+/// Oracle datafiles and traces carry the same provenance: the digest of
+/// the file's bytes (a datafile) or of the trace text read.
 #[test]
-fn oracle_inputs_refuse_evidence() {
+fn oracle_datafile_and_trace_digests() {
+    let (code, s) = summary(
+        &[
+            "verify",
+            "--evidence",
+            "-f",
+            "json",
+            "fixtures/oracle/planted.dbf",
+            "fixtures/oracle/trace/planted_2_9_8.trc",
+        ],
+        None,
+    );
+    assert_eq!(code, 1, "planted.dbf has failing blocks");
+    let inputs = &s["provenance"]["inputs"];
+    for (i, name) in ["planted.dbf", "trace/planted_2_9_8.trc"]
+        .iter()
+        .enumerate()
+    {
+        let bytes = common::fixture_bytes(&format!("oracle/{name}"));
+        assert_eq!(inputs[i]["path"], format!("fixtures/oracle/{name}"));
+        assert_eq!(inputs[i]["size"], bytes.len() as u64);
+        assert_eq!(inputs[i]["sha256"], sha256_hex(&bytes));
+        assert!(inputs[i]["mtime"].is_string());
+    }
+    assert_eq!(s["provenance"]["arguments"][1], "--evidence");
     let run = common::run(&["verify", "--evidence", "fixtures/oracle/planted.dbf"]);
-    assert_eq!(run.code, 2, "{}", run.stderr);
-    assert!(run.stderr.contains("--evidence"), "{}", run.stderr);
+    let digest = sha256_hex(&common::fixture_bytes("oracle/planted.dbf"));
+    assert!(run
+        .stdout
+        .contains(&format!("  sha256:          {digest}\n")));
 }

@@ -146,9 +146,20 @@ pub(crate) struct VerifyArgs {
 
     /// Report provenance: blockscope's version, the arguments, and per
     /// input its path, size, mtime and the SHA-256 of the bytes read
-    /// (PostgreSQL inputs).
+    /// (PostgreSQL and Oracle inputs).
     #[arg(long)]
     pub evidence: bool,
+
+    /// Oracle datafiles: check only these blocks (`N`, `A..B`, `A..`,
+    /// `..B`), as DBVERIFY's START= and END= do.
+    #[arg(long, value_name = "RANGE")]
+    pub blocks: Option<String>,
+
+    /// Oracle datafiles: the input's first block is block N of its datafile
+    /// (a range cut out with `dd skip=N`), so its blocks are checked at
+    /// their own positions.
+    #[arg(long, value_name = "N")]
+    pub first_block: Option<u64>,
 
     /// Text: print every problem on its own line (default: repeats of one
     /// kind in a block collapse into one line with a count, and at most 25
@@ -343,6 +354,9 @@ pub(crate) enum DecodeWhat {
     OracleNumber,
     /// Oracle DATE (7 bytes) or TIMESTAMP (11 bytes).
     OracleDate,
+    /// Oracle ROWID: extended (`AAASO6AAMAAAAw2AAA`) or restricted
+    /// (`00000C36.0000.000C`) → data object id, file, block, row.
+    Rowid,
 }
 
 /// Output formats of `decode`.

@@ -141,6 +141,10 @@ pub(crate) struct VerifyConfig {
     pub all_problems: bool,
     /// `--engine`; `None` detects from each file's first block.
     pub engine: Option<Engine>,
+    /// Oracle: `--blocks` (DBVERIFY's START/END); `None` = every block.
+    pub oracle_blocks: Option<BlockRange>,
+    /// Oracle: `--first-block`.
+    pub first_block: Option<u64>,
 }
 
 impl VerifyConfig {
@@ -167,6 +171,11 @@ impl VerifyConfig {
             jobs,
             all_problems: args.all_problems,
             engine: args.engine.into(),
+            oracle_blocks: args.blocks.as_deref().map(BlockRange::parse).transpose()?,
+            first_block: args
+                .first_block
+                .map(|n| block_number("--first-block", n))
+                .transpose()?,
         })
     }
 }

@@ -145,7 +145,8 @@ fn postgres_word(what: DecodeWhat, text: &str) -> Result<DecodedWord, Error> {
         | DecodeWhat::OracleFlg
         | DecodeWhat::OracleItlFlag
         | DecodeWhat::OracleNumber
-        | DecodeWhat::OracleDate => {}
+        | DecodeWhat::OracleDate
+        | DecodeWhat::Rowid => {}
     }
     Ok(d)
 }
@@ -289,6 +290,16 @@ enum OracleWord {
         bytes: String,
         value: String,
     },
+    Rowid {
+        word: &'static str,
+        rowid: String,
+        format: &'static str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        data_object_id: Option<u32>,
+        relative_file: u32,
+        block: u32,
+        row: u32,
+    },
 }
 
 #[derive(Serialize)]
@@ -342,6 +353,7 @@ pub(crate) fn run(args: &DecodeArgs) -> Result<ExitCode, Error> {
         DecodeWhat::OracleItlFlag => oracle(itl_flag(parse_word(&args.value, 16)? as u16)),
         DecodeWhat::OracleNumber => oracle(number(&parse_bytes(&all())?)?),
         DecodeWhat::OracleDate => oracle(date(&parse_bytes(&all())?)?),
+        DecodeWhat::Rowid => oracle(rowid(args.value.trim())?),
     };
     let mut out = BufWriter::new(io::stdout().lock());
     match (&explained, args.format) {
@@ -546,6 +558,84 @@ fn date(bytes: &[u8]) -> Result<(String, OracleWord), Error> {
         word: what,
         bytes: spaced(bytes),
         value: d.to_string(),
+    };
+    Ok((t, j))
+}
+
+/// The value of `text` in the extended ROWID alphabet (`A-Z a-z 0-9 + /`,
+/// 6 bits a character, most significant first).
+fn rowid_base64(text: &str, part: &str) -> Result<u64, Error> {
+    text.bytes().try_fold(0u64, |acc, c| {
+        let d = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => {
+                return Err(Error::Usage(format!(
+                    "decode rowid: {:?} in the {part} is not a ROWID character (A-Z a-z 0-9 + /)",
+                    c as char
+                )))
+            }
+        };
+        Ok(acc << 6 | u64::from(d))
+    })
+}
+
+/// An Oracle ROWID: extended, 18 characters `OOOOOOFFFBBBBBBRRR` (data
+/// object id, relative file, block, row; base 64), or restricted
+/// `BBBBBBBB.RRRR.FFFF` (block, row, file; hex).
+fn rowid(text: &str) -> Result<(String, OracleWord), Error> {
+    let restricted: Vec<&str> = text.split('.').collect();
+    let (format, object, file, block, row) = if restricted.len() == 3 {
+        let hex = |s: &str, n: usize, part: &str| -> Result<u64, Error> {
+            if s.len() != n || !s.bytes().all(|b| b.is_ascii_hexdigit()) {
+                return Err(Error::Usage(format!(
+                    "decode rowid: restricted ROWID BBBBBBBB.RRRR.FFFF: the {part} {s:?} is not \
+                     {n} hex digits"
+                )));
+            }
+            Ok(u64::from_str_radix(s, 16).unwrap_or(0))
+        };
+        let block = hex(restricted[0], 8, "block")?;
+        let row = hex(restricted[1], 4, "row")?;
+        let file = hex(restricted[2], 4, "file")?;
+        ("restricted", None, file, block, row)
+    } else if text.len() == 18 && text.is_ascii() {
+        let object = rowid_base64(&text[0..6], "data object id")?;
+        let file = rowid_base64(&text[6..9], "relative file number")?;
+        let block = rowid_base64(&text[9..15], "block number")?;
+        let row = rowid_base64(&text[15..18], "row number")?;
+        if object > u64::from(u32::MAX) || block > u64::from(u32::MAX) {
+            return Err(Error::Usage(format!(
+                "decode rowid: {text}: the data object id and block number are 32-bit; \
+                 its first character of each must be A-D"
+            )));
+        }
+        ("extended", Some(object as u32), file, block, row)
+    } else {
+        return Err(Error::Usage(format!(
+            "decode rowid: {text:?} is neither an extended ROWID (18 characters \
+             OOOOOOFFFBBBBBBRRR) nor a restricted one (BBBBBBBB.RRRR.FFFF)"
+        )));
+    };
+    let (file, block, row) = (file as u32, block as u32, row as u32);
+    let mut t = format!("rowid {text} ({format})\n");
+    if let Some(o) = object {
+        t.push_str(&format!("  data object id  {o}\n"));
+    }
+    t.push_str(&format!("  relative file   {file}\n"));
+    t.push_str(&format!("  block           {block}\n"));
+    t.push_str(&format!("  row             {row}\n"));
+    let j = OracleWord::Rowid {
+        word: "rowid",
+        rowid: text.to_string(),
+        format,
+        data_object_id: object,
+        relative_file: file,
+        block,
+        row,
     };
     Ok((t, j))
 }

@@ -458,7 +458,15 @@ pub(crate) fn verify_plan(
             Engine::Postgres => (VerifyPlan::Postgres, notes),
         });
     }
+    // Inputs that cannot be read (a dangling link, no permission): they
+    // join the run the readable inputs choose, which reports them (`io`).
+    let mut undecided = Vec::new();
     for path in inputs {
+        let dangling = !path.exists() && path.symlink_metadata().is_ok();
+        if dangling {
+            undecided.push(path.clone());
+            continue;
+        }
         if !path.is_file() {
             if engine == Some(Engine::Oracle) {
                 return Err(Error::Usage(format!(
@@ -470,6 +478,7 @@ pub(crate) fn verify_plan(
         }
         // An unreadable file is verify's to report (class `io`), not a reason to stop.
         let Ok(mut src) = Source::open(Some(path), InputFormat::Auto, None) else {
+            undecided.push(path.clone());
             continue;
         };
         if src.format == InputFormat::OracleTrace {
@@ -491,6 +500,11 @@ pub(crate) fn verify_plan(
     }
     if oracle.is_empty() {
         return Ok((VerifyPlan::Postgres, notes));
+    }
+    if oracle.len() + undecided.len() == inputs.len() && !undecided.is_empty() {
+        oracle.extend(undecided.into_iter().map(|p| (p, OracleInput::Datafile)));
+        // In the order given.
+        oracle.sort_by_key(|(p, _)| inputs.iter().position(|i| i == p));
     }
     if oracle.len() != inputs.len() {
         return Err(Error::Usage(

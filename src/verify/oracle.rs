@@ -14,6 +14,7 @@ use crate::parse::oracle::verify::DatafileVerifier;
 use crate::parse::oracle::{parse_block, BlockOptions};
 use crate::reader::Endian;
 use crate::source::Source;
+use sha2::{Digest, Sha256};
 
 use super::postgres::report_error;
 
@@ -34,14 +35,58 @@ pub(crate) type OnBlock<'a> = dyn FnMut(&BlockReport) -> std::io::Result<()> + '
 /// How much of standard input is read ahead to learn whether it is short.
 const STDIN_PEEK: usize = 1 << 17;
 
+/// DBVERIFY's START=/END= and the position of a range cut out of a datafile.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct DatafileOptions {
+    /// `--block-size`; `None` = from block 0 or the first block.
+    pub block_size: Option<usize>,
+    /// First and last block checked (DBVERIFY's START and END), as block
+    /// numbers in the datafile.
+    pub first: u64,
+    pub last: u64,
+    /// The input's first block is block `first_block` of its datafile (a
+    /// range cut out with `dd skip=`).
+    pub first_block: u64,
+    /// `--evidence`: hash exactly the bytes read.
+    pub evidence: bool,
+}
+
+impl Default for DatafileOptions {
+    fn default() -> Self {
+        DatafileOptions {
+            block_size: None,
+            first: 0,
+            last: u64::MAX,
+            first_block: 0,
+            evidence: false,
+        }
+    }
+}
+
+/// What a datafile's run produced besides its failing blocks.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct FileVerdict {
+    /// DBVERIFY's tallies.
+    pub summary: DbvSummary,
+    /// Bytes read.
+    pub size: u64,
+    /// `--evidence`: SHA-256 (hex) of exactly the bytes read, when they
+    /// were the file's own bytes (not decoded text).
+    pub sha256: Option<String>,
+    /// Reading stopped here: the block number and the operating system's
+    /// error (the blocks before it were checked).
+    pub read_error: Option<(u64, String)>,
+}
+
 /// Check every block of a datafile (block size from block 0 or the first
 /// block's format byte, unless given): each failing block handed to
 /// `on_block` in order, DBVERIFY's tallies returned.
 pub(crate) fn verify_datafile(
     path: &Path,
-    block_size: Option<usize>,
+    opts: &DatafileOptions,
     on_block: &mut OnBlock<'_>,
-) -> Result<DbvSummary, Error> {
+) -> Result<FileVerdict, Error> {
+    let block_size = opts.block_size;
     let block_size_arg = block_size;
     // Standard input's length is known when it is short (a block or a few):
     // enough to tell a lone block from a datafile.
@@ -63,22 +108,53 @@ pub(crate) fn verify_datafile(
     };
     // A single block cut out of a datafile has no position of its own: check it
     // where its rdba says it belongs (a raw file of exactly one block).
-    let lone_block = src.format == InputFormat::Raw && size == block_size;
+    let lone_block = src.format == InputFormat::Raw && size == block_size && opts.first_block == 0;
+    let mut hash = (opts.evidence && src.format == InputFormat::Raw).then(Sha256::new);
+    let mut verdict = FileVerdict::default();
     let mut verifier = DatafileVerifier::new();
     // Failing blocks before the first whole one (only a short last block can
     // be one): held until a whole block says the file was verified at all.
     let mut early = Vec::new();
     let mut whole = 0u64;
     for block in src.blocks() {
-        let block = block?;
+        let block = match block {
+            Ok(block) => block,
+            Err(Error::Io { source, .. }) => {
+                // An unreadable block ends this file's run, not the whole
+                // run: the blocks read so far stand, the error is reported.
+                let at = opts
+                    .first_block
+                    .saturating_add(verdict.size / block_size.max(1));
+                verdict.read_error = Some((at, source.to_string()));
+                verifier.summary.unreadable += 1;
+                break;
+            }
+            Err(e) => return Err(e),
+        };
+        verdict.size += block.data.len() as u64;
+        if let Some(h) = hash.as_mut() {
+            h.update(&block.data);
+        }
         whole += u64::from(block.data.len() as u64 == block_size);
         let position = if lone_block {
             own_block_number(&block.data).unwrap_or(block.index)
         } else {
-            block.index
+            block.index.saturating_add(opts.first_block)
         };
+        if position < opts.first || position > opts.last {
+            // Outside START..END: not examined, but the file header still
+            // tells the relative file number.
+            if position == 1 {
+                verifier.learn(&block.data);
+            }
+            if position > opts.last {
+                break;
+            }
+            continue;
+        }
         let (parsed, problems) = verifier.check(position, &block.data);
-        let report = BlockReport::new(&parsed, problems);
+        let mut report = BlockReport::new(&parsed, problems);
+        report.rel_file = verifier.rel_file;
         if whole > 0 {
             for r in early.drain(..) {
                 on_block(&r).map_err(report_error)?;
@@ -92,7 +168,7 @@ pub(crate) fn verify_datafile(
             }
         }
     }
-    if whole == 0 {
+    if whole == 0 && verdict.read_error.is_none() {
         // Nothing was read: never a clean verdict.
         return Err(Error::Usage(format!(
             "{}: no whole {block_size}-byte block ({size} bytes): nothing was verified{}",
@@ -104,7 +180,20 @@ pub(crate) fn verify_datafile(
             }
         )));
     }
-    Ok(verifier.summary)
+    for r in early.drain(..) {
+        on_block(&r).map_err(report_error)?;
+    }
+    verdict.summary = verifier.summary;
+    // Not the whole file when a read failed: no digest.
+    verdict.sha256 = hash
+        .filter(|_| verdict.read_error.is_none())
+        .map(|h| hex(&h.finalize()));
+    Ok(verdict)
+}
+
+/// Lower-case hex of a digest.
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Check the blocks rebuilt from a trace's hex sections, each at the block
@@ -112,8 +201,9 @@ pub(crate) fn verify_datafile(
 pub(crate) fn verify_trace(
     path: &Path,
     endian: Option<Endian>,
+    evidence: bool,
     on_block: &mut OnBlock<'_>,
-) -> Result<DbvSummary, Error> {
+) -> Result<FileVerdict, Error> {
     let read_all = |mut r: Box<dyn std::io::Read>| {
         let mut text = Vec::new();
         std::io::Read::read_to_end(
@@ -131,6 +221,11 @@ pub(crate) fn verify_trace(
         path: path.to_path_buf(),
         source,
     })?;
+    let mut verdict = FileVerdict {
+        size: text.len() as u64,
+        sha256: evidence.then(|| hex(&Sha256::digest(&text))),
+        ..FileVerdict::default()
+    };
     let text = crate::input::utf8_text(text);
     let blocks = rebuilt_blocks(&text, endian).map_err(|e| Error::Input {
         path: path.to_path_buf(),
@@ -161,12 +256,14 @@ pub(crate) fn verify_trace(
                 n.clone(),
             )
         }));
-        let report = BlockReport::new(&parsed, problems);
+        let mut report = BlockReport::new(&parsed, problems);
+        report.rel_file = verifier.rel_file;
         if report.failed() {
             on_block(&report).map_err(report_error)?;
         }
     }
-    Ok(verifier.summary)
+    verdict.summary = verifier.summary;
+    Ok(verdict)
 }
 
 /// The block number a block's own rdba (kcbh, offset 4) gives it.

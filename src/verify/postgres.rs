@@ -383,7 +383,7 @@ fn add_io_problem(
 }
 
 /// Why `path` could not be looked at or opened.
-fn unreadable(path: &Path, e: &io::Error) -> String {
+pub(crate) fn unreadable(path: &Path, e: &io::Error) -> String {
     let link = fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
     if link && e.kind() == io::ErrorKind::NotFound {
         let to = fs::read_link(path)

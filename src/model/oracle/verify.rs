@@ -24,11 +24,15 @@ pub struct DbvSummary {
     pub processed_other: u64,
     /// Total Pages Failing (Other).
     pub failing_other: u64,
-    /// Never-formatted (all zero) blocks.
+    /// Total Pages Empty: blocks Oracle formatted but never used (type 0
+    /// with `flg_kcbh` 0x01, KCBHFNEW).
     pub empty: u64,
-    /// Blocks failing cache-layer checks: check value, header, seq 0xff, truncation.
+    /// Total Pages Marked Corrupt: blocks failing cache-layer checks (check
+    /// value, header, seq 0xff, truncation), completely zero blocks (never
+    /// written by Oracle) and fractured blocks, as DBVERIFY counts them.
     pub marked_corrupt: u64,
-    /// Fractured blocks: the tail does not repeat the header.
+    /// Fractured blocks: the tail does not repeat the header (also counted
+    /// in `marked_corrupt`).
     pub influx: u64,
     /// Total Pages Encrypted: blocks with `flg_kcbh` 0x10.
     pub encrypted: u64,
@@ -42,6 +46,13 @@ pub struct DbvSummary {
     pub highest_scn_blkno: Option<u64>,
     /// Block numbers with at least one error.
     pub failing_blocks: Vec<u64>,
+    /// Reads that failed (the file or a block could not be read): never clean.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub unreadable: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// Classes that make a block "marked corrupt" rather than logically failing.
@@ -50,7 +61,38 @@ pub const CACHE_CLASSES: &[ProblemClass] = &[
     ProblemClass::Header,
     ProblemClass::Corrupt,
     ProblemClass::Truncated,
+    ProblemClass::ZeroPage,
 ];
+
+/// A block Oracle formatted but never used: type 0 with `flg_kcbh` 0x01
+/// (KCBHFNEW, "new block - zeroed data area"). DBVERIFY counts these as
+/// "Total Pages Empty".
+pub fn is_new_block(block: &OracleBlock) -> bool {
+    block
+        .kcbh
+        .as_ref()
+        .is_some_and(|h| h.type_kcbh == 0 && h.flg_kcbh & 0x01 != 0)
+}
+
+/// DBVERIFY's check code for a logical problem, where published DBVERIFY
+/// output names the code for the condition: 6101 (`kdbchk: row locked by
+/// non-existent transaction`), 6110 (`kdbchk: the amount of space used is
+/// not equal to block size`), 6401 (`**** kdxcofbo = … != …`). Other
+/// problems have no code.
+pub fn check_code(p: &Problem) -> Option<u16> {
+    if p.field == "kdxco.kdxcofbo" && p.message.starts_with("**** kdxcofbo") {
+        Some(6401)
+    } else if p
+        .message
+        .starts_with("kdbchk: the amount of space used is not equal to block size")
+    {
+        Some(6110)
+    } else if p.field.ends_with(" lb") && p.message.contains("names an ITL beyond itc") {
+        Some(6101)
+    } else {
+        None
+    }
+}
 
 impl DbvSummary {
     /// Count one block with the problems `verify_block` found.
@@ -76,6 +118,12 @@ impl DbvSummary {
             }
         }
         if block.kind == OracleKind::Zero {
+            // DBVERIFY: "Completely zero block found during dbv", counted as
+            // marked corrupt (Oracle formats every block it writes).
+            self.marked_corrupt += 1;
+            return;
+        }
+        if errors.is_empty() && is_new_block(block) {
             self.empty += 1;
             return;
         }
@@ -84,7 +132,8 @@ impl DbvSummary {
         if fractured {
             self.influx += 1;
         }
-        if corrupt {
+        if corrupt || fractured {
+            // DBVERIFY counts an influx page among the marked corrupt ones too.
             self.marked_corrupt += 1;
         }
         if block.encrypted {
@@ -113,7 +162,7 @@ impl DbvSummary {
 
     /// True when no block failed.
     pub fn clean(&self) -> bool {
-        self.failing_blocks.is_empty()
+        self.failing_blocks.is_empty() && self.unreadable == 0
     }
 }
 
@@ -135,6 +184,10 @@ pub struct BlockReport {
     pub checksum: Option<OracleChecksum>,
     /// Problems found in the block.
     pub problems: Vec<Problem>,
+    /// Relative file number of the datafile (from its header), for the
+    /// rdba DBVERIFY prints for a block without a header of its own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rel_file: Option<u32>,
 }
 
 impl BlockReport {
@@ -148,12 +201,21 @@ impl BlockReport {
             tailchk: block.tailchk,
             checksum: block.checksum,
             problems,
+            rel_file: None,
         }
     }
 
     /// At least one error (info such as "zero block" does not fail a block).
     pub fn failed(&self) -> bool {
         self.problems.iter().any(|p| p.severity == Severity::Error)
+    }
+
+    /// DBVERIFY's check code for the block's first logical error that has one.
+    pub fn check_code(&self) -> Option<u16> {
+        self.problems
+            .iter()
+            .filter(|p| p.severity == Severity::Error)
+            .find_map(check_code)
     }
 
     /// At least one error of `class`.

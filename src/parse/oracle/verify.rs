@@ -22,10 +22,24 @@ pub struct Expected {
     pub block_size: Option<usize>,
 }
 
-/// The problems of `block` plus the position checks. All-zero blocks are
-/// valid (never formatted) and yield an info problem only.
+/// The problems of `block` plus the position checks. An all-zero block is
+/// an error, as DBVERIFY reports it ("Completely zero block found"): Oracle
+/// formats every block of a datafile it writes, so zeros were never written
+/// by Oracle. A formatted, never-used block (type 0, KCBHFNEW) is valid.
 pub fn verify_block(block: &OracleBlock, expected: &Expected) -> Vec<Problem> {
     let mut problems = block.problems.clone();
+    if crate::model::oracle::verify::is_new_block(block) {
+        // Type 0 is not a block type of its own here: the block was
+        // formatted (KCBHFNEW) and never used.
+        problems.retain(|p| p.field != "kcbh.type_kcbh");
+        problems.push(Problem::new(
+            Severity::Info,
+            ProblemClass::ZeroPage,
+            Some(0),
+            "kcbh.type_kcbh",
+            "formatted, never used block (type 0, flg_kcbh 0x01 KCBHFNEW): empty",
+        ));
+    }
     if let Some(bs) = expected.block_size {
         if block.size < bs {
             problems.push(Problem::new(
@@ -39,11 +53,12 @@ pub fn verify_block(block: &OracleBlock, expected: &Expected) -> Vec<Problem> {
     }
     match block.kind {
         OracleKind::Zero => problems.push(Problem::new(
-            Severity::Info,
+            Severity::Error,
             ProblemClass::ZeroPage,
             None,
             "block",
-            "completely zero block (never formatted)",
+            "completely zero block: Oracle formats every block it writes, so these \
+             zeros are a hole or an overwrite, not an unused block",
         )),
         OracleKind::OsHeader => {}
         _ => {
@@ -105,6 +120,23 @@ impl DatafileVerifier {
     /// A verifier that has seen no block yet.
     pub fn new() -> Self {
         DatafileVerifier::default()
+    }
+
+    /// Learn the relative file number from a datafile header (block 1)
+    /// that is not itself examined (outside DBVERIFY's START..END).
+    pub fn learn(&mut self, data: &[u8]) {
+        let block = parse_block(
+            data,
+            &BlockOptions {
+                blkno: 1,
+                endian: None,
+            },
+        );
+        if let Some(fh) = &block.file_header {
+            if self.rel_file.is_none() && fh.kcvfhrfn != 0 {
+                self.rel_file = Some(fh.kcvfhrfn);
+            }
+        }
     }
 
     /// Parse and check the block at position `blkno`; returns the block and its problems.

@@ -10,6 +10,7 @@ use serde::Serialize;
 use crate::engine::Engine;
 use crate::model::oracle::verify::{BlockReport, DbvSummary, CACHE_CLASSES};
 use crate::model::oracle::{OracleKind, Rdba};
+use crate::model::postgres::verify::{Provenance, ProvenanceInput};
 use crate::model::{Problem, ProblemClass, Severity};
 
 use crate::render::problems::{self, Line};
@@ -39,6 +40,10 @@ pub(crate) struct OracleRunSummary {
     /// Files checked.
     pub files: u64,
     pub per_file: Vec<FileSummary>,
+    /// `--evidence`: blockscope's version, the arguments, and per input its
+    /// path, size, mtime and SHA-256 of exactly the bytes read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provenance: Option<Provenance>,
 }
 
 /// DBVERIFY's tallies for one file.
@@ -77,6 +82,7 @@ impl<W: Write> OracleVerifyPrinter<W> {
                 clean: true,
                 files: 0,
                 per_file: Vec::new(),
+                provenance: None,
             },
             all_problems: false,
             heading: false,
@@ -97,6 +103,61 @@ impl<W: Write> OracleVerifyPrinter<W> {
             write_heading(&mut self.out, file)?;
         }
         Ok(())
+    }
+
+    /// `--evidence`: keep a provenance block for the run.
+    pub(crate) fn evidence(mut self, arguments: Vec<String>) -> Self {
+        self.summary.provenance = Some(Provenance {
+            blockscope: env!("CARGO_PKG_VERSION").to_string(),
+            arguments,
+            inputs: Vec::new(),
+        });
+        self
+    }
+
+    /// `--evidence`: one input as it was read.
+    pub(crate) fn input_read(&mut self, input: ProvenanceInput) {
+        if let Some(p) = self.summary.provenance.as_mut() {
+            p.inputs.push(input);
+        }
+    }
+
+    /// A file, or a block of it (`blkno`), that could not be read: a problem
+    /// of class `io`; the run goes on and is not clean.
+    pub(crate) fn io_problem(
+        &mut self,
+        file: &str,
+        blkno: Option<u64>,
+        message: &str,
+    ) -> io::Result<()> {
+        self.summary.clean = false;
+        let p = OracleProblemJson {
+            file: file.to_string(),
+            blkno: blkno.unwrap_or(0),
+            offset: None,
+            field: if blkno.is_some() { "block" } else { "file" }.to_string(),
+            class: ProblemClass::Io.as_str(),
+            severity: Severity::Error,
+            message: message.to_string(),
+        };
+        match self.format {
+            VerifyFormat::Text => {
+                self.heading(file)?;
+                match blkno {
+                    Some(n) => writeln!(self.out, "Page {n} could not be read")?,
+                    None => writeln!(self.out, "The file could not be read")?,
+                }
+                writeln!(self.out, "  error {} [io]: {message}", p.field)?;
+                writeln!(self.out)?;
+                if blkno.is_none() {
+                    // No summary follows for a file that was never read.
+                    self.heading = false;
+                }
+                Ok(())
+            }
+            VerifyFormat::Ndjson => write_line(&mut self.out, &p),
+            VerifyFormat::Json => self.document.problem(&mut self.out, &p),
+        }
     }
 
     /// One block of `file`, written now if it failed.
@@ -146,7 +207,11 @@ impl<W: Write> OracleVerifyPrinter<W> {
     /// file was clean.
     pub(crate) fn finish(mut self) -> io::Result<bool> {
         match self.format {
-            VerifyFormat::Text => {}
+            VerifyFormat::Text => {
+                if let Some(p) = &self.summary.provenance {
+                    crate::render::postgres::verify::write_provenance(&mut self.out, p)?;
+                }
+            }
             VerifyFormat::Ndjson => write_line(
                 &mut self.out,
                 &SummaryLine {
@@ -218,13 +283,27 @@ pub fn write_dbv_report(
 fn write_block(out: &mut dyn Write, r: &BlockReport, all_problems: bool) -> io::Result<()> {
     let n = r.blkno;
     let fractured = r.has_class(ProblemClass::Fractured);
+    let zero = r.kind == OracleKind::Zero && r.has_class(ProblemClass::ZeroPage);
     let corrupt = CACHE_CLASSES.iter().any(|&c| r.has_class(c));
     if fractured {
         writeln!(out, "Page {n} is influx - most likely media corrupt")?;
     } else if corrupt {
         writeln!(out, "Page {n} is marked corrupt")?;
     }
-    if let Some(h) = &r.kcbh {
+    if zero {
+        // DBVERIFY names the block by the rdba it should have.
+        let file = r.rel_file.unwrap_or(0);
+        let rdba = if file == 1024 {
+            n as u32
+        } else {
+            (file << 22) | (n as u32 & 0x003f_ffff)
+        };
+        writeln!(
+            out,
+            "Corrupt block relative dba: 0x{rdba:08x} (file {file}, block {n})"
+        )?;
+        writeln!(out, "Completely zero block found during dbv:")?;
+    } else if let Some(h) = &r.kcbh {
         let (f, b) = Rdba(h.rdba_kcbh).split(false);
         if fractured || corrupt {
             writeln!(
@@ -242,9 +321,12 @@ fn write_block(out: &mut dyn Write, r: &BlockReport, all_problems: bool) -> io::
         } else if r.has_class(ProblemClass::Corrupt) {
             writeln!(out, "Block is marked corrupt (seq 0xff):")?;
         } else {
+            // DBVERIFY says "KTB-managed data block" for index blocks too.
             let what = match r.kind {
-                OracleKind::Table | OracleKind::TransData => "KTB-managed data block",
-                OracleKind::IndexLeaf | OracleKind::IndexBranch => "KTB-managed index block",
+                OracleKind::Table
+                | OracleKind::TransData
+                | OracleKind::IndexLeaf
+                | OracleKind::IndexBranch => "KTB-managed data block",
                 _ => "other block",
             };
             writeln!(
@@ -318,7 +400,15 @@ fn write_block(out: &mut dyn Write, r: &BlockReport, all_problems: bool) -> io::
         }
     }
     if !fractured && !corrupt {
-        writeln!(out, "Page {n} failed with logical checks")?;
+        match r.check_code() {
+            Some(code) => {
+                if code == 6401 {
+                    writeln!(out, "---- end index block validation")?;
+                }
+                writeln!(out, "Page {n} failed with check code {code}")?;
+            }
+            None => writeln!(out, "Page {n} failed with logical checks")?,
+        }
     }
     Ok(())
 }
@@ -334,10 +424,8 @@ pub fn write_summary(out: &mut dyn Write, s: &DbvSummary) -> io::Result<()> {
     writeln!(out, "Total Pages Failing   (Data) : {}", s.failing_data)?;
     writeln!(out, "Total Pages Processed (Index): {}", s.processed_index)?;
     writeln!(out, "Total Pages Failing   (Index): {}", s.failing_index)?;
+    // DBVERIFY prints no "Failing (Other)" line; the count is in JSON.
     writeln!(out, "Total Pages Processed (Other): {}", s.processed_other)?;
-    if s.failing_other > 0 {
-        writeln!(out, "Total Pages Failing   (Other): {}", s.failing_other)?;
-    }
     writeln!(out, "Total Pages Processed (Seg)  : 0")?;
     writeln!(out, "Total Pages Failing   (Seg)  : 0")?;
     writeln!(out, "Total Pages Empty            : {}", s.empty)?;

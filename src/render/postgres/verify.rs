@@ -180,7 +180,7 @@ fn write_problem(out: &mut dyn Write, p: &VerifyProblem, suffix: &str) -> io::Re
 }
 
 /// `--evidence`: what was run, on which bytes.
-fn write_provenance(out: &mut dyn Write, p: &Provenance) -> io::Result<()> {
+pub(crate) fn write_provenance(out: &mut dyn Write, p: &Provenance) -> io::Result<()> {
     writeln!(out, "Provenance")?;
     writeln!(out, "blockscope:        {}", p.blockscope)?;
     writeln!(out, "Arguments:         {}", p.arguments.join(" "))?;
