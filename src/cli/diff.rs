@@ -86,7 +86,7 @@ impl Blocks {
                     Err(e) => return Some(Err(e)),
                 };
                 let value = render::page_value(&d, &cfg.output);
-                let Some(blkno) = value.get("blkno").and_then(Value::as_u64) else {
+                let Some(blkno) = block_number(&value) else {
                     return Some(Err(Error::Usage(format!(
                         "{}: a block without a block number (diff matches blocks by it)",
                         cfg.input_name()
@@ -101,7 +101,7 @@ impl Blocks {
             }
             Blocks::Json(values, name) => loop {
                 let value = values.next()?;
-                let Some(blkno) = value.get("blkno").and_then(Value::as_u64) else {
+                let Some(blkno) = block_number(&value) else {
                     return Some(Err(Error::Usage(format!(
                         "{name}: a block without a \"blkno\" (diff matches blocks by it)"
                     ))));
@@ -117,6 +117,15 @@ impl Blocks {
             },
         }
     }
+}
+
+/// A block's number: its `blkno`, or for an Oracle block known only from a
+/// trace's text, the trace's block number.
+fn block_number(value: &Value) -> Option<u64> {
+    value
+        .get("blkno")
+        .or_else(|| value.get("trace")?.get("block"))
+        .and_then(Value::as_u64)
 }
 
 /// Exit status: 0 when every block pair is equal (after `--ignore`), 1 when
@@ -208,18 +217,18 @@ fn compare_input(
         let d = match (&x, &y) {
             (None, None) => break,
             (Some(p), Some(q)) if p.blkno == q.blkno => {
-                let d = compare(&version(p), &version(q), &cfg.ignore);
+                let d = compare(p.blkno, &version(p), &version(q), &cfg.ignore);
                 x = next(&mut a, &mut last.0, an.clone())?;
                 y = next(&mut b, &mut last.1, bn.clone())?;
                 d
             }
             (Some(p), q) if q.as_ref().is_none_or(|q| p.blkno < q.blkno) => {
-                let d = only(p.value["blkno"].clone(), Change::Removed);
+                let d = only(p.blkno.into(), Change::Removed);
                 x = next(&mut a, &mut last.0, an.clone())?;
                 d
             }
             (_, Some(q)) => {
-                let d = only(q.value["blkno"].clone(), Change::Added);
+                let d = only(q.blkno.into(), Change::Added);
                 y = next(&mut b, &mut last.1, bn.clone())?;
                 d
             }
@@ -280,7 +289,7 @@ fn inputs(path: &Path) -> Result<Vec<Input>, Error> {
             return ndjson_inputs(&name, lines);
         }
     };
-    let is_block = |v: &Value| v.get("engine").is_some() && v.get("blkno").is_some();
+    let is_block = |v: &Value| v.get("engine").is_some() && block_number(v).is_some();
     match doc {
         Value::Object(_) if is_block(&doc) => Ok(vec![Input::Json {
             name,

@@ -91,10 +91,15 @@ pub(crate) struct Version<'a> {
 
 /// Compare two versions of one block; the result [`BlockDiff::is_empty`]
 /// when they are equal after `ignore`.
-pub(crate) fn compare(old: &Version<'_>, new: &Version<'_>, ignore: &Ignore) -> BlockDiff {
+pub(crate) fn compare(
+    blkno: u64,
+    old: &Version<'_>,
+    new: &Version<'_>,
+    ignore: &Ignore,
+) -> BlockDiff {
     let mut d = BlockDiff {
         input: None,
-        blkno: new.value.get("blkno").cloned().unwrap_or(Value::Null),
+        blkno: blkno.into(),
         change: Change::Changed,
         fields: Vec::new(),
         items: Vec::new(),
@@ -105,12 +110,19 @@ pub(crate) fn compare(old: &Version<'_>, new: &Version<'_>, ignore: &Ignore) -> 
         match (old.value, new.value) {
             (Value::Object(a), Value::Object(b)) => {
                 for key in keys(a, b) {
-                    if key == "blkno" || ignore.key(key) {
+                    if PROVENANCE.contains(&key) || ignore.key(key) {
                         continue;
                     }
                     let (x, y) = (get(a, key), get(b, key));
                     if key == "problems" {
                         problems(x, y, ignore, &mut d.problems);
+                    } else if key == "text" {
+                        // A trace's formatted text: compared when both
+                        // versions came with one, without its line numbers.
+                        if !x.is_null() && !y.is_null() {
+                            let (x, y) = (without_lines(x), without_lines(y));
+                            block_field(key.to_string(), &x, &y, ignore, &mut d);
+                        }
                     } else {
                         block_field(key.to_string(), x, y, ignore, &mut d);
                     }
@@ -125,6 +137,26 @@ pub(crate) fn compare(old: &Version<'_>, new: &Version<'_>, ignore: &Ignore) -> 
     }
     d.bytes = byte_ranges(old, new, ignore);
     d
+}
+
+/// Top-level keys that say where a block came from, not what it holds:
+/// the block number (blocks are matched by it), and an Oracle trace's
+/// origin (file, line numbers, memory address) and source form.
+const PROVENANCE: &[&str] = &["blkno", "trace", "source"];
+
+/// `v` without the keys that are line numbers in a trace file (`line`,
+/// `…_line`).
+fn without_lines(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .filter(|(k, _)| *k != "line" && !k.ends_with("_line"))
+                .map(|(k, v)| (k.clone(), without_lines(v)))
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(a.iter().map(without_lines).collect()),
+        v => v.clone(),
+    }
 }
 
 /// A block that only one version has.
@@ -407,6 +439,7 @@ mod tests {
     fn diff(a: Value, b: Value, ignore: &[&str]) -> BlockDiff {
         let ig = Ignore::new(ignore.iter().map(|s| s.to_string()).collect());
         compare(
+            0,
             &Version {
                 value: &a,
                 bytes: &[],
