@@ -22,6 +22,9 @@ pub(crate) enum Command {
     Verify(VerifyArgs),
     /// Explain one flag word: every bit set, by name; unknown bits called out.
     Decode(DecodeArgs),
+    /// Compare two versions of pages block by block: changed fields, items
+    /// and bytes; exit status 1 if they differ.
+    Diff(DiffArgs),
     /// Print shell completions.
     Completions {
         /// The shell to generate completions for.
@@ -31,8 +34,9 @@ pub(crate) enum Command {
 
 #[derive(Args, Debug)]
 pub(crate) struct ShowArgs {
-    /// A file of pages (raw or a text dump); `-` or nothing reads standard input.
-    pub input: Option<PathBuf>,
+    /// Files of pages (raw or text dumps); `-` or nothing reads standard
+    /// input. Several are shown one after the other, each titled by its name.
+    pub inputs: Vec<PathBuf>,
 
     /// How the input is written.
     #[arg(long = "input", value_enum, default_value_t = InputArg::Auto)]
@@ -173,6 +177,81 @@ pub(crate) struct VerifyArgs {
     /// pointers, special space, checksum).
     #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
     pub engine: EngineArg,
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct DiffArgs {
+    /// The old version: anything `show` reads, or a JSON document written
+    /// by `show --format json` (a golden file; one of several inputs pairs
+    /// with as many NEW inputs); `-` reads standard input.
+    pub old: PathBuf,
+
+    /// The new version, the same way (several when OLD is a JSON document
+    /// of several inputs).
+    #[arg(required = true)]
+    pub new: Vec<PathBuf>,
+
+    /// Output format.
+    #[arg(long, short = 'f', value_enum, default_value_t = DiffFormatArg::Table)]
+    pub format: DiffFormatArg,
+
+    /// JSON field names to leave out of the comparison, at any depth
+    /// (`lsn,checksum,prune_xid`); their bytes and the problems about them
+    /// are left out too.
+    #[arg(long, value_name = "FIELD,…", value_delimiter = ',')]
+    pub ignore: Vec<String>,
+
+    /// How the inputs are written (JSON documents are always detected).
+    #[arg(long = "input", value_enum, default_value_t = InputArg::Auto)]
+    pub input_format: InputArg,
+
+    /// Which database wrote the pages.
+    #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
+    pub engine: EngineArg,
+
+    /// Decode every page as this kind instead of detecting it.
+    #[arg(long, value_enum)]
+    pub kind: Option<KindArg>,
+
+    /// Blocks to compare, by block number: `3`, `0..9` (inclusive), `5..`, `..4`.
+    #[arg(long, value_name = "RANGE", conflicts_with = "block")]
+    pub blocks: Option<String>,
+
+    /// One block to compare, by block number.
+    #[arg(long, value_name = "N")]
+    pub block: Option<u64>,
+
+    /// Page size in bytes (default: read from the first page header, else 8192).
+    #[arg(long, value_name = "BYTES")]
+    pub block_size: Option<usize>,
+
+    /// Block number of each input's first page (as `show --blkno`).
+    #[arg(long, value_name = "N")]
+    pub blkno: Option<u64>,
+
+    /// Compare tuple values too: the column list, as `show --columns`.
+    #[arg(long, value_name = "LIST", conflicts_with = "schema")]
+    pub columns: Option<String>,
+
+    /// Like --columns, from a file (as `show --schema`).
+    #[arg(long, value_name = "FILE")]
+    pub schema: Option<PathBuf>,
+
+    /// The TOAST relation's file (as `show --toast`).
+    #[arg(long, value_name = "FILE")]
+    pub toast: Vec<PathBuf>,
+
+    #[command(flatten)]
+    pub oracle: OracleArgs,
+}
+
+/// Output formats of `diff`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum DiffFormatArg {
+    /// Block by block, a row per changed field.
+    Table,
+    /// One document: {"old", "new", "blocks": [...], "compared", "differ", "equal"}.
+    Json,
 }
 
 /// Whether `verify` checks data checksums.

@@ -20,15 +20,19 @@ use crate::render::{Format, Options, RenderOptions};
 use crate::verify::{ChecksumMode, VerifyOptions};
 
 use super::args::{
-    ChecksumsArg, ColorArg, DumpPartArg, EndianArg, EngineArg, FormatArg, InputArg, KindArg,
-    OracleCharsetArg, OracleVersionArg, ShowArgs, VerifyArgs, VerifyFormatArg,
+    ChecksumsArg, ColorArg, DiffArgs, DiffFormatArg, DumpPartArg, EndianArg, EngineArg, FormatArg,
+    InputArg, KindArg, OracleCharsetArg, OracleVersionArg, ShowArgs, VerifyArgs, VerifyFormatArg,
 };
+use crate::diff::Ignore;
+use crate::render::diff::DiffFormat;
 
 /// What `show` was asked to do.
 #[derive(Clone, Debug)]
 pub(crate) struct ShowConfig {
     /// The input; `None` (or `-`) is standard input.
     pub input: Option<PathBuf>,
+    /// Every input given (`show` shows several one after the other).
+    pub inputs: Vec<PathBuf>,
     pub input_format: InputFormat,
     /// `--engine`; `None` detects from the first block.
     pub engine: Option<Engine>,
@@ -95,7 +99,8 @@ impl ShowConfig {
             not_special("--toast", path)?;
         }
         Ok(ShowConfig {
-            input: args.input.clone(),
+            input: args.inputs.first().cloned(),
+            inputs: args.inputs.clone(),
             input_format: args.input_format.into(),
             engine: args.engine.into(),
             kind: args.kind.map(PageKind::from),
@@ -116,6 +121,58 @@ impl ShowConfig {
         self.input
             .as_ref()
             .map_or("-".to_string(), |p| p.display().to_string())
+    }
+}
+
+/// What `diff` was asked to do.
+#[derive(Clone, Debug)]
+pub(crate) struct DiffConfig {
+    /// How every input is read, as `show --format json` would read it
+    /// (`input` set per side).
+    pub show: ShowConfig,
+    pub old: PathBuf,
+    pub new: Vec<PathBuf>,
+    pub format: DiffFormat,
+    pub ignore: Ignore,
+}
+
+impl DiffConfig {
+    pub(crate) fn from_args(args: &DiffArgs) -> Result<DiffConfig, Error> {
+        let show = ShowArgs {
+            inputs: Vec::new(),
+            input_format: args.input_format,
+            engine: args.engine,
+            kind: args.kind,
+            blocks: args.blocks.clone(),
+            block: args.block,
+            block_size: args.block_size,
+            segment: None,
+            blkno: args.blkno,
+            format: FormatArg::Json,
+            wide: false,
+            color: ColorArg::Never,
+            columns: args.columns.clone(),
+            schema: args.schema.clone(),
+            toast: args.toast.clone(),
+            all_problems: true,
+            oracle: args.oracle.clone(),
+        };
+        let names: Vec<String> = args
+            .ignore
+            .iter()
+            .map(|n| n.trim().to_string())
+            .filter(|n| !n.is_empty())
+            .collect();
+        Ok(DiffConfig {
+            show: ShowConfig::from_args(&show)?,
+            old: args.old.clone(),
+            new: args.new.clone(),
+            format: match args.format {
+                DiffFormatArg::Table => DiffFormat::Table,
+                DiffFormatArg::Json => DiffFormat::Json,
+            },
+            ignore: Ignore::new(names),
+        })
     }
 }
 

@@ -13,11 +13,12 @@ use crate::error::Error;
 pub(crate) mod args;
 pub(crate) mod config;
 mod decode;
+mod diff;
 mod show;
 mod verify;
 
 pub(crate) use args::*;
-pub(crate) use config::{ShowConfig, VerifyConfig};
+pub(crate) use config::{DiffConfig, ShowConfig, VerifyConfig};
 
 /// Entry point of the binary: run and map the result to an exit status.
 pub(crate) fn main() -> ExitCode {
@@ -75,6 +76,7 @@ pub(crate) fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Show(args) => show::run(&ShowConfig::from_args(&args)?),
         Command::Verify(args) => verify::run(&VerifyConfig::from_args(&args)?),
         Command::Decode(args) => decode::run(&args),
+        Command::Diff(args) => diff::run(&DiffConfig::from_args(&args)?),
         Command::Completions { shell } => {
             // Generated into memory: clap_complete panics on a failed write.
             let mut cmd = Cli::command();

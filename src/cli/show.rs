@@ -86,100 +86,238 @@ impl Input {
     }
 }
 
-/// Exit status: 0 when the pages decode clean, 1 when a block has
-/// error-level problems, 2 when the input is not pages at all (no block of a
-/// kind either engine knows, and no header signal of either). A closed
-/// output pipe ends the run quietly with the status found so far.
-pub(crate) fn run(cfg: &ShowConfig) -> Result<ExitCode, Error> {
+/// One input opened for the loop: where its blocks come from, and what
+/// was found out about it on the way.
+pub(super) struct Opened {
+    input: Input,
+    is_trace: bool,
+    /// The engine detection's scores (None: a trace, or --engine given).
+    detection: Option<crate::engine::Detection>,
+    /// Engine and options for the parallel NDJSON path, when it applies.
+    parallel: Option<(Engine, ParseOptions)>,
+}
+
+impl Opened {
+    /// The next block in `range`, decoded (never the parallel path).
+    pub(super) fn next_decoded(&mut self, range: BlockRange) -> Option<Result<Decoded, Error>> {
+        self.input.next(range, false).map(|n| {
+            n.map(|n| match n {
+                Next::Page(d) => *d,
+                Next::Raw(..) => unreachable!("not asked for raw blocks"),
+            })
+        })
+    }
+}
+
+/// Open `cfg.input`: detect its form, block size and engine, and set up the
+/// decoder (`spans`: record the byte spans of every field, as the hex view
+/// and `diff` need).
+pub(super) fn open(cfg: &ShowConfig, spans: bool) -> Result<Opened, Error> {
     let format = cfg.output.format;
     let mut source = Source::open(cfg.input.as_deref(), cfg.input_format, cfg.block_size)?;
     source.detect_block_size(crate::engine::sniff_block_size);
-    let is_trace;
     let mut parallel = None;
-    // The engine detection's scores (None: a trace, or --engine given).
     let mut detection = None;
-    let mut input = if let Some(text) = source.take_trace_text() {
-        is_trace = true;
+    if let Some(text) = source.take_trace_text() {
         let pages = trace_pages(&text, cfg.endian).map_err(|e| Error::Input {
             path: source.name.clone(),
             source: e,
         })?;
-        Input::Trace(pages.into_iter())
-    } else {
-        is_trace = false;
-        let engine = match cfg.engine {
-            Some(e) => e,
-            None => {
-                let d = Engine::sniff(&source.head(source.block_size)?);
-                // Nothing of either engine: said once, after the loop.
-                if let Some(note) = d.note().filter(|_| !d.no_header()) {
-                    let _ = writeln!(
-                        io::stderr(),
-                        "blockscope: note: {}: {note}",
-                        cfg.input_name()
-                    );
-                }
-                let engine = d.engine;
-                detection = Some(d);
-                engine
-            }
-        };
-        if format == Format::Dump && !engine.has_dump_text() {
-            return Err(dump_needs_oracle(cfg));
-        }
-        let segment = cfg.segment.or_else(|| {
-            (source.format == InputFormat::Raw)
-                .then(|| cfg.input.as_deref().and_then(segment_from_name))
-                .flatten()
+        return Ok(Opened {
+            input: Input::Trace(pages.into_iter()),
+            is_trace: true,
+            detection,
+            parallel,
         });
-        let first_blkno = engine.first_blkno(cfg.blkno, segment, source.block_size);
-        // How to read checksums: a block number told or taken from a relation
-        // file's position is known; a page that came through text is a buffer copy.
-        let from_text = source.format != InputFormat::Raw;
-        let blkno_known = cfg.blkno.is_some()
-            || segment.is_some()
-            || !from_text
-                && cfg
-                    .input
-                    .as_deref()
-                    .and_then(|p| p.file_name()?.to_str())
-                    .and_then(RelationFileName::parse)
-                    .is_some();
-        let columns = engine.columns(
-            cfg.columns.as_ref(),
-            &cfg.toast,
-            cfg.block_size,
-            cfg.charset,
-        )?;
-        let decoder = Decoder::new(
-            engine,
-            ParseOptions {
-                blkno: 0,
-                kind: cfg.kind,
-                spans: format.shows_spans(),
-                endian: None,
-                blkno_known,
-                from_text,
-            },
-            columns,
-        );
-        if format == Format::Ndjson && decoder.independent() {
-            parallel = Some((engine, decoder.options()));
+    }
+    let engine = match cfg.engine {
+        Some(e) => e,
+        None => {
+            let d = Engine::sniff(&source.head(source.block_size)?);
+            // Nothing of either engine: said once, after the loop.
+            if let Some(note) = d.note().filter(|_| !d.no_header()) {
+                let _ = writeln!(
+                    io::stderr(),
+                    "blockscope: note: {}: {note}",
+                    cfg.input_name()
+                );
+            }
+            let engine = d.engine;
+            detection = Some(d);
+            engine
         }
-        Input::Blocks {
+    };
+    if format == Format::Dump && !engine.has_dump_text() {
+        return Err(dump_needs_oracle(cfg));
+    }
+    let segment = cfg.segment.or_else(|| {
+        (source.format == InputFormat::Raw)
+            .then(|| cfg.input.as_deref().and_then(segment_from_name))
+            .flatten()
+    });
+    let first_blkno = engine.first_blkno(cfg.blkno, segment, source.block_size);
+    // How to read checksums: a block number told or taken from a relation
+    // file's position is known; a page that came through text is a buffer copy.
+    let from_text = source.format != InputFormat::Raw;
+    let blkno_known = cfg.blkno.is_some()
+        || segment.is_some()
+        || !from_text
+            && cfg
+                .input
+                .as_deref()
+                .and_then(|p| p.file_name()?.to_str())
+                .and_then(RelationFileName::parse)
+                .is_some();
+    let columns = engine.columns(
+        cfg.columns.as_ref(),
+        &cfg.toast,
+        cfg.block_size,
+        cfg.charset,
+    )?;
+    let decoder = Decoder::new(
+        engine,
+        ParseOptions {
+            blkno: 0,
+            kind: cfg.kind,
+            spans,
+            endian: None,
+            blkno_known,
+            from_text,
+        },
+        columns,
+    );
+    if format == Format::Ndjson && decoder.independent() {
+        parallel = Some((engine, decoder.options()));
+    }
+    Ok(Opened {
+        input: Input::Blocks {
             blocks: source.blocks(),
             decoder,
             first_blkno,
             blkno_given: cfg.blkno.is_some(),
-        }
-    };
+        },
+        is_trace: false,
+        detection,
+        parallel,
+    })
+}
 
+/// Exit status: 0 when the pages decode clean, 1 when a block has
+/// error-level problems, 2 when the input is not pages at all (no block of a
+/// kind either engine knows, and no header signal of either). A closed
+/// output pipe ends the run quietly with the status found so far.
+///
+/// Several inputs are shown one after the other, each titled by its name
+/// (`==> NAME <==`; JSON: an array of `{"input", "blocks"}`; NDJSON: a line
+/// `{"input": NAME}` before its blocks); the status is the worst of theirs,
+/// and an input that cannot be shown is an error line and status 2 while the
+/// others are still shown.
+pub(crate) fn run(cfg: &ShowConfig) -> Result<ExitCode, Error> {
     let mut out = BufWriter::new(io::stdout().lock());
+    if cfg.inputs.len() <= 1 {
+        let mut json = render::JsonPages::default();
+        return show_input(cfg, &mut out, &mut json, true)
+            .map(|(status, _)| ExitCode::from(status));
+    }
+    let format = cfg.output.format;
+    let mut worst = 0u8;
+    let result = (|| -> Result<(), Error> {
+        let w = |out: &mut BufWriter<io::StdoutLock<'_>>, b: &[u8]| {
+            out.write_all(b).map_err(stdout_error)
+        };
+        if format == Format::Json {
+            w(&mut out, b"[")?;
+        }
+        for (i, path) in cfg.inputs.iter().enumerate() {
+            let one = ShowConfig {
+                input: Some(path.clone()),
+                ..cfg.clone()
+            };
+            let name = one.input_name();
+            let mut json = render::JsonPages::default();
+            match format {
+                Format::Json => {
+                    w(&mut out, if i == 0 { b"\n  {\n" } else { b",\n  {\n" })?;
+                    w(&mut out, b"    \"input\": ")?;
+                    serde_json::to_writer(&mut out, &name).map_err(|e| stdout_error(e.into()))?;
+                    w(&mut out, b",\n    \"blocks\": ")?;
+                    json = render::JsonPages::array(&mut out, 2).map_err(stdout_error)?;
+                }
+                Format::Ndjson => {
+                    w(&mut out, b"{\"input\":")?;
+                    serde_json::to_writer(&mut out, &name).map_err(|e| stdout_error(e.into()))?;
+                    w(&mut out, b"}\n")?;
+                }
+                _ => {
+                    if i > 0 {
+                        w(&mut out, b"\n")?;
+                    }
+                    w(&mut out, format!("==> {name} <==\n").as_bytes())?;
+                }
+            }
+            let status = match show_input(&one, &mut out, &mut json, false) {
+                Ok((status, true)) => status,
+                Ok((status, false)) => {
+                    worst = worst.max(status);
+                    return Err(stdout_error(io::ErrorKind::BrokenPipe.into()));
+                }
+                Err(e) if is_broken_pipe(&e) => return Err(e),
+                Err(e) => {
+                    out.flush().map_err(stdout_error)?;
+                    super::report_error(&format!("blockscope: error: {e}\n"));
+                    2
+                }
+            };
+            worst = worst.max(status);
+            if format == Format::Json {
+                json.finish_nested(&mut out).map_err(stdout_error)?;
+                w(&mut out, b"\n  }")?;
+            }
+        }
+        if format == Format::Json {
+            w(&mut out, b"\n]\n")?;
+        }
+        out.flush().map_err(stdout_error)
+    })();
+    match result {
+        Ok(()) => Ok(ExitCode::from(worst)),
+        Err(e) if is_broken_pipe(&e) => Ok(ExitCode::from(worst)),
+        Err(e) => Err(e),
+    }
+}
+
+/// Show one input: its status, and whether the output is still open
+/// (`false`: the pipe closed and the run ends quietly). The JSON document
+/// of its blocks is finished (and the output flushed) when it is the only
+/// input (`alone`), else left to the caller.
+fn show_input(
+    cfg: &ShowConfig,
+    out: &mut dyn Write,
+    json: &mut render::JsonPages,
+    alone: bool,
+) -> Result<(u8, bool), Error> {
+    let Opened {
+        mut input,
+        is_trace,
+        detection,
+        parallel,
+    } = open(cfg, cfg.output.format.shows_spans())?;
     let mut seen = Seen::default();
-    match write_pages(cfg, &mut out, &mut input, parallel, &mut seen) {
+    let written = write_pages(cfg, out, &mut input, parallel, &mut seen, json).and_then(|()| {
+        if alone {
+            if cfg.output.format == Format::Json {
+                std::mem::take(json)
+                    .finish(out, &cfg.output)
+                    .map_err(stdout_error)?;
+            }
+            out.flush().map_err(stdout_error)?;
+        }
+        Ok(())
+    });
+    match written {
         Ok(()) => {}
         // The output pipe closed (`| head`): end quietly with what was found.
-        Err(e) if is_broken_pipe(&e) => return Ok(seen.status()),
+        Err(e) if is_broken_pipe(&e) => return Ok((seen.status(), false)),
         Err(e) => return Err(e),
     }
     if seen.shown == 0 {
@@ -203,9 +341,9 @@ pub(crate) fn run(cfg: &ShowConfig) -> Result<ExitCode, Error> {
              Oracle cache header (use --engine and --kind to decode it anyway)",
             cfg.input_name()
         );
-        return Ok(ExitCode::from(2));
+        return Ok((2, true));
     }
-    Ok(seen.status())
+    Ok((seen.status(), true))
 }
 
 /// What the blocks shown so far were: for the exit status.
@@ -229,12 +367,8 @@ impl Seen {
     }
 
     /// 0 clean, 1 when a block has error-level problems.
-    fn status(&self) -> ExitCode {
-        if self.errors {
-            ExitCode::from(1)
-        } else {
-            ExitCode::SUCCESS
-        }
+    fn status(&self) -> u8 {
+        u8::from(self.errors)
     }
 }
 
@@ -245,10 +379,10 @@ fn write_pages(
     input: &mut Input,
     parallel: Option<(Engine, ParseOptions)>,
     seen: &mut Seen,
+    json: &mut render::JsonPages,
 ) -> Result<(), Error> {
     let opts = cfg.output;
     let format = opts.format;
-    let mut json = render::JsonPages::default();
     let mut pending: Vec<(u64, Vec<u8>)> = Vec::new();
     let mut buffers: Vec<Vec<u8>> = Vec::new();
     while let Some(next) = input.next(cfg.range, parallel.is_some()) {
@@ -295,10 +429,7 @@ fn write_pages(
     if let Some((engine, po)) = parallel {
         write_window(out, &mut pending, &mut buffers, engine, po, &opts, seen)?;
     }
-    if format == Format::Json {
-        json.finish(out, &opts).map_err(stdout_error)?;
-    }
-    out.flush().map_err(stdout_error)
+    Ok(())
 }
 
 /// Parse and serialise the `pending` blocks in parallel into `buffers` (kept

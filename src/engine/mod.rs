@@ -583,6 +583,16 @@ impl Page {
         }
     }
 
+    /// The byte spans of the page's decoded fields (recorded when the parse
+    /// was asked to; none for a block known only from text).
+    pub fn spans(&self) -> &[crate::model::span::Span] {
+        match self {
+            Page::Postgres(p) => &p.spans,
+            Page::Oracle(b) => &b.spans,
+            Page::OracleText(_) => &[],
+        }
+    }
+
     /// The problems found on the page (none for a block known only from text).
     pub fn problems(&self) -> &[crate::model::Problem] {
         match self {

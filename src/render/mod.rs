@@ -11,6 +11,7 @@ use serde::Serialize;
 
 use crate::engine::{Decoded, Page, TraceOrigin};
 
+pub(crate) mod diff;
 mod fit;
 pub(crate) mod hex;
 pub(crate) mod oracle;
@@ -182,6 +183,23 @@ impl JsonPages {
         Ok(())
     }
 
+    /// An array opened at once at nesting `depth`, whatever the number of
+    /// blocks (for the blocks of one of several inputs).
+    pub(crate) fn array(out: &mut dyn Write, depth: usize) -> io::Result<Self> {
+        Ok(JsonPages {
+            held: None,
+            array: Some(write::ArrayWriter::open(out, depth)?),
+        })
+    }
+
+    /// End an array opened by [`JsonPages::array`] (no newline after it).
+    pub(crate) fn finish_nested(self, out: &mut dyn Write) -> io::Result<()> {
+        match self.array {
+            Some(array) => array.close(out),
+            None => Ok(()),
+        }
+    }
+
     /// End the document (`[]` when no block came).
     pub(crate) fn finish(self, out: &mut dyn Write, opts: &Options) -> io::Result<()> {
         match (self.held, self.array) {
@@ -197,6 +215,15 @@ impl JsonPages {
                 .and_then(|()| out.write_all(b"\n")),
         }
     }
+}
+
+/// The JSON value `show --format json` writes for `d`, read back from its
+/// text (so it equals the value a golden file of it parses to, numbers
+/// included).
+pub(crate) fn page_value(d: &Decoded, opts: &Options) -> serde_json::Value {
+    let text = serde_json::to_string(&page_json(&d.page, d.trace.as_deref(), opts))
+        .unwrap_or_else(|_| "null".to_string());
+    serde_json::from_str(&text).unwrap_or(serde_json::Value::Null)
 }
 
 /// One block's JSON line appended to `buf` (the parallel NDJSON path).

@@ -1,0 +1,386 @@
+//! `diff`: two versions of pages compared block by block. Each side is read
+//! the way `show` reads it and brought to the JSON value `show --format
+//! json` writes for each block (or is such a document already: a golden
+//! file); [`crate::diff::compare`] compares one block pair at a time, and
+//! [`crate::render::diff`] writes the report as the blocks come.
+//!
+//! Blocks are matched by block number in one forward pass over both sides,
+//! so files of pages are streamed; both sides must give their blocks in
+//! ascending order (files always do). A JSON document is read whole, up to
+//! [`MAX_JSON`] bytes.
+
+use std::io::{self, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use serde_json::Value;
+
+use crate::diff::{compare, only, Version};
+use crate::error::Error;
+use crate::model::diff::Change;
+use crate::model::span::Span;
+use crate::render::diff::DiffWriter;
+use crate::render::{self};
+
+use super::config::{BlockRange, DiffConfig, ShowConfig};
+use super::show::{self, Opened};
+use super::{is_broken_pipe, stdout_error};
+
+/// The largest JSON document `diff` reads (it is read whole): 64 MiB, some
+/// hundreds of pages of `show --format json`. Compare larger relations as
+/// files, or keep one golden file per few pages.
+pub(crate) const MAX_JSON: u64 = 64 << 20;
+
+/// One block of one side: its JSON value, and its bytes and spans when it
+/// was read from bytes.
+struct Block {
+    blkno: u64,
+    value: Value,
+    bytes: Vec<u8>,
+    spans: Vec<Span>,
+}
+
+/// One input of one side.
+enum Input {
+    /// A file (or standard input) of pages, opened when its turn comes.
+    File(PathBuf),
+    /// The blocks of one input of a JSON document.
+    Json { name: String, blocks: Vec<Value> },
+}
+
+impl Input {
+    fn name(&self) -> String {
+        match self {
+            Input::File(p) => p.display().to_string(),
+            Input::Json { name, .. } => name.clone(),
+        }
+    }
+}
+
+/// The blocks of one input, in order.
+enum Blocks {
+    File(Box<Opened>, ShowConfig),
+    Json(std::vec::IntoIter<Value>, String),
+}
+
+impl Blocks {
+    fn open(input: Input, cfg: &ShowConfig) -> Result<Blocks, Error> {
+        match input {
+            Input::File(path) => {
+                let cfg = ShowConfig {
+                    input: Some(path),
+                    ..cfg.clone()
+                };
+                let opened = show::open(&cfg, true)?;
+                Ok(Blocks::File(Box::new(opened), cfg))
+            }
+            Input::Json { name, blocks } => Ok(Blocks::Json(blocks.into_iter(), name)),
+        }
+    }
+
+    fn next(&mut self, range: BlockRange) -> Option<Result<Block, Error>> {
+        match self {
+            Blocks::File(opened, cfg) => {
+                let d = match opened.next_decoded(range)? {
+                    Ok(d) => d,
+                    Err(e) => return Some(Err(e)),
+                };
+                let value = render::page_value(&d, &cfg.output);
+                let Some(blkno) = block_number(&value) else {
+                    return Some(Err(Error::Usage(format!(
+                        "{}: a block without a block number (diff matches blocks by it)",
+                        cfg.input_name()
+                    ))));
+                };
+                Some(Ok(Block {
+                    blkno,
+                    value,
+                    spans: d.page.spans().to_vec(),
+                    bytes: d.bytes,
+                }))
+            }
+            Blocks::Json(values, name) => loop {
+                let value = values.next()?;
+                let Some(blkno) = block_number(&value) else {
+                    return Some(Err(Error::Usage(format!(
+                        "{name}: a block without a \"blkno\" (diff matches blocks by it)"
+                    ))));
+                };
+                if range.contains(blkno) {
+                    return Some(Ok(Block {
+                        blkno,
+                        value,
+                        bytes: Vec::new(),
+                        spans: Vec::new(),
+                    }));
+                }
+            },
+        }
+    }
+}
+
+/// A block's number: its `blkno`, or for an Oracle block known only from a
+/// trace's text, the trace's block number.
+fn block_number(value: &Value) -> Option<u64> {
+    value
+        .get("blkno")
+        .or_else(|| value.get("trace")?.get("block"))
+        .and_then(Value::as_u64)
+}
+
+/// Exit status: 0 when every block pair is equal (after `--ignore`), 1 when
+/// some block differs or is on one side only, 2 on an error.
+pub(crate) fn run(cfg: &DiffConfig) -> Result<ExitCode, Error> {
+    let old = inputs(&cfg.old)?;
+    let mut new = Vec::new();
+    for path in &cfg.new {
+        new.extend(inputs(path)?);
+    }
+    if old.len() != new.len() {
+        return Err(Error::Usage(format!(
+            "{} has {} input{}, the new side {}: a JSON document of several inputs pairs \
+             with as many new inputs, in the same order",
+            cfg.old.display(),
+            old.len(),
+            if old.len() == 1 { "" } else { "s" },
+            new.len()
+        )));
+    }
+    let several = old.len() > 1;
+    let new_name = cfg
+        .new
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut out = BufWriter::new(io::stdout().lock());
+    let result = (|| -> Result<bool, Error> {
+        let mut w = DiffWriter::open(
+            &mut out,
+            cfg.format,
+            &cfg.old.display().to_string(),
+            &new_name,
+        )
+        .map_err(stdout_error)?;
+        for (a, b) in old.into_iter().zip(new) {
+            let title = several.then(|| b.name());
+            let a = Blocks::open(a, &cfg.show)?;
+            let b = Blocks::open(b, &cfg.show)?;
+            compare_input(cfg, a, b, title, &mut w, &mut out)?;
+        }
+        let equal = w.equal();
+        w.finish(&mut out).map_err(stdout_error)?;
+        out.flush().map_err(stdout_error)?;
+        Ok(equal)
+    })();
+    match result {
+        Ok(true) => Ok(ExitCode::SUCCESS),
+        Ok(false) => Ok(ExitCode::from(1)),
+        Err(e) if is_broken_pipe(&e) => Ok(ExitCode::from(1)),
+        Err(e) => Err(e),
+    }
+}
+
+/// Compare the blocks of one input pair, matched by block number in one
+/// forward pass.
+fn compare_input(
+    cfg: &DiffConfig,
+    mut a: Blocks,
+    mut b: Blocks,
+    title: Option<String>,
+    w: &mut DiffWriter,
+    out: &mut dyn Write,
+) -> Result<(), Error> {
+    let range = cfg.show.range;
+    let mut last = (None, None);
+    let next = |side: &mut Blocks, last: &mut Option<u64>, name: String| {
+        let block = side.next(range).transpose()?;
+        if let (Some(b), Some(prev)) = (&block, *last) {
+            if b.blkno < prev {
+                return Err(Error::Usage(format!(
+                    "{name}: block {} comes after block {prev}: diff needs the blocks of \
+                     each input in ascending block-number order",
+                    b.blkno
+                )));
+            }
+        }
+        if let Some(b) = &block {
+            *last = Some(b.blkno);
+        }
+        Ok(block)
+    };
+    let (an, bn) = (side_name(&cfg.old, &a), side_name(&cfg.old, &b));
+    let mut x = next(&mut a, &mut last.0, an.clone())?;
+    let mut y = next(&mut b, &mut last.1, bn.clone())?;
+    let mut compared = 0u64;
+    loop {
+        let d = match (&x, &y) {
+            (None, None) => break,
+            (Some(p), Some(q)) if p.blkno == q.blkno => {
+                let d = compare(p.blkno, &version(p), &version(q), &cfg.ignore);
+                x = next(&mut a, &mut last.0, an.clone())?;
+                y = next(&mut b, &mut last.1, bn.clone())?;
+                d
+            }
+            (Some(p), q) if q.as_ref().is_none_or(|q| p.blkno < q.blkno) => {
+                let d = only(p.blkno.into(), Change::Removed);
+                x = next(&mut a, &mut last.0, an.clone())?;
+                d
+            }
+            (_, Some(q)) => {
+                let d = only(q.blkno.into(), Change::Added);
+                y = next(&mut b, &mut last.1, bn.clone())?;
+                d
+            }
+            (_, None) => unreachable!("handled above"),
+        };
+        compared += 1;
+        let d = crate::model::diff::BlockDiff {
+            input: title.clone(),
+            ..d
+        };
+        w.block(out, &d).map_err(stdout_error)?;
+    }
+    if compared == 0 {
+        return Err(Error::Usage(format!(
+            "{an} and {bn}: no blocks to compare (inputs empty or --blocks outside them)"
+        )));
+    }
+    Ok(())
+}
+
+fn version(b: &Block) -> Version<'_> {
+    Version {
+        value: &b.value,
+        bytes: &b.bytes,
+        spans: &b.spans,
+    }
+}
+
+fn side_name(_old: &Path, b: &Blocks) -> String {
+    match b {
+        Blocks::File(_, cfg) => cfg.input_name(),
+        Blocks::Json(_, name) => name.clone(),
+    }
+}
+
+/// The inputs `path` stands for: itself (a file of pages), or the inputs
+/// of the JSON document it holds.
+fn inputs(path: &Path) -> Result<Vec<Input>, Error> {
+    let name = path.display().to_string();
+    let Some(text) = json_text(path)? else {
+        return Ok(vec![Input::File(path.to_path_buf())]);
+    };
+    let not_show = |why: &str| {
+        Error::Usage(format!(
+            "{name}: not a document of `blockscope show --format json` or ndjson ({why})"
+        ))
+    };
+    let doc: Value = match serde_json::from_str(&text) {
+        Ok(v) => v,
+        // NDJSON: a block a line, `{"input": NAME}` lines between inputs.
+        Err(e) => {
+            let mut lines = Vec::new();
+            for line in text.lines().filter(|l| !l.trim().is_empty()) {
+                lines.push(
+                    serde_json::from_str::<Value>(line).map_err(|_| not_show(&e.to_string()))?,
+                );
+            }
+            return ndjson_inputs(&name, lines);
+        }
+    };
+    let is_block = |v: &Value| v.get("engine").is_some() && block_number(v).is_some();
+    match doc {
+        Value::Object(_) if is_block(&doc) => Ok(vec![Input::Json {
+            name,
+            blocks: vec![doc],
+        }]),
+        Value::Array(items) if items.iter().all(is_block) => Ok(vec![Input::Json {
+            name,
+            blocks: items,
+        }]),
+        Value::Array(items) => items
+            .into_iter()
+            .map(|mut i| {
+                let input = i.get("input").and_then(Value::as_str).map(str::to_string);
+                match (input, i.get_mut("blocks").map(Value::take)) {
+                    (Some(name), Some(Value::Array(blocks))) if blocks.iter().all(is_block) => {
+                        Ok(Input::Json { name, blocks })
+                    }
+                    _ => Err(not_show("an array of neither blocks nor inputs")),
+                }
+            })
+            .collect(),
+        _ => Err(not_show("no block in it")),
+    }
+}
+
+/// The inputs of an NDJSON document: blocks, with `{"input": NAME}` lines
+/// starting each input of several.
+fn ndjson_inputs(name: &str, lines: Vec<Value>) -> Result<Vec<Input>, Error> {
+    let mut inputs: Vec<Input> = Vec::new();
+    for v in lines {
+        let title = v
+            .as_object()
+            .filter(|o| o.len() == 1)
+            .and_then(|o| o.get("input"))
+            .and_then(Value::as_str);
+        match (title, inputs.last_mut()) {
+            (Some(t), _) => inputs.push(Input::Json {
+                name: t.to_string(),
+                blocks: Vec::new(),
+            }),
+            (None, Some(Input::Json { blocks, .. })) => blocks.push(v),
+            (None, _) => inputs.push(Input::Json {
+                name: name.to_string(),
+                blocks: vec![v],
+            }),
+        }
+    }
+    Ok(inputs)
+}
+
+/// The text of `path` when it holds JSON (its first non-blank byte is `{`
+/// or `[`, which starts no page and no text dump), read whole up to
+/// [`MAX_JSON`]; `None` for anything else, which `show`'s reader takes.
+fn json_text(path: &Path) -> Result<Option<String>, Error> {
+    let io_error = |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let stdin = path.as_os_str() == "-";
+    let head = if stdin {
+        crate::source::peek_stdin(4096).map_err(io_error)?
+    } else {
+        let mut head = Vec::new();
+        crate::source::open_file(path)
+            .and_then(|f| f.take(4096).read_to_end(&mut head))
+            .map_err(io_error)?;
+        head
+    };
+    let first = head.iter().find(|b| !b.is_ascii_whitespace());
+    if !matches!(first, Some(b'{' | b'[')) {
+        return Ok(None);
+    }
+    let reader: Box<dyn Read> = if stdin {
+        Box::new(crate::source::stdin())
+    } else {
+        Box::new(crate::source::open_file(path).map_err(io_error)?)
+    };
+    let mut bytes = Vec::new();
+    reader
+        .take(MAX_JSON + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io_error)?;
+    if bytes.len() as u64 > MAX_JSON {
+        return Err(Error::Usage(format!(
+            "{}: a JSON document larger than {} MiB: diff reads JSON whole; compare the \
+             pages themselves, or keep golden files of fewer pages",
+            path.display(),
+            MAX_JSON >> 20
+        )));
+    }
+    String::from_utf8(bytes)
+        .map(Some)
+        .map_err(|_| io_error(io::Error::new(io::ErrorKind::InvalidData, "not UTF-8")))
+}
