@@ -14,6 +14,7 @@ pub(crate) mod args;
 pub(crate) mod config;
 mod decode;
 mod show;
+mod show_cluster;
 mod verify;
 
 pub(crate) use args::*;

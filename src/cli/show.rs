@@ -91,6 +91,12 @@ impl Input {
 /// kind either engine knows, and no header signal of either). A closed
 /// output pipe ends the run quietly with the status found so far.
 pub(crate) fn run(cfg: &ShowConfig) -> Result<ExitCode, Error> {
+    if let Some(table) = &cfg.table {
+        return super::show_cluster::run_table(cfg, table);
+    }
+    if let Some(code) = super::show_cluster::run_cluster_file(cfg)? {
+        return Ok(code);
+    }
     let format = cfg.output.format;
     let mut source = Source::open(cfg.input.as_deref(), cfg.input_format, cfg.block_size)?;
     source.detect_block_size(crate::engine::sniff_block_size);
