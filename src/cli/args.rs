@@ -110,6 +110,17 @@ pub(crate) struct ShowArgs {
     #[arg(long)]
     pub all_problems: bool,
 
+    /// With a data directory as the input: the table to decode, `SCHEMA.NAME`
+    /// (or `NAME` in public), found through the catalogs read offline; its
+    /// files, columns and TOAST table come from pg_class, pg_attribute and
+    /// pg_type.
+    #[arg(long, value_name = "SCHEMA.NAME", conflicts_with_all = ["columns", "schema", "toast"])]
+    pub table: Option<String>,
+
+    /// The database of `--table` (default: postgres).
+    #[arg(long, value_name = "NAME", requires = "table")]
+    pub database: Option<String>,
+
     #[command(flatten)]
     pub oracle: OracleArgs,
 }

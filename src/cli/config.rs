@@ -48,6 +48,17 @@ pub(crate) struct ShowConfig {
     pub charset: OraCharset,
     /// Byte order of a trace's hex words; `None` detects.
     pub endian: Option<Endian>,
+    /// `--table` and `--database`: a table found in a data directory's catalogs.
+    pub table: Option<TableSpec>,
+}
+
+/// `show DATADIR --table SCHEMA.NAME [--database NAME]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct TableSpec {
+    /// `SCHEMA.NAME` as given.
+    pub name: String,
+    /// The database (default `postgres`).
+    pub database: String,
 }
 
 impl ShowConfig {
@@ -113,6 +124,10 @@ impl ShowConfig {
             toast: args.toast.clone(),
             charset: o.oracle_charset.into(),
             endian: o.endian.into(),
+            table: args.table.as_ref().map(|name| TableSpec {
+                name: name.clone(),
+                database: args.database.clone().unwrap_or_else(|| "postgres".into()),
+            }),
         })
     }
 

@@ -15,6 +15,7 @@ pub(crate) mod config;
 mod decode;
 mod diff;
 mod show;
+mod show_cluster;
 mod verify;
 
 pub(crate) use args::*;

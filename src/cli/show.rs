@@ -213,6 +213,14 @@ pub(super) fn open(cfg: &ShowConfig, spans: bool) -> Result<Opened, Error> {
 /// and an input that cannot be shown is an error line and status 2 while the
 /// others are still shown.
 pub(crate) fn run(cfg: &ShowConfig) -> Result<ExitCode, Error> {
+    if let Some(table) = &cfg.table {
+        return super::show_cluster::run_table(cfg, table);
+    }
+    if cfg.inputs.len() <= 1 {
+        if let Some(code) = super::show_cluster::run_cluster_file(cfg)? {
+            return Ok(code);
+        }
+    }
     let mut out = BufWriter::new(io::stdout().lock());
     if cfg.inputs.len() <= 1 {
         let mut json = render::JsonPages::default();

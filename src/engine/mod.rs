@@ -30,6 +30,7 @@ use crate::reader::Endian;
 use crate::source::Source;
 use crate::verify::oracle::OracleInput;
 
+pub(crate) mod cluster;
 mod sniff;
 mod toast;
 mod trace;
@@ -192,6 +193,7 @@ impl Engine {
                         schema::parse_columns(list)
                             .map_err(|e| Error::Usage(format!("--columns: {e}")))?,
                     ),
+                    Some(ColumnSpec::Resolved(schema)) => Some(schema.clone()),
                     Some(ColumnSpec::File { path, text }) => {
                         Some(schema::parse_schema(text).map_err(|e| {
                             Error::Usage(format!("--schema {}: {e}", path.display()))
@@ -221,6 +223,11 @@ impl Engine {
                 }
                 let list = match spec {
                     None => return Ok(None),
+                    Some(ColumnSpec::Resolved(_)) => {
+                        return Err(Error::Usage(
+                            "a PostgreSQL catalog's columns cannot decode Oracle blocks".into(),
+                        ))
+                    }
                     Some(ColumnSpec::List(list)) => OraColumns::parse(list)
                         .map_err(|e| Error::Usage(format!("--columns: {e}")))?,
                     Some(ColumnSpec::File { path, text }) => {
@@ -254,6 +261,9 @@ impl Engine {
 pub enum ColumnSpec {
     /// `--columns LIST`: the list as typed.
     List(String),
+    /// Columns already resolved, e.g. read from a data directory's catalogs
+    /// (`show --table`).
+    Resolved(crate::model::postgres::types::Schema),
     /// `--schema FILE`: the file and its text.
     File {
         /// The schema file as named on the command line.

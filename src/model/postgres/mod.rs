@@ -22,6 +22,7 @@ use serde::{Serialize, Serializer};
 use super::span::Span;
 use super::Problem;
 
+pub mod cluster;
 pub mod flags;
 pub mod names;
 pub mod types;

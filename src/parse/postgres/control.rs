@@ -33,6 +33,7 @@
 //! at +80 matches: a layout this reading does not fit (a future version, a
 //! different byte order) or a damaged file is refused rather than misread.
 
+use crate::model::postgres::cluster::{CheckPoint, ControlData, ControlFileImage};
 use crate::reader::{Endian, Reader};
 
 /// The fields verify uses.
@@ -85,7 +86,25 @@ impl ControlFile {
 const FLOAT_FORMAT: [u8; 8] = 1234567.0f64.to_le_bytes();
 
 /// Read a little-endian pg_control image; `Err` says why it is not trusted.
+///
+/// A `pg_control_version` this reader knows ([`parse_control_image`]) is
+/// read with that version's layout; any other is read by finding
+/// floatFormat (the layout since 9.3 described above).
 pub fn parse_control_file(data: &[u8]) -> Result<ControlFile, String> {
+    if let Ok(image) = parse_control_image(data) {
+        if !image.crc_ok {
+            return Err(crc_mismatch(&image));
+        }
+        let c = &image.control;
+        return Ok(ControlFile {
+            pg_control_version: c.pg_control_version,
+            state: c.state,
+            blcksz: c.blcksz,
+            relseg_size: c.relseg_size,
+            data_checksum_version: c.data_checksum_version,
+            checkpoint_redo: c.check_point_copy.redo,
+        });
+    }
     let float_at = (0..data.len().min(1024))
         .step_by(8)
         .find(|&at| data.get(at..at + 8) == Some(&FLOAT_FORMAT[..]))
@@ -115,6 +134,248 @@ pub fn parse_control_file(data: &[u8]) -> Result<ControlFile, String> {
         data_checksum_version: word(float_at + 44, "data_checksum_version")?,
         checkpoint_redo: redo,
     })
+}
+
+/// Why a control file read with its own layout is not trusted.
+pub(crate) fn crc_mismatch(image: &ControlFileImage) -> String {
+    format!(
+        "CRC-32C 0x{:08x} of the first {} bytes does not match the stored 0x{:08x}: damaged",
+        image.crc_computed, image.crc_offset, image.control.crc
+    )
+}
+
+/// The `ControlFileData` layouts this reader knows, by `pg_control_version`:
+/// (version, the first major that wrote it).
+///
+/// ```text
+///  1002  10     prevCheckPoint; nextXidEpoch + nextXid; float4ByVal
+///  1100  11     prevCheckPoint dropped
+///  1201  12     nextXid a FullTransactionId (8 bytes, 8-aligned); max_wal_senders
+///  1300  13–16  float4ByVal dropped
+///  1700  17     CheckPoint.wal_level after fullPageWrites
+///  1800  18     default_char_signedness after data_checksum_version
+/// ```
+pub(crate) const CONTROL_LAYOUTS: [(u32, u32); 6] = [
+    (1002, 10),
+    (1100, 11),
+    (1201, 12),
+    (1300, 13),
+    (1700, 17),
+    (1800, 18),
+];
+
+/// C struct layout over the file: each read aligned to its own size.
+struct Cursor<'a> {
+    r: Reader<'a>,
+    at: usize,
+}
+
+impl Cursor<'_> {
+    fn align(&mut self, n: usize) {
+        self.at = self.at.div_ceil(n) * n;
+    }
+    fn u32(&mut self, field: &str) -> Result<u32, String> {
+        self.align(4);
+        let v = self.r.peek_u32(self.at, field).map_err(|e| e.to_string())?;
+        self.at += 4;
+        Ok(v)
+    }
+    fn i32(&mut self, field: &str) -> Result<i32, String> {
+        self.u32(field).map(|v| v as i32)
+    }
+    fn u64(&mut self, field: &str) -> Result<u64, String> {
+        self.align(8);
+        let v = self.r.peek_u64(self.at, field).map_err(|e| e.to_string())?;
+        self.at += 8;
+        Ok(v)
+    }
+    fn i64(&mut self, field: &str) -> Result<i64, String> {
+        self.u64(field).map(|v| v as i64)
+    }
+    fn bool(&mut self, field: &str) -> Result<bool, String> {
+        let v = self.r.peek_u8(self.at, field).map_err(|e| e.to_string())?;
+        self.at += 1;
+        Ok(v != 0)
+    }
+}
+
+/// Read every field of a little-endian control file with the layout of the
+/// `pg_control_version` it holds, and check its CRC. `Err` when the version
+/// is not one of [`CONTROL_LAYOUTS`] or the file is too short; a CRC
+/// mismatch is reported in the image (`crc_ok`), not as an error.
+pub fn parse_control_image(data: &[u8]) -> Result<ControlFileImage, String> {
+    let r = Reader::new(data, Endian::Little);
+    let version = r
+        .peek_u32(8, "pg_control_version")
+        .map_err(|e| e.to_string())?;
+    let layout_major = CONTROL_LAYOUTS
+        .iter()
+        .find(|l| l.0 == version)
+        .map(|l| l.1)
+        .ok_or_else(|| {
+            format!("pg_control_version {version} is not one this reader knows (1002 to 1800)")
+        })?;
+    let mut c = Cursor { r, at: 0 };
+    let system_identifier = c.u64("system_identifier")?;
+    let pg_control_version = c.u32("pg_control_version")?;
+    let catalog_version_no = c.u32("catalog_version_no")?;
+    let state = c.u32("state")?;
+    let time = c.i64("time")?;
+    let check_point = c.u64("checkPoint")?;
+    let prev_check_point = if layout_major < 11 {
+        Some(c.u64("prevCheckPoint")?)
+    } else {
+        None
+    };
+    // CheckPoint: 8-aligned, its size a multiple of 8.
+    c.align(8);
+    let redo = c.u64("checkPointCopy.redo")?;
+    let this_time_line_id = c.u32("checkPointCopy.ThisTimeLineID")?;
+    let prev_time_line_id = c.u32("checkPointCopy.PrevTimeLineID")?;
+    let full_page_writes = c.bool("checkPointCopy.fullPageWrites")?;
+    let cp_wal_level = if layout_major >= 17 {
+        Some(c.i32("checkPointCopy.wal_level")?)
+    } else {
+        None
+    };
+    let next_xid = if layout_major >= 12 {
+        c.u64("checkPointCopy.nextXid")?
+    } else {
+        let epoch = c.u32("checkPointCopy.nextXidEpoch")?;
+        u64::from(epoch) << 32 | u64::from(c.u32("checkPointCopy.nextXid")?)
+    };
+    let mut cp = CheckPoint {
+        redo,
+        this_time_line_id,
+        prev_time_line_id,
+        full_page_writes,
+        wal_level: cp_wal_level,
+        next_xid,
+        next_oid: c.u32("checkPointCopy.nextOid")?,
+        next_multi: c.u32("checkPointCopy.nextMulti")?,
+        next_multi_offset: c.u32("checkPointCopy.nextMultiOffset")?,
+        oldest_xid: c.u32("checkPointCopy.oldestXid")?,
+        oldest_xid_db: c.u32("checkPointCopy.oldestXidDB")?,
+        oldest_multi: c.u32("checkPointCopy.oldestMulti")?,
+        oldest_multi_db: c.u32("checkPointCopy.oldestMultiDB")?,
+        time: 0,
+        oldest_commit_ts_xid: 0,
+        newest_commit_ts_xid: 0,
+        oldest_active_xid: 0,
+    };
+    cp.time = c.i64("checkPointCopy.time")?;
+    cp.oldest_commit_ts_xid = c.u32("checkPointCopy.oldestCommitTsXid")?;
+    cp.newest_commit_ts_xid = c.u32("checkPointCopy.newestCommitTsXid")?;
+    cp.oldest_active_xid = c.u32("checkPointCopy.oldestActiveXid")?;
+    c.align(8);
+    let unlogged_lsn = c.u64("unloggedLSN")?;
+    let min_recovery_point = c.u64("minRecoveryPoint")?;
+    let min_recovery_point_tli = c.u32("minRecoveryPointTLI")?;
+    let backup_start_point = c.u64("backupStartPoint")?;
+    let backup_end_point = c.u64("backupEndPoint")?;
+    let backup_end_required = c.bool("backupEndRequired")?;
+    let wal_level = c.i32("wal_level")?;
+    let wal_log_hints = c.bool("wal_log_hints")?;
+    let max_connections = c.i32("MaxConnections")?;
+    let max_worker_processes = c.i32("max_worker_processes")?;
+    let max_wal_senders = if layout_major >= 12 {
+        Some(c.i32("max_wal_senders")?)
+    } else {
+        None
+    };
+    let max_prepared_xacts = c.i32("max_prepared_xacts")?;
+    let max_locks_per_xact = c.i32("max_locks_per_xact")?;
+    let track_commit_timestamp = c.bool("track_commit_timestamp")?;
+    let max_align = c.u32("maxAlign")?;
+    let float_format = f64::from_bits(c.u64("floatFormat")?);
+    let blcksz = c.u32("blcksz")?;
+    let relseg_size = c.u32("relseg_size")?;
+    let xlog_blcksz = c.u32("xlog_blcksz")?;
+    let xlog_seg_size = c.u32("xlog_seg_size")?;
+    let name_data_len = c.u32("nameDataLen")?;
+    let index_max_keys = c.u32("indexMaxKeys")?;
+    let toast_max_chunk_size = c.u32("toast_max_chunk_size")?;
+    let loblksize = c.u32("loblksize")?;
+    let float4_by_val = if layout_major < 13 {
+        Some(c.bool("float4ByVal")?)
+    } else {
+        None
+    };
+    let float8_by_val = c.bool("float8ByVal")?;
+    let data_checksum_version = c.u32("data_checksum_version")?;
+    let default_char_signedness = if layout_major >= 18 {
+        Some(c.bool("default_char_signedness")?)
+    } else {
+        None
+    };
+    let nonce =
+        c.r.peek(c.at, 32, "mock_authentication_nonce")
+            .map_err(|e| e.to_string())?;
+    let mock_authentication_nonce = nonce.iter().map(|b| format!("{b:02x}")).collect();
+    c.at += 32;
+    let crc = c.u32("crc")?;
+    let crc_offset = c.at - 4;
+    let crc_computed = crc32c(data.get(..crc_offset).unwrap_or_default());
+    Ok(ControlFileImage {
+        layout_major,
+        control: ControlData {
+            system_identifier,
+            pg_control_version,
+            catalog_version_no,
+            state,
+            time,
+            check_point,
+            prev_check_point,
+            check_point_copy: cp,
+            unlogged_lsn,
+            min_recovery_point,
+            min_recovery_point_tli,
+            backup_start_point,
+            backup_end_point,
+            backup_end_required,
+            wal_level,
+            wal_log_hints,
+            max_connections,
+            max_worker_processes,
+            max_wal_senders,
+            max_prepared_xacts,
+            max_locks_per_xact,
+            track_commit_timestamp,
+            max_align,
+            float_format,
+            blcksz,
+            relseg_size,
+            xlog_blcksz,
+            xlog_seg_size,
+            name_data_len,
+            index_max_keys,
+            toast_max_chunk_size,
+            loblksize,
+            float4_by_val,
+            float8_by_val,
+            data_checksum_version,
+            default_char_signedness,
+            mock_authentication_nonce,
+            crc,
+        },
+        crc_offset,
+        crc_computed,
+        crc_ok: crc == crc_computed,
+    })
+}
+
+/// `DBState` in pg_controldata's words.
+pub(crate) fn db_state_name(state: u32) -> &'static str {
+    match state {
+        0 => "starting up",
+        1 => "shut down",
+        2 => "shut down in recovery",
+        3 => "shutting down",
+        4 => "in crash recovery",
+        5 => "in archive recovery",
+        6 => "in production",
+        _ => "unrecognized status code",
+    }
 }
 
 /// CRC-32C (Castagnoli), as PostgreSQL's `COMP_CRC32C` with `INIT_CRC32C`

@@ -2,14 +2,16 @@
 
 pub(crate) mod attrs;
 pub(crate) mod btree;
+pub(crate) mod catalog;
 pub(crate) mod check;
 pub(crate) mod checksum;
 pub(crate) mod control;
-mod datum;
+pub(crate) mod datum;
 pub(crate) mod heap;
 pub(crate) mod jsonb;
 pub(crate) mod page;
 pub(crate) mod pglz;
+pub(crate) mod relmap;
 pub(crate) mod schema;
 pub(crate) mod special;
 pub(crate) mod toast;

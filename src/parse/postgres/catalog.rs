@@ -1,0 +1,940 @@
+//! The system catalogs a table lookup reads, decoded from their heap pages
+//! with fixed per-major column lists (no I/O here: `engine::cluster` finds
+//! and reads the files).
+//!
+//! The catalogs' own rows are laid out like any table's: their columns, in
+//! attnum order, are the `CATALOG(...)` structs of catalog/pg_database.h,
+//! pg_class.h, pg_namespace.h, pg_attribute.h and pg_type.h of each major
+//! ([`LAYOUTS`], taken from each major's own pg_attribute and checked against
+//! it by the fixtures). Before PostgreSQL 12 a catalog row's `oid` is not a
+//! column but the tuple header's `t_oid` (WITH OIDS).
+//!
+//! Which versions of a row count (no pg_xact is read here; a caller may pass
+//! what pg_xact says through [`XactStatus`]):
+//!
+//! * xmin: a version whose `t_infomask` says HEAP_XMIN_INVALID without
+//!   HEAP_XMIN_COMMITTED (an aborted insert) is dead; any other xmin — hinted
+//!   committed, frozen, or not hinted — counts as committed, unless the
+//!   caller's status says it aborted;
+//! * xmax: 0, HEAP_XMAX_INVALID, a lock only (HEAP_XMAX_LOCK_ONLY, or
+//!   HEAP_XMAX_EXCL_LOCK alone) or a multixact: not deleted; HEAP_XMAX_COMMITTED:
+//!   deleted; an xmax with no hint bit is taken as committed (the last DDL
+//!   before a shutdown leaves exactly such rows), unless the caller's status
+//!   says it aborted;
+//! * when two versions of one row (same key) are still live after that, the
+//!   one with the newest xmin wins and a note says so.
+
+use std::collections::HashMap;
+
+use crate::model::postgres::types::{Align, Column, PgType, Schema, TypeSpec};
+use crate::model::postgres::{Attr, PageKind, Storage};
+use crate::model::Severity;
+
+use super::attrs;
+use super::page::{parse_page_without_spans, PageOptions};
+use super::schema::parse_columns;
+use super::values;
+
+/// What pg_xact says about a transaction: `Some(true)` committed,
+/// `Some(false)` aborted, `None` not known.
+pub(crate) type XactStatus<'a> = &'a dyn Fn(u32) -> Option<bool>;
+
+/// The catalogs read for a table lookup.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Catalog {
+    /// `pg_database` (shared, mapped).
+    Database,
+    /// `pg_class` (mapped).
+    Class,
+    /// `pg_namespace` (not mapped: its file is in pg_class).
+    Namespace,
+    /// `pg_attribute` (mapped).
+    Attribute,
+    /// `pg_type` (mapped).
+    Type,
+}
+
+impl Catalog {
+    /// The catalog's name.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Catalog::Database => "pg_database",
+            Catalog::Class => "pg_class",
+            Catalog::Namespace => "pg_namespace",
+            Catalog::Attribute => "pg_attribute",
+            Catalog::Type => "pg_type",
+        }
+    }
+
+    /// Its pg_class OID (also its relfilenode as initdb creates it).
+    pub(crate) fn oid(self) -> u32 {
+        match self {
+            Catalog::Database => 1262,
+            Catalog::Class => 1259,
+            Catalog::Namespace => 2615,
+            Catalog::Attribute => 1249,
+            Catalog::Type => 1247,
+        }
+    }
+}
+
+/// The first and last major this reader has catalog layouts for.
+pub(crate) const MAJORS: (u32, u32) = (10, 18);
+
+/// (catalog, first major, last major, columns as `--columns` takes them).
+pub(crate) const LAYOUTS: &[(Catalog, u32, u32, &str)] = &[
+    (
+        Catalog::Database,
+        10,
+        11,
+        "datname name:64:c, datdba oid:4:i, encoding integer:4:i, datcollate name:64:c, \
+         datctype name:64:c, datistemplate boolean:1:c, datallowconn boolean:1:c, \
+         datconnlimit integer:4:i, datlastsysoid oid:4:i, datfrozenxid xid:4:i, \
+         datminmxid xid:4:i, dattablespace oid:4:i, datacl aclitem[]:-1:i",
+    ),
+    (
+        Catalog::Database,
+        12,
+        14,
+        "oid oid:4:i, datname name:64:c, datdba oid:4:i, encoding integer:4:i, \
+         datcollate name:64:c, datctype name:64:c, datistemplate boolean:1:c, \
+         datallowconn boolean:1:c, datconnlimit integer:4:i, datlastsysoid oid:4:i, \
+         datfrozenxid xid:4:i, datminmxid xid:4:i, dattablespace oid:4:i, \
+         datacl aclitem[]:-1:i",
+    ),
+    (
+        Catalog::Database,
+        15,
+        15,
+        "oid oid:4:i, datname name:64:c, datdba oid:4:i, encoding integer:4:i, \
+         datlocprovider \"char\":1:c, datistemplate boolean:1:c, datallowconn boolean:1:c, \
+         datconnlimit integer:4:i, datfrozenxid xid:4:i, datminmxid xid:4:i, \
+         dattablespace oid:4:i, datcollate text:-1:i, datctype text:-1:i, \
+         daticulocale text:-1:i, datcollversion text:-1:i, datacl aclitem[]:-1:i",
+    ),
+    (
+        Catalog::Database,
+        16,
+        16,
+        "oid oid:4:i, datname name:64:c, datdba oid:4:i, encoding integer:4:i, \
+         datlocprovider \"char\":1:c, datistemplate boolean:1:c, datallowconn boolean:1:c, \
+         datconnlimit integer:4:i, datfrozenxid xid:4:i, datminmxid xid:4:i, \
+         dattablespace oid:4:i, datcollate text:-1:i, datctype text:-1:i, \
+         daticulocale text:-1:i, daticurules text:-1:i, datcollversion text:-1:i, \
+         datacl aclitem[]:-1:d",
+    ),
+    (
+        Catalog::Database,
+        17,
+        18,
+        "oid oid:4:i, datname name:64:c, datdba oid:4:i, encoding integer:4:i, \
+         datlocprovider \"char\":1:c, datistemplate boolean:1:c, datallowconn boolean:1:c, \
+         dathasloginevt boolean:1:c, datconnlimit integer:4:i, datfrozenxid xid:4:i, \
+         datminmxid xid:4:i, dattablespace oid:4:i, datcollate text:-1:i, \
+         datctype text:-1:i, datlocale text:-1:i, daticurules text:-1:i, \
+         datcollversion text:-1:i, datacl aclitem[]:-1:d",
+    ),
+    (
+        Catalog::Class,
+        10,
+        10,
+        "relname name:64:c, relnamespace oid:4:i, reltype oid:4:i, reloftype oid:4:i, \
+         relowner oid:4:i, relam oid:4:i, relfilenode oid:4:i, reltablespace oid:4:i, \
+         relpages integer:4:i, reltuples real:4:i, relallvisible integer:4:i, \
+         reltoastrelid oid:4:i, relhasindex boolean:1:c, relisshared boolean:1:c, \
+         relpersistence \"char\":1:c, relkind \"char\":1:c, relnatts smallint:2:s, \
+         relchecks smallint:2:s, relhasoids boolean:1:c, relhaspkey boolean:1:c, \
+         relhasrules boolean:1:c, relhastriggers boolean:1:c, \
+         relhassubclass boolean:1:c, relrowsecurity boolean:1:c, \
+         relforcerowsecurity boolean:1:c, relispopulated boolean:1:c, \
+         relreplident \"char\":1:c, relispartition boolean:1:c, relfrozenxid xid:4:i, \
+         relminmxid xid:4:i, relacl aclitem[]:-1:i, reloptions text[]:-1:i, \
+         relpartbound pg_node_tree:-1:i",
+    ),
+    (
+        Catalog::Class,
+        11,
+        11,
+        "relname name:64:c, relnamespace oid:4:i, reltype oid:4:i, reloftype oid:4:i, \
+         relowner oid:4:i, relam oid:4:i, relfilenode oid:4:i, reltablespace oid:4:i, \
+         relpages integer:4:i, reltuples real:4:i, relallvisible integer:4:i, \
+         reltoastrelid oid:4:i, relhasindex boolean:1:c, relisshared boolean:1:c, \
+         relpersistence \"char\":1:c, relkind \"char\":1:c, relnatts smallint:2:s, \
+         relchecks smallint:2:s, relhasoids boolean:1:c, relhasrules boolean:1:c, \
+         relhastriggers boolean:1:c, relhassubclass boolean:1:c, \
+         relrowsecurity boolean:1:c, relforcerowsecurity boolean:1:c, \
+         relispopulated boolean:1:c, relreplident \"char\":1:c, \
+         relispartition boolean:1:c, relrewrite oid:4:i, relfrozenxid xid:4:i, \
+         relminmxid xid:4:i, relacl aclitem[]:-1:i, reloptions text[]:-1:i, \
+         relpartbound pg_node_tree:-1:i",
+    ),
+    (
+        Catalog::Class,
+        12,
+        15,
+        "oid oid:4:i, relname name:64:c, relnamespace oid:4:i, reltype oid:4:i, \
+         reloftype oid:4:i, relowner oid:4:i, relam oid:4:i, relfilenode oid:4:i, \
+         reltablespace oid:4:i, relpages integer:4:i, reltuples real:4:i, \
+         relallvisible integer:4:i, reltoastrelid oid:4:i, relhasindex boolean:1:c, \
+         relisshared boolean:1:c, relpersistence \"char\":1:c, relkind \"char\":1:c, \
+         relnatts smallint:2:s, relchecks smallint:2:s, relhasrules boolean:1:c, \
+         relhastriggers boolean:1:c, relhassubclass boolean:1:c, \
+         relrowsecurity boolean:1:c, relforcerowsecurity boolean:1:c, \
+         relispopulated boolean:1:c, relreplident \"char\":1:c, \
+         relispartition boolean:1:c, relrewrite oid:4:i, relfrozenxid xid:4:i, \
+         relminmxid xid:4:i, relacl aclitem[]:-1:i, reloptions text[]:-1:i, \
+         relpartbound pg_node_tree:-1:i",
+    ),
+    (
+        Catalog::Class,
+        16,
+        17,
+        "oid oid:4:i, relname name:64:c, relnamespace oid:4:i, reltype oid:4:i, \
+         reloftype oid:4:i, relowner oid:4:i, relam oid:4:i, relfilenode oid:4:i, \
+         reltablespace oid:4:i, relpages integer:4:i, reltuples real:4:i, \
+         relallvisible integer:4:i, reltoastrelid oid:4:i, relhasindex boolean:1:c, \
+         relisshared boolean:1:c, relpersistence \"char\":1:c, relkind \"char\":1:c, \
+         relnatts smallint:2:s, relchecks smallint:2:s, relhasrules boolean:1:c, \
+         relhastriggers boolean:1:c, relhassubclass boolean:1:c, \
+         relrowsecurity boolean:1:c, relforcerowsecurity boolean:1:c, \
+         relispopulated boolean:1:c, relreplident \"char\":1:c, \
+         relispartition boolean:1:c, relrewrite oid:4:i, relfrozenxid xid:4:i, \
+         relminmxid xid:4:i, relacl aclitem[]:-1:d, reloptions text[]:-1:i, \
+         relpartbound pg_node_tree:-1:i",
+    ),
+    (
+        Catalog::Class,
+        18,
+        18,
+        "oid oid:4:i, relname name:64:c, relnamespace oid:4:i, reltype oid:4:i, \
+         reloftype oid:4:i, relowner oid:4:i, relam oid:4:i, relfilenode oid:4:i, \
+         reltablespace oid:4:i, relpages integer:4:i, reltuples real:4:i, \
+         relallvisible integer:4:i, relallfrozen integer:4:i, reltoastrelid oid:4:i, \
+         relhasindex boolean:1:c, relisshared boolean:1:c, relpersistence \"char\":1:c, \
+         relkind \"char\":1:c, relnatts smallint:2:s, relchecks smallint:2:s, \
+         relhasrules boolean:1:c, relhastriggers boolean:1:c, \
+         relhassubclass boolean:1:c, relrowsecurity boolean:1:c, \
+         relforcerowsecurity boolean:1:c, relispopulated boolean:1:c, \
+         relreplident \"char\":1:c, relispartition boolean:1:c, relrewrite oid:4:i, \
+         relfrozenxid xid:4:i, relminmxid xid:4:i, relacl aclitem[]:-1:d, \
+         reloptions text[]:-1:i, relpartbound pg_node_tree:-1:i",
+    ),
+    (
+        Catalog::Namespace,
+        10,
+        11,
+        "nspname name:64:c, nspowner oid:4:i, nspacl aclitem[]:-1:i",
+    ),
+    (
+        Catalog::Namespace,
+        12,
+        15,
+        "oid oid:4:i, nspname name:64:c, nspowner oid:4:i, nspacl aclitem[]:-1:i",
+    ),
+    (
+        Catalog::Namespace,
+        16,
+        18,
+        "oid oid:4:i, nspname name:64:c, nspowner oid:4:i, nspacl aclitem[]:-1:d",
+    ),
+    (
+        Catalog::Attribute,
+        10,
+        10,
+        "attrelid oid:4:i, attname name:64:c, atttypid oid:4:i, \
+         attstattarget integer:4:i, attlen smallint:2:s, attnum smallint:2:s, \
+         attndims integer:4:i, attcacheoff integer:4:i, atttypmod integer:4:i, \
+         attbyval boolean:1:c, attstorage \"char\":1:c, attalign \"char\":1:c, \
+         attnotnull boolean:1:c, atthasdef boolean:1:c, attidentity \"char\":1:c, \
+         attisdropped boolean:1:c, attislocal boolean:1:c, attinhcount integer:4:i, \
+         attcollation oid:4:i, attacl aclitem[]:-1:i, attoptions text[]:-1:i, \
+         attfdwoptions text[]:-1:i",
+    ),
+    (
+        Catalog::Attribute,
+        11,
+        11,
+        "attrelid oid:4:i, attname name:64:c, atttypid oid:4:i, \
+         attstattarget integer:4:i, attlen smallint:2:s, attnum smallint:2:s, \
+         attndims integer:4:i, attcacheoff integer:4:i, atttypmod integer:4:i, \
+         attbyval boolean:1:c, attstorage \"char\":1:c, attalign \"char\":1:c, \
+         attnotnull boolean:1:c, atthasdef boolean:1:c, atthasmissing boolean:1:c, \
+         attidentity \"char\":1:c, attisdropped boolean:1:c, attislocal boolean:1:c, \
+         attinhcount integer:4:i, attcollation oid:4:i, attacl aclitem[]:-1:i, \
+         attoptions text[]:-1:i, attfdwoptions text[]:-1:i, attmissingval anyarray:-1:d",
+    ),
+    (
+        Catalog::Attribute,
+        12,
+        13,
+        "attrelid oid:4:i, attname name:64:c, atttypid oid:4:i, \
+         attstattarget integer:4:i, attlen smallint:2:s, attnum smallint:2:s, \
+         attndims integer:4:i, attcacheoff integer:4:i, atttypmod integer:4:i, \
+         attbyval boolean:1:c, attstorage \"char\":1:c, attalign \"char\":1:c, \
+         attnotnull boolean:1:c, atthasdef boolean:1:c, atthasmissing boolean:1:c, \
+         attidentity \"char\":1:c, attgenerated \"char\":1:c, attisdropped boolean:1:c, \
+         attislocal boolean:1:c, attinhcount integer:4:i, attcollation oid:4:i, \
+         attacl aclitem[]:-1:i, attoptions text[]:-1:i, attfdwoptions text[]:-1:i, \
+         attmissingval anyarray:-1:d",
+    ),
+    (
+        Catalog::Attribute,
+        14,
+        15,
+        "attrelid oid:4:i, attname name:64:c, atttypid oid:4:i, \
+         attstattarget integer:4:i, attlen smallint:2:s, attnum smallint:2:s, \
+         attndims integer:4:i, attcacheoff integer:4:i, atttypmod integer:4:i, \
+         attbyval boolean:1:c, attalign \"char\":1:c, attstorage \"char\":1:c, \
+         attcompression \"char\":1:c, attnotnull boolean:1:c, atthasdef boolean:1:c, \
+         atthasmissing boolean:1:c, attidentity \"char\":1:c, attgenerated \"char\":1:c, \
+         attisdropped boolean:1:c, attislocal boolean:1:c, attinhcount integer:4:i, \
+         attcollation oid:4:i, attacl aclitem[]:-1:i, attoptions text[]:-1:i, \
+         attfdwoptions text[]:-1:i, attmissingval anyarray:-1:d",
+    ),
+    (
+        Catalog::Attribute,
+        16,
+        16,
+        "attrelid oid:4:i, attname name:64:c, atttypid oid:4:i, attlen smallint:2:s, \
+         attnum smallint:2:s, attcacheoff integer:4:i, atttypmod integer:4:i, \
+         attndims smallint:2:s, attbyval boolean:1:c, attalign \"char\":1:c, \
+         attstorage \"char\":1:c, attcompression \"char\":1:c, attnotnull boolean:1:c, \
+         atthasdef boolean:1:c, atthasmissing boolean:1:c, attidentity \"char\":1:c, \
+         attgenerated \"char\":1:c, attisdropped boolean:1:c, attislocal boolean:1:c, \
+         attinhcount smallint:2:s, attstattarget smallint:2:s, attcollation oid:4:i, \
+         attacl aclitem[]:-1:d, attoptions text[]:-1:i, attfdwoptions text[]:-1:i, \
+         attmissingval anyarray:-1:d",
+    ),
+    (
+        Catalog::Attribute,
+        17,
+        17,
+        "attrelid oid:4:i, attname name:64:c, atttypid oid:4:i, attlen smallint:2:s, \
+         attnum smallint:2:s, attcacheoff integer:4:i, atttypmod integer:4:i, \
+         attndims smallint:2:s, attbyval boolean:1:c, attalign \"char\":1:c, \
+         attstorage \"char\":1:c, attcompression \"char\":1:c, attnotnull boolean:1:c, \
+         atthasdef boolean:1:c, atthasmissing boolean:1:c, attidentity \"char\":1:c, \
+         attgenerated \"char\":1:c, attisdropped boolean:1:c, attislocal boolean:1:c, \
+         attinhcount smallint:2:s, attcollation oid:4:i, attstattarget smallint:2:s, \
+         attacl aclitem[]:-1:d, attoptions text[]:-1:i, attfdwoptions text[]:-1:i, \
+         attmissingval anyarray:-1:d",
+    ),
+    (
+        Catalog::Attribute,
+        18,
+        18,
+        "attrelid oid:4:i, attname name:64:c, atttypid oid:4:i, attlen smallint:2:s, \
+         attnum smallint:2:s, atttypmod integer:4:i, attndims smallint:2:s, \
+         attbyval boolean:1:c, attalign \"char\":1:c, attstorage \"char\":1:c, \
+         attcompression \"char\":1:c, attnotnull boolean:1:c, atthasdef boolean:1:c, \
+         atthasmissing boolean:1:c, attidentity \"char\":1:c, attgenerated \"char\":1:c, \
+         attisdropped boolean:1:c, attislocal boolean:1:c, attinhcount smallint:2:s, \
+         attcollation oid:4:i, attstattarget smallint:2:s, attacl aclitem[]:-1:d, \
+         attoptions text[]:-1:i, attfdwoptions text[]:-1:i, attmissingval anyarray:-1:d",
+    ),
+    (
+        Catalog::Type,
+        10,
+        11,
+        "typname name:64:c, typnamespace oid:4:i, typowner oid:4:i, typlen smallint:2:s, \
+         typbyval boolean:1:c, typtype \"char\":1:c, typcategory \"char\":1:c, \
+         typispreferred boolean:1:c, typisdefined boolean:1:c, typdelim \"char\":1:c, \
+         typrelid oid:4:i, typelem oid:4:i, typarray oid:4:i, typinput regproc:4:i, \
+         typoutput regproc:4:i, typreceive regproc:4:i, typsend regproc:4:i, \
+         typmodin regproc:4:i, typmodout regproc:4:i, typanalyze regproc:4:i, \
+         typalign \"char\":1:c, typstorage \"char\":1:c, typnotnull boolean:1:c, \
+         typbasetype oid:4:i, typtypmod integer:4:i, typndims integer:4:i, \
+         typcollation oid:4:i, typdefaultbin pg_node_tree:-1:i, typdefault text:-1:i, \
+         typacl aclitem[]:-1:i",
+    ),
+    (
+        Catalog::Type,
+        12,
+        13,
+        "oid oid:4:i, typname name:64:c, typnamespace oid:4:i, typowner oid:4:i, \
+         typlen smallint:2:s, typbyval boolean:1:c, typtype \"char\":1:c, \
+         typcategory \"char\":1:c, typispreferred boolean:1:c, typisdefined boolean:1:c, \
+         typdelim \"char\":1:c, typrelid oid:4:i, typelem oid:4:i, typarray oid:4:i, \
+         typinput regproc:4:i, typoutput regproc:4:i, typreceive regproc:4:i, \
+         typsend regproc:4:i, typmodin regproc:4:i, typmodout regproc:4:i, \
+         typanalyze regproc:4:i, typalign \"char\":1:c, typstorage \"char\":1:c, \
+         typnotnull boolean:1:c, typbasetype oid:4:i, typtypmod integer:4:i, \
+         typndims integer:4:i, typcollation oid:4:i, typdefaultbin pg_node_tree:-1:i, \
+         typdefault text:-1:i, typacl aclitem[]:-1:i",
+    ),
+    (
+        Catalog::Type,
+        14,
+        15,
+        "oid oid:4:i, typname name:64:c, typnamespace oid:4:i, typowner oid:4:i, \
+         typlen smallint:2:s, typbyval boolean:1:c, typtype \"char\":1:c, \
+         typcategory \"char\":1:c, typispreferred boolean:1:c, typisdefined boolean:1:c, \
+         typdelim \"char\":1:c, typrelid oid:4:i, typsubscript regproc:4:i, \
+         typelem oid:4:i, typarray oid:4:i, typinput regproc:4:i, typoutput regproc:4:i, \
+         typreceive regproc:4:i, typsend regproc:4:i, typmodin regproc:4:i, \
+         typmodout regproc:4:i, typanalyze regproc:4:i, typalign \"char\":1:c, \
+         typstorage \"char\":1:c, typnotnull boolean:1:c, typbasetype oid:4:i, \
+         typtypmod integer:4:i, typndims integer:4:i, typcollation oid:4:i, \
+         typdefaultbin pg_node_tree:-1:i, typdefault text:-1:i, typacl aclitem[]:-1:i",
+    ),
+    (
+        Catalog::Type,
+        16,
+        18,
+        "oid oid:4:i, typname name:64:c, typnamespace oid:4:i, typowner oid:4:i, \
+         typlen smallint:2:s, typbyval boolean:1:c, typtype \"char\":1:c, \
+         typcategory \"char\":1:c, typispreferred boolean:1:c, typisdefined boolean:1:c, \
+         typdelim \"char\":1:c, typrelid oid:4:i, typsubscript regproc:4:i, \
+         typelem oid:4:i, typarray oid:4:i, typinput regproc:4:i, typoutput regproc:4:i, \
+         typreceive regproc:4:i, typsend regproc:4:i, typmodin regproc:4:i, \
+         typmodout regproc:4:i, typanalyze regproc:4:i, typalign \"char\":1:c, \
+         typstorage \"char\":1:c, typnotnull boolean:1:c, typbasetype oid:4:i, \
+         typtypmod integer:4:i, typndims integer:4:i, typcollation oid:4:i, \
+         typdefaultbin pg_node_tree:-1:i, typdefault text:-1:i, typacl aclitem[]:-1:d",
+    ),
+];
+
+/// The column list of `catalog` as PostgreSQL `major` lays it out.
+pub(crate) fn catalog_schema(catalog: Catalog, major: u32) -> Option<Schema> {
+    let (_, _, _, list) = LAYOUTS
+        .iter()
+        .find(|l| l.0 == catalog && (l.1..=l.2).contains(&major))?;
+    parse_columns(list).ok()
+}
+
+/// Relations that live in a relation map (pg_class.relfilenode 0), by OID:
+/// the names their maps are shown with. Every mapped relation of
+/// PostgreSQL 10 through 18.
+pub(crate) const MAPPED_RELATIONS: &[(u32, &str)] = &[
+    (1136, "pg_pltemplate"),
+    (1137, "pg_pltemplate_name_index"),
+    (1213, "pg_tablespace"),
+    (1214, "pg_shdepend"),
+    (1232, "pg_shdepend_depender_index"),
+    (1233, "pg_shdepend_reference_index"),
+    (1247, "pg_type"),
+    (1249, "pg_attribute"),
+    (1255, "pg_proc"),
+    (1259, "pg_class"),
+    (1260, "pg_authid"),
+    (1261, "pg_auth_members"),
+    (1262, "pg_database"),
+    (2396, "pg_shdescription"),
+    (2397, "pg_shdescription_o_c_index"),
+    (2658, "pg_attribute_relid_attnam_index"),
+    (2659, "pg_attribute_relid_attnum_index"),
+    (2662, "pg_class_oid_index"),
+    (2663, "pg_class_relname_nsp_index"),
+    (2671, "pg_database_datname_index"),
+    (2672, "pg_database_oid_index"),
+    (2676, "pg_authid_rolname_index"),
+    (2677, "pg_authid_oid_index"),
+    (2690, "pg_proc_oid_index"),
+    (2691, "pg_proc_proname_args_nsp_index"),
+    (2694, "pg_auth_members_role_member_index"),
+    (2695, "pg_auth_members_member_role_index"),
+    (2697, "pg_tablespace_oid_index"),
+    (2698, "pg_tablespace_spcname_index"),
+    (2703, "pg_type_oid_index"),
+    (2704, "pg_type_typname_nsp_index"),
+    (2836, "pg_toast_1255"),
+    (2837, "pg_toast_1255_index"),
+    (2846, "pg_toast_2396"),
+    (2847, "pg_toast_2396_index"),
+    (2964, "pg_db_role_setting"),
+    (2965, "pg_db_role_setting_databaseid_rol_index"),
+    (2966, "pg_toast_2964"),
+    (2967, "pg_toast_2964_index"),
+    (3455, "pg_class_tblspc_relfilenode_index"),
+    (3592, "pg_shseclabel"),
+    (3593, "pg_shseclabel_object_index"),
+    (4060, "pg_toast_3592"),
+    (4061, "pg_toast_3592_index"),
+    (4171, "pg_toast_1247"),
+    (4172, "pg_toast_1247_index"),
+    (4175, "pg_toast_1260"),
+    (4176, "pg_toast_1260_index"),
+    (4177, "pg_toast_1262"),
+    (4178, "pg_toast_1262_index"),
+    (4179, "pg_toast_1136"),
+    (4180, "pg_toast_1136_index"),
+    (4181, "pg_toast_6000"),
+    (4182, "pg_toast_6000_index"),
+    (4183, "pg_toast_6100"),
+    (4184, "pg_toast_6100_index"),
+    (4185, "pg_toast_1213"),
+    (4186, "pg_toast_1213_index"),
+    (6000, "pg_replication_origin"),
+    (6001, "pg_replication_origin_roiident_index"),
+    (6002, "pg_replication_origin_roname_index"),
+    (6100, "pg_subscription"),
+    (6114, "pg_subscription_oid_index"),
+    (6115, "pg_subscription_subname_index"),
+    (6243, "pg_parameter_acl"),
+    (6244, "pg_toast_6243"),
+    (6245, "pg_toast_6243_index"),
+    (6246, "pg_parameter_acl_parname_index"),
+    (6247, "pg_parameter_acl_oid_index"),
+    (6302, "pg_auth_members_grantor_index"),
+    (6303, "pg_auth_members_oid_index"),
+];
+
+/// The name of a mapped relation.
+pub(crate) fn mapped_relation_name(oid: u32) -> Option<&'static str> {
+    MAPPED_RELATIONS.iter().find(|m| m.0 == oid).map(|m| m.1)
+}
+
+const HEAP_XMIN_COMMITTED: u16 = 0x0100;
+const HEAP_XMIN_INVALID: u16 = 0x0200;
+const HEAP_XMAX_COMMITTED: u16 = 0x0400;
+const HEAP_XMAX_INVALID: u16 = 0x0800;
+const HEAP_XMAX_IS_MULTI: u16 = 0x1000;
+const HEAP_XMAX_LOCK_ONLY: u16 = 0x0080;
+const HEAP_XMAX_EXCL_LOCK: u16 = 0x0040;
+const HEAP_XMAX_KEYSHR_LOCK: u16 = 0x0010;
+
+/// One live row of a catalog: where it is and its columns.
+#[derive(Clone, Debug)]
+pub(crate) struct CatalogRow {
+    /// Block and line pointer.
+    pub blkno: u64,
+    /// Line pointer number.
+    pub lp: u16,
+    /// `t_xmin`, for choosing between versions.
+    pub xmin: u32,
+    /// `t_oid` (before PostgreSQL 12, where oid is not a column).
+    pub t_oid: Option<u32>,
+    /// The columns, in the layout's order.
+    pub attrs: Vec<Attr>,
+}
+
+impl CatalogRow {
+    fn attr(&self, name: &str) -> Option<&Attr> {
+        self.attrs.iter().find(|a| a.name.as_deref() == Some(name))
+    }
+
+    /// A column's text, `None` for NULL or a column the layout lacks.
+    pub(crate) fn text(&self, name: &str) -> Option<&str> {
+        self.attr(name)?.value.as_ref().map(|v| v.text.as_str())
+    }
+
+    /// A numeric column (oid, int2, int4, xid…).
+    pub(crate) fn num(&self, name: &str) -> Option<i64> {
+        if name == "oid" {
+            if let Some(oid) = self.t_oid {
+                return Some(i64::from(oid));
+            }
+        }
+        self.text(name)?.parse().ok()
+    }
+
+    /// An OID column.
+    pub(crate) fn oid(&self, name: &str) -> Option<u32> {
+        self.num(name).and_then(|n| u32::try_from(n).ok())
+    }
+
+    /// A boolean column.
+    pub(crate) fn bool(&self, name: &str) -> Option<bool> {
+        match self.text(name)? {
+            "t" => Some(true),
+            "f" => Some(false),
+            _ => None,
+        }
+    }
+
+    /// A `"char"` column.
+    pub(crate) fn char(&self, name: &str) -> Option<char> {
+        self.text(name)?.chars().next()
+    }
+
+    /// The raw datum of a column (varlena header included).
+    pub(crate) fn raw(&self, name: &str) -> Option<&[u8]> {
+        self.attr(name)?.raw.as_deref()
+    }
+
+    /// `where`: `block B lp N`.
+    pub(crate) fn place(&self) -> String {
+        format!("block {} lp {}", self.blkno, self.lp)
+    }
+}
+
+/// Whether a version counts, by the rule in the module docs.
+fn visible(infomask: u16, xmin: u32, xmax: u32, xact: XactStatus) -> bool {
+    let xmin_committed = infomask & HEAP_XMIN_COMMITTED != 0;
+    if infomask & HEAP_XMIN_INVALID != 0 && !xmin_committed {
+        return false;
+    }
+    if !xmin_committed && xact(xmin) == Some(false) {
+        return false;
+    }
+    if xmax == 0 || infomask & HEAP_XMAX_INVALID != 0 {
+        return true;
+    }
+    let lock_only = infomask & HEAP_XMAX_LOCK_ONLY != 0
+        || infomask & (HEAP_XMAX_IS_MULTI | HEAP_XMAX_EXCL_LOCK | HEAP_XMAX_KEYSHR_LOCK)
+            == HEAP_XMAX_EXCL_LOCK;
+    if lock_only || infomask & HEAP_XMAX_IS_MULTI != 0 {
+        return true;
+    }
+    if infomask & HEAP_XMAX_COMMITTED != 0 {
+        return false;
+    }
+    xact(xmax) == Some(false)
+}
+
+/// The live rows of one page of `catalog`, decoded with `schema`; what
+/// could not be read goes to `notes` (naming the catalog, block and line
+/// pointer).
+pub(crate) fn page_rows(
+    catalog: Catalog,
+    schema: &Schema,
+    blkno: u64,
+    data: &[u8],
+    xact: XactStatus,
+    rows: &mut Vec<CatalogRow>,
+    notes: &mut Vec<String>,
+) {
+    let name = catalog.name();
+    let mut page = parse_page_without_spans(
+        data,
+        &PageOptions {
+            blkno,
+            blkno_known: true,
+            ..PageOptions::default()
+        },
+    );
+    if page.kind == PageKind::New {
+        return;
+    }
+    if page.kind != PageKind::Heap {
+        notes.push(format!(
+            "{name} block {blkno}: not a heap page ({:?}); its rows are not read",
+            page.kind
+        ));
+        return;
+    }
+    if let Some(p) = page.problems.iter().find(|p| {
+        p.severity == Severity::Error && matches!(p.field.as_str(), f if f.starts_with("pd_"))
+    }) {
+        notes.push(format!(
+            "{name} block {blkno}: page header unusable ({}: {}); its rows are not read",
+            p.field, p.message
+        ));
+        return;
+    }
+    attrs::decode_page(&mut page, data, schema, None);
+    for item in page.items {
+        let Some(t) = &item.tuple else { continue };
+        let h = &t.header;
+        if !visible(h.t_infomask, h.t_xmin, h.t_xmax, xact) {
+            continue;
+        }
+        let attrs = item.attrs.unwrap_or_default();
+        let unreadable = attrs.iter().find(|a| {
+            a.storage == Storage::Unread
+                || (!a.problems.is_empty() && a.value.is_none() && a.storage != Storage::Null)
+        });
+        if let Some(a) = unreadable {
+            notes.push(format!(
+                "{name} block {blkno} lp {}: column {} unreadable{}; the row is skipped",
+                item.id.lp,
+                a.name.as_deref().unwrap_or("?"),
+                a.problems
+                    .first()
+                    .map(|p| format!(" ({p})"))
+                    .unwrap_or_default()
+            ));
+            continue;
+        }
+        rows.push(CatalogRow {
+            blkno,
+            lp: item.id.lp,
+            xmin: h.t_xmin,
+            t_oid: t.t_oid,
+            attrs,
+        });
+    }
+}
+
+/// Keep one version per key: the newest xmin where several remain (with a note).
+pub(crate) fn one_per_key<K: std::hash::Hash + Eq + Clone + std::fmt::Debug>(
+    catalog: Catalog,
+    rows: Vec<CatalogRow>,
+    key: impl Fn(&CatalogRow) -> Option<K>,
+    notes: &mut Vec<String>,
+) -> Vec<CatalogRow> {
+    let mut by_key: HashMap<K, CatalogRow> = HashMap::new();
+    let mut order = Vec::new();
+    for row in rows {
+        let Some(k) = key(&row) else { continue };
+        match by_key.get_mut(&k) {
+            Some(old) => {
+                notes.push(format!(
+                    "{}: two live versions of row {k:?} ({} and {}); the one with the newer xmin is used",
+                    catalog.name(),
+                    old.place(),
+                    row.place()
+                ));
+                if row.xmin.wrapping_sub(old.xmin) as i32 > 0 {
+                    *old = row;
+                }
+            }
+            None => {
+                order.push(k.clone());
+                by_key.insert(k, row);
+            }
+        }
+    }
+    order
+        .into_iter()
+        .filter_map(|k| by_key.remove(&k))
+        .collect()
+}
+
+/// What a column's type needs from `pg_type`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct TypeRow {
+    /// `oid`.
+    pub oid: u32,
+    /// `typname`.
+    pub typname: String,
+    /// `typlen`.
+    pub typlen: i16,
+    /// `typalign`.
+    pub typalign: char,
+    /// `typtype`: b base, d domain, e enum, c composite, r range, m multirange, p pseudo.
+    pub typtype: char,
+    /// `typelem`: the element type of an array.
+    pub typelem: u32,
+    /// `typbasetype`: a domain's base type.
+    pub typbasetype: u32,
+}
+
+impl TypeRow {
+    /// From a pg_type row.
+    pub(crate) fn from_row(row: &CatalogRow) -> Option<TypeRow> {
+        Some(TypeRow {
+            oid: row.oid("oid")?,
+            typname: row.text("typname")?.to_string(),
+            typlen: i16::try_from(row.num("typlen")?).ok()?,
+            typalign: row.char("typalign")?,
+            typtype: row.char("typtype")?,
+            typelem: row.oid("typelem").unwrap_or(0),
+            typbasetype: row.oid("typbasetype").unwrap_or(0),
+        })
+    }
+}
+
+/// The type blockscope decodes for pg_type OID `oid`: a built-in type by its
+/// fixed OID, an array through `typelem`, a domain through `typbasetype`;
+/// others (enums, composites, ranges, extension types) are `Other` and shown
+/// as hex.
+pub(crate) fn resolve_type(oid: u32, types: &HashMap<u32, TypeRow>) -> Option<PgType> {
+    let mut oid = oid;
+    for _ in 0..16 {
+        if let Some(t) = PgType::from_oid(oid) {
+            return Some(t);
+        }
+        let row = types.get(&oid)?;
+        if row.typtype == 'd' && row.typbasetype != 0 {
+            oid = row.typbasetype;
+            continue;
+        }
+        if row.typlen == -1 && row.typelem != 0 && row.typtype == 'b' {
+            let elem = match resolve_type(row.typelem, types) {
+                Some(e) => e,
+                None => other(types.get(&row.typelem)?),
+            };
+            return Some(PgType::Array(Box::new(elem)));
+        }
+        return Some(other(row));
+    }
+    None
+}
+
+fn other(row: &TypeRow) -> PgType {
+    PgType::Other {
+        name: row.typname.clone(),
+        attlen: row.typlen,
+        align: Align::from_char(row.typalign).unwrap_or(Align::Int),
+    }
+}
+
+/// The typmod as `format_type` shows it inside parentheses, when the type has one.
+pub(crate) fn typmod_text(ty: &PgType, typmod: i32) -> Option<String> {
+    let elem = match ty {
+        PgType::Array(e) => e.as_ref(),
+        t => t,
+    };
+    match elem {
+        PgType::Varchar | PgType::Bpchar if typmod >= 4 => Some((typmod - 4).to_string()),
+        PgType::Numeric if typmod >= 4 => {
+            let t = typmod - 4;
+            Some(format!(
+                "{},{}",
+                (t >> 16) & 0xFFFF,
+                ((t & 0x7FF) ^ 1024) - 1024
+            ))
+        }
+        PgType::Time | PgType::TimeTz | PgType::Timestamp | PgType::TimestampTz if typmod >= 0 => {
+            Some(typmod.to_string())
+        }
+        PgType::Bit | PgType::Varbit if typmod >= 0 => Some(typmod.to_string()),
+        _ => None,
+    }
+}
+
+/// A table's column from its pg_attribute row.
+pub(crate) fn column_from_attribute(
+    row: &CatalogRow,
+    types: &HashMap<u32, TypeRow>,
+    notes: &mut Vec<String>,
+) -> Option<Column> {
+    let attlen = i16::try_from(row.num("attlen")?).ok()?;
+    let align = Align::from_char(row.char("attalign")?)?;
+    if row.bool("attisdropped") == Some(true) {
+        return Some(Column {
+            name: None,
+            ty: None,
+            attlen,
+            align,
+            dropped: true,
+            missing: None,
+        });
+    }
+    let name = row.text("attname")?.to_string();
+    let typid = row.oid("atttypid")?;
+    let ty = match resolve_type(typid, types) {
+        Some(t) => t,
+        None => {
+            notes.push(format!(
+                "column {name}: type OID {typid} is not in pg_type; its values are shown as hex"
+            ));
+            PgType::Other {
+                name: format!("type {typid}"),
+                attlen,
+                align,
+            }
+        }
+    };
+    let typmod = row.num("atttypmod").unwrap_or(-1) as i32;
+    let spec = TypeSpec {
+        typmod: typmod_text(&ty, typmod),
+        ty,
+    };
+    let mut col = Column {
+        name: Some(name),
+        ty: Some(spec),
+        attlen,
+        align,
+        dropped: false,
+        missing: None,
+    };
+    if row.bool("atthasmissing") == Some(true) {
+        if let Some(raw) = row.raw("attmissingval") {
+            match missing_value(raw, &col) {
+                Ok(v) => col.missing = Some(v),
+                Err(e) => notes.push(format!(
+                    "column {}: attmissingval unreadable ({e}); older rows show it as missing",
+                    col.name.as_deref().unwrap_or("?")
+                )),
+            }
+        }
+    }
+    Some(col)
+}
+
+/// `attmissingval`: a one-element array of the column's type, as its text.
+fn missing_value(raw: &[u8], col: &Column) -> Result<String, String> {
+    let data = attrs::plain_varlena_data(raw)?;
+    let word = |at: usize| -> Result<u32, String> {
+        data.get(at..at + 4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .ok_or_else(|| "array header runs past the end".to_string())
+    };
+    let (ndim, dataoffset) = (word(0)?, word(4)?);
+    if ndim != 1 || word(12)? != 1 {
+        return Err(format!("{ndim} dimensions; one element expected"));
+    }
+    if dataoffset != 0 {
+        return Err("the element is NULL".into());
+    }
+    // Header (4-byte varlena header + ndim, dataoffset, elemtype, dim,
+    // lbound) MAXALIGNed; offsets count from the varlena header.
+    let at = Align::Double.align(4 + 20) - 4;
+    let rest = data.get(at..).ok_or("array data runs past the end")?;
+    let elem = match col.attlen {
+        n if n > 0 => rest.get(..n as usize).ok_or("element runs past the end")?,
+        -1 => {
+            let (payload, _) = super::datum::inner_varlena(rest, 0)?;
+            payload
+        }
+        _ => {
+            let end = rest.iter().position(|&b| b == 0).ok_or("no NUL")?;
+            &rest[..end]
+        }
+    };
+    let ty = col.ty.as_ref().map(|t| &t.ty).ok_or("no type")?;
+    match values::decode(ty, elem) {
+        Ok(v) => Ok(v.text),
+        Err(_) => Ok(values::bytea_out(elem)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each major's layouts are its own pg_attribute's rows of the five
+    /// catalogs (fixtures/postgres/catalog/MAJOR/layout.txt, made by a real
+    /// server of that major).
+    #[test]
+    fn layouts_are_each_majors_own() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        for major in MAJORS.0..=MAJORS.1 {
+            let path = root.join(format!("fixtures/postgres/catalog/{major}/layout.txt"));
+            let text = std::fs::read_to_string(&path).unwrap();
+            for catalog in [
+                Catalog::Database,
+                Catalog::Class,
+                Catalog::Namespace,
+                Catalog::Attribute,
+                Catalog::Type,
+            ] {
+                let want: Vec<(String, i16, char)> = text
+                    .lines()
+                    .map(|l| l.split('|').collect::<Vec<_>>())
+                    .filter(|f| f[0] == catalog.name())
+                    .map(|f| {
+                        (
+                            f[2].to_string(),
+                            f[4].parse().unwrap(),
+                            f[5].chars().next().unwrap(),
+                        )
+                    })
+                    .collect();
+                let schema = catalog_schema(catalog, major).unwrap();
+                let got: Vec<(String, i16, char)> = schema
+                    .columns
+                    .iter()
+                    .map(|c| (c.name.clone().unwrap(), c.attlen, c.align.code()))
+                    .collect();
+                assert_eq!(got, want, "{} of PostgreSQL {major}", catalog.name());
+            }
+        }
+    }
+
+    #[test]
+    fn visibility_rule() {
+        let none = |_: u32| None;
+        let aborted = |_: u32| Some(false);
+        assert!(visible(0x0900, 5, 0, &none));
+        assert!(!visible(0x0200, 5, 0, &none));
+        assert!(!visible(0x0000, 5, 0, &aborted));
+        assert!(visible(0x0000, 5, 0, &none));
+        assert!(!visible(0x0500, 5, 6, &none));
+        assert!(!visible(0x0100, 5, 6, &none));
+        assert!(visible(0x0100, 5, 6, &aborted));
+        assert!(visible(0x0180, 5, 6, &none));
+    }
+}
