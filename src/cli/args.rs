@@ -123,7 +123,8 @@ pub(crate) struct VerifyArgs {
     #[arg(long, value_enum, default_value_t = ChecksumsArg::Auto)]
     pub checksums: ChecksumsArg,
 
-    /// Page size in bytes (BLCKSZ; default: a data directory's pg_control, else 8192).
+    /// Page size in bytes (BLCKSZ; default: a data directory's pg_control, else
+    /// what the first written page says in pd_pagesize_version, else 8192).
     #[arg(long, value_name = "BYTES")]
     pub block_size: Option<usize>,
 
