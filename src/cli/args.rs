@@ -163,6 +163,19 @@ pub(crate) struct VerifyArgs {
     /// pointers, special space, checksum).
     #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
     pub engine: EngineArg,
+
+    /// amcheck's checks across pages, offline: btree sibling links, levels,
+    /// downlinks and the metapage's roots; heap xmin/xmax against
+    /// pg_control, HOT chains and redirects; the visibility map against
+    /// the pages; the free space map (notes only).
+    #[arg(long)]
+    pub deep: bool,
+
+    /// With --deep: a btree index's key column types (`int4`, `int8,text`…)
+    /// so its keys are checked in order (integers by value, text in the C
+    /// collation).
+    #[arg(long, value_name = "TYPES", requires = "deep")]
+    pub columns: Option<String>,
 }
 
 /// Whether `verify` checks data checksums.

@@ -87,6 +87,11 @@ pub struct VerifyOptions {
     /// `--evidence`: record [`Provenance`] in the summary, with the SHA-256
     /// of every input's bytes as they are read.
     pub evidence: bool,
+    /// `--deep`: amcheck's cross-page checks (btree structure and keys,
+    /// heap xids and HOT chains, visibility map, free space map).
+    pub deep: bool,
+    /// `--deep --columns`: the btree key columns' types, as `show` takes them.
+    pub key_columns: Option<String>,
 }
 
 impl Default for VerifyOptions {
@@ -97,6 +102,8 @@ impl Default for VerifyOptions {
             segment: None,
             checksums: ChecksumMode::Auto,
             evidence: false,
+            deep: false,
+            key_columns: None,
         }
     }
 }
@@ -207,6 +214,15 @@ pub fn run(
             ..Provenance::default()
         });
     }
+    let key_types = match &opts.key_columns {
+        Some(list) => Some(
+            crate::parse::postgres::schema::parse_columns(list)
+                .and_then(|s| crate::parse::postgres::amcheck::key_types(&s))
+                .map_err(|e| Error::Usage(format!("--columns: {e}")))?,
+        ),
+        None => None,
+    };
+    summary.deep = opts.deep;
     let mut control_path = None;
     let targets = collect_targets(inputs, opts, &mut summary.skipped, &mut control_path)?;
     let control = control_path.map(|path| read_control(&path));
@@ -305,6 +321,13 @@ pub fn run(
                     &mut summary,
                     report,
                 )?;
+                if opts.deep {
+                    let deep = super::deep::Deep {
+                        key_types: key_types.as_deref(),
+                        control: trusted,
+                    };
+                    deep_file(path, first_blkno, block_size, &deep, &mut summary, report)?;
+                }
             }
             Target::Unreadable { path, reason } => {
                 let problem = io_problem(&file_name(path), 0, 0, "file", reason.clone());
@@ -362,6 +385,41 @@ pub fn run(
         ));
     }
     Ok(summary)
+}
+
+/// `--deep` over one relation file: its findings reported after its
+/// blocks' own, and each block with a warning or error counted once.
+fn deep_file(
+    path: &Path,
+    first_blkno: u64,
+    block_size: usize,
+    deep: &super::deep::Deep,
+    summary: &mut Summary,
+    report: &mut dyn Report,
+) -> Result<(), Error> {
+    let name = file_name(path);
+    let mut last_bad = None;
+    super::deep::check_file(
+        path,
+        first_blkno,
+        block_size,
+        deep,
+        &mut |blkno, problem| {
+            let file_offset = blkno.saturating_sub(first_blkno) * block_size as u64;
+            let p = VerifyProblem::from_problem(&name, blkno, file_offset, problem);
+            if p.severity > Severity::Info {
+                *summary
+                    .problems_by_class
+                    .entry(p.class.as_str())
+                    .or_default() += 1;
+                if last_bad != Some(blkno) {
+                    last_bad = Some(blkno);
+                    summary.deep_bad_blocks += 1;
+                }
+            }
+            report.problem(&p).map_err(report_error)
+        },
+    )
 }
 
 /// A problem of class `io`: something that could not be read.
@@ -445,7 +503,7 @@ fn is_block_device(meta: &fs::Metadata) -> bool {
 }
 
 /// Bytes in an opened input: its size, or for a block device its end.
-fn input_len(file: &File, meta: &fs::Metadata) -> io::Result<u64> {
+pub(super) fn input_len(file: &File, meta: &fs::Metadata) -> io::Result<u64> {
     if is_block_device(meta) {
         use std::io::{Seek, SeekFrom};
         let mut f = file;
@@ -841,7 +899,7 @@ fn hex_digest(hash: Sha256) -> String {
 }
 
 /// Fill `buf` from `file` at `offset`; a short count only at end of file.
-fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+pub(super) fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
     let mut done = 0;
     while done < buf.len() {
         let n = match positioned_read(file, &mut buf[done..], offset + done as u64) {

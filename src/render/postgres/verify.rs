@@ -229,6 +229,9 @@ fn write_summary(out: &mut dyn Write, s: &Summary) -> io::Result<()> {
     if s.cluster_running {
         writeln!(out, "Changed during the run: {}", s.changed_during_run)?;
     }
+    if s.deep {
+        writeln!(out, "Deep checks bad:   {}", s.deep_bad_blocks)?;
+    }
     writeln!(out, "Problems by class: {classes}")?;
     writeln!(out, "Data checksums:    {checksums}")?;
     writeln!(
