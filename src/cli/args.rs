@@ -138,7 +138,8 @@ pub(crate) struct VerifyArgs {
     #[arg(long, value_enum, default_value_t = ChecksumsArg::Auto)]
     pub checksums: ChecksumsArg,
 
-    /// Page size in bytes (BLCKSZ; default: a data directory's pg_control, else 8192).
+    /// Page size in bytes (BLCKSZ; default: a data directory's pg_control, else
+    /// what the first written page says in pd_pagesize_version, else 8192).
     #[arg(long, value_name = "BYTES")]
     pub block_size: Option<usize>,
 
@@ -188,6 +189,19 @@ pub(crate) struct VerifyArgs {
     /// pointers, special space, checksum).
     #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
     pub engine: EngineArg,
+
+    /// amcheck's checks across pages, offline: btree sibling links, levels,
+    /// downlinks and the metapage's roots; heap xmin/xmax against
+    /// pg_control, HOT chains and redirects; the visibility map against
+    /// the pages; the free space map (notes only).
+    #[arg(long)]
+    pub deep: bool,
+
+    /// With --deep: a btree index's key column types (`int4`, `int8,text`…)
+    /// so its keys are checked in order (integers by value, text in the C
+    /// collation).
+    #[arg(long, value_name = "TYPES", requires = "deep")]
+    pub columns: Option<String>,
 }
 
 #[derive(Args, Debug)]

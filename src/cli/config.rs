@@ -234,6 +234,8 @@ impl VerifyConfig {
                     ChecksumsArg::Off => ChecksumMode::Off,
                 },
                 evidence: args.evidence,
+                deep: args.deep,
+                key_columns: args.columns.clone(),
             },
             format: match args.format {
                 VerifyFormatArg::Text => VerifyFormat::Text,

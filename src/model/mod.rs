@@ -62,6 +62,10 @@ pub enum ProblemClass {
     Btree,
     /// Another access method's special space.
     Special,
+    /// The visibility map against the heap (`verify --deep`).
+    VisibilityMap,
+    /// The free space map against the heap (`verify --deep`, notes only).
+    FreeSpaceMap,
     // Oracle.
     /// The tail does not repeat the header: a fractured block.
     Fractured,
@@ -104,6 +108,8 @@ impl ProblemClass {
             ProblemClass::Attrs => "attrs",
             ProblemClass::Btree => "btree",
             ProblemClass::Special => "special",
+            ProblemClass::VisibilityMap => "visibility-map",
+            ProblemClass::FreeSpaceMap => "free-space-map",
             ProblemClass::Fractured => "fractured",
             ProblemClass::Corrupt => "corrupt",
             ProblemClass::Encrypted => "encrypted",

@@ -7,6 +7,7 @@
 //!
 //! Which room an input goes to is decided by [`crate::engine`].
 
+pub(crate) mod deep;
 pub(crate) mod oracle;
 pub(crate) mod postgres;
 

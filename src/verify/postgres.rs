@@ -38,6 +38,7 @@ use crate::parse::postgres::check::is_btree_metapage;
 use crate::parse::postgres::checksum::pg_checksum_page;
 use crate::parse::postgres::control::{parse_control_file, ControlFile};
 use crate::parse::postgres::page::is_new_page;
+use crate::parse::postgres::page_size_from_header;
 use crate::parse::postgres::{check_page_in, PageOptions, Relation};
 use crate::reader::{Endian, Reader};
 use crate::source::{
@@ -72,7 +73,9 @@ pub enum ChecksumMode {
 /// What to verify and how.
 #[derive(Clone, Debug)]
 pub struct VerifyOptions {
-    /// Page size; `None` = pg_control's when a data directory is given, else 8192.
+    /// Page size; `None` = pg_control's when a data directory is given, else
+    /// the size the first written page announces in pd_pagesize_version (as
+    /// `show` reads it), else 8192.
     pub block_size: Option<usize>,
     /// Bytes per segment file (RELSEG_SIZE × BLCKSZ); `None` = pg_control's
     /// when a data directory is given, else 1 GiB.
@@ -84,6 +87,11 @@ pub struct VerifyOptions {
     /// `--evidence`: record [`Provenance`] in the summary, with the SHA-256
     /// of every input's bytes as they are read.
     pub evidence: bool,
+    /// `--deep`: amcheck's cross-page checks (btree structure and keys,
+    /// heap xids and HOT chains, visibility map, free space map).
+    pub deep: bool,
+    /// `--deep --columns`: the btree key columns' types, as `show` takes them.
+    pub key_columns: Option<String>,
 }
 
 impl Default for VerifyOptions {
@@ -94,6 +102,8 @@ impl Default for VerifyOptions {
             segment: None,
             checksums: ChecksumMode::Auto,
             evidence: false,
+            deep: false,
+            key_columns: None,
         }
     }
 }
@@ -204,14 +214,35 @@ pub fn run(
             ..Provenance::default()
         });
     }
+    let key_types = match &opts.key_columns {
+        Some(list) => Some(
+            crate::parse::postgres::schema::parse_columns(list)
+                .and_then(|s| crate::parse::postgres::amcheck::key_types(&s))
+                .map_err(|e| Error::Usage(format!("--columns: {e}")))?,
+        ),
+        None => None,
+    };
+    summary.deep = opts.deep;
     let mut control_path = None;
     let targets = collect_targets(inputs, opts, &mut summary.skipped, &mut control_path)?;
     let control = control_path.map(|path| read_control(&path));
     let trusted = control.as_ref().and_then(|(_, c)| c.as_ref().ok());
 
+    // Standard input's first window is read ahead: its pages announce their size.
+    let mut stdin_head = None;
+    if targets.contains(&Target::Stdin) {
+        stdin_head = Some(read_stdin_head(
+            opts.block_size
+                .or_else(|| trusted.map(|c| c.blcksz as usize)),
+        )?);
+    }
     let block_size = opts
         .block_size
         .or_else(|| trusted.map(|c| c.blcksz as usize))
+        .or_else(|| match &stdin_head {
+            Some(head) => head.announced,
+            None => announced_block_size(&targets),
+        })
         .unwrap_or(DEFAULT_BLOCK_SIZE);
     if !(1024..=32768).contains(&block_size) || !block_size.is_power_of_two() {
         return Err(Error::Usage(format!(
@@ -243,7 +274,6 @@ pub fn run(
         report.skipped(s).map_err(report_error)?;
     }
 
-    let mut stdin_head = None;
     let verdict = match opts.checksums {
         ChecksumMode::On => ChecksumVerdict {
             enabled: true,
@@ -267,11 +297,8 @@ pub fn run(
             });
             if let Some(verdict) = from_control {
                 verdict
-            } else if targets.contains(&Target::Stdin) {
-                let head = read_stdin_head(block_size)?;
-                let verdict = probe_stdin_head(&head.bytes, block_size);
-                stdin_head = Some(head);
-                verdict
+            } else if let Some(head) = &stdin_head {
+                probe_stdin_head(&head.bytes, block_size)
             } else {
                 probe_files(&targets, block_size, blocks_per_segment)?
             }
@@ -294,6 +321,13 @@ pub fn run(
                     &mut summary,
                     report,
                 )?;
+                if opts.deep {
+                    let deep = super::deep::Deep {
+                        key_types: key_types.as_deref(),
+                        control: trusted,
+                    };
+                    deep_file(path, first_blkno, block_size, &deep, &mut summary, report)?;
+                }
             }
             Target::Unreadable { path, reason } => {
                 let problem = io_problem(&file_name(path), 0, 0, "file", reason.clone());
@@ -312,7 +346,7 @@ pub fn run(
                 };
                 let head = match stdin_head.take() {
                     Some(head) => head,
-                    None => read_stdin_head(block_size)?,
+                    None => read_stdin_head(Some(block_size))?,
                 };
                 let mut hash = summary.provenance.is_some().then(Sha256::new);
                 let size = check_stdin(head, &ctx, &mut summary, report, &mut hash)?;
@@ -351,6 +385,41 @@ pub fn run(
         ));
     }
     Ok(summary)
+}
+
+/// `--deep` over one relation file: its findings reported after its
+/// blocks' own, and each block with a warning or error counted once.
+fn deep_file(
+    path: &Path,
+    first_blkno: u64,
+    block_size: usize,
+    deep: &super::deep::Deep,
+    summary: &mut Summary,
+    report: &mut dyn Report,
+) -> Result<(), Error> {
+    let name = file_name(path);
+    let mut last_bad = None;
+    super::deep::check_file(
+        path,
+        first_blkno,
+        block_size,
+        deep,
+        &mut |blkno, problem| {
+            let file_offset = blkno.saturating_sub(first_blkno) * block_size as u64;
+            let p = VerifyProblem::from_problem(&name, blkno, file_offset, problem);
+            if p.severity > Severity::Info {
+                *summary
+                    .problems_by_class
+                    .entry(p.class.as_str())
+                    .or_default() += 1;
+                if last_bad != Some(blkno) {
+                    last_bad = Some(blkno);
+                    summary.deep_bad_blocks += 1;
+                }
+            }
+            report.problem(&p).map_err(report_error)
+        },
+    )
 }
 
 /// A problem of class `io`: something that could not be read.
@@ -439,7 +508,7 @@ fn is_block_device(meta: &fs::Metadata) -> bool {
 }
 
 /// Bytes in an opened input: its size, or for a block device its end.
-fn input_len(file: &File, meta: &fs::Metadata) -> io::Result<u64> {
+pub(super) fn input_len(file: &File, meta: &fs::Metadata) -> io::Result<u64> {
     if is_block_device(meta) {
         use std::io::{Seek, SeekFrom};
         let mut f = file;
@@ -863,7 +932,7 @@ fn hex_digest(hash: Sha256) -> String {
 }
 
 /// Fill `buf` from `file` at `offset`; a short count only at end of file.
-fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+pub(super) fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
     let mut done = 0;
     while done < buf.len() {
         let n = match positioned_read(file, &mut buf[done..], offset + done as u64) {
@@ -1011,26 +1080,30 @@ struct StdinHead {
     bytes: Vec<u8>,
     /// Per block of `bytes`, when decoded from text.
     decoded: Option<Vec<Option<u64>>>,
+    /// The page size the first pages announce (pd_pagesize_version), when
+    /// no block size was given.
+    announced: Option<usize>,
 }
 
-fn read_stdin_head(block_size: usize) -> Result<StdinHead, Error> {
-    let head = read_head(block_size)?;
+/// Standard input's first window; `block_size` when given (option or
+/// pg_control), else read from the pages as `show` reads it.
+fn read_stdin_head(block_size: Option<usize>) -> Result<StdinHead, Error> {
+    let head = read_head(block_size.unwrap_or(DEFAULT_BLOCK_SIZE))?;
     if matches!(
         crate::input::detect(&head),
         InputFormat::Raw | InputFormat::OracleTrace
     ) {
+        let announced = block_size.is_none().then(|| announced_in(&head)).flatten();
         return Ok(StdinHead {
             bytes: head,
             decoded: None,
+            announced,
         });
     }
     let rest = Box::new(io::Cursor::new(head).chain(crate::source::stdin()));
-    let source = Source::from_reader(
-        PathBuf::from("-"),
-        rest,
-        InputFormat::Auto,
-        Some(block_size),
-    )?;
+    let mut source = Source::from_reader(PathBuf::from("-"), rest, InputFormat::Auto, block_size)?;
+    source.detect_block_size(page_size_from_header);
+    let announced = block_size.is_none().then_some(source.block_size);
     let (mut bytes, mut blknos) = (Vec::new(), Vec::new());
     for block in source.blocks() {
         let block = block?;
@@ -1040,6 +1113,41 @@ fn read_stdin_head(block_size: usize) -> Result<StdinHead, Error> {
     Ok(StdinHead {
         bytes,
         decoded: Some(blknos),
+        announced,
+    })
+}
+
+/// Bytes read from the start of a file to find the page size its pages announce.
+const ANNOUNCE_BYTES: usize = 256 << 10;
+
+/// The page size announced in pd_pagesize_version by the first page of
+/// `bytes` that announces one at an offset that is a multiple of the size
+/// it announces (a new, all-zero block 0 announces nothing; the next
+/// written page does) — the facts `show` reads, so a loose file of a
+/// 16 KiB or 32 KiB cluster is cut as its pages say.
+fn announced_in(bytes: &[u8]) -> Option<usize> {
+    let end = bytes.len().min(ANNOUNCE_BYTES);
+    (0..end).step_by(1024).find_map(|offset| {
+        page_size_from_header(&bytes[offset..end]).filter(|size| offset % size == 0)
+    })
+}
+
+/// The page size the first file among `targets` whose pages announce one
+/// announces (raw or text dump); `None` when none does.
+fn announced_block_size(targets: &[Target]) -> Option<usize> {
+    targets.iter().find_map(|target| {
+        let Target::File { path, .. } = target else {
+            return None;
+        };
+        let file = open_file(path).ok()?;
+        let len = file.metadata().and_then(|m| input_len(&file, &m)).ok()?;
+        if let Ok(Some((data, _))) = text_pages(path, &file, len, DEFAULT_BLOCK_SIZE, &mut None) {
+            return announced_in(&data);
+        }
+        let mut head = vec![0u8; (len.min(ANNOUNCE_BYTES as u64)) as usize];
+        let n = read_at(&file, &mut head, 0).ok()?;
+        head.truncate(n);
+        announced_in(&head)
     })
 }
 

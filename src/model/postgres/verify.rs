@@ -132,6 +132,14 @@ pub struct Summary {
     pub start_lsn: Option<String>,
     /// Files passed over (not relation files).
     pub skipped: Vec<Skipped>,
+    /// `--deep`: amcheck's cross-page checks were run. Omitted from JSON when false.
+    #[serde(skip_serializing_if = "is_false")]
+    pub deep: bool,
+    /// `--deep`: blocks with a warning or error from the cross-page checks
+    /// (a block already counted in `bad_blocks` may be counted again).
+    /// Omitted from JSON when zero.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub deep_bad_blocks: u64,
     /// `--evidence`: what was run on which bytes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub provenance: Option<Provenance>,
@@ -171,7 +179,10 @@ impl Summary {
     /// Something is wrong: exit status 1.
     pub fn failed(&self) -> bool {
         // `io`: a file or block that could not be read is never clean.
-        self.bad_blocks > 0 || self.truncated_files > 0 || self.problems_by_class.contains_key("io")
+        self.bad_blocks > 0
+            || self.deep_bad_blocks > 0
+            || self.truncated_files > 0
+            || self.problems_by_class.contains_key("io")
     }
 }
 

@@ -53,6 +53,12 @@ pub struct ControlFile {
     /// high 32 bits first), as pg_controldata's "Latest checkpoint's REDO
     /// location".
     pub checkpoint_redo: u64,
+    /// checkPointCopy.nextXid: the next transaction id to assign (its 32-bit
+    /// xid; "Latest checkpoint's NextXID" without the epoch).
+    pub next_xid: u32,
+    /// checkPointCopy.oldestXid: the oldest xid that may still be unfrozen
+    /// ("Latest checkpoint's oldestXID").
+    pub oldest_xid: u32,
 }
 
 impl ControlFile {
@@ -133,6 +139,15 @@ pub fn parse_control_file(data: &[u8]) -> Result<ControlFile, String> {
         relseg_size: word(float_at + 12, "relseg_size")?,
         data_checksum_version: word(float_at + 44, "data_checksum_version")?,
         checkpoint_redo: redo,
+        // CheckPoint: redo (8), ThisTimeLineID, PrevTimeLineID, fullPageWrites;
+        // then nextXidEpoch + nextXid (before 12) or the 8-aligned
+        // FullTransactionId nextXid (12+, low word first): the xid is at +24
+        // either way; nextOid, nextMulti, nextMultiOffset, then oldestXid.
+        next_xid: word(redo_at + 24, "checkPointCopy.nextXid")?,
+        oldest_xid: word(
+            redo_at + if pg_control_version >= 1200 { 44 } else { 40 },
+            "checkPointCopy.oldestXid",
+        )?,
     })
 }
 

@@ -1,5 +1,6 @@
 //! PostgreSQL page parsers.
 
+pub(crate) mod amcheck;
 pub(crate) mod attrs;
 pub(crate) mod btree;
 pub(crate) mod catalog;

@@ -236,6 +236,9 @@ fn write_summary(out: &mut dyn Write, s: &Summary) -> io::Result<()> {
             )?;
         }
     }
+    if s.deep {
+        writeln!(out, "Deep checks bad:   {}", s.deep_bad_blocks)?;
+    }
     writeln!(out, "Problems by class: {classes}")?;
     writeln!(out, "Data checksums:    {checksums}")?;
     writeln!(
