@@ -25,6 +25,7 @@ use super::Problem;
 use types::{AbsentColumn, ColumnValue};
 
 pub mod names;
+pub mod space;
 pub mod text;
 pub mod types;
 pub mod verify;
@@ -553,6 +554,34 @@ pub struct FileHeader {
     pub kcvfhtsn: u32,
     /// Relative file number.
     pub kcvfhrfn: u32,
+    /// Database name (`kccfhdbn`, 8 bytes at 32, blanks and NULs trimmed).
+    pub kccfhdbn: String,
+    /// Control file sequence (`kccfhcsq`, at 40).
+    pub kccfhcsq: u32,
+    /// File type (`kccfhtyp`, at 54; 3 = data file).
+    pub kccfhtyp: u16,
+    /// Root dba (`kcvfhrdb`, at 96).
+    pub kcvfhrdb: u32,
+    /// Creation SCN (`kcvfhcrs`, at 100).
+    pub kcvfhcrs: Scn,
+    /// Creation time (`kcvfhcrt`, at 108), Oracle's internal time word as stored.
+    pub kcvfhcrt: u32,
+    /// Resetlogs count (`kcvfhrlc`, at 112).
+    pub kcvfhrlc: u32,
+    /// Resetlogs SCN (`kcvfhrls`, at 116).
+    pub kcvfhrls: Scn,
+    /// Status and fuzziness flags (`kcvfhsta`, at 138); bit names not established here.
+    pub kcvfhsta: u16,
+    /// Checkpoint count (`kcvfhcpc`, at 140).
+    pub kcvfhcpc: u32,
+    /// Control file checkpoint count (`kcvfhccc`, at 148).
+    pub kcvfhccc: u32,
+    /// Tablespace name (`kcvfhtnm`, at 338, `kcvfhtln` bytes at 336, at most 30).
+    pub kcvfhtnm: String,
+    /// Checkpoint SCN (`kcvfhckp`, at 484).
+    pub kcvfhckp_scn: Scn,
+    /// Checkpoint time (`kcvcptim`, at 492), Oracle's internal time word as stored.
+    pub kcvfhckp_time: u32,
 }
 
 /// What a block is.
@@ -628,13 +657,19 @@ pub struct OracleBlock {
     /// OS header, for block 0 of a datafile.
     pub os_header: Option<OsHeader>,
     /// Datafile header kcvfh, for a type 0x0b block.
-    pub file_header: Option<FileHeader>,
+    pub file_header: Option<Box<FileHeader>>,
     /// Transaction header ktbbh, for a type 6 block.
     pub ktbbh: Option<Ktbbh>,
     /// Table data: kdbh, kdbt, kdbr and row pieces.
     pub table: Option<TableData>,
     /// Index data: kdxco, kdxle or kdxbr, and entries.
     pub index: Option<IndexData>,
+    /// Segment header or bitmap block body (read from a trace's text).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub space: Option<Box<space::SpaceBody>>,
+    /// A body that is not decoded: shown as hex, with the reason.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub undecoded: Option<Box<space::Undecoded>>,
     /// Problems found while decoding.
     pub problems: Vec<Problem>,
     /// Labelled byte ranges for the hex view.
@@ -666,7 +701,7 @@ pub fn hex_string(bytes: &[u8]) -> String {
 }
 
 /// Bytes as the dump prints them: lowercase pairs separated by spaces.
-fn hex_bytes<S: Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error> {
+pub(crate) fn hex_bytes<S: Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(&hex_string(bytes))
 }
 
@@ -718,6 +753,10 @@ pub struct TextBlock {
     pub data: Option<TextData>,
     /// A body the text parser recognises but does not decode (`Leaf block dump` …).
     pub other_body: Option<At<String>>,
+    /// A segment header or bitmap block body (`Extent Control Header`, `Dump
+    /// of First Level Bitmap Block` …).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub space: Option<At<space::SpaceBody>>,
 }
 
 /// The cache header as the dump prints it (§6.2).

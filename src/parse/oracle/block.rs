@@ -1,8 +1,9 @@
 //! The cache layer: block 0's OS header, the cache header `kcbh`, the tail, the
 //! check value, and the dispatch to the transaction and data layers (§2, §9).
 
+use crate::model::oracle::space::Undecoded;
 use crate::model::oracle::{
-    ByteOrder, FileHeader, Kcbh, OracleBlock, OracleChecksum, OracleKind, OsHeader, KCBH_SIZE,
+    ByteOrder, FileHeader, Kcbh, OracleBlock, OracleChecksum, OracleKind, OsHeader, Scn, KCBH_SIZE,
     OS_HEADER_MAGIC, TAIL_SIZE,
 };
 use crate::model::span::Region;
@@ -116,6 +117,8 @@ pub fn parse_block(data: &[u8], opts: &BlockOptions) -> OracleBlock {
         ktbbh: None,
         table: None,
         index: None,
+        space: None,
+        undecoded: None,
         problems: Vec::new(),
         spans: Vec::new(),
     };
@@ -223,7 +226,7 @@ pub fn parse_block(data: &[u8], opts: &BlockOptions) -> OracleBlock {
             0x0b => {
                 block.kind = OracleKind::FileHeader;
                 match read_file_header(&mut r) {
-                    Ok(fh) => block.file_header = Some(fh),
+                    Ok(fh) => block.file_header = Some(Box::new(fh)),
                     Err(e) => block.problems.push(read_problem(
                         ProblemClass::Header,
                         &e,
@@ -233,6 +236,16 @@ pub fn parse_block(data: &[u8], opts: &BlockOptions) -> OracleBlock {
             }
             other => {
                 block.kind = OracleKind::Other;
+                block.undecoded = Some(Box::new(Undecoded {
+                    offset: KCBH_SIZE,
+                    length: body_end.saturating_sub(KCBH_SIZE),
+                    note: format!(
+                        "type 0x{other:02x} {}: the body's byte layout is not established \
+                         by a published source; shown as hex, not decoded",
+                        names::block_type_name(other).unwrap_or("(unknown type)")
+                    ),
+                    bytes: data.get(KCBH_SIZE..body_end).unwrap_or_default().to_vec(),
+                }));
                 r.set_context(Region::Unknown, None);
                 r.mark(
                     KCBH_SIZE,
@@ -496,6 +509,42 @@ fn read_file_header(r: &mut Reader) -> Result<FileHeader, ReadError> {
     let kccfhfno = r.u16(52, "kcvfh.kccfhfno")?;
     let kcvfhtsn = r.u32(332, "kcvfh.kcvfhtsn")?;
     let kcvfhrfn = r.u32(368, "kcvfh.kcvfhrfn")?;
+    let text = |r: &mut Reader, at: usize, len: usize, field: &str| -> Result<String, ReadError> {
+        let b = r.bytes(at, len, field)?;
+        let s: String = b
+            .iter()
+            .map(|&c| {
+                if (0x20..0x7f).contains(&c) {
+                    c as char
+                } else {
+                    ' '
+                }
+            })
+            .collect();
+        Ok(s.trim().to_string())
+    };
+    let scn = |r: &mut Reader, at: usize, field: &str| -> Result<Scn, ReadError> {
+        Ok(Scn {
+            kscnbas: r.u32(at, field)?,
+            kscnwrp: r.u16(at + 4, field)?,
+            kscnwrp2: 0,
+        })
+    };
+    let kccfhdbn = text(r, 32, 8, "kcvfh.kccfhdbn")?;
+    let kccfhcsq = r.u32(40, "kcvfh.kccfhcsq")?;
+    let kccfhtyp = r.u16(54, "kcvfh.kccfhtyp")?;
+    let kcvfhrdb = r.u32(96, "kcvfh.kcvfhrdb")?;
+    let kcvfhcrs = scn(r, 100, "kcvfh.kcvfhcrs")?;
+    let kcvfhcrt = r.u32(108, "kcvfh.kcvfhcrt")?;
+    let kcvfhrlc = r.u32(112, "kcvfh.kcvfhrlc")?;
+    let kcvfhrls = scn(r, 116, "kcvfh.kcvfhrls")?;
+    let kcvfhsta = r.u16(138, "kcvfh.kcvfhsta")?;
+    let kcvfhcpc = r.u32(140, "kcvfh.kcvfhcpc")?;
+    let kcvfhccc = r.u32(148, "kcvfh.kcvfhccc")?;
+    let tln = usize::from(r.u16(336, "kcvfh.kcvfhtln")?).min(30);
+    let kcvfhtnm = text(r, 338, tln, "kcvfh.kcvfhtnm")?;
+    let kcvfhckp_scn = scn(r, 484, "kcvfh.kcvfhckp")?;
+    let kcvfhckp_time = r.u32(492, "kcvfh.kcvcptim")?;
     Ok(FileHeader {
         kccfhcvn,
         kccfhdbi,
@@ -504,6 +553,20 @@ fn read_file_header(r: &mut Reader) -> Result<FileHeader, ReadError> {
         kccfhfno,
         kcvfhtsn,
         kcvfhrfn,
+        kccfhdbn,
+        kccfhcsq,
+        kccfhtyp,
+        kcvfhrdb,
+        kcvfhcrs,
+        kcvfhcrt,
+        kcvfhrlc,
+        kcvfhrls,
+        kcvfhsta,
+        kcvfhcpc,
+        kcvfhccc,
+        kcvfhtnm,
+        kcvfhckp_scn,
+        kcvfhckp_time,
     })
 }
 /// The block size an Oracle datafile announces: block 0's OS header (size at

@@ -287,6 +287,18 @@ impl Dump<'_> {
         if trace && self.opts.hex && !b.encrypted {
             self.hex(data);
         }
+        if !b.encrypted {
+            if let Some(body) = &b.space {
+                self.s.push_str(&super::space::space_text(body));
+            } else if let Some(u) = &b.undecoded {
+                line!(self, "[blockscope: {}]", u.note);
+                // The body as hex: Oracle's own hex dump of the block, unless
+                // it was printed above already.
+                if u.length > 0 && !data.is_empty() && !(trace && self.opts.hex) {
+                    self.hex(data);
+                }
+            }
+        }
         if has_body {
             if let Some(t) = &b.ktbbh {
                 self.block_header(&kcbh, t);

@@ -11,6 +11,7 @@ use serde::Serialize;
 
 use crate::engine::TraceOrigin;
 use crate::model::oracle::names;
+use crate::model::oracle::space::{SpaceBody, Undecoded};
 use crate::model::oracle::text::{scn_fsc_text, uba_text, xid_text};
 use crate::model::oracle::{
     ByteOrder, FileHeader, IndexData, IndexEntry, Itl, Kcbh, Kdbh, KdbrEntry, Kdbt, Kdxbr, Kdxco,
@@ -33,10 +34,16 @@ pub(crate) struct OracleBlockJson<'a> {
     tailchk: Option<u32>,
     checksum: &'a Option<OracleChecksum>,
     os_header: &'a Option<OsHeader>,
-    file_header: &'a Option<FileHeader>,
+    file_header: Option<&'a FileHeader>,
     ktbbh: Option<KtbbhJson<'a>>,
     table: Option<TableJson<'a>>,
     index: Option<IndexJson<'a>>,
+    /// Segment header or bitmap block body (from a trace's text).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    space: Option<&'a SpaceBody>,
+    /// A body not decoded: where, why, and its bytes as hex.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    undecoded: Option<&'a Undecoded>,
     problems: &'a [Problem],
     #[serde(skip_serializing_if = "Option::is_none")]
     trace: Option<TraceJson>,
@@ -192,10 +199,12 @@ impl<'a> OracleBlockJson<'a> {
             tailchk: block.tailchk,
             checksum: &block.checksum,
             os_header: &block.os_header,
-            file_header: &block.file_header,
+            file_header: block.file_header.as_deref(),
             ktbbh: block.ktbbh.as_ref().map(ktbbh),
             table: block.table.as_ref().map(table),
             index: block.index.as_ref().map(index),
+            space: block.space.as_deref(),
+            undecoded: block.undecoded.as_deref(),
             problems: &block.problems,
             trace: trace.map(TraceJson::new),
             text: trace.map(|t| t.text.as_ref()),

@@ -3,6 +3,7 @@
 
 pub(crate) mod dump;
 pub(crate) mod json;
+pub(crate) mod space;
 pub(crate) mod table;
 pub(crate) mod trace;
 pub(crate) mod verify;

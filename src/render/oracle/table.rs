@@ -99,6 +99,65 @@ pub fn render_block(
                 fh.kcvfhrfn.to_string(),
                 "relative file number",
             ),
+            ("kccfhdbn", 32, fh.kccfhdbn.clone(), "database name"),
+            (
+                "kccfhcsq",
+                40,
+                fh.kccfhcsq.to_string(),
+                "control file sequence",
+            ),
+            (
+                "kccfhtyp",
+                54,
+                fh.kccfhtyp.to_string(),
+                "file type (3 = data file)",
+            ),
+            ("kcvfhrdb", 96, format!("0x{:08x}", fh.kcvfhrdb), "root dba"),
+            (
+                "kcvfhcrs",
+                100,
+                format!("0x{:x}", fh.kcvfhcrs.value()),
+                "creation SCN",
+            ),
+            (
+                "kcvfhcrt",
+                108,
+                fh.kcvfhcrt.to_string(),
+                "creation time (internal word)",
+            ),
+            ("kcvfhrlc", 112, fh.kcvfhrlc.to_string(), "resetlogs count"),
+            (
+                "kcvfhrls",
+                116,
+                format!("0x{:x}", fh.kcvfhrls.value()),
+                "resetlogs SCN",
+            ),
+            (
+                "kcvfhsta",
+                138,
+                format!("0x{:04x}", fh.kcvfhsta),
+                "status / fuzziness flags",
+            ),
+            ("kcvfhcpc", 140, fh.kcvfhcpc.to_string(), "checkpoint count"),
+            (
+                "kcvfhccc",
+                148,
+                fh.kcvfhccc.to_string(),
+                "control file checkpoint count",
+            ),
+            ("kcvfhtnm", 338, fh.kcvfhtnm.clone(), "tablespace name"),
+            (
+                "kcvfhckp",
+                484,
+                format!("0x{:x}", fh.kcvfhckp_scn.value()),
+                "checkpoint SCN",
+            ),
+            (
+                "kcvcptim",
+                492,
+                fh.kcvfhckp_time.to_string(),
+                "checkpoint time (internal word)",
+            ),
         ] {
             t.add_row(vec![f.to_string(), off.to_string(), v, m.to_string()]);
         }

@@ -100,6 +100,17 @@ pub(super) enum Marker<'a> {
     IndexBody(&'a str),
     /// `end_of_block_dump`.
     EndOfBlockDump,
+    /// `Extent Control Header` (segment header), `Dump of First Level
+    /// Bitmap Block`, `Dump of Second Level Bitmap Block`.
+    Space(SpaceKind),
+}
+
+/// Which space-management body a [`Marker::Space`] line opens.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum SpaceKind {
+    SegmentHeader,
+    FirstLevelBitmap,
+    SecondLevelBitmap,
 }
 
 /// The marker `line` is, if any.
@@ -138,6 +149,15 @@ pub(super) fn marker(line: &str) -> Option<Marker<'_>> {
             ),
             index_body,
             map(tag("end_of_block_dump"), |_| Marker::EndOfBlockDump),
+            map(tag("Extent Control Header"), |_| {
+                Marker::Space(SpaceKind::SegmentHeader)
+            }),
+            map(tag("Dump of First Level Bitmap Block"), |_| {
+                Marker::Space(SpaceKind::FirstLevelBitmap)
+            }),
+            map(tag("Dump of Second Level Bitmap Block"), |_| {
+                Marker::Space(SpaceKind::SecondLevelBitmap)
+            }),
         )),
     )
     .parse(line);

@@ -34,6 +34,7 @@ mod grammar;
 pub(crate) mod hex;
 mod lines;
 pub(crate) mod model;
+mod space;
 mod text;
 
 use std::collections::hash_map::DefaultHasher;
@@ -44,7 +45,7 @@ use crate::error::TextError;
 use crate::model::oracle::{At, OracleVersion, Rdba, TextBlock};
 use crate::reader::Endian;
 
-use lines::{Lines, Marker};
+use lines::{Lines, Marker, SpaceKind};
 use text::Context;
 
 pub use model::render_view;
@@ -307,7 +308,9 @@ impl<'a> Parser<'a> {
                 Part::Cache => t.is_some_and(|t| t.cache.is_some() || t.header.is_some()) || hex,
                 Part::Hex => hex || t.is_some_and(|t| t.header.is_some()),
                 Part::Header => t.is_some_and(|t| t.header.is_some() || t.data.is_some()),
-                Part::Data => t.is_some_and(|t| t.data.is_some() || t.other_body.is_some()),
+                Part::Data => t.is_some_and(|t| {
+                    t.data.is_some() || t.other_body.is_some() || t.space.is_some()
+                }),
             }
         });
         if taken {
@@ -416,6 +419,17 @@ impl<'a> Parser<'a> {
                         line,
                     });
                     self.lines.skip_past("----- end of");
+                }
+                Marker::Space(kind) => {
+                    self.block_for(Part::Data, line);
+                    let body = match kind {
+                        SpaceKind::SegmentHeader => space::segment_header(&mut self.lines)?,
+                        SpaceKind::FirstLevelBitmap => space::first_level_bitmap(&mut self.lines)?,
+                        SpaceKind::SecondLevelBitmap => {
+                            space::second_level_bitmap(&mut self.lines)?
+                        }
+                    };
+                    self.text_mut(line).space = Some(At { value: body, line });
                 }
                 Marker::BlockDumpFrom(_) | Marker::EndOfBlockDump => {}
             }

@@ -2,6 +2,8 @@
 //! [`OracleBlock`] for the dump renderer (`--format dump` of a trace that
 //! carries no bytes).
 
+use crate::model::oracle::names;
+use crate::model::oracle::space::Undecoded;
 use crate::model::oracle::{
     At, ByteOrder, Column, Kcbh, Kdbh, Ktbbh, OracleBlock, OracleKind, RowPiece, Scn, TableData,
     TextBlock,
@@ -127,12 +129,16 @@ pub fn render_view(t: &TextBlock, blkno: u64) -> Option<OracleBlock> {
             rows,
         })
     });
+    let space = t.space.is_some();
+    let type_kcbh = kcbh.type_kcbh;
     Some(OracleBlock {
         blkno,
         size: 0,
         endian: ByteOrder::Little,
         kind: if table.is_some() {
             OracleKind::Table
+        } else if kcbh.type_kcbh != 6 {
+            OracleKind::Other
         } else {
             OracleKind::TransData
         },
@@ -145,6 +151,19 @@ pub fn render_view(t: &TextBlock, blkno: u64) -> Option<OracleBlock> {
         ktbbh,
         table,
         index: None,
+        space: t.space.as_ref().map(|s| Box::new(s.value.clone())),
+        undecoded: (!space && type_kcbh != 6).then(|| {
+            Box::new(Undecoded {
+                offset: crate::model::oracle::KCBH_SIZE,
+                length: 0,
+                note: format!(
+                    "type 0x{type_kcbh:02x} {}: the body's text is not decoded (read from text: \
+                 segment headers 0x10/0x23, bitmap blocks 0x20/0x21)",
+                    names::block_type_name(type_kcbh).unwrap_or("unknown")
+                ),
+                bytes: Vec::new(),
+            })
+        }),
         problems: Vec::new(),
         spans: Vec::new(),
     })

@@ -1,0 +1,298 @@
+//! Space-management blocks as Oracle's dump prints them: segment headers
+//! (MSSM type 0x10 `DATA SEGMENT HEADER - UNLIMITED`, ASSM type 0x23
+//! `PAGETABLE SEGMENT HEADER`) and ASSM bitmap blocks (types 0x20/0x21
+//! `FIRST`/`SECOND LEVEL BITMAP BLOCK`). Field names follow the dump's
+//! labels (`spare1`, `extents`, `ext#`, `nbits`, `parent dba` …).
+//!
+//! The byte layouts of these bodies are not established by any public
+//! source this project uses, so these structures are filled from a trace's
+//! formatted text only; from raw bytes the body is shown as hex with a note
+//! ([`Undecoded`]).
+
+use serde::Serialize;
+
+/// `Extent Header:: spare1: … spare2: … extents: … blocks: …` and its second
+/// line `last map 0x… maps: … offset: …`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct ExtentHeader {
+    /// `spare1:`.
+    pub spare1: u32,
+    /// `spare2:`.
+    pub spare2: u32,
+    /// `extents:`: extents in the segment.
+    pub extents: u32,
+    /// `blocks:`: blocks in the segment.
+    pub blocks: u32,
+    /// `last map`: the last extent map block (0 when the header holds the map).
+    pub last_map: u32,
+    /// `maps:`: extent map blocks besides the header.
+    pub maps: u32,
+    /// `offset:`.
+    pub offset: u32,
+}
+
+/// `Highwater::  0x… ext#: … blk#: … ext size: …` with the lines that
+/// follow it (`blocks in seg. hdr's freelists:`, `blocks below:`, `mapblk`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Highwater {
+    /// The high-water mark's block address.
+    pub dba: u32,
+    /// `ext#:`: extent of the high-water mark.
+    pub ext: u32,
+    /// `blk#:`: block within that extent.
+    pub blk: u32,
+    /// `ext size:`.
+    pub ext_size: u32,
+    /// `blocks in seg. hdr's freelists:`.
+    pub freelist_blocks: u32,
+    /// `blocks below:`: blocks below the mark.
+    pub blocks_below: u32,
+    /// `mapblk`: extent map block of the mark.
+    pub mapblk: u32,
+    /// `offset:` after `mapblk`.
+    pub mapblk_offset: u32,
+}
+
+/// `Map Header:: next 0x… extents: … obj#: … flag: 0x…`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct MapHeader {
+    /// `next`: next extent map block.
+    pub next: u32,
+    /// `extents:`: extents in this map.
+    pub extents: u32,
+    /// `obj#:`: data object id.
+    pub obj: u32,
+    /// `flag:`.
+    pub flag: u32,
+}
+
+/// One `Extent Map` line: `0x…  length: …`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ExtentEntry {
+    /// First block of the extent.
+    pub dba: u32,
+    /// `length:` in blocks.
+    pub length: u32,
+}
+
+/// One `Auxillary Map` line (Oracle's spelling): `Extent N : L1 dba: 0x… Data dba: 0x…`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct AuxEntry {
+    /// Extent number.
+    pub extent: u32,
+    /// `L1 dba:`: the first level bitmap block of the extent.
+    pub l1_dba: u32,
+    /// `Data dba:`: the first data block of the extent.
+    pub data_dba: u32,
+}
+
+/// The ASSM part of a segment header (type 0x23).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct AssmHeader {
+    /// `Low HighWater Mark :`.
+    pub low_highwater: Highwater,
+    /// `Level 1 BMB for High HWM block:`.
+    pub l1_high_hwm: u32,
+    /// `Level 1 BMB for Low HWM block:`.
+    pub l1_low_hwm: u32,
+    /// `Segment Type:`.
+    pub segment_type: u32,
+    /// `nl2:`: second level bitmap blocks.
+    pub nl2: u32,
+    /// `blksz:`.
+    pub blksz: u32,
+    /// `fbsz:`.
+    pub fbsz: u32,
+    /// `L2 Array start offset:`.
+    pub l2_array_offset: u32,
+    /// `First Level 3 BMB:`.
+    pub first_l3: u32,
+    /// `L2 Hint for inserts:`.
+    pub l2_hint: u32,
+    /// `Last Level 1 BMB:`.
+    pub last_l1: u32,
+    /// `Last Level II BMB:`.
+    pub last_l2: u32,
+    /// `Last Level III BMB:`.
+    pub last_l3: u32,
+    /// `Inc` after the map header.
+    pub inc: u32,
+    /// `Auxillary Map` entries.
+    pub aux_map: Vec<AuxEntry>,
+    /// `Second Level Bitmap block DBAs` (`DBA 1:` …).
+    pub l2_dbas: Vec<u32>,
+}
+
+/// One freelist line: `SEG LST:: flg: USED lhd: 0x… ltl: 0x…`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct FreeList {
+    /// `flg:`: `USED` or `UNUSED`.
+    pub flg: String,
+    /// `lhd:`: head of the list.
+    pub lhd: u32,
+    /// `ltl:`: tail of the list.
+    pub ltl: u32,
+}
+
+/// The MSSM freelist part (type 0x10): `nfl = …, nfb = … typ = … nxf = … ccnt = …`
+/// and the `SEG LST::` lines.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Freelists {
+    /// `nfl`: freelists per group.
+    pub nfl: u32,
+    /// `nfb`: freelist groups.
+    pub nfb: u32,
+    /// `typ`.
+    pub typ: u32,
+    /// `nxf`.
+    pub nxf: u32,
+    /// `ccnt`.
+    pub ccnt: u32,
+    /// `SEG LST::` lines: the segment freelist and the process freelists.
+    pub seg_lst: Vec<FreeList>,
+}
+
+/// A segment header, MSSM (0x10) or ASSM (0x23), as the dump prints it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct SegmentHeader {
+    /// `Extent Header::`.
+    pub extent_header: ExtentHeader,
+    /// `Highwater::` of the Extent Control Header.
+    pub highwater: Highwater,
+    /// The lock line (`Unlocked`).
+    pub lock: String,
+    /// ASSM segment headers only.
+    pub assm: Option<AssmHeader>,
+    /// `Map Header::`.
+    pub map_header: MapHeader,
+    /// `Extent Map` entries.
+    pub extent_map: Vec<ExtentEntry>,
+    /// MSSM segment headers only.
+    pub freelists: Option<Freelists>,
+}
+
+/// One `DBA Ranges` entry of a first level bitmap block: the range and the
+/// state of each block (`0:Metadata`, `3:75-100% free`, `0:FULL` …).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct DbaRange {
+    /// First block of the range.
+    pub dba: u32,
+    /// `Length:`.
+    pub length: u32,
+    /// `Offset:`.
+    pub offset: u32,
+    /// Per block: its number in the range and its state as printed.
+    pub states: Vec<(u32, String)>,
+}
+
+/// `Dump of First Level Bitmap Block` (type 0x20).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct FirstLevelBitmap {
+    /// `nbits :`: bits per block.
+    pub nbits: u32,
+    /// `nranges:`.
+    pub nranges: u32,
+    /// `parent dba:`: the second level bitmap block.
+    pub parent_dba: u32,
+    /// `poffset:`.
+    pub poffset: u32,
+    /// `unformatted:`.
+    pub unformatted: u32,
+    /// `total:`.
+    pub total: u32,
+    /// `first useful block:`.
+    pub first_useful_block: u32,
+    /// `owning instance :`.
+    pub owning_instance: u32,
+    /// `instance ownership changed at` (as printed).
+    pub ownership_changed: String,
+    /// `Last successful Search` (as printed).
+    pub last_search: String,
+    /// `Freeness Status:` `nf1` … `nf4`.
+    pub nf: [u32; 4],
+    /// `Extent Map Block Offset:`.
+    pub extent_map_block_offset: u32,
+    /// `First free datablock :`.
+    pub first_free_datablock: u32,
+    /// `Bitmap block lock opcode`.
+    pub lock_opcode: u32,
+    /// `Locker xid:` (as printed).
+    pub locker_xid: String,
+    /// `Dealloc scn:` (as printed).
+    pub dealloc_scn: String,
+    /// `Flag:`.
+    pub flag: u32,
+    /// The flag's letters as printed (`-/-/-/-/-/HWM`).
+    pub flag_text: String,
+    /// `Inc:`.
+    pub inc: u32,
+    /// `Objd:`: data object id.
+    pub objd: u32,
+    /// `HWM Flag:` (as printed).
+    pub hwm_flag: String,
+    /// The high-water mark lines.
+    pub highwater: Highwater,
+    /// `DBA Ranges :`.
+    pub ranges: Vec<DbaRange>,
+}
+
+/// One `L1 Ranges` entry of a second level bitmap block.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct L1Range {
+    /// The first level bitmap block.
+    pub dba: u32,
+    /// `Free:`.
+    pub free: u32,
+    /// `Inst:`.
+    pub inst: u32,
+}
+
+/// `Dump of Second Level Bitmap Block` (type 0x21).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct SecondLevelBitmap {
+    /// `number:`: first level bitmap blocks listed.
+    pub number: u32,
+    /// `nfree:`.
+    pub nfree: u32,
+    /// `ffree:`.
+    pub ffree: u32,
+    /// `pdba:`: the parent (segment header or third level block).
+    pub pdba: u32,
+    /// `Inc:`.
+    pub inc: u32,
+    /// `Objd:`.
+    pub objd: u32,
+    /// `opcode:`.
+    pub opcode: u32,
+    /// `xid:` (as printed; empty when blank).
+    pub xid: String,
+    /// `L1 Ranges :`.
+    pub ranges: Vec<L1Range>,
+}
+
+/// A space-management body read from a dump's text.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "body", rename_all = "snake_case")]
+pub enum SpaceBody {
+    /// `Extent Control Header` … (types 0x10 and 0x23).
+    SegmentHeader(SegmentHeader),
+    /// `Dump of First Level Bitmap Block` (type 0x20).
+    FirstLevelBitmap(FirstLevelBitmap),
+    /// `Dump of Second Level Bitmap Block` (type 0x21).
+    SecondLevelBitmap(SecondLevelBitmap),
+}
+
+/// A block body that is not decoded: where it is and why. Renderers show its
+/// bytes as hex.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Undecoded {
+    /// Block offset of the first body byte.
+    pub offset: usize,
+    /// Body length in bytes (up to the tail).
+    pub length: usize,
+    /// Why it is not decoded.
+    pub note: String,
+    /// The body's bytes (empty when read from text), hex pairs in JSON.
+    #[serde(serialize_with = "super::hex_bytes")]
+    pub bytes: Vec<u8>,
+}

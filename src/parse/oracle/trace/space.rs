@@ -1,0 +1,451 @@
+//! The formatted bodies of space-management blocks: segment headers (`Extent
+//! Control Header` of types 0x10 and 0x23) and ASSM bitmap blocks (`Dump of
+//! First Level Bitmap Block`, `Dump of Second Level Bitmap Block`) into the
+//! model's [`SpaceBody`].
+//!
+//! Each line is matched against a pattern of words: literal words must be
+//! there, `{}` is a number (decimal, or hexadecimal with `0x`), `{s}` any
+//! word, and a suffix after `{}` (`{},`, `{}:`) must end the word. Blanks
+//! between words do not matter (Oracle pads its numbers); the renderer puts
+//! them back.
+
+use crate::error::TextError;
+use crate::model::oracle::space::{
+    AssmHeader, AuxEntry, DbaRange, ExtentEntry, ExtentHeader, FirstLevelBitmap, FreeList,
+    Freelists, Highwater, L1Range, MapHeader, SecondLevelBitmap, SegmentHeader, SpaceBody,
+};
+
+use super::grammar::{clip, Line};
+use super::lines::Lines;
+
+/// Most entries of one list (extent map, ranges, freelists) read.
+const MAX_ENTRIES: usize = 65_536;
+
+/// A value a pattern captured.
+enum Val<'a> {
+    N(u32),
+    S(&'a str),
+}
+
+fn number(w: &str) -> Option<u32> {
+    match w.strip_prefix("0x") {
+        Some(h) => u32::from_str_radix(h, 16).ok(),
+        None => w.parse().ok(),
+    }
+}
+
+/// Match `text` against `pattern`; `None` when it does not fit.
+fn fit<'a>(text: &'a str, pattern: &str) -> Option<Vec<Val<'a>>> {
+    let mut words = text.split_whitespace();
+    let mut out = Vec::new();
+    for p in pattern.split_whitespace() {
+        let w = words.next()?;
+        if p == "{s}" {
+            out.push(Val::S(w));
+        } else if let Some(suffix) = p.strip_prefix("{}") {
+            let n = w.strip_suffix(suffix)?;
+            out.push(Val::N(number(n)?));
+        } else if p != w {
+            return None;
+        }
+    }
+    words.next().is_none().then_some(out)
+}
+
+fn nums(v: &[Val<'_>]) -> Vec<u32> {
+    v.iter()
+        .filter_map(|x| match x {
+            Val::N(n) => Some(*n),
+            Val::S(_) => None,
+        })
+        .collect()
+}
+
+fn n(v: &[u32], i: usize) -> u32 {
+    v.get(i).copied().unwrap_or(0)
+}
+
+struct Cursor<'l, 'a> {
+    lines: &'l mut Lines<'a>,
+    what: &'static str,
+}
+
+impl<'a> Cursor<'_, 'a> {
+    /// The next line must fit `pattern`: its numbers.
+    fn expect(&mut self, pattern: &str) -> Result<Vec<u32>, TextError> {
+        self.expect_vals(pattern).map(|v| nums(&v))
+    }
+
+    fn expect_vals(&mut self, pattern: &str) -> Result<Vec<Val<'a>>, TextError> {
+        let Some(l) = self.lines.peek() else {
+            return Err(TextError::whole(format!(
+                "{}: the trace ends where `{pattern}` was expected",
+                self.what
+            )));
+        };
+        match fit(l.text, pattern) {
+            Some(v) => {
+                self.lines.advance();
+                Ok(v)
+            }
+            None => Err(self.error(l, pattern)),
+        }
+    }
+
+    fn error(&self, l: Line<'_>, pattern: &str) -> TextError {
+        l.error(
+            l.text,
+            format!(
+                "{}: expected `{}`, found {:?}",
+                self.what,
+                pattern.replace("{}", "N").replace("{s}", "WORD"),
+                clip(l.text)
+            ),
+        )
+    }
+
+    /// The next line, when it fits `pattern`.
+    fn try_fit(&mut self, pattern: &str) -> Option<Vec<u32>> {
+        let l = self.lines.peek()?;
+        let v = fit(l.text, pattern)?;
+        self.lines.advance();
+        Some(nums(&v))
+    }
+
+    /// A line of dashes.
+    fn dashes(&mut self) -> Result<(), TextError> {
+        match self.lines.peek() {
+            Some(l) if is_dashes(l.text) => {
+                self.lines.advance();
+                Ok(())
+            }
+            Some(l) => Err(self.error(l, "-----")),
+            None => Err(TextError::whole(format!(
+                "{}: the trace ends where a line of dashes was expected",
+                self.what
+            ))),
+        }
+    }
+
+    fn try_dashes(&mut self) -> bool {
+        match self.lines.peek() {
+            Some(l) if is_dashes(l.text) => {
+                self.lines.advance();
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The next line's trimmed text after `prefix`, when it starts so.
+    fn try_prefix(&mut self, prefix: &str) -> Option<&'a str> {
+        let l = self.lines.peek()?;
+        let rest = l.text.trim_start().strip_prefix(prefix)?;
+        self.lines.advance();
+        Some(rest.trim())
+    }
+
+    fn expect_prefix(&mut self, prefix: &str) -> Result<&'a str, TextError> {
+        let l = self.lines.peek();
+        self.try_prefix(prefix).ok_or_else(|| match l {
+            Some(l) => self.error(l, prefix),
+            None => TextError::whole(format!(
+                "{}: the trace ends where `{prefix}` was expected",
+                self.what
+            )),
+        })
+    }
+
+    fn highwater(&mut self) -> Result<Highwater, TextError> {
+        let a = self.expect("Highwater:: {} ext#: {} blk#: {} ext size: {}")?;
+        let b = self.expect("blocks in seg. hdr's freelists: {}")?;
+        let c = self.expect("blocks below: {}")?;
+        let d = self.expect("mapblk {} offset: {}")?;
+        Ok(Highwater {
+            dba: n(&a, 0),
+            ext: n(&a, 1),
+            blk: n(&a, 2),
+            ext_size: n(&a, 3),
+            freelist_blocks: n(&b, 0),
+            blocks_below: n(&c, 0),
+            mapblk: n(&d, 0),
+            mapblk_offset: n(&d, 1),
+        })
+    }
+}
+
+fn is_dashes(t: &str) -> bool {
+    let t = t.trim();
+    !t.is_empty() && t.bytes().all(|b| b == b'-')
+}
+
+/// `Extent Control Header` (the marker line is consumed) through the
+/// extent map and, for ASSM, the auxiliary map and L2 list, or, for MSSM,
+/// the freelists.
+pub(super) fn segment_header(lines: &mut Lines<'_>) -> Result<SpaceBody, TextError> {
+    let mut c = Cursor {
+        lines,
+        what: "segment header",
+    };
+    c.dashes()?;
+    let e1 = c.expect("Extent Header:: spare1: {} spare2: {} extents: {} blocks: {}")?;
+    let e2 = c.expect("last map {} maps: {} offset: {}")?;
+    let highwater = c.highwater()?;
+    let lock = c
+        .lines
+        .peek()
+        .map(|l| l.text.trim().to_string())
+        .unwrap_or_default();
+    c.lines.advance();
+    let mut h = SegmentHeader {
+        extent_header: ExtentHeader {
+            spare1: n(&e1, 0),
+            spare2: n(&e1, 1),
+            extents: n(&e1, 2),
+            blocks: n(&e1, 3),
+            last_map: n(&e2, 0),
+            maps: n(&e2, 1),
+            offset: n(&e2, 2),
+        },
+        highwater,
+        lock,
+        ..SegmentHeader::default()
+    };
+    if c.try_dashes() {
+        let mut a = AssmHeader::default();
+        c.expect("Low HighWater Mark :")?;
+        a.low_highwater = c.highwater()?;
+        a.l1_high_hwm = n(&c.expect("Level 1 BMB for High HWM block: {}")?, 0);
+        a.l1_low_hwm = n(&c.expect("Level 1 BMB for Low HWM block: {}")?, 0);
+        c.dashes()?;
+        let s = c.expect("Segment Type: {} nl2: {} blksz: {} fbsz: {}")?;
+        a.segment_type = n(&s, 0);
+        a.nl2 = n(&s, 1);
+        a.blksz = n(&s, 2);
+        a.fbsz = n(&s, 3);
+        a.l2_array_offset = n(&c.expect("L2 Array start offset: {}")?, 0);
+        a.first_l3 = n(&c.expect("First Level 3 BMB: {}")?, 0);
+        a.l2_hint = n(&c.expect("L2 Hint for inserts: {}")?, 0);
+        a.last_l1 = n(&c.expect("Last Level 1 BMB: {}")?, 0);
+        a.last_l2 = n(&c.expect("Last Level II BMB: {}")?, 0);
+        a.last_l3 = n(&c.expect("Last Level III BMB: {}")?, 0);
+        h.assm = Some(a);
+    }
+    let m = c.expect("Map Header:: next {} extents: {} obj#: {} flag: {}")?;
+    h.map_header = MapHeader {
+        next: n(&m, 0),
+        extents: n(&m, 1),
+        obj: n(&m, 2),
+        flag: n(&m, 3),
+    };
+    if let Some(a) = h.assm.as_mut() {
+        a.inc = n(&c.expect("Inc {}")?, 0);
+    }
+    c.expect("Extent Map")?;
+    c.dashes()?;
+    while h.extent_map.len() < MAX_ENTRIES {
+        let Some(e) = c.try_fit("{} length: {}") else {
+            break;
+        };
+        h.extent_map.push(ExtentEntry {
+            dba: n(&e, 0),
+            length: n(&e, 1),
+        });
+    }
+    if let Some(a) = h.assm.as_mut() {
+        if c.try_fit("Auxillary Map").is_some() {
+            c.dashes()?;
+            while a.aux_map.len() < MAX_ENTRIES {
+                let Some(e) = c.try_fit("Extent {} : L1 dba: {} Data dba: {}") else {
+                    break;
+                };
+                a.aux_map.push(AuxEntry {
+                    extent: n(&e, 0),
+                    l1_dba: n(&e, 1),
+                    data_dba: n(&e, 2),
+                });
+            }
+            c.dashes()?;
+        }
+        if c.try_fit("Second Level Bitmap block DBAs").is_some() {
+            c.dashes()?;
+            while a.l2_dbas.len() < MAX_ENTRIES {
+                let Some(e) = c.try_fit("DBA {}: {}") else {
+                    break;
+                };
+                a.l2_dbas.push(n(&e, 1));
+            }
+        }
+    } else if let Some(f) = c.try_fit("nfl = {}, nfb = {} typ = {} nxf = {} ccnt = {}") {
+        let mut fl = Freelists {
+            nfl: n(&f, 0),
+            nfb: n(&f, 1),
+            typ: n(&f, 2),
+            nxf: n(&f, 3),
+            ccnt: n(&f, 4),
+            seg_lst: Vec::new(),
+        };
+        while fl.seg_lst.len() < MAX_ENTRIES {
+            let Some(l) = c.lines.peek() else { break };
+            let Some(v) = fit(l.text, "SEG LST:: flg: {s} lhd: {} ltl: {}") else {
+                break;
+            };
+            c.lines.advance();
+            let flg = match v.first() {
+                Some(Val::S(s)) => s.to_string(),
+                _ => String::new(),
+            };
+            let ns = nums(&v);
+            fl.seg_lst.push(FreeList {
+                flg,
+                lhd: n(&ns, 0),
+                ltl: n(&ns, 1),
+            });
+        }
+        h.freelists = Some(fl);
+    }
+    Ok(SpaceBody::SegmentHeader(h))
+}
+
+/// `Dump of First Level Bitmap Block` (consumed) through its DBA ranges.
+pub(super) fn first_level_bitmap(lines: &mut Lines<'_>) -> Result<SpaceBody, TextError> {
+    let mut c = Cursor {
+        lines,
+        what: "first level bitmap block",
+    };
+    c.dashes()?;
+    let mut b = FirstLevelBitmap::default();
+    let v = c.expect("nbits : {} nranges: {} parent dba: {} poffset: {}")?;
+    (b.nbits, b.nranges, b.parent_dba, b.poffset) = (n(&v, 0), n(&v, 1), n(&v, 2), n(&v, 3));
+    let v = c.expect("unformatted: {} total: {} first useful block: {}")?;
+    (b.unformatted, b.total, b.first_useful_block) = (n(&v, 0), n(&v, 1), n(&v, 2));
+    b.owning_instance = n(&c.expect("owning instance : {}")?, 0);
+    b.ownership_changed = c
+        .expect_prefix("instance ownership changed at ")?
+        .to_string();
+    b.last_search = c.expect_prefix("Last successful Search ")?.to_string();
+    let v = c.expect("Freeness Status: nf1 {} nf2 {} nf3 {} nf4 {}")?;
+    b.nf = [n(&v, 0), n(&v, 1), n(&v, 2), n(&v, 3)];
+    b.extent_map_block_offset = n(&c.expect("Extent Map Block Offset: {}")?, 0);
+    b.first_free_datablock = n(&c.expect("First free datablock : {}")?, 0);
+    b.lock_opcode = n(&c.expect("Bitmap block lock opcode {}")?, 0);
+    b.locker_xid = c
+        .expect_prefix("Locker xid:")?
+        .trim_start_matches(':')
+        .trim()
+        .to_string();
+    b.dealloc_scn = c.expect_prefix("Dealloc scn:")?.to_string();
+    let v = c.expect_vals("Flag: {} {s}")?;
+    b.flag = n(&nums(&v), 0);
+    b.flag_text = match v.get(1) {
+        Some(Val::S(s)) => s.trim_start_matches('(').trim_end_matches(')').to_string(),
+        _ => String::new(),
+    };
+    let v = c.expect("Inc: {} Objd: {}")?;
+    (b.inc, b.objd) = (n(&v, 0), n(&v, 1));
+    b.hwm_flag = c.expect_prefix("HWM Flag:")?.to_string();
+    b.highwater = c.highwater()?;
+    c.dashes()?;
+    c.expect("DBA Ranges :")?;
+    c.dashes()?;
+    while b.ranges.len() < MAX_ENTRIES {
+        let Some(r) = c.try_fit("{} Length: {} Offset: {}") else {
+            break;
+        };
+        let mut range = DbaRange {
+            dba: n(&r, 0),
+            length: n(&r, 1),
+            offset: n(&r, 2),
+            states: Vec::new(),
+        };
+        while let Some(l) = c.lines.peek() {
+            let Some(states) = block_states(l.text) else {
+                break;
+            };
+            if range.states.len() + states.len() > MAX_ENTRIES {
+                break;
+            }
+            c.lines.advance();
+            range.states.extend(states);
+        }
+        b.ranges.push(range);
+    }
+    c.dashes()?;
+    Ok(SpaceBody::FirstLevelBitmap(b))
+}
+
+/// `0:Metadata   1:Metadata   3:75-100% free`: block numbers and states.
+fn block_states(text: &str) -> Option<Vec<(u32, String)>> {
+    let t = text.trim();
+    let mut out: Vec<(u32, String)> = Vec::new();
+    for w in t.split("   ") {
+        let w = w.trim();
+        if w.is_empty() {
+            continue;
+        }
+        let (no, state) = w.split_once(':')?;
+        let no: u32 = no.parse().ok()?;
+        if state.is_empty() {
+            return None;
+        }
+        out.push((no, state.to_string()));
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+/// `Dump of Second Level Bitmap Block` (consumed) through its L1 ranges.
+pub(super) fn second_level_bitmap(lines: &mut Lines<'_>) -> Result<SpaceBody, TextError> {
+    let mut c = Cursor {
+        lines,
+        what: "second level bitmap block",
+    };
+    let mut b = SecondLevelBitmap::default();
+    let v = c.expect("number: {} nfree: {} ffree: {} pdba: {}")?;
+    (b.number, b.nfree, b.ffree, b.pdba) = (n(&v, 0), n(&v, 1), n(&v, 2), n(&v, 3));
+    let v = c.expect("Inc: {} Objd: {}")?;
+    (b.inc, b.objd) = (n(&v, 0), n(&v, 1));
+    let op = c.expect_prefix("opcode:")?;
+    b.opcode = number(op).unwrap_or(0);
+    b.xid = c.expect_prefix("xid:")?.to_string();
+    c.expect("L1 Ranges :")?;
+    c.dashes()?;
+    while b.ranges.len() < MAX_ENTRIES {
+        let Some(r) = c.try_fit("{} Free: {} Inst: {}") else {
+            break;
+        };
+        b.ranges.push(L1Range {
+            dba: n(&r, 0),
+            free: n(&r, 1),
+            inst: n(&r, 2),
+        });
+    }
+    c.dashes()?;
+    Ok(SpaceBody::SecondLevelBitmap(b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn patterns_fit_padded_words() {
+        let v = fit(
+            "  Extent Header:: spare1: 0      spare2: 0     extents: 1     blocks: 7     ",
+            "Extent Header:: spare1: {} spare2: {} extents: {} blocks: {}",
+        )
+        .map(|v| nums(&v));
+        assert_eq!(v, Some(vec![0, 0, 1, 7]));
+        assert!(fit("DBA 1:   0x01800081", "DBA {}: {}").is_some());
+        assert!(fit(
+            "nfl = 2, nfb = 1 typ = 1 nxf = 0 ccnt = 1",
+            "nfl = {}, nfb = {} typ = {} nxf = {} ccnt = {}"
+        )
+        .is_some());
+        assert!(fit("Extent Map extra", "Extent Map").is_none());
+        assert_eq!(
+            block_states("   4:75-100% free   5:FULL"),
+            Some(vec![(4, "75-100% free".into()), (5, "FULL".into())])
+        );
+        assert_eq!(block_states("  Extent Map"), None);
+    }
+}

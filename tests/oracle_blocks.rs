@@ -1,0 +1,338 @@
+//! Oracle blocks beyond table and index blocks: segment headers (MSSM 0x10,
+//! ASSM 0x23) and ASSM bitmap blocks (0x20, 0x21) read from published dump
+//! text and printed back as Oracle prints them; block types whose body is
+//! not decoded shown as hex with a note, from bytes (both byte orders) and
+//! from trace text.
+
+mod common;
+
+use common::{fixture, run};
+use serde_json::Value;
+
+/// The published text of each block from `buffer tsn:` on, without the
+/// lines that frame a trace section.
+fn published(rel: &str) -> String {
+    let text = std::fs::read_to_string(fixture(rel)).unwrap();
+    let mut out = String::new();
+    let mut started = false;
+    for l in text.lines() {
+        started |= l.starts_with("buffer tsn:");
+        if started && !l.starts_with("Block dump from") && !l.starts_with("End dump") {
+            out.push_str(l);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+fn dump_block(path: &str, tsn: &str) -> String {
+    let r = run(&[
+        "show",
+        "--format",
+        "dump",
+        "--dump-part",
+        "block",
+        "--oracle-tsn",
+        tsn,
+        path,
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    r.stdout
+}
+
+fn json(path: &str) -> Vec<Value> {
+    let r = run(&["show", "--format", "json", path]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    match serde_json::from_str(&r.stdout).unwrap() {
+        Value::Array(v) => v,
+        v => vec![v],
+    }
+}
+
+#[test]
+fn published_segment_headers_and_bitmaps_round_trip() {
+    for (rel, tsn) in [
+        ("oracle/blocks/mssm_segment_header.trc", "0"),
+        ("oracle/blocks/assm_segment_header.trc", "6"),
+        ("oracle/blocks/assm_l1_l2.trc", "6"),
+    ] {
+        let path = fixture(rel);
+        let got = dump_block(path.to_str().unwrap(), tsn);
+        assert_eq!(got, published(rel), "{rel}");
+    }
+}
+
+#[test]
+fn segment_header_fields_carry_oracle_labels() {
+    let mssm = json(
+        fixture("oracle/blocks/mssm_segment_header.trc")
+            .to_str()
+            .unwrap(),
+    );
+    let s = &mssm[0]["text"]["space"];
+    assert_eq!(s["body"], "segment_header");
+    assert_eq!(s["extent_header"]["extents"], 1);
+    assert_eq!(s["extent_header"]["blocks"], 7);
+    assert_eq!(s["extent_header"]["offset"], 4128);
+    assert_eq!(s["highwater"]["dba"], 0x004174a2);
+    assert_eq!(s["highwater"]["blocks_below"], 1);
+    assert_eq!(s["map_header"]["obj"], 87834);
+    assert_eq!(s["extent_map"][0]["dba"], 0x004174a1);
+    assert_eq!(s["extent_map"][0]["length"], 7);
+    assert_eq!(s["freelists"]["nfl"], 2);
+    assert_eq!(s["freelists"]["seg_lst"].as_array().unwrap().len(), 3);
+    assert_eq!(s["freelists"]["seg_lst"][0]["flg"], "USED");
+    assert_eq!(s["freelists"]["seg_lst"][1]["flg"], "UNUSED");
+    assert!(s["assm"].is_null());
+
+    let assm = json(
+        fixture("oracle/blocks/assm_segment_header.trc")
+            .to_str()
+            .unwrap(),
+    );
+    let a = &assm[0]["text"]["space"]["assm"];
+    assert_eq!(a["low_highwater"]["dba"], 0x01800088);
+    assert_eq!(a["l1_high_hwm"], 0x01800080);
+    assert_eq!(a["l2_array_offset"], 0x1434);
+    assert_eq!(a["blksz"], 8192);
+    assert_eq!(a["l2_hint"], 0x01800081);
+    assert_eq!(a["aux_map"][0]["l1_dba"], 0x01800080);
+    assert_eq!(a["aux_map"][0]["data_dba"], 0x01800083);
+    assert_eq!(a["l2_dbas"][0], 0x01800081);
+    assert!(assm[0]["text"]["space"]["freelists"].is_null());
+}
+
+#[test]
+fn bitmap_blocks_keep_ranges_and_free_states() {
+    let blocks = json(fixture("oracle/blocks/assm_l1_l2.trc").to_str().unwrap());
+    assert_eq!(blocks.len(), 2);
+    let l1 = &blocks[0]["text"]["space"];
+    assert_eq!(l1["body"], "first_level_bitmap");
+    assert_eq!(l1["parent_dba"], 0x01800081);
+    assert_eq!(l1["objd"], 87835);
+    assert_eq!(l1["nf"][3], 5);
+    assert_eq!(l1["flag_text"], "-/-/-/-/-/HWM");
+    let states = l1["ranges"][0]["states"].as_array().unwrap();
+    assert_eq!(states.len(), 8);
+    assert_eq!(states[0][1], "Metadata");
+    assert_eq!(states[3][1], "75-100% free");
+    let l2 = &blocks[1]["text"]["space"];
+    assert_eq!(l2["body"], "second_level_bitmap");
+    assert_eq!(l2["pdba"], 0x01800082);
+    assert_eq!(l2["ranges"][0]["dba"], 0x01800080);
+    assert_eq!(l2["ranges"][0]["free"], 5);
+}
+
+/// Values wider than Oracle's padding, more extents and states: the printed
+/// text reads back to the same structures.
+#[test]
+fn wide_values_read_back_unchanged() {
+    let text = std::fs::read_to_string(fixture("oracle/blocks/assm_segment_header.trc"))
+        .unwrap()
+        .replace("obj#: 87835 ", "obj#: 1234567890 ")
+        .replace(
+            "   0x01800080  length: 8     \n",
+            "   0x01800080  length: 8     \n   0x01800100  length: 1024  \n",
+        )
+        .replace("extents: 1     blocks: 8 ", "extents: 2     blocks: 1032 ");
+    let dir = std::env::temp_dir().join(format!("blockscope-oracle-blocks-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let first = dir.join("wide.trc");
+    std::fs::write(&first, &text).unwrap();
+    let printed = dump_block(first.to_str().unwrap(), "6");
+    assert!(
+        printed.contains("obj#: 1234567890 flag: 0x10000000"),
+        "{printed}"
+    );
+    assert!(
+        printed.contains("   0x01800100  length: 1024  \n"),
+        "{printed}"
+    );
+    let second = dir.join("again.trc");
+    std::fs::write(&second, format!("Block dump from disk:\n{printed}")).unwrap();
+    let a = json(first.to_str().unwrap());
+    let b = json(second.to_str().unwrap());
+    assert_eq!(a[0]["text"]["space"], b[0]["text"]["space"]);
+    assert_eq!(a[0]["text"]["space"]["extent_map"][1]["length"], 1024);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_body_line_that_does_not_fit_names_its_line() {
+    let text = std::fs::read_to_string(fixture("oracle/blocks/mssm_segment_header.trc"))
+        .unwrap()
+        .replace("blocks below: 1 ", "blocks below: many ");
+    let dir = std::env::temp_dir().join(format!("blockscope-oracle-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("bad.trc");
+    std::fs::write(&p, text).unwrap();
+    let r = run(&["show", "--format", "json", p.to_str().unwrap()]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(r.code, 2, "{}", r.stdout);
+    assert!(r.stderr.contains("line 11"), "{}", r.stderr);
+    assert!(r.stderr.contains("blocks below: N"), "{}", r.stderr);
+}
+
+/// An 8 KB block of type `ty` in the given byte order: cache header, a
+/// patterned body, and the tail matching the header.
+fn block_of_type(ty: u8, big: bool) -> Vec<u8> {
+    let mut b = vec![0u8; 8192];
+    let w32 = |b: &mut Vec<u8>, at: usize, v: u32| {
+        let bytes = if big {
+            v.to_be_bytes()
+        } else {
+            v.to_le_bytes()
+        };
+        b[at..at + 4].copy_from_slice(&bytes);
+    };
+    b[0] = ty;
+    b[1] = 0xa2;
+    w32(&mut b, 4, (5 << 22) | 77);
+    w32(&mut b, 8, 0x0012_3456);
+    b[14] = 1;
+    for (i, x) in b[20..8188].iter_mut().enumerate() {
+        *x = (i % 251) as u8;
+    }
+    let tail = (0x3456u32 << 16) | (u32::from(ty) << 8) | 1;
+    w32(&mut b, 8188, tail);
+    b
+}
+
+#[test]
+fn undecoded_types_show_their_body_as_hex_with_a_note_in_both_byte_orders() {
+    let dir = std::env::temp_dir().join(format!("blockscope-oracle-undec-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for big in [false, true] {
+        for ty in [0x26u8, 0x1d, 0x23] {
+            let bytes = block_of_type(ty, big);
+            let p = dir.join(format!("t{ty:02x}-{big}.blk"));
+            std::fs::write(&p, &bytes).unwrap();
+            let path = p.to_str().unwrap();
+            let v = json(path);
+            let b = &v[0];
+            assert_eq!(b["endian"], if big { "big" } else { "little" });
+            assert_eq!(b["kind"], "other");
+            assert_eq!(b["kcbh"]["rdba_kcbh"], (5 << 22) | 77);
+            assert!(b["problems"].as_array().unwrap().is_empty(), "{b}");
+            let u = &b["undecoded"];
+            assert_eq!(u["offset"], 20);
+            assert_eq!(u["length"], 8168);
+            assert!(u["note"].as_str().unwrap().contains("not decoded"), "{u}");
+            let hex = u["bytes"].as_str().unwrap();
+            let want: Vec<String> = bytes[20..8188].iter().map(|x| format!("{x:02x}")).collect();
+            assert_eq!(hex, want.join(" "));
+            let r = run(&["show", "--format", "dump", path]);
+            assert_eq!(r.code, 0, "{}", r.stderr);
+            assert!(r.stdout.contains("[blockscope: type 0x"), "{}", r.stdout);
+            assert!(r.stdout.contains("Hex dump of block"), "{}", r.stdout);
+            // Oracle prints native words: the rdba word reads the same in both orders.
+            assert!(r.stdout.contains(" 0140004D "), "{}", r.stdout);
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_trace_block_whose_body_is_not_read_says_so() {
+    let text = "Block dump from disk:\n\
+        buffer tsn: 2 rdba: 0x00c00080 (3/128)\n\
+        scn: 0x0000.002c7a8b seq: 0x01 flg: 0x04 tail: 0x7a8b2601\n\
+        frmt: 0x02 chkval: 0x1234 type: 0x26=KTU SMU HEADER BLOCK\n\
+          TRN CTL:: seq: 0x0011 chd: 0x0000 ctl: 0x0021 inc: 0x00000000 nfb: 0x0001\n";
+    let dir = std::env::temp_dir().join(format!("blockscope-oracle-undo-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("undo.trc");
+    std::fs::write(&p, text).unwrap();
+    let r = run(&[
+        "show",
+        "--format",
+        "dump",
+        "--dump-part",
+        "block",
+        p.to_str().unwrap(),
+    ]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stdout
+            .contains("type 0x26 KTU SMU HEADER BLOCK: the body's text is not decoded"),
+        "{}",
+        r.stdout
+    );
+}
+
+/// A datafile header (type 0x0b) with the `kcvfh` fields at the offsets of
+/// BBED's map, in both byte orders.
+#[test]
+fn datafile_header_recovery_fields_in_both_byte_orders() {
+    let dir = std::env::temp_dir().join(format!("blockscope-oracle-kcvfh-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for big in [false, true] {
+        let mut b = vec![0u8; 8192];
+        let w32 = |b: &mut Vec<u8>, at: usize, v: u32| {
+            let x = if big {
+                v.to_be_bytes()
+            } else {
+                v.to_le_bytes()
+            };
+            b[at..at + 4].copy_from_slice(&x);
+        };
+        let w16 = |b: &mut Vec<u8>, at: usize, v: u16| {
+            let x = if big {
+                v.to_be_bytes()
+            } else {
+                v.to_le_bytes()
+            };
+            b[at..at + 2].copy_from_slice(&x);
+        };
+        b[0] = 0x0b;
+        b[1] = 0xa2;
+        w32(&mut b, 4, (7 << 22) | 1);
+        w32(&mut b, 8, 0x0000_0110);
+        b[14] = 1;
+        w32(&mut b, 24, 0x0b20_0400);
+        w32(&mut b, 28, 1_229_390_655);
+        b[32..36].copy_from_slice(b"ORCL");
+        w32(&mut b, 40, 7577);
+        w32(&mut b, 44, 96_000);
+        w32(&mut b, 48, 8192);
+        w16(&mut b, 52, 7);
+        w16(&mut b, 54, 3);
+        w32(&mut b, 96, 0x0041_1c40);
+        w32(&mut b, 100, 7);
+        w32(&mut b, 112, 0x32c5_ec52);
+        w32(&mut b, 116, 0x000e_2006);
+        w16(&mut b, 138, 0x0004);
+        w32(&mut b, 140, 2207);
+        w32(&mut b, 148, 2206);
+        w32(&mut b, 332, 5);
+        w16(&mut b, 336, 5);
+        b[338..343].copy_from_slice(b"USERS");
+        w32(&mut b, 368, 7);
+        w32(&mut b, 484, 0x01a7_c8e3);
+        w16(&mut b, 488, 0);
+        let tail = (0x0110u32 << 16) | (0x0b << 8) | 1;
+        w32(&mut b, 8188, tail);
+        let p = dir.join(format!("kcvfh-{big}.blk"));
+        std::fs::write(&p, &b).unwrap();
+        let v = json(p.to_str().unwrap());
+        let fh = &v[0]["file_header"];
+        assert_eq!(v[0]["kind"], "file-header", "{}", v[0]);
+        assert_eq!(fh["kccfhdbn"], "ORCL");
+        assert_eq!(fh["kccfhcsq"], 7577);
+        assert_eq!(fh["kccfhfsz"], 96_000);
+        assert_eq!(fh["kccfhtyp"], 3);
+        assert_eq!(fh["kcvfhrdb"], 0x0041_1c40);
+        assert_eq!(fh["kcvfhcrs"]["kscnbas"], 7);
+        assert_eq!(fh["kcvfhrlc"], 0x32c5_ec52u32);
+        assert_eq!(fh["kcvfhrls"]["kscnbas"], 0x000e_2006);
+        assert_eq!(fh["kcvfhsta"], 4);
+        assert_eq!(fh["kcvfhcpc"], 2207);
+        assert_eq!(fh["kcvfhccc"], 2206);
+        assert_eq!(fh["kcvfhtsn"], 5);
+        assert_eq!(fh["kcvfhtnm"], "USERS");
+        assert_eq!(fh["kcvfhrfn"], 7);
+        assert_eq!(fh["kcvfhckp_scn"]["kscnbas"], 0x01a7_c8e3);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
