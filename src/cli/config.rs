@@ -169,6 +169,8 @@ impl DiffConfig {
             columns: args.columns.clone(),
             schema: args.schema.clone(),
             toast: args.toast.clone(),
+            table: None,
+            database: None,
             all_problems: true,
             oracle: args.oracle.clone(),
         };

@@ -59,7 +59,7 @@ impl Input {
 
 /// The blocks of one input, in order.
 enum Blocks {
-    File(Box<Opened>, ShowConfig),
+    File(Box<Opened>, Box<ShowConfig>),
     Json(std::vec::IntoIter<Value>, String),
 }
 
@@ -72,7 +72,7 @@ impl Blocks {
                     ..cfg.clone()
                 };
                 let opened = show::open(&cfg, true)?;
-                Ok(Blocks::File(Box::new(opened), cfg))
+                Ok(Blocks::File(Box::new(opened), Box::new(cfg)))
             }
             Input::Json { name, blocks } => Ok(Blocks::Json(blocks.into_iter(), name)),
         }

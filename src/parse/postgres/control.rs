@@ -109,6 +109,9 @@ pub fn parse_control_file(data: &[u8]) -> Result<ControlFile, String> {
             relseg_size: c.relseg_size,
             data_checksum_version: c.data_checksum_version,
             checkpoint_redo: c.check_point_copy.redo,
+            // The xid of a FullTransactionId (epoch << 32 | xid).
+            next_xid: c.check_point_copy.next_xid as u32,
+            oldest_xid: c.check_point_copy.oldest_xid,
         });
     }
     let float_at = (0..data.len().min(1024))
