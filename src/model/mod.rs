@@ -2,6 +2,7 @@
 //! Parsers build them; renderers read them. Nothing here reads bytes.
 
 pub mod bits;
+pub mod map;
 pub mod oracle;
 pub mod postgres;
 pub mod span;

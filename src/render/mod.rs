@@ -13,6 +13,7 @@ use crate::engine::{Decoded, Page, TraceOrigin};
 
 mod fit;
 pub(crate) mod hex;
+pub(crate) mod map;
 pub(crate) mod oracle;
 pub(crate) mod postgres;
 pub(crate) mod problems;

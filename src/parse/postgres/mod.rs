@@ -6,6 +6,7 @@ pub(crate) mod check;
 pub(crate) mod checksum;
 pub(crate) mod control;
 mod datum;
+pub(crate) mod figures;
 pub(crate) mod heap;
 pub(crate) mod jsonb;
 pub(crate) mod page;
