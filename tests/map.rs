@@ -477,6 +477,35 @@ fn large_files_aggregate_and_fit_the_width() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `--shade dead`: cells shaded by the share of line pointers dead or
+/// holding a tuple with t_xmax set, read here from the page.
+#[test]
+fn shade_dead_shows_what_vacuum_may_reclaim() {
+    const RAMP: [char; 9] = ['.', ':', '-', '=', '+', '*', '#', '%', '@'];
+    for name in [
+        "vacuum_pruned.0",
+        "delete.0",
+        "hot_update.0",
+        "plain_insert.0",
+    ] {
+        let path = fixture(&format!("postgres/heap/{name}.page"));
+        let raw = raw_pg(&std::fs::read(&path).unwrap(), Rel::Heap);
+        let fraction = (raw.lp[1] + raw.xmax_set) as f64 / (raw.lp[0] + raw.lp[1]) as f64;
+        let out = run(&[
+            "map",
+            "--shade",
+            "dead",
+            "--checksums",
+            "off",
+            path.to_str().unwrap(),
+        ]);
+        let grid = out.stdout.lines().nth(1).unwrap();
+        let want = RAMP[((fraction * 9.0) as usize).min(8)];
+        assert_eq!(grid, format!("0 {want}"), "{name}: {raw:?}\n{}", out.stdout);
+        assert!(out.stdout.contains("dead or xmax set"), "{}", out.stdout);
+    }
+}
+
 fn svg_of(args: &[&str]) -> (String, i32) {
     let mut all = vec!["map", "--format", "svg"];
     all.extend_from_slice(args);

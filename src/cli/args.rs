@@ -505,6 +505,20 @@ pub(crate) struct MapArgs {
     /// and NO_COLOR is not set).
     #[arg(long, value_enum, default_value_t = ColorArg::Auto)]
     pub color: ColorArg,
+
+    /// What the cells' shade shows.
+    #[arg(long, value_enum, default_value_t = MapShadeArg::Used)]
+    pub shade: MapShadeArg,
+}
+
+/// What the shade of `map`'s cells shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum MapShadeArg {
+    /// The share of the blocks in use (block size − free space).
+    Used,
+    /// The share of line pointers that are dead or hold a tuple with t_xmax
+    /// set (Oracle: rows deleted): what VACUUM may reclaim.
+    Dead,
 }
 
 /// Output formats of `map`.

@@ -12,12 +12,12 @@ use std::process::ExitCode;
 
 use crate::engine::{verify_plan, Engine, VerifyPlan};
 use crate::error::Error;
-use crate::render::map::{MapFormat, MapOptions, MapPrinter};
+use crate::render::map::{MapFormat, MapOptions, MapPrinter, Shade};
 use crate::source::RelationFileName;
 use crate::verify::oracle::{map_datafile, OracleInput};
 use crate::verify::{self, ChecksumMode, VerifyOptions};
 
-use super::args::{ChecksumsArg, ColorArg, MapArgs, MapFormatArg};
+use super::args::{ChecksumsArg, ColorArg, MapArgs, MapFormatArg, MapShadeArg};
 use super::{is_broken_pipe, stdout_error};
 
 /// Segments looked for after a relation's first file: a relation of 32 TB
@@ -46,6 +46,10 @@ pub(crate) fn run(args: &MapArgs) -> Result<ExitCode, Error> {
             ColorArg::Auto => is_tty && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
         },
         width: width(is_tty),
+        shade: match args.shade {
+            MapShadeArg::Used => Shade::Used,
+            MapShadeArg::Dead => Shade::Dead,
+        },
         title: inputs
             .first()
             .map_or("-".to_string(), |p| verify::file_name(p)),

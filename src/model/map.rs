@@ -70,7 +70,8 @@ pub struct BlockFigures {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lp_unused: Option<u32>,
     /// Heap tuples (LP_NORMAL items) whose t_xmax is not 0: deleted, updated
-    /// or locked by a transaction — the rows VACUUM may reclaim once it is over.
+    /// or locked by a transaction, committed or not — the rows VACUUM may
+    /// reclaim once a deleter or updater has committed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub xmax_set: Option<u32>,
     /// Oracle: rows (table blocks: row pieces; index leaves: entries) not

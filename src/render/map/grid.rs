@@ -3,6 +3,7 @@
 //! and each cell stands for twice as many blocks, so memory is one small
 //! record per cell whatever the file's size.
 
+use super::Shade;
 use crate::model::map::{BlockFigures, ChecksumState};
 
 /// Blocks folded into one cell of the picture.
@@ -107,8 +108,8 @@ impl Cell {
         self.rows_deleted += o.rows_deleted;
     }
 
-    /// What the cell shows, most urgent first.
-    pub(crate) fn look(&self, block_size: usize) -> Look {
+    /// What the cell shows, most urgent first, shaded by `shade`.
+    pub(crate) fn look(&self, block_size: usize, shade: Shade) -> Look {
         if self.damaged > 0 {
             Look::Damaged
         } else if self.unreadable > 0 {
@@ -117,11 +118,21 @@ impl Cell {
             Look::Warning
         } else if self.zero == self.blocks {
             Look::Zero
-        } else if self.measured == 0 {
-            Look::Unmeasured
         } else {
-            Look::Used(self.used_fraction(block_size))
+            match shade {
+                Shade::Used if self.measured > 0 => Look::Used(self.used_fraction(block_size)),
+                Shade::Dead => self.dead_fraction().map_or(Look::Unmeasured, Look::Used),
+                Shade::Used => Look::Unmeasured,
+            }
         }
+    }
+
+    /// The share of line pointers that are dead or hold a tuple with t_xmax
+    /// set (Oracle: of rows, the deleted ones); `None` with nothing to count.
+    pub(crate) fn dead_fraction(&self) -> Option<f64> {
+        let all = self.lp_normal + self.lp_dead + self.rows_live + self.rows_deleted;
+        let dead = self.lp_dead + self.xmax_set + self.rows_deleted;
+        (all > 0).then(|| (dead as f64 / all as f64).clamp(0.0, 1.0))
     }
 
     /// Mean fraction of a block in use over the blocks that say, 0.0–1.0.
@@ -242,11 +253,13 @@ mod tests {
         let damaged: Vec<u64> = g
             .cells()
             .iter()
-            .filter(|c| c.look(8192) == Look::Damaged)
+            .filter(|c| c.look(8192, Shade::Used) == Look::Damaged)
             .map(|c| c.first)
             .collect();
         assert_eq!(damaged, vec![768]);
-        assert_eq!(g.cells()[1].look(8192), Look::Used(0.5));
+        assert_eq!(g.cells()[1].look(8192, Shade::Used), Look::Used(0.5));
+        // No line pointers counted: nothing to shade by.
+        assert_eq!(g.cells()[1].look(8192, Shade::Dead), Look::Unmeasured);
     }
 
     #[test]

@@ -43,6 +43,28 @@ pub(crate) struct MapOptions {
     pub width: usize,
     /// The input's name, as verify prints file names.
     pub title: String,
+    /// What the cells' shade shows.
+    pub shade: Shade,
+}
+
+/// What the shade of a cell shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Shade {
+    /// The mean share of the blocks in use.
+    Used,
+    /// The share of line pointers dead or holding a tuple with t_xmax set
+    /// (Oracle: of rows, those deleted).
+    Dead,
+}
+
+impl Shade {
+    /// What the ramp means, for the legends.
+    pub(crate) fn legend(self) -> &'static str {
+        match self {
+            Shade::Used => "in use (mean, 0–100% of a block)",
+            Shade::Dead => "dead or xmax set (0–100% of line pointers; Oracle: rows deleted)",
+        }
+    }
 }
 
 /// Cells of the terminal grid: at most this many rows of them.

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use std::io::{self, Write};
 
 use super::grid::{Cell, Grid, Look};
-use super::{plural, MapOptions, SVG_COLUMNS};
+use super::{plural, MapOptions, Shade, SVG_COLUMNS};
 use crate::model::map::MapSummary;
 
 const PITCH: usize = 13;
@@ -204,20 +204,25 @@ pub(super) fn render(
         let _ = writeln!(
             svg,
             r#"<rect x="{x}" y="{y}" width="{SIZE}" height="{SIZE}" fill="{}"><title>{}</title></rect>"#,
-            fill(c.look(bs)),
+            fill(c.look(bs, opts.shade)),
             escape(&hover(c, bs))
         );
     }
     let _ = writeln!(svg, "</g>");
-    legend(&mut svg, legend_y);
+    legend(&mut svg, legend_y, opts.shade);
     let _ = writeln!(svg, "</svg>");
     out.write_all(svg.as_bytes())
 }
 
-fn legend(svg: &mut String, y: usize) {
+fn legend(svg: &mut String, y: usize, shade: Shade) {
     let _ = writeln!(svg, r#"<g id="legend">"#);
-    let _ = writeln!(svg, r#"<text x="12" y="{}">in use:</text>"#, y + 10);
-    let mut x = 60;
+    let _ = writeln!(
+        svg,
+        r#"<text x="12" y="{}">{}:</text>"#,
+        y - 6,
+        shade.legend()
+    );
+    let mut x = 12;
     for (i, label) in ["0%", "", "", "", "50%", "", "", "", "100%"]
         .iter()
         .enumerate()
@@ -239,7 +244,7 @@ fn legend(svg: &mut String, y: usize) {
         (Look::Damaged, "errors"),
         (Look::Warning, "warnings"),
         (Look::Unreadable, "unreadable"),
-        (Look::Unmeasured, "no fill figure"),
+        (Look::Unmeasured, "no figure"),
     ] {
         let _ = writeln!(
             svg,

@@ -83,16 +83,17 @@ pub(super) fn render(
         write!(out, "{:>label$} ", row[0].first)?;
         let mut line = String::new();
         for c in row {
-            line.push_str(&cell_text(c.look(bs), opts.color));
+            line.push_str(&cell_text(c.look(bs, opts.shade), opts.color));
         }
         writeln!(out, "{line}")?;
     }
-    legend(out, opts.color)?;
+    legend(out, opts)?;
     totals(out, summary)?;
     Ok(())
 }
 
-fn legend(out: &mut dyn Write, color: bool) -> io::Result<()> {
+fn legend(out: &mut dyn Write, opts: &MapOptions) -> io::Result<()> {
+    let color = opts.color;
     let ramp: String = RAMP
         .iter()
         .enumerate()
@@ -100,8 +101,8 @@ fn legend(out: &mut dyn Write, color: bool) -> io::Result<()> {
         .collect();
     writeln!(
         out,
-        "legend: {ramp} in use (mean, 0–100% of a block)  {} all-zero  {} errors  {} warnings  \
-         {} unreadable  {} no fill figure",
+        "legend: {ramp} {}  {} all-zero  {} errors  {} warnings  {} unreadable  {} no figure",
+        opts.shade.legend(),
         cell_text(Look::Zero, color),
         cell_text(Look::Damaged, color),
         cell_text(Look::Warning, color),
