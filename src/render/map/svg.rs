@@ -14,7 +14,7 @@ use crate::model::map::MapSummary;
 const PITCH: usize = 13;
 const SIZE: usize = 12;
 const LEFT: usize = 96;
-const TOP: usize = 76;
+const TOP: usize = 92;
 /// Light to dark blue: 0% to 100% in use.
 const LIGHT: (f64, f64, f64) = (239.0, 243.0, 255.0);
 const DARK: (f64, f64, f64) = (8.0, 48.0, 107.0);
@@ -151,21 +151,25 @@ pub(super) fn render(
     );
     let _ = writeln!(
         svg,
-        r#"<text x="12" y="54">damaged {}, all-zero {}, {}, {}; free {} bytes{}</text>"#,
+        r#"<text x="12" y="54">damaged {}, all-zero {}, {}, {}; free {} bytes</text>"#,
         plural(s.damaged_blocks, "block", "blocks"),
         s.zero_blocks,
         plural(s.errors, "error", "errors"),
         plural(s.warnings, "warning", "warnings"),
         s.free,
+    );
+    let _ = writeln!(
+        svg,
+        r#"<text x="12" y="70">{}</text>"#,
         match (s.lp_normal, s.rows_live) {
             (Some(n), _) => format!(
-                "; line pointers normal {n}, dead {}, redirect {}, unused {}; xmax set {}",
+                "line pointers normal {n}, dead {}, redirect {}, unused {}; xmax set {}",
                 s.lp_dead.unwrap_or(0),
                 s.lp_redirect.unwrap_or(0),
                 s.lp_unused.unwrap_or(0),
                 s.xmax_set.unwrap_or(0)
             ),
-            (None, Some(n)) => format!("; rows live {n}, deleted {}", s.rows_deleted.unwrap_or(0)),
+            (None, Some(n)) => format!("rows live {n}, deleted {}", s.rows_deleted.unwrap_or(0)),
             (None, None) => String::new(),
         }
     );
