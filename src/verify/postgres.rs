@@ -1432,7 +1432,9 @@ fn check_blocks_upto(data: &[u8], first: u64, ctx: &BlockContext, cap: usize) ->
             outcome.changed_during_run += 1;
             problems.clear();
             if ctx.figures {
-                let mut f = BlockFigures::empty(blkno, verdict.checked.kind.name());
+                // Its bytes as read, unjudged: no problems counted.
+                let bytes = again.as_deref().unwrap_or(page);
+                let mut f = block_figures(bytes, blkno, ctx, &verdict, &[]);
                 f.checksum = ChecksumState::Changed;
                 outcome.figures.push(f);
             }

@@ -101,7 +101,7 @@ fn legend(out: &mut dyn Write, opts: &MapOptions) -> io::Result<()> {
         .collect();
     writeln!(
         out,
-        "legend: {ramp} {}  {} all-zero  {} errors  {} warnings  {} unreadable  {} no figure",
+        "legend: {ramp} {}\n        {} all-zero  {} errors  {} warnings  {} unreadable  {} no figure",
         opts.shade.legend(),
         cell_text(Look::Zero, color),
         cell_text(Look::Damaged, color),
