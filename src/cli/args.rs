@@ -25,6 +25,9 @@ pub(crate) enum Command {
     /// Compare two versions of pages block by block: changed fields, items
     /// and bytes; exit status 1 if they differ.
     Diff(DiffArgs),
+    /// One picture of a whole file: per block fill, line pointers by state,
+    /// zero pages, errors; exit status 1 if a block has errors.
+    Map(MapArgs),
     /// Print shell completions.
     Completions {
         /// The shell to generate completions for.
@@ -581,6 +584,73 @@ fn parse_address(text: &str) -> Result<u64, String> {
         None => t.parse(),
     }
     .map_err(|_| format!("expected an address (0x-prefixed hex or decimal), found {text:?}"))
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct MapArgs {
+    /// A relation file (its further segments `N.1`, `N.2`… are read after
+    /// it), pages or a text dump of pages, or an Oracle datafile; `-` or
+    /// nothing reads standard input.
+    pub input: Option<PathBuf>,
+
+    /// Output format.
+    #[arg(long, short = 'f', value_enum, default_value_t = MapFormatArg::Term)]
+    pub format: MapFormatArg,
+
+    /// Verify data checksums (as `verify` does): `auto` when any written
+    /// page has pd_checksum set.
+    #[arg(long, value_enum, default_value_t = ChecksumsArg::Auto)]
+    pub checksums: ChecksumsArg,
+
+    /// Page size in bytes (default: 8192; Oracle: from the datafile).
+    #[arg(long, value_name = "BYTES")]
+    pub block_size: Option<usize>,
+
+    /// Segment file size (RELSEG_SIZE × BLCKSZ): bytes, or with K, M, G (default 1G).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub segment_size: Option<u64>,
+
+    /// Segment number of the input file (default: its `.N` file-name suffix);
+    /// no further segments are read.
+    #[arg(long, value_name = "N")]
+    pub segment: Option<u64>,
+
+    /// Which database wrote the file (default: detected from its first block).
+    #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
+    pub engine: EngineArg,
+
+    /// Colour the terminal grid (`auto`: when standard output is a terminal
+    /// and NO_COLOR is not set).
+    #[arg(long, value_enum, default_value_t = ColorArg::Auto)]
+    pub color: ColorArg,
+
+    /// What the cells' shade shows.
+    #[arg(long, value_enum, default_value_t = MapShadeArg::Used)]
+    pub shade: MapShadeArg,
+}
+
+/// What the shade of `map`'s cells shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum MapShadeArg {
+    /// The share of the blocks in use (block size − free space).
+    Used,
+    /// The share of line pointers that are dead or hold a tuple with t_xmax
+    /// set (Oracle: rows deleted): what VACUUM may reclaim.
+    Dead,
+}
+
+/// Output formats of `map`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum MapFormatArg {
+    /// A grid of characters, one per cell, with a legend and a summary
+    /// (coloured on a terminal).
+    Term,
+    /// A standalone SVG picture with a hover title per cell.
+    Svg,
+    /// One document: {"blocks": [...], "summary": {...}}.
+    Json,
+    /// One block per line, then {"summary": {...}}.
+    Ndjson,
 }
 
 #[cfg(test)]

@@ -14,6 +14,7 @@ pub(crate) mod args;
 pub(crate) mod config;
 mod decode;
 mod diff;
+mod map;
 mod show;
 mod show_cluster;
 mod verify;
@@ -78,6 +79,7 @@ pub(crate) fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Verify(args) => verify::run(&VerifyConfig::from_args(&args)?),
         Command::Decode(args) => decode::run(&args),
         Command::Diff(args) => diff::run(&DiffConfig::from_args(&args)?),
+        Command::Map(args) => map::run(&args),
         Command::Completions { shell } => {
             // Generated into memory: clap_complete panics on a failed write.
             let mut cmd = Cli::command();

@@ -3,6 +3,7 @@
 
 pub mod bits;
 pub mod diff;
+pub mod map;
 pub mod oracle;
 pub mod postgres;
 pub mod span;

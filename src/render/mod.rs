@@ -14,6 +14,7 @@ use crate::engine::{Decoded, Page, TraceOrigin};
 pub(crate) mod diff;
 mod fit;
 pub(crate) mod hex;
+pub(crate) mod map;
 pub(crate) mod oracle;
 pub(crate) mod postgres;
 pub(crate) mod problems;

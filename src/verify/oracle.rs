@@ -6,9 +6,10 @@ use std::path::Path;
 
 use crate::error::Error;
 use crate::input::InputFormat;
+use crate::model::map::{BlockFigures, ChecksumState};
 use crate::model::oracle::verify::{BlockReport, DbvSummary};
-use crate::model::oracle::Rdba;
-use crate::model::Problem;
+use crate::model::oracle::{OracleBlock, OracleKind, Rdba};
+use crate::model::{Problem, Severity};
 use crate::parse::oracle::trace::rebuilt_blocks;
 use crate::parse::oracle::verify::DatafileVerifier;
 use crate::parse::oracle::{parse_block, BlockOptions};
@@ -86,6 +87,94 @@ pub(crate) fn verify_datafile(
     opts: &DatafileOptions,
     on_block: &mut OnBlock<'_>,
 ) -> Result<FileVerdict, Error> {
+    check_datafile(path, opts, on_block, &mut |_, _| Ok(()))
+}
+
+/// Every block of a datafile, checked as [`verify_datafile`] checks it,
+/// each block's figures for `map` handed to `on_figures` in order: one pass
+/// and one checker for both commands. Returns DBVERIFY's tallies and the
+/// block size.
+pub(crate) fn map_datafile(
+    path: &Path,
+    block_size: Option<usize>,
+    on_figures: &mut dyn FnMut(&BlockFigures) -> std::io::Result<()>,
+) -> Result<(DbvSummary, usize), Error> {
+    let mut size = 0;
+    let opts = DatafileOptions {
+        block_size,
+        ..DatafileOptions::default()
+    };
+    let verdict = check_datafile(path, &opts, &mut |_| Ok(()), &mut |block, problems| {
+        size = size.max(block.size);
+        on_figures(&oracle_figures(block, problems))
+    })?;
+    Ok((verdict.summary, size))
+}
+
+/// What `map` shows of a checked Oracle block: kind, free space (`avsp` of
+/// a table block, `kdxcoavs` of an index block), rows live and deleted,
+/// errors and warnings, and the check value's state.
+fn oracle_figures(block: &OracleBlock, problems: &[Problem]) -> BlockFigures {
+    let mut f = BlockFigures::empty(block.blkno, block.kind.name());
+    f.zero = block.kind == OracleKind::Zero;
+    for p in problems {
+        match p.severity {
+            Severity::Error => f.errors += 1,
+            Severity::Warning => f.warnings += 1,
+            Severity::Info => {}
+        }
+    }
+    let (mut live, mut deleted) = (0u32, 0u32);
+    if let Some(t) = &block.table {
+        f.free = Some(i64::from(t.kdbh.kdbhavsp));
+        for row in &t.rows {
+            if row.flag & ROW_DELETED != 0 {
+                deleted += 1;
+            } else {
+                live += 1;
+            }
+        }
+    }
+    if let Some(ix) = &block.index {
+        f.free = Some(i64::from(ix.kdxco.kdxcoavs));
+        for e in &ix.entries {
+            if e.flag.is_some_and(|flag| flag & INDEX_ENTRY_DELETED != 0) {
+                deleted += 1;
+            } else {
+                live += 1;
+            }
+        }
+    }
+    f.rows_live = Some(live);
+    f.rows_deleted = Some(deleted);
+    f.used = f
+        .free
+        .map(|free| u32::try_from((block.size as i64 - free).max(0)).unwrap_or(u32::MAX));
+    f.checksum = match block.checksum {
+        _ if matches!(block.kind, OracleKind::Zero | OracleKind::OsHeader) => {
+            ChecksumState::NotApplicable
+        }
+        None => ChecksumState::NotApplicable,
+        Some(c) if !c.enabled => ChecksumState::None,
+        Some(c) if c.valid => ChecksumState::Ok,
+        Some(_) => ChecksumState::Bad,
+    };
+    f
+}
+
+/// Row flag D (`KDRHFD`): a deleted row piece.
+const ROW_DELETED: u8 = 0x10;
+/// Index leaf entry flag 0x01: a deleted entry.
+const INDEX_ENTRY_DELETED: u8 = 0x01;
+
+/// The datafile loop of [`verify_datafile`]; `each` sees every block with
+/// its problems.
+fn check_datafile(
+    path: &Path,
+    opts: &DatafileOptions,
+    on_block: &mut OnBlock<'_>,
+    each: &mut dyn FnMut(&OracleBlock, &[Problem]) -> std::io::Result<()>,
+) -> Result<FileVerdict, Error> {
     let block_size = opts.block_size;
     let block_size_arg = block_size;
     // Standard input's length is known when it is short (a block or a few):
@@ -153,6 +242,7 @@ pub(crate) fn verify_datafile(
             continue;
         }
         let (parsed, problems) = verifier.check(position, &block.data);
+        each(&parsed, &problems).map_err(report_error)?;
         let mut report = BlockReport::new(&parsed, problems);
         report.rel_file = verifier.rel_file;
         if whole > 0 {

@@ -29,14 +29,17 @@ use sha2::{Digest, Sha256};
 
 use crate::error::Error;
 use crate::input::InputFormat;
+use crate::model::map::{BlockFigures, ChecksumState};
 use crate::model::postgres::verify::{
     ChecksumVerdict, PgControlSummary, Provenance, ProvenanceInput, Skipped, Summary, VerifyProblem,
 };
 use crate::model::postgres::SIZE_OF_PAGE_HEADER;
 use crate::model::{Problem, ProblemClass, Severity};
 use crate::parse::postgres::check::is_btree_metapage;
+use crate::parse::postgres::check::CheckedPage;
 use crate::parse::postgres::checksum::pg_checksum_page;
 use crate::parse::postgres::control::{parse_control_file, ControlFile};
+use crate::parse::postgres::figures::page_figures;
 use crate::parse::postgres::page::is_new_page;
 use crate::parse::postgres::page_size_from_header;
 use crate::parse::postgres::{check_page_in, PageOptions, Relation};
@@ -114,6 +117,16 @@ pub trait Report {
     fn skipped(&mut self, skipped: &Skipped) -> io::Result<()>;
     /// A problem, in file and block order.
     fn problem(&mut self, problem: &VerifyProblem) -> io::Result<()>;
+    /// Whether [`Report::block`] is wanted: the figures of every block are
+    /// then gathered as it is checked (`map`). Default: no.
+    fn wants_blocks(&self) -> bool {
+        false
+    }
+    /// The figures of one block, in file and block order, after its
+    /// problems; only when [`Report::wants_blocks`] says so.
+    fn block(&mut self, _figures: &BlockFigures) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 /// One input to check.
@@ -153,6 +166,8 @@ struct BlockContext<'a> {
     /// after the re-read and whose pd_lsn is newer was written during the
     /// run, and is counted as changed rather than reported.
     start_lsn: Option<u64>,
+    /// Gather each block's [`BlockFigures`] (the report wants them).
+    figures: bool,
 }
 
 /// The checked blocks of one chunk: counts and the problems found, in order.
@@ -165,6 +180,8 @@ struct Outcome {
     bad_checksums: u64,
     changed_during_run: u64,
     problems: Vec<VerifyProblem>,
+    /// Each checked block's figures, when the context asks for them.
+    figures: Vec<BlockFigures>,
 }
 
 impl Outcome {
@@ -182,6 +199,9 @@ impl Outcome {
                     .or_default() += 1;
             }
             report.problem(p).map_err(report_error)?;
+        }
+        for f in &self.figures {
+            report.block(f).map_err(report_error)?;
         }
         Ok(())
     }
@@ -343,6 +363,7 @@ pub fn run(
                     btree_index: false,
                     reread: None,
                     start_lsn: None,
+                    figures: report.wants_blocks(),
                 };
                 let head = match stdin_head.take() {
                     Some(head) => head,
@@ -608,6 +629,7 @@ fn check_relation_blocks(
         btree_index: false,
         reread: None,
         start_lsn: None,
+        figures: report.wants_blocks(),
     };
     if let Some((data, blknos)) = text_pages(path, file, len, block_size, hash)? {
         return check_decoded(&data, &blknos, &ctx, summary, report);
@@ -1297,6 +1319,11 @@ fn block_by_block(
                     format!("the block cannot be read: {e}"),
                 );
                 add_io_problem(problem, summary, report)?;
+                if ctx.figures {
+                    let mut f = BlockFigures::empty(ctx.first_blkno + index, "unreadable");
+                    f.errors = 1;
+                    report.block(&f).map_err(report_error)?;
+                }
             }
         }
     }
@@ -1526,14 +1553,16 @@ fn check_blocks_upto(data: &[u8], first: u64, ctx: &BlockContext, cap: usize) ->
         let file_offset = index * ctx.block_size as u64;
         let mut verdict = check_block(page, blkno, ctx, &mut problems);
         let mut page_lsn = pd_lsn(page);
+        let mut again = None;
         if verdict.bad_checksum {
             // As pg_basebackup: read the block again before believing it.
             if let Some(file) = ctx.reread {
-                let mut again = vec![0u8; ctx.block_size];
-                if matches!(read_at(file, &mut again, file_offset), Ok(n) if n == again.len()) {
+                let mut bytes = vec![0u8; ctx.block_size];
+                if matches!(read_at(file, &mut bytes, file_offset), Ok(n) if n == bytes.len()) {
                     problems.clear();
-                    verdict = check_block(&again, blkno, ctx, &mut problems);
-                    page_lsn = pd_lsn(&again);
+                    verdict = check_block(&bytes, blkno, ctx, &mut problems);
+                    page_lsn = pd_lsn(&bytes);
+                    again = Some(bytes);
                 }
             }
         }
@@ -1543,7 +1572,20 @@ fn check_blocks_upto(data: &[u8], first: u64, ctx: &BlockContext, cap: usize) ->
             // so neither its checksum nor its structure is judged.
             outcome.changed_during_run += 1;
             problems.clear();
+            if ctx.figures {
+                // Its bytes as read, unjudged: no problems counted.
+                let bytes = again.as_deref().unwrap_or(page);
+                let mut f = block_figures(bytes, blkno, ctx, &verdict, &[]);
+                f.checksum = ChecksumState::Changed;
+                outcome.figures.push(f);
+            }
             continue;
+        }
+        if ctx.figures {
+            let bytes = again.as_deref().unwrap_or(page);
+            outcome
+                .figures
+                .push(block_figures(bytes, blkno, ctx, &verdict, &problems));
         }
         outcome.zero_pages += u64::from(verdict.new);
         outcome.bad_checksums += u64::from(verdict.bad_checksum);
@@ -1562,6 +1604,41 @@ fn check_blocks_upto(data: &[u8], first: u64, ctx: &BlockContext, cap: usize) ->
 struct BlockVerdict {
     new: bool,
     bad_checksum: bool,
+    /// What the structural check established (kind, header).
+    checked: CheckedPage,
+}
+
+/// A checked block's figures for `map`: its kind, free space and line
+/// pointers (read by [`page_figures`]), and from the check's `problems` its
+/// error and warning counts and checksum state.
+fn block_figures(
+    page: &[u8],
+    blkno: u64,
+    ctx: &BlockContext,
+    verdict: &BlockVerdict,
+    problems: &[Problem],
+) -> BlockFigures {
+    let mut f = BlockFigures::empty(blkno, verdict.checked.kind.name());
+    f.zero = verdict.new;
+    page_figures(page, &verdict.checked, Endian::Little, &mut f);
+    for p in problems {
+        match p.severity {
+            Severity::Error => f.errors += 1,
+            Severity::Warning => f.warnings += 1,
+            Severity::Info => {}
+        }
+    }
+    let checksum_problem = problems.iter().any(|p| p.class == ProblemClass::Checksum);
+    f.checksum = if verdict.new {
+        ChecksumState::NotApplicable
+    } else if !ctx.checksums {
+        ChecksumState::None
+    } else if verdict.bad_checksum || checksum_problem {
+        ChecksumState::Bad
+    } else {
+        ChecksumState::Ok
+    };
+    f
 }
 
 /// One block: checksum first (when the cluster has them), then structure —
@@ -1585,6 +1662,11 @@ fn check_block(
         return BlockVerdict {
             new: true,
             bad_checksum: false,
+            checked: CheckedPage {
+                kind: crate::model::postgres::PageKind::New,
+                header: None,
+                header_usable: false,
+            },
         };
     }
     let mut bad_checksum = false;
@@ -1615,6 +1697,7 @@ fn check_block(
     BlockVerdict {
         new: false,
         bad_checksum,
+        checked,
     }
 }
 
@@ -1698,6 +1781,7 @@ mod tests {
                     btree_index,
                     reread: None,
                     start_lsn: None,
+                    figures: false,
                 };
                 let mut problems = Vec::new();
                 check_block(&page, round % 5, &ctx, &mut problems);

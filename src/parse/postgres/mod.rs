@@ -8,6 +8,7 @@ pub(crate) mod check;
 pub(crate) mod checksum;
 pub(crate) mod control;
 pub(crate) mod datum;
+pub(crate) mod figures;
 pub(crate) mod heap;
 pub(crate) mod jsonb;
 pub(crate) mod page;

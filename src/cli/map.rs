@@ -1,0 +1,174 @@
+//! `map`: one picture of a whole file. The blocks are checked by `verify`'s
+//! own per-block code (one pass, the same parallel windows and bounded
+//! memory), each block's figures handed to [`crate::render::map`].
+//!
+//! A relation file's further segments (`16385.1`, `16385.2`…) are read
+//! after it. Exit status: 0 clean, 1 when a block has errors (as `verify`
+//! decides), 2 on usage and input errors.
+
+use std::io::{self, BufWriter, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use crate::engine::{verify_plan, Engine, VerifyPlan};
+use crate::error::Error;
+use crate::render::map::{MapFormat, MapOptions, MapPrinter, Shade};
+use crate::source::RelationFileName;
+use crate::verify::oracle::{map_datafile, OracleInput};
+use crate::verify::{self, ChecksumMode, VerifyOptions};
+
+use super::args::{ChecksumsArg, ColorArg, MapArgs, MapFormatArg, MapShadeArg};
+use super::{is_broken_pipe, stdout_error};
+
+/// Segments looked for after a relation's first file: a relation of 32 TB
+/// in 1 GiB segments has 32,768.
+const MAX_SEGMENTS: u64 = 1 << 16;
+
+pub(crate) fn run(args: &MapArgs) -> Result<ExitCode, Error> {
+    let inputs = inputs(args)?;
+    let engine: Option<Engine> = args.engine.into();
+    let (plan, notes) = verify_plan(&inputs, engine)?;
+    for (path, note) in notes {
+        let _ = writeln!(io::stderr(), "blockscope: note: {}: {note}", path.display());
+    }
+    let stdout = io::stdout();
+    let is_tty = stdout.is_terminal();
+    let opts = MapOptions {
+        format: match args.format {
+            MapFormatArg::Term => MapFormat::Term,
+            MapFormatArg::Svg => MapFormat::Svg,
+            MapFormatArg::Json => MapFormat::Json,
+            MapFormatArg::Ndjson => MapFormat::Ndjson,
+        },
+        color: match args.color {
+            ColorArg::Always => true,
+            ColorArg::Never => false,
+            ColorArg::Auto => is_tty && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+        },
+        width: width(is_tty),
+        shade: match args.shade {
+            MapShadeArg::Used => Shade::Used,
+            MapShadeArg::Dead => Shade::Dead,
+        },
+        title: inputs
+            .first()
+            .map_or("-".to_string(), |p| verify::file_name(p)),
+    };
+    let mut printer = MapPrinter::new(BufWriter::new(stdout.lock()), opts);
+    let failed = match plan {
+        VerifyPlan::Postgres => {
+            let options = VerifyOptions {
+                block_size: args.block_size,
+                segment_bytes: args.segment_size,
+                segment: args.segment,
+                checksums: match args.checksums {
+                    ChecksumsArg::Auto => ChecksumMode::Auto,
+                    ChecksumsArg::On => ChecksumMode::On,
+                    ChecksumsArg::Off => ChecksumMode::Off,
+                },
+                evidence: false,
+                deep: false,
+                key_columns: None,
+            };
+            let summary = match verify::run(&inputs, &options, &mut printer) {
+                Ok(summary) => summary,
+                Err(e) if is_broken_pipe(&e) => return Ok(ExitCode::from(1)),
+                Err(e) => return Err(e),
+            };
+            printer.summary.engine = "postgresql";
+            printer.summary.block_size = summary.block_size;
+            summary.failed()
+        }
+        VerifyPlan::Oracle(files) => {
+            let mut clean = true;
+            for (path, kind) in &files {
+                if *kind == OracleInput::Trace {
+                    return Err(Error::Usage(format!(
+                        "{}: map reads datafiles and blocks, not traces (`blockscope verify` and \
+                         `show` read traces)",
+                        verify::file_name(path)
+                    )));
+                }
+                let mut on_block = |f: &crate::model::map::BlockFigures| printer.block(f);
+                let (summary, block_size) = match map_datafile(path, args.block_size, &mut on_block)
+                {
+                    Ok(x) => x,
+                    Err(e) if is_broken_pipe(&e) => return Ok(ExitCode::from(1)),
+                    Err(e) => return Err(e),
+                };
+                clean &= summary.clean();
+                printer.summary.block_size = block_size;
+            }
+            printer.summary.engine = "oracle";
+            !clean
+        }
+    };
+    printer.summary.files = inputs.iter().map(|p| verify::file_name(p)).collect();
+    match printer.finish() {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {}
+        Err(e) => return Err(stdout_error(e)),
+    }
+    Ok(if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// The files to read: the input, and after a relation file's first segment
+/// its further segments, as long as they follow one another.
+fn inputs(args: &MapArgs) -> Result<Vec<PathBuf>, Error> {
+    let Some(input) = args.input.clone().filter(|p| p.as_os_str() != "-") else {
+        return Ok(vec![PathBuf::from("-")]);
+    };
+    if input.is_dir() {
+        return Err(Error::Usage(format!(
+            "{}: a directory; map draws one relation or datafile: give its file (the further \
+             segments N.1, N.2… are read with it)",
+            verify::file_name(&input)
+        )));
+    }
+    let mut inputs = vec![input.clone()];
+    if args.segment.is_some() {
+        return Ok(inputs);
+    }
+    let first_segment = input
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(RelationFileName::parse)
+        .is_some_and(|r| r.segment.is_none());
+    if first_segment {
+        for n in 1..MAX_SEGMENTS {
+            let next = segment_path(&input, n);
+            if !next.is_file() {
+                break;
+            }
+            inputs.push(next);
+        }
+    }
+    Ok(inputs)
+}
+
+fn segment_path(first: &Path, n: u64) -> PathBuf {
+    let mut name = first.as_os_str().to_owned();
+    name.push(format!(".{n}"));
+    PathBuf::from(name)
+}
+
+/// The terminal's width: `COLUMNS` when set, else what the terminal says,
+/// else 80.
+fn width(is_tty: bool) -> usize {
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse::<usize>().ok())
+        .filter(|&w| w > 0)
+        .or_else(|| {
+            is_tty
+                .then(|| comfy_table::Table::new().width())
+                .flatten()
+                .map(usize::from)
+        })
+        .unwrap_or(80)
+        .min(1000)
+}
