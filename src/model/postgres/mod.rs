@@ -23,6 +23,7 @@ use super::span::Span;
 use super::Problem;
 
 pub mod flags;
+pub mod index;
 pub mod names;
 pub mod types;
 pub mod verdict;
@@ -868,6 +869,10 @@ pub enum AmData {
         meta: Option<HashMetaPageData>,
         /// Bucket and overflow pages: what `hash_page_stats` counts.
         stats: Option<HashPageStats>,
+        /// Bucket and overflow pages: `hash_page_items`.
+        items: Vec<index::IndexItem>,
+        /// Bitmap pages: the overflow-page bitmap.
+        bitmap: Option<index::HashBitmap>,
     },
     /// GIN page: special space and metapage.
     Gin {
@@ -875,16 +880,26 @@ pub enum AmData {
         opaque: GinPageOpaque,
         /// `GinMetaPageData`, on the metapage (GIN_META).
         meta: Option<GinMetaPageData>,
+        /// Entry-tree and pending-list tuples, or posting-tree internal items.
+        items: Vec<index::IndexItem>,
+        /// Posting-tree (GIN_DATA) pages: right bound and posting lists.
+        data: Option<index::GinDataPage>,
     },
     /// GiST page: special space.
     Gist {
         /// `GISTPageOpaqueData`.
         opaque: GistPageOpaque,
+        /// `gist_page_items`.
+        items: Vec<index::IndexItem>,
     },
     /// SP-GiST page: special space.
     SpGist {
         /// `SpGistPageOpaqueData`.
         opaque: SpGistPageOpaque,
+        /// `SpGistMetaPageData`, on the metapage (SPGIST_META).
+        meta: Option<index::SpGistMeta>,
+        /// Inner, leaf, redirect, dead and placeholder tuples.
+        items: Vec<index::IndexItem>,
     },
     /// BRIN page: special space, metapage, revmap.
     Brin {
@@ -894,6 +909,8 @@ pub enum AmData {
         meta: Option<BrinMetaPageData>,
         /// Revmap pages: the TID of each range's summary tuple.
         revmap: Option<Vec<ItemPointer>>,
+        /// Regular pages: the summary tuples (`brin_page_items`).
+        items: Vec<index::IndexItem>,
     },
     /// Sequence page.
     Sequence {

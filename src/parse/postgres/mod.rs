@@ -1,17 +1,21 @@
 //! PostgreSQL page parsers.
 
 pub(crate) mod attrs;
+mod brin;
 pub(crate) mod btree;
 pub(crate) mod check;
 pub(crate) mod checksum;
 pub(crate) mod control;
 mod datum;
+mod gin;
 pub(crate) mod heap;
+pub(crate) mod index;
 pub(crate) mod jsonb;
 pub(crate) mod page;
 pub(crate) mod pglz;
 pub(crate) mod schema;
 pub(crate) mod special;
+mod spgist;
 pub(crate) mod toast;
 pub(crate) mod toast_page;
 pub(crate) mod values;
