@@ -675,6 +675,8 @@ pub struct BtItem {
     pub tuple: Option<BtIndexTuple>,
     /// One-line description: the tuple's role, or why there is no tuple.
     pub verdict: String,
+    /// The key attributes, when column types were given.
+    pub keys: Option<Vec<Attr>>,
 }
 
 /// `HashPageOpaqueData` (hash.h).

@@ -415,6 +415,40 @@ pub(crate) fn decode_keys(page: &mut PgPage, data: &[u8], schema: &Schema) {
     };
     let mut r = Reader::new(data, crate::reader::Endian::Little);
     let mut budget = PAGE_VALUE_BUDGET;
+    if let AmData::Btree { items, .. } = am {
+        for item in items.iter_mut() {
+            let Some(t) = &item.tuple else { continue };
+            let base = usize::from(item.id.lp_off);
+            let start = base
+                + if t.nulls {
+                    maxalign(SIZE_OF_INDEX_TUPLE + SIZE_OF_INDEX_BITMAP)
+                } else {
+                    maxalign(SIZE_OF_INDEX_TUPLE)
+                };
+            let bitmap = t
+                .nulls
+                .then(|| data.get(base + SIZE_OF_INDEX_TUPLE..base + 12))
+                .flatten();
+            // A pivot keeps only its first pivot_natts key attributes.
+            let n = t.pivot_natts.map_or(schema.columns.len(), |n| {
+                usize::from(n).min(schema.columns.len())
+            });
+            let owner = format!("item {}", item.id.lp);
+            item.keys = Some(attrs::index_attrs(
+                &mut r,
+                &owner,
+                start,
+                t.data.len(),
+                bitmap,
+                &schema.columns[..n],
+                &mut budget,
+            ));
+        }
+        page.spans.extend(r.into_spans());
+        page.spans
+            .sort_by_key(|s| (s.start, std::cmp::Reverse(s.len)));
+        return;
+    }
     let brin_page = matches!(am, AmData::Brin { .. });
     let gin_page = matches!(am, AmData::Gin { .. });
     let Some(items) = items_mut(am) else {

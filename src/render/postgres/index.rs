@@ -332,19 +332,24 @@ fn plain(v: &Value) -> String {
 
 /// The decoded keys of every item: one row per attribute.
 pub(crate) fn keys_table(items: &[IndexItem], opts: &RenderOptions) -> Option<Fitted> {
-    if !items
+    let rows: Vec<(u16, &[Attr])> = items
         .iter()
-        .any(|i| i.keys.as_ref().is_some_and(|k| !k.is_empty()))
-    {
+        .filter_map(|i| i.keys.as_deref().map(|k| (i.id.lp, k)))
+        .collect();
+    keys_rows_table(&rows, opts)
+}
+
+/// One row per key attribute of each (item offset, attributes).
+pub(crate) fn keys_rows_table(rows: &[(u16, &[Attr])], opts: &RenderOptions) -> Option<Fitted> {
+    if !rows.iter().any(|(_, k)| !k.is_empty()) {
         return None;
     }
     let mut t = new_table(opts, &["itemoffset", "attnum", "column", "type", "value"]);
-    for item in items {
-        let Some(keys) = &item.keys else { continue };
+    for (lp, keys) in rows {
         for (i, a) in keys.iter().enumerate() {
             t.add_row(vec![
                 if i == 0 {
-                    item.id.lp.to_string()
+                    lp.to_string()
                 } else {
                     String::new()
                 },
@@ -358,5 +363,6 @@ pub(crate) fn keys_table(items: &[IndexItem], opts: &RenderOptions) -> Option<Fi
             ]);
         }
     }
+    right(&mut t, &[0, 1]);
     Some(t)
 }

@@ -378,6 +378,9 @@ pub struct BtItemJson<'a> {
     pub htid: Option<String>,
     pub tids: Option<Vec<String>>,
     pub verdict: &'a str,
+    /// The key attributes, when column types were given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub attrs: Option<Vec<AttrJson<'a>>>,
 }
 
 impl<'a> BtItemJson<'a> {
@@ -394,6 +397,10 @@ impl<'a> BtItemJson<'a> {
             htid: t.and_then(|t| t.htid).map(|h| h.to_string()),
             tids: t.and_then(|t| t.tids.as_ref()).map(|v| tid_texts(v)),
             verdict: &item.verdict,
+            attrs: item
+                .keys
+                .as_ref()
+                .map(|v| v.iter().map(AttrJson::from_attr).collect()),
         }
     }
 }

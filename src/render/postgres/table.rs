@@ -58,6 +58,13 @@ pub fn render_page(out: &mut dyn Write, page: &PgPage, opts: &RenderOptions) -> 
             }
             if !items.is_empty() {
                 writeln!(out, "{}", bt_items_table(items, opts))?;
+                let keys: Vec<(u16, &[Attr])> = items
+                    .iter()
+                    .filter_map(|i| i.keys.as_deref().map(|k| (i.id.lp, k)))
+                    .collect();
+                if let Some(t) = super::index::keys_rows_table(&keys, opts) {
+                    writeln!(out, "{t}")?;
+                }
             }
         }
         Some(am) => {
