@@ -323,7 +323,11 @@ fn data_page(
                 tupstate: None,
                 key_area: None,
                 keys: None,
-                verdict: format!("downlink to block {child}, heap TIDs up to {key}"),
+                verdict: if key.block == 0 && key.offset == 0 {
+                    format!("downlink to block {child} (rightmost: no upper bound)")
+                } else {
+                    format!("downlink to block {child}, heap TIDs up to {key}")
+                },
             });
         }
     }

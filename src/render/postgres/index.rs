@@ -226,11 +226,12 @@ pub(crate) fn am_extras(am: &AmData, out: &mut Map<String, Value>) {
             );
         }
         AmData::Gin { data: Some(d), .. } => {
-            out.insert(
-                "gin_data_page".into(),
-                json!({"right_bound": d.right_bound.to_string(),
-                       "plain_tids": (!d.plain_tids.is_empty()).then(|| tids(&d.plain_tids))}),
-            );
+            let mut page = Map::new();
+            page.insert("right_bound".into(), json!(d.right_bound.to_string()));
+            if !d.plain_tids.is_empty() {
+                page.insert("plain_tids".into(), json!(tids(&d.plain_tids)));
+            }
+            out.insert("gin_data_page".into(), Value::Object(page));
             if !d.segments.is_empty() {
                 let rows: Vec<Value> = d
                     .segments
@@ -270,7 +271,10 @@ pub(crate) fn items_table(items: &[IndexItem], opts: &RenderOptions) -> Fitted {
     for r in &rows {
         if let Some(o) = r.as_object() {
             for k in o.keys() {
-                if k != "attrs" && !columns.contains(k) {
+                // The line pointer's offset and length are in the JSON; the
+                // table keeps to the tuple (lp_flags says dead or not).
+                let skip = matches!(k.as_str(), "attrs" | "lp_off" | "lp_len");
+                if !skip && !columns.contains(k) {
                     columns.push(k.clone());
                 }
             }
@@ -307,6 +311,7 @@ fn cell(v: Option<&Value>, whole: bool) -> String {
     let text = match v {
         None | Some(Value::Null) => String::new(),
         Some(Value::String(s)) => s.clone(),
+        Some(Value::Bool(b)) => if *b { "t" } else { "f" }.to_string(),
         Some(Value::Array(a)) if !whole && a.len() > 3 => {
             let head: Vec<String> = a.iter().take(3).map(plain).collect();
             format!("{} … {} in all", head.join(" "), a.len())
@@ -332,6 +337,13 @@ fn plain(v: &Value) -> String {
 
 /// The decoded keys of every item: one row per attribute.
 pub(crate) fn keys_table(items: &[IndexItem], opts: &RenderOptions) -> Option<Fitted> {
+    if items
+        .iter()
+        .any(|i| matches!(i.body, IndexBody::Gist { .. }))
+    {
+        // gist_page_items' `keys` column already says it.
+        return None;
+    }
     let rows: Vec<(u16, &[Attr])> = items
         .iter()
         .filter_map(|i| i.keys.as_deref().map(|k| (i.id.lp, k)))
