@@ -378,3 +378,18 @@ pub(crate) fn keys_rows_table(rows: &[(u16, &[Attr])], opts: &RenderOptions) -> 
     right(&mut t, &[0, 1]);
     Some(t)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn key_values_are_quoted_as_record_out_quotes_them() {
+        assert_eq!(quote_like_record("42"), "42");
+        assert_eq!(quote_like_record("(1,2)"), "\"(1,2)\"");
+        assert_eq!(quote_like_record(""), "\"\"");
+        assert_eq!(quote_like_record("a b"), "\"a b\"");
+        assert_eq!(quote_like_record("say \"hi\""), "\"say \"\"hi\"\"\"");
+        assert_eq!(quote_like_record("back\\slash"), "\"back\\\\slash\"");
+    }
+}
