@@ -18,6 +18,8 @@ pub enum Region {
     TupleData,
     /// The special space at pd_special (access-method data; Oracle's tailchk).
     Special,
+    /// An index metapage's contents (hash, SP-GiST).
+    Meta,
     /// Bytes no parsed structure accounts for.
     Unknown,
 }
@@ -32,6 +34,7 @@ impl Region {
             Region::TupleHeader => "tuple header",
             Region::TupleData => "tuple data",
             Region::Special => "special space",
+            Region::Meta => "metapage",
             Region::Unknown => "unaccounted bytes",
         }
     }

@@ -19,6 +19,7 @@ fn colour(region: Option<Region>) -> &'static str {
         Some(Region::TupleHeader) => "\x1b[32m",    // green
         Some(Region::TupleData) => "\x1b[37m",      // white
         Some(Region::Special) => "\x1b[35m",        // magenta
+        Some(Region::Meta) => "\x1b[34m",           // blue
         Some(Region::Unknown) | None => "\x1b[31m", // red: bytes nothing claims
     }
 }

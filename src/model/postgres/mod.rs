@@ -24,6 +24,7 @@ use super::Problem;
 
 pub mod cluster;
 pub mod flags;
+pub mod index;
 pub mod names;
 pub mod types;
 pub mod verdict;
@@ -675,6 +676,8 @@ pub struct BtItem {
     pub tuple: Option<BtIndexTuple>,
     /// One-line description: the tuple's role, or why there is no tuple.
     pub verdict: String,
+    /// The key attributes, when column types were given.
+    pub keys: Option<Vec<Attr>>,
 }
 
 /// `HashPageOpaqueData` (hash.h).
@@ -869,6 +872,10 @@ pub enum AmData {
         meta: Option<HashMetaPageData>,
         /// Bucket and overflow pages: what `hash_page_stats` counts.
         stats: Option<HashPageStats>,
+        /// Bucket and overflow pages: `hash_page_items`.
+        items: Vec<index::IndexItem>,
+        /// Bitmap pages: the overflow-page bitmap.
+        bitmap: Option<index::HashBitmap>,
     },
     /// GIN page: special space and metapage.
     Gin {
@@ -876,16 +883,26 @@ pub enum AmData {
         opaque: GinPageOpaque,
         /// `GinMetaPageData`, on the metapage (GIN_META).
         meta: Option<GinMetaPageData>,
+        /// Entry-tree and pending-list tuples, or posting-tree internal items.
+        items: Vec<index::IndexItem>,
+        /// Posting-tree (GIN_DATA) pages: right bound and posting lists.
+        data: Option<index::GinDataPage>,
     },
     /// GiST page: special space.
     Gist {
         /// `GISTPageOpaqueData`.
         opaque: GistPageOpaque,
+        /// `gist_page_items`.
+        items: Vec<index::IndexItem>,
     },
     /// SP-GiST page: special space.
     SpGist {
         /// `SpGistPageOpaqueData`.
         opaque: SpGistPageOpaque,
+        /// `SpGistMetaPageData`, on the metapage (SPGIST_META).
+        meta: Option<index::SpGistMeta>,
+        /// Inner, leaf, redirect, dead and placeholder tuples.
+        items: Vec<index::IndexItem>,
     },
     /// BRIN page: special space, metapage, revmap.
     Brin {
@@ -895,6 +912,8 @@ pub enum AmData {
         meta: Option<BrinMetaPageData>,
         /// Revmap pages: the TID of each range's summary tuple.
         revmap: Option<Vec<ItemPointer>>,
+        /// Regular pages: the summary tuples (`brin_page_items`).
+        items: Vec<index::IndexItem>,
     },
     /// Sequence page.
     Sequence {

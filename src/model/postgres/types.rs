@@ -142,6 +142,8 @@ pub enum PgType {
     Varbit,
     /// `point`: two float8.
     Point,
+    /// `box`: two points, the high corner first (four float8).
+    GeoBox,
     /// A one- or more-dimensional array of the element type.
     Array(Box<PgType>),
     /// A type blockscope does not print: name, `attlen`, `attalign`.
@@ -166,6 +168,7 @@ impl PgType {
             Int8 | Xid8 | Float8 | Money | Time | Timestamp | TimestampTz | PgLsn => 8,
             TimeTz => 12,
             Interval | Uuid | Point => 16,
+            GeoBox => 32,
             Name => 64,
             Macaddr | Tid => 6,
             Macaddr8 => 8,
@@ -182,7 +185,7 @@ impl PgType {
             Bool | Char | Name | Uuid => Align::Char,
             Int2 | Tid => Align::Short,
             Int8 | Xid8 | Float8 | Money | Time | TimeTz | Timestamp | TimestampTz | Interval
-            | PgLsn | Point => Align::Double,
+            | PgLsn | Point | GeoBox => Align::Double,
             // An array is aligned like its element, but at least on 4 bytes.
             Array(elem) if elem.align() == Align::Double => Align::Double,
             Other { align, .. } => *align,
@@ -215,6 +218,7 @@ impl PgType {
             Json => 114,
             Xml => 142,
             Point => 600,
+            GeoBox => 603,
             Cidr => 650,
             Float4 => 700,
             Float8 => 701,
@@ -261,6 +265,7 @@ impl PgType {
             Json,
             Xml,
             Point,
+            GeoBox,
             Cidr,
             Float4,
             Float8,
@@ -335,6 +340,7 @@ impl PgType {
             Bit => "bit",
             Varbit => "bit varying",
             Point => "point",
+            GeoBox => "box",
             Array(elem) => return format!("{}[]", elem.sql_name()),
             Other { name, .. } => name,
         };
@@ -507,6 +513,7 @@ fn base_type(name: &str, typmod: Option<&str>) -> Option<PgType> {
         "bit" => Bit,
         "varbit" | "bit varying" => Varbit,
         "point" => Point,
+        "box" => GeoBox,
         n if n == "interval" || n.starts_with("interval ") => Interval,
         n => return REG_TYPES.iter().find(|r| r.0 == n).map(|r| RegOid(r.0)),
     })

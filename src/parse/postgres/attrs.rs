@@ -292,6 +292,7 @@ pub fn decode_page(
     mut toast: Option<&mut ToastStore>,
 ) {
     if page.kind != PageKind::Heap {
+        super::index::decode_keys(page, data, schema);
         return;
     }
     let mut r = Reader::new(data, Endian::Little);
@@ -459,6 +460,60 @@ fn split_tuple(
                 plural(rest, "byte")
             ),
         ));
+    }
+    attrs
+}
+
+/// The attributes of an index tuple (or of any datum sequence laid out as
+/// heap_fill_tuple lays it out) at page offset `start`, `len` bytes long,
+/// with `bitmap` (bit set = not null) when the tuple has one: what
+/// `index_deform_tuple` gives. Spans go to `r` under the owner `owner`.
+pub(crate) fn index_attrs(
+    r: &mut Reader,
+    owner: &str,
+    start: usize,
+    len: usize,
+    bitmap: Option<&[u8]>,
+    columns: &[Column],
+    budget: &mut usize,
+) -> Vec<Attr> {
+    let data = r
+        .data()
+        .get(start..start.saturating_add(len))
+        .unwrap_or_default();
+    let (slots, _, error) = layout(data, columns.len(), bitmap, columns);
+    r.set_context(Region::TupleData, Some(owner.to_string()));
+    let mut attrs = Vec::with_capacity(columns.len());
+    for (i, col) in columns.iter().enumerate() {
+        let attnum = (i + 1) as u16;
+        let mut a = Attr {
+            attnum,
+            name: col.name.clone(),
+            type_name: col.type_name(),
+            dropped: col.dropped,
+            offset: None,
+            raw: None,
+            storage: Storage::Unread,
+            toast: None,
+            value: None,
+            problems: Vec::new(),
+        };
+        match slots.get(i) {
+            Some(Slot::Missing) | Some(Slot::Null) => a.storage = Storage::Null,
+            Some(&Slot::Present { off, len, .. }) => {
+                let raw = data.get(off..off + len).unwrap_or_default();
+                a.offset = Some(start + off);
+                a.raw = Some(raw.to_vec());
+                read_value(col, raw, &mut a, None, budget);
+                r.mark(start + off, len, &col_label(attnum, col), span_value(&a));
+            }
+            None => {
+                if let Some(e) = error.as_ref().filter(|e| e.index == i) {
+                    a.problems.push(e.message.clone());
+                }
+            }
+        }
+        attrs.push(a);
     }
     attrs
 }

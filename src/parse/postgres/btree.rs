@@ -176,6 +176,7 @@ fn parse_item(
             id,
             tuple: None,
             verdict: format!("{} without storage", id.lp_flags.short().to_lowercase()),
+            keys: None,
         };
     }
     match read_index_tuple(r, &id, leaf, rightmost) {
@@ -197,6 +198,7 @@ fn parse_item(
                 id,
                 tuple: Some(t),
                 verdict,
+                keys: None,
             }
         }
         Err(e) => {
@@ -211,6 +213,7 @@ fn parse_item(
                 id,
                 tuple: None,
                 verdict: "unreadable index tuple".to_string(),
+                keys: None,
             }
         }
     }

@@ -2,6 +2,7 @@
 
 pub(crate) mod amcheck;
 pub(crate) mod attrs;
+mod brin;
 pub(crate) mod btree;
 pub(crate) mod catalog;
 pub(crate) mod check;
@@ -9,13 +10,16 @@ pub(crate) mod checksum;
 pub(crate) mod control;
 pub(crate) mod datum;
 pub(crate) mod figures;
+mod gin;
 pub(crate) mod heap;
+pub(crate) mod index;
 pub(crate) mod jsonb;
 pub(crate) mod page;
 pub(crate) mod pglz;
 pub(crate) mod relmap;
 pub(crate) mod schema;
 pub(crate) mod special;
+mod spgist;
 pub(crate) mod toast;
 pub(crate) mod toast_page;
 pub(crate) mod values;

@@ -2,14 +2,14 @@
 //! Heap tuples are decoded by [`super::heap`].
 
 use crate::model::postgres::{
-    AmData, ChecksumCheck, HashPageStats, HeapItem, ItemId, LpFlags, Lsn, PageHeader, PageKind,
-    PgPage, SIZE_OF_ITEM_ID, SIZE_OF_PAGE_HEADER,
+    ChecksumCheck, HeapItem, ItemId, Lsn, PageHeader, PageKind, PgPage, SIZE_OF_ITEM_ID,
+    SIZE_OF_PAGE_HEADER,
 };
 use crate::model::span::Region;
 use crate::model::{Problem, ProblemClass, Severity};
 use crate::reader::{Endian, ReadError, Reader};
 
-use super::{btree, check, checksum, heap, special};
+use super::{btree, check, checksum, heap, index, special};
 use crate::model::postgres::flags;
 
 /// How to read one page.
@@ -152,7 +152,13 @@ fn parse(data: &[u8], opts: &PageOptions, spans: bool) -> PgPage {
         )),
     }
 
-    if page.kind != PageKind::Btree {
+    let index_kind = matches!(
+        page.kind,
+        PageKind::Hash | PageKind::Gist | PageKind::Gin | PageKind::Brin | PageKind::SpGist
+    );
+    if let (true, Some(am)) = (index_kind, page.am.as_mut()) {
+        index::parse_items(&mut r, &header, &line_pointers, am, &mut page.problems);
+    } else if page.kind != PageKind::Btree {
         for id in line_pointers {
             let item = if matches!(page.kind, PageKind::Heap | PageKind::Sequence) {
                 heap::parse_item(&mut r, id, opts.blkno, &mut page.problems)
@@ -165,29 +171,6 @@ fn parse(data: &[u8], opts: &PageOptions, spans: bool) -> PgPage {
                 }
             };
             page.items.push(item);
-        }
-    }
-    if let Some(AmData::Hash {
-        opaque,
-        stats: stats @ None,
-        ..
-    }) = &mut page.am
-    {
-        if matches!(
-            special::hash_page_type(opaque.hasho_flag),
-            "bucket" | "overflow"
-        ) {
-            let dead = page
-                .items
-                .iter()
-                .filter(|i| i.id.lp_flags == LpFlags::Dead)
-                .count() as u32;
-            *stats = Some(HashPageStats {
-                live_items: page.items.len() as u32 - dead,
-                dead_items: dead,
-                page_size: u32::try_from(header.page_size()).unwrap_or(u32::MAX),
-                free_size: page_free_space(&header),
-            });
         }
     }
 

@@ -9,9 +9,9 @@ use crate::model::postgres::{
 use crate::model::span::Region;
 use crate::reader::{ReadError, Reader};
 
-use crate::model::postgres::names::LH_PAGE_TYPE;
 /// Moved to [`crate::model::postgres::names`]; kept at their old path for code not yet updated.
-pub(crate) use crate::model::postgres::names::{brin_page_type, hash_page_type};
+pub(crate) use crate::model::postgres::names::brin_page_type;
+use crate::model::postgres::names::LH_PAGE_TYPE;
 
 /// `HASH_MAX_SPLITPOINTS` (hash.h).
 const HASH_MAX_SPLITPOINTS: usize = 98;
@@ -53,6 +53,8 @@ pub(crate) fn parse(
                 opaque,
                 meta,
                 stats: None,
+                items: Vec::new(),
+                bitmap: None,
             }
         }
         PageKind::Gin => {
@@ -67,7 +69,12 @@ pub(crate) fn parse(
             } else {
                 None
             };
-            AmData::Gin { opaque, meta }
+            AmData::Gin {
+                opaque,
+                meta,
+                items: Vec::new(),
+                data: None,
+            }
         }
         PageKind::Gist => {
             r.set_context(Region::Special, Some("GISTPageOpaqueData".into()));
@@ -83,6 +90,7 @@ pub(crate) fn parse(
                     flags: r.u16(special + 12, "flags")?,
                     gist_page_id: r.u16(special + 14, "gist_page_id")?,
                 },
+                items: Vec::new(),
             }
         }
         PageKind::SpGist => {
@@ -94,6 +102,8 @@ pub(crate) fn parse(
                     n_placeholder: r.u16(special + 4, "nPlaceholder")?,
                     spgist_page_id: r.u16(special + 6, "spgist_page_id")?,
                 },
+                meta: None,
+                items: Vec::new(),
             }
         }
         PageKind::Brin => {
@@ -135,6 +145,7 @@ pub(crate) fn parse(
                 special: special_data,
                 meta,
                 revmap,
+                items: Vec::new(),
             }
         }
         PageKind::Sequence => {
@@ -152,7 +163,7 @@ pub(crate) fn parse(
 
 fn read_hash_meta(r: &mut Reader, page_size: usize) -> Result<HashMetaPageData, ReadError> {
     let at = SIZE_OF_PAGE_HEADER;
-    r.set_context(Region::TupleData, Some("HashMetaPageData".into()));
+    r.set_context(Region::Meta, Some("HashMetaPageData".into()));
     let lo = r.peek_u32(at + 8, "hashm_ntuples")?;
     let hi = r.peek_u32(at + 12, "hashm_ntuples")?;
     let ntuples = f64::from_bits((u64::from(hi) << 32) | u64::from(lo));
@@ -176,24 +187,50 @@ fn read_hash_meta(r: &mut Reader, page_size: usize) -> Result<HashMetaPageData, 
     };
     r.mark(at + 8, 8, "hashm_ntuples", ntuples.to_string());
     let spares = at + 52;
-    r.mark(
-        spares,
-        HASH_MAX_SPLITPOINTS * 4,
-        "hashm_spares",
-        String::new(),
-    );
     for i in 0..HASH_MAX_SPLITPOINTS {
         meta.hashm_spares
             .push(r.peek_u32(spares + i * 4, "hashm_spares")?);
     }
+    mark_array(
+        r,
+        spares,
+        &meta.hashm_spares,
+        "hashm_spares",
+        "no spare pages",
+    );
     let mapp = spares + HASH_MAX_SPLITPOINTS * 4;
     let nmaps = hash_max_bitmaps(page_size);
-    r.mark(mapp, nmaps * 4, "hashm_mapp", String::new());
     for i in 0..nmaps {
         meta.hashm_mapp
             .push(r.peek_u32(mapp + i * 4, "hashm_mapp")?);
     }
+    let used = (meta.hashm_nmaps as usize).min(nmaps);
+    mark_array(r, mapp, &meta.hashm_mapp[..used], "hashm_mapp", "");
+    if used < nmaps {
+        r.mark(
+            mapp + used * 4,
+            (nmaps - used) * 4,
+            &format!("hashm_mapp[{used}..{}]", nmaps - 1),
+            "no bitmap page".to_string(),
+        );
+    }
     Ok(meta)
+}
+
+/// Each entry of a uint32 array up to its last non-zero one, then the zero rest as one span.
+fn mark_array(r: &mut Reader, at: usize, values: &[u32], name: &str, rest: &str) {
+    let last = values.iter().rposition(|&v| v != 0).map_or(0, |i| i + 1);
+    for (i, v) in values.iter().enumerate().take(last) {
+        r.mark(at + i * 4, 4, &format!("{name}[{i}]"), v.to_string());
+    }
+    if last < values.len() && !rest.is_empty() {
+        r.mark(
+            at + last * 4,
+            (values.len() - last) * 4,
+            &format!("{name}[{last}..{}]", values.len() - 1),
+            rest.to_string(),
+        );
+    }
 }
 
 fn read_gin_meta(r: &mut Reader) -> Result<GinMetaPageData, ReadError> {

@@ -82,6 +82,20 @@ pub(crate) fn decode(ty: &PgType, data: &[u8]) -> Result<Value, String> {
                 float8_out(y)
             )))
         }
+        GeoBox => {
+            // box_out: the high corner, then the low one.
+            let mut f = [0f64; 4];
+            for (i, v) in f.iter_mut().enumerate() {
+                *v = f64::from_bits(u64_at(data, i * 8)?);
+            }
+            Ok(Value::text(format!(
+                "({},{}),({},{})",
+                float8_out(f[0]),
+                float8_out(f[1]),
+                float8_out(f[2]),
+                float8_out(f[3])
+            )))
+        }
         Array(elem) => array_out(elem, data).map(Value::text),
         Other { name, .. } => Err(format!("type {name} is not decoded; shown as hex")),
     }

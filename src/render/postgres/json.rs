@@ -178,6 +178,8 @@ impl<'a> HeapItemJson<'a> {
 pub enum ItemsJson<'a> {
     Heap(Vec<HeapItemJson<'a>>),
     Btree(Vec<BtItemJson<'a>>),
+    /// hash, GiST, GIN, BRIN and SP-GiST items (see [`super::index`]).
+    Index(Vec<serde_json::Value>),
 }
 
 /// A PostgreSQL page as one JSON object.
@@ -247,7 +249,13 @@ impl<'a> PgPageJson<'a> {
                 json.safexid = *safexid;
                 json.items = ItemsJson::Btree(items.iter().map(BtItemJson::from_item).collect());
             }
-            Some(am) => json.am = AmJson::new(page, am),
+            Some(am) => {
+                json.am = AmJson::new(page, am);
+                if let Some(items) = super::index::page_items(page) {
+                    json.items =
+                        ItemsJson::Index(items.iter().map(super::index::item_json).collect());
+                }
+            }
             None => {}
         }
         json
@@ -370,6 +378,9 @@ pub struct BtItemJson<'a> {
     pub htid: Option<String>,
     pub tids: Option<Vec<String>>,
     pub verdict: &'a str,
+    /// The key attributes, when column types were given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub attrs: Option<Vec<AttrJson<'a>>>,
 }
 
 impl<'a> BtItemJson<'a> {
@@ -386,6 +397,10 @@ impl<'a> BtItemJson<'a> {
             htid: t.and_then(|t| t.htid).map(|h| h.to_string()),
             tids: t.and_then(|t| t.tids.as_ref()).map(|v| tid_texts(v)),
             verdict: &item.verdict,
+            attrs: item
+                .keys
+                .as_ref()
+                .map(|v| v.iter().map(AttrJson::from_attr).collect()),
         }
     }
 }
@@ -436,18 +451,23 @@ pub struct AmJson {
     pub visibility_map: Option<serde_json::Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sequence_magic: Option<String>,
+    /// hash_bitmap, gin_data_page, gin_leafpage_items, spgist_metapage.
+    #[serde(flatten)]
+    pub index_extras: serde_json::Map<String, serde_json::Value>,
 }
 
 impl AmJson {
     pub fn new(page: &PgPage, am: &AmData) -> Self {
         use serde_json::json;
         let mut j = AmJson::default();
+        super::index::am_extras(am, &mut j.index_extras);
         match am {
             AmData::Btree { .. } => {}
             AmData::Hash {
                 opaque,
                 meta,
                 stats,
+                ..
             } => {
                 j.hash_page_type = Some(names::hash_page_type(opaque.hasho_flag));
                 j.hash_page_stats = stats.map(|s| {
@@ -490,7 +510,7 @@ impl AmJson {
                     })
                 });
             }
-            AmData::Gin { opaque, meta } => {
+            AmData::Gin { opaque, meta, .. } => {
                 j.gin_page_opaque_info = Some(json!({
                     "rightlink": opaque.rightlink,
                     "maxoff": opaque.maxoff,
@@ -511,7 +531,7 @@ impl AmJson {
                     })
                 });
             }
-            AmData::Gist { opaque } => {
+            AmData::Gist { opaque, .. } => {
                 j.gist_page_opaque_info = Some(json!({
                     "lsn": page.header.as_ref().map(|h| h.pd_lsn.to_string()),
                     "nsn": opaque.nsn.to_string(),
@@ -519,7 +539,7 @@ impl AmJson {
                     "flags": flags::pageinspect_names(opaque.flags, flags::GIST_FLAGS),
                 }));
             }
-            AmData::SpGist { opaque } => {
+            AmData::SpGist { opaque, .. } => {
                 j.spgist_page_opaque = Some(json!({
                     "flags": opaque.flags,
                     "nRedirection": opaque.n_redirection,
@@ -532,6 +552,7 @@ impl AmJson {
                 special: sp,
                 meta,
                 revmap,
+                ..
             } => {
                 j.brin_page_type = Some(names::brin_page_type(sp.page_type));
                 j.brin_metapage_info = meta.map(|m| {

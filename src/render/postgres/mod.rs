@@ -2,6 +2,7 @@
 //! written by hand, and verify's pg_checksums-style report.
 
 pub(crate) mod cluster;
+pub(crate) mod index;
 pub(crate) mod json;
 pub(crate) mod ndjson;
 pub(crate) mod table;

@@ -58,9 +58,24 @@ pub fn render_page(out: &mut dyn Write, page: &PgPage, opts: &RenderOptions) -> 
             }
             if !items.is_empty() {
                 writeln!(out, "{}", bt_items_table(items, opts))?;
+                let keys: Vec<(u16, &[Attr])> = items
+                    .iter()
+                    .filter_map(|i| i.keys.as_deref().map(|k| (i.id.lp, k)))
+                    .collect();
+                if let Some(t) = super::index::keys_rows_table(&keys, opts) {
+                    writeln!(out, "{t}")?;
+                }
             }
         }
-        Some(am) => writeln!(out, "{}", am_table(page, am, opts))?,
+        Some(am) => {
+            writeln!(out, "{}", am_table(page, am, opts))?;
+            if let Some(items) = super::index::page_items(page).filter(|i| !i.is_empty()) {
+                writeln!(out, "{}", super::index::items_table(items, opts))?;
+                if let Some(keys) = super::index::keys_table(items, opts) {
+                    writeln!(out, "{keys}")?;
+                }
+            }
+        }
         None => {}
     }
     if !page.items.is_empty() {
@@ -92,7 +107,8 @@ fn header_table(h: &PageHeader, page: &PgPage, opts: &RenderOptions) -> Fitted {
     let mut t = new_table(opts, &["field", "value", "meaning"]);
     let lps = match &page.am {
         Some(AmData::Btree { items, .. }) => items.len(),
-        _ => page.items.len(),
+        Some(AmData::Gin { data: Some(_), .. }) => 0,
+        _ => super::index::page_items(page).map_or(page.items.len(), <[_]>::len),
     };
     let lower_meaning = if lps == 0 && usize::from(h.pd_lower) > 24 {
         "end of the page contents (no line pointers on this page)".to_string()

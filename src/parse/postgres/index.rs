@@ -1,0 +1,514 @@
+//! Items of the index pages other than btree: the shared `IndexTupleData`
+//! header (itup.h), hash and GiST tuples, the dispatch to GIN, BRIN and
+//! SP-GiST ([`super::gin`], [`super::brin`], [`super::spgist`]), and the
+//! decoding of index keys with a column list.
+//!
+//! ```text
+//!  hash:  | t_tid = heap TID | t_info | uint32 hash code |          (hash.h)
+//!  GiST:  | t_tid = heap TID or (child block, 0xFFFF) | t_info | [bitmap] | keys… |
+//! ```
+
+use crate::model::postgres::index::{HashBitmap, IndexBody, IndexItem, IndexTupleHeader, KeyArea};
+use crate::model::postgres::types::Schema;
+use crate::model::postgres::{
+    maxalign, AmData, HashPageStats, ItemId, ItemPointer, LpFlags, PageHeader, PgPage,
+    SIZE_OF_PAGE_HEADER,
+};
+use crate::model::span::Region;
+use crate::model::{Problem, ProblemClass, Severity};
+use crate::reader::{ReadError, Reader};
+
+use super::attrs::{self, PAGE_VALUE_BUDGET};
+use super::page::page_free_space;
+use super::{brin, gin, spgist};
+use crate::model::postgres::names::hash_page_type;
+
+/// `INDEX_SIZE_MASK`.
+pub(crate) const INDEX_SIZE_MASK: u16 = 0x1FFF;
+/// `INDEX_AM_RESERVED_BIT`.
+const INDEX_AM_RESERVED_BIT: u16 = 0x2000;
+/// `INDEX_VAR_MASK`.
+const INDEX_VAR_MASK: u16 = 0x4000;
+/// `INDEX_NULL_MASK`.
+const INDEX_NULL_MASK: u16 = 0x8000;
+/// sizeof(IndexTupleData).
+pub(crate) const SIZE_OF_INDEX_TUPLE: usize = 8;
+/// sizeof(IndexAttributeBitMapData).
+const SIZE_OF_INDEX_BITMAP: usize = 4;
+/// `F_LEAF` (gist.h).
+const F_LEAF: u16 = 0x0001;
+/// `LH_BITMAP_PAGE` (hash.h).
+const LH_BITMAP_PAGE: u16 = 0x0004;
+/// `GIST_TUPLE_INVALID` offset of a pre-9.1 invalid (crash-left) tuple (gist_private.h).
+const GIST_TUPLE_INVALID: u16 = 0xFFFE;
+
+/// An ItemPointerData at `at`, not recorded.
+pub(crate) fn peek_tid(r: &Reader, at: usize, field: &str) -> Result<ItemPointer, ReadError> {
+    let hi = r.peek_u16(at, field)?;
+    let lo = r.peek_u16(at + 2, field)?;
+    Ok(ItemPointer {
+        block: (u32::from(hi) << 16) | u32::from(lo),
+        offset: r.peek_u16(at + 4, field)?,
+    })
+}
+
+/// An ItemPointerData at `at`, recorded as a span named `field`.
+pub(crate) fn read_tid(r: &mut Reader, at: usize, field: &str) -> Result<ItemPointer, ReadError> {
+    let tid = peek_tid(r, at, field)?;
+    r.mark(at, 6, field, tid.to_string());
+    Ok(tid)
+}
+
+/// The `IndexTupleData` header at `base` (and its null bitmap), recorded.
+pub(crate) fn read_itup_header(
+    r: &mut Reader,
+    base: usize,
+    owner: &str,
+    tid_name: &str,
+) -> Result<IndexTupleHeader, ReadError> {
+    r.set_context(Region::TupleHeader, Some(owner.to_string()));
+    let t_tid = read_tid(r, base, tid_name)?;
+    let t_info = r.u16(base + 6, "t_info")?;
+    let size = t_info & INDEX_SIZE_MASK;
+    let has_nulls = t_info & INDEX_NULL_MASK != 0;
+    let has_varwidth = t_info & INDEX_VAR_MASK != 0;
+    let mut bits = Vec::new();
+    if has_nulls {
+        bits.push("has nulls");
+    }
+    if has_varwidth {
+        bits.push("varwidth");
+    }
+    if t_info & INDEX_AM_RESERVED_BIT != 0 {
+        bits.push("AM bit");
+    }
+    r.show_last(format!(
+        "0x{t_info:04x} size {size}{}{}",
+        if bits.is_empty() { "" } else { ", " },
+        bits.join(", ")
+    ));
+    let bitmap = if has_nulls {
+        let b = r
+            .bytes(
+                base + SIZE_OF_INDEX_TUPLE,
+                SIZE_OF_INDEX_BITMAP,
+                "null bitmap",
+            )?
+            .to_vec();
+        r.show_last(
+            b.iter()
+                .map(|x| format!("{x:08b}"))
+                .collect::<Vec<_>>()
+                .join(" "),
+        );
+        Some(b)
+    } else {
+        None
+    };
+    // IndexInfoFindDataOffset
+    let data_offset = if has_nulls {
+        maxalign(SIZE_OF_INDEX_TUPLE + SIZE_OF_INDEX_BITMAP)
+    } else {
+        maxalign(SIZE_OF_INDEX_TUPLE)
+    };
+    Ok(IndexTupleHeader {
+        t_tid,
+        t_info,
+        size,
+        has_nulls,
+        has_varwidth,
+        am_bit: t_info & INDEX_AM_RESERVED_BIT != 0,
+        bitmap,
+        data_offset,
+    })
+}
+
+/// An item without a tuple to read: unused, or dead without storage.
+pub(crate) fn empty_item(id: ItemId) -> IndexItem {
+    let verdict = match id.lp_flags {
+        LpFlags::Unused => "unused".to_string(),
+        f => format!("{} without storage", f.short().to_lowercase()),
+    };
+    IndexItem {
+        id,
+        header: None,
+        body: IndexBody::None,
+        tupstate: None,
+        key_area: None,
+        keys: None,
+        verdict,
+    }
+}
+
+/// An item whose tuple could not be read, and the problem saying so.
+pub(crate) fn unreadable_item(
+    id: ItemId,
+    e: &ReadError,
+    class: ProblemClass,
+    problems: &mut Vec<Problem>,
+) -> IndexItem {
+    problems.push(Problem::new(
+        Severity::Error,
+        class,
+        Some(e.offset),
+        format!("item {} {}", id.lp, e.field),
+        e.to_string(),
+    ));
+    IndexItem {
+        id,
+        header: None,
+        body: IndexBody::Unreadable {
+            reason: e.to_string(),
+        },
+        tupstate: None,
+        key_area: None,
+        keys: None,
+        verdict: "unreadable index tuple".to_string(),
+    }
+}
+
+/// The tuple of `id` must lie inside the page: else an error.
+pub(crate) fn tuple_bounds(r: &Reader, id: &ItemId) -> Result<(usize, usize), ReadError> {
+    let start = usize::from(id.lp_off);
+    let len = usize::from(id.lp_len);
+    if start < SIZE_OF_PAGE_HEADER || start + len > r.len() {
+        return Err(ReadError {
+            field: "lp_off".into(),
+            offset: start,
+            needed: len,
+            available: r.len().saturating_sub(start),
+        });
+    }
+    Ok((start, len))
+}
+
+/// IndexTupleSize must agree with lp_len: else a problem.
+fn size_check(h: &IndexTupleHeader, id: &ItemId, class: ProblemClass, problems: &mut Vec<Problem>) {
+    if h.size != id.lp_len {
+        problems.push(Problem::new(
+            Severity::Error,
+            class,
+            Some(usize::from(id.lp_off) + 6),
+            format!("item {} t_info", id.lp),
+            format!(
+                "IndexTupleSize {} disagrees with lp_len {}",
+                h.size, id.lp_len
+            ),
+        ));
+    }
+}
+
+/// Decode the items of an index page of the kind `am` holds, into `am`.
+pub(crate) fn parse_items(
+    r: &mut Reader,
+    h: &PageHeader,
+    ids: &[ItemId],
+    am: &mut AmData,
+    problems: &mut Vec<Problem>,
+) {
+    match am {
+        AmData::Hash {
+            opaque,
+            items,
+            stats,
+            bitmap,
+            ..
+        } => {
+            let page_type = hash_page_type(opaque.hasho_flag);
+            if opaque.hasho_flag & LH_BITMAP_PAGE != 0 {
+                *bitmap = Some(read_hash_bitmap(r, h));
+            }
+            if matches!(page_type, "bucket" | "overflow") {
+                for id in ids {
+                    items.push(hash_item(r, *id, problems));
+                }
+                let dead = ids.iter().filter(|i| i.lp_flags == LpFlags::Dead).count() as u32;
+                *stats = Some(HashPageStats {
+                    live_items: ids.len() as u32 - dead,
+                    dead_items: dead,
+                    page_size: u32::try_from(h.page_size()).unwrap_or(u32::MAX),
+                    free_size: page_free_space(h),
+                });
+            }
+        }
+        AmData::Gist { opaque, items } => {
+            let leaf = opaque.flags & F_LEAF != 0;
+            for id in ids {
+                items.push(gist_item(r, *id, leaf, problems));
+            }
+        }
+        AmData::Gin {
+            opaque,
+            items,
+            data,
+            ..
+        } => gin::parse(r, h, ids, opaque, items, data, problems),
+        AmData::Brin { items, .. } => {
+            for id in ids {
+                items.push(brin::item(r, *id, problems));
+            }
+        }
+        AmData::SpGist {
+            opaque,
+            meta,
+            items,
+        } => spgist::parse(r, h, ids, opaque, meta, items, problems),
+        _ => {}
+    }
+}
+
+/// `_hash_get_indextuple_hashkey`: the uint32 after the header.
+fn hash_item(r: &mut Reader, id: ItemId, problems: &mut Vec<Problem>) -> IndexItem {
+    if !id.has_storage() {
+        return empty_item(id);
+    }
+    let read = |r: &mut Reader| -> Result<IndexItem, ReadError> {
+        let (base, _) = tuple_bounds(r, &id)?;
+        let owner = format!("item {}", id.lp);
+        let header = read_itup_header(r, base, &owner, "t_tid")?;
+        r.set_context(Region::TupleData, Some(owner));
+        let hash = r.u32(base + header.data_offset, "hash code")?;
+        r.show_last(format!("{hash} (0x{hash:08x})"));
+        let dead = id.lp_flags == LpFlags::Dead;
+        let verdict = format!(
+            "{}heap tuple {}, hash code {hash}",
+            if dead { "dead: " } else { "points to " },
+            header.t_tid
+        );
+        Ok(IndexItem {
+            id,
+            header: Some(header),
+            body: IndexBody::Hash { hash },
+            tupstate: None,
+            key_area: None,
+            keys: None,
+            verdict,
+        })
+    };
+    match read(r) {
+        Ok(item) => {
+            if let Some(h) = &item.header {
+                size_check(h, &id, ProblemClass::Special, problems);
+            }
+            item
+        }
+        Err(e) => unreadable_item(id, &e, ProblemClass::Special, problems),
+    }
+}
+
+/// The bitmap of free overflow pages: uint32 words after the header, up to pd_lower.
+fn read_hash_bitmap(r: &mut Reader, h: &PageHeader) -> HashBitmap {
+    let start = maxalign(SIZE_OF_PAGE_HEADER);
+    let end = usize::from(h.pd_lower).min(r.len());
+    let words = end.saturating_sub(start) / 4;
+    r.set_context(Region::TupleData, Some("HashBitmap".into()));
+    let mut bits_set = Vec::new();
+    for w in 0..words {
+        let Ok(word) = r.peek_u32(start + w * 4, "bitmap") else {
+            break;
+        };
+        for bit in 0..32 {
+            if word & (1 << bit) != 0 {
+                bits_set.push((w * 32 + bit) as u32);
+            }
+        }
+    }
+    r.mark(
+        start,
+        words * 4,
+        "overflow page bitmap",
+        format!("{} bits, {} set (pages in use)", words * 32, bits_set.len()),
+    );
+    HashBitmap {
+        bits: (words * 32) as u32,
+        bits_set,
+    }
+}
+
+/// A GiST tuple: header, keys; on inner pages t_tid's block is the child.
+fn gist_item(r: &mut Reader, id: ItemId, leaf: bool, problems: &mut Vec<Problem>) -> IndexItem {
+    if !id.has_storage() {
+        return empty_item(id);
+    }
+    let read = |r: &mut Reader| -> Result<IndexItem, ReadError> {
+        let (base, _) = tuple_bounds(r, &id)?;
+        let owner = format!("item {}", id.lp);
+        let tid_name = if leaf { "t_tid" } else { "t_tid (downlink)" };
+        let header = read_itup_header(r, base, &owner, tid_name)?;
+        let size = usize::from(header.size).max(header.data_offset);
+        let key_data = r.peek(base, usize::from(header.size), "key_data")?.to_vec();
+        let key_len = size - header.data_offset;
+        if key_len > 0 {
+            r.set_context(Region::TupleData, Some(owner));
+            r.mark(
+                base + header.data_offset,
+                key_len,
+                "key",
+                format!("{key_len} bytes"),
+            );
+        }
+        let dead = id.lp_flags == LpFlags::Dead;
+        let invalid = header.t_tid.offset == GIST_TUPLE_INVALID;
+        let verdict = if invalid {
+            "invalid tuple (left by a crash before PostgreSQL 9.1; REINDEX)".to_string()
+        } else if leaf {
+            format!(
+                "{}heap tuple {}",
+                if dead { "dead: " } else { "points to " },
+                header.t_tid
+            )
+        } else {
+            format!(
+                "downlink to block {}{}",
+                header.t_tid.block,
+                if dead { " (dead)" } else { "" }
+            )
+        };
+        let key_area = KeyArea {
+            start: base + header.data_offset,
+            len: key_len,
+            bitmap: header.bitmap.clone(),
+            skip_int2: false,
+        };
+        Ok(IndexItem {
+            id,
+            body: IndexBody::Gist {
+                key_data,
+                downlink: (!leaf).then_some(header.t_tid.block),
+            },
+            header: Some(header),
+            tupstate: None,
+            key_area: Some(key_area),
+            keys: None,
+            verdict,
+        })
+    };
+    match read(r) {
+        Ok(item) => {
+            if let Some(h) = &item.header {
+                size_check(h, &id, ProblemClass::Special, problems);
+            }
+            item
+        }
+        Err(e) => unreadable_item(id, &e, ProblemClass::Special, problems),
+    }
+}
+
+/// The items of an index page, whatever its access method (empty for others).
+pub(crate) fn items_mut(am: &mut AmData) -> Option<&mut Vec<IndexItem>> {
+    match am {
+        AmData::Hash { items, .. }
+        | AmData::Gist { items, .. }
+        | AmData::Gin { items, .. }
+        | AmData::Brin { items, .. }
+        | AmData::SpGist { items, .. } => Some(items),
+        _ => None,
+    }
+}
+
+/// Decode the key attributes of every index item with the column list:
+/// what `index_deform_tuple` gives (GIN: the key, after the attnum of a
+/// multi-column index; BRIN: each column's stored values).
+pub(crate) fn decode_keys(page: &mut PgPage, data: &[u8], schema: &Schema) {
+    let Some(am) = page.am.as_mut() else {
+        return;
+    };
+    let mut r = Reader::new(data, crate::reader::Endian::Little);
+    let mut budget = PAGE_VALUE_BUDGET;
+    if let AmData::Btree { items, .. } = am {
+        for item in items.iter_mut() {
+            let Some(t) = &item.tuple else { continue };
+            let base = usize::from(item.id.lp_off);
+            let start = base
+                + if t.nulls {
+                    maxalign(SIZE_OF_INDEX_TUPLE + SIZE_OF_INDEX_BITMAP)
+                } else {
+                    maxalign(SIZE_OF_INDEX_TUPLE)
+                };
+            let bitmap = t
+                .nulls
+                .then(|| data.get(base + SIZE_OF_INDEX_TUPLE..base + 12))
+                .flatten();
+            // A pivot keeps only its first pivot_natts key attributes.
+            let n = t.pivot_natts.map_or(schema.columns.len(), |n| {
+                usize::from(n).min(schema.columns.len())
+            });
+            let owner = format!("item {}", item.id.lp);
+            item.keys = Some(attrs::index_attrs(
+                &mut r,
+                &owner,
+                start,
+                t.data.len(),
+                bitmap,
+                &schema.columns[..n],
+                &mut budget,
+            ));
+        }
+        page.spans.extend(r.into_spans());
+        page.spans
+            .sort_by_key(|s| (s.start, std::cmp::Reverse(s.len)));
+        return;
+    }
+    let brin_page = matches!(am, AmData::Brin { .. });
+    let gin_page = matches!(am, AmData::Gin { .. });
+    let Some(items) = items_mut(am) else {
+        return;
+    };
+    let mut problems = Vec::new();
+    for item in items.iter_mut() {
+        if brin_page {
+            brin::decode_columns(&mut r, item, schema, &mut problems);
+            continue;
+        }
+        let Some(area) = item.key_area.clone() else {
+            continue;
+        };
+        let owner = format!("item {}", item.id.lp);
+        let mut start = area.start;
+        let mut len = area.len;
+        let mut columns = schema.columns.as_slice();
+        if gin_page && schema.columns.len() > 1 {
+            // A multi-column GIN index stores (attnum int2, key of that column).
+            let attnum = r.peek_u16(start, "attnum").unwrap_or(0);
+            if let IndexBody::GinEntry { attnum: a, .. } = &mut item.body {
+                *a = Some(attnum);
+            }
+            r.set_context(Region::TupleData, Some(owner.clone()));
+            r.mark(start, 2, "attnum", attnum.to_string());
+            let Some(col) = usize::from(attnum)
+                .checked_sub(1)
+                .and_then(|i| schema.columns.get(i))
+            else {
+                continue;
+            };
+            let col_align = col.align.align(2);
+            start += col_align;
+            len = len.saturating_sub(col_align);
+            columns = std::slice::from_ref(col);
+        } else if gin_page {
+            columns = &schema.columns[..schema.columns.len().min(1)];
+        }
+        let bitmap = if gin_page && schema.columns.len() > 1 {
+            None
+        } else {
+            area.bitmap.as_deref()
+        };
+        let keys = attrs::index_attrs(&mut r, &owner, start, len, bitmap, columns, &mut budget);
+        for a in &keys {
+            for m in &a.problems {
+                problems.push(Problem::new(
+                    Severity::Warning,
+                    ProblemClass::Attrs,
+                    a.offset,
+                    format!("{owner} key {}", a.attnum),
+                    m.clone(),
+                ));
+            }
+        }
+        item.keys = Some(keys);
+    }
+    page.problems.extend(problems);
+    page.spans.extend(r.into_spans());
+    page.spans
+        .sort_by_key(|s| (s.start, std::cmp::Reverse(s.len)));
+}

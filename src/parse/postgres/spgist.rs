@@ -1,0 +1,300 @@
+//! SP-GiST pages (spgist_private.h): the metapage, inner tuples with their
+//! prefix and nodes, leaf tuples, and redirect, dead and placeholder tuples.
+//!
+//! ```text
+//!  inner:  | tupstate:2 allTheSame:1 nNodes:13 prefixSize:16 | size (2) | pad | prefix … | node IndexTuples …
+//!  leaf:   | tupstate:2 size:30 | t_info: nextOffset & 0x3FFF, 0x8000 nulls | heapPtr (6) | [bitmap] | datum …
+//!  dead:   | tupstate:2 size:30 | t_info (2) | pointer (6) | xid (4) |
+//! ```
+
+use crate::model::postgres::index::{IndexBody, IndexItem, KeyArea, SpGistMeta, SpGistNode};
+use crate::model::postgres::{maxalign, ItemId, PageHeader, SpGistPageOpaque, SIZE_OF_PAGE_HEADER};
+use crate::model::span::Region;
+use crate::model::{Problem, ProblemClass};
+use crate::reader::{ReadError, Reader};
+
+use super::index::{
+    empty_item, read_itup_header, read_tid, tuple_bounds, unreadable_item, INDEX_SIZE_MASK,
+    SIZE_OF_INDEX_TUPLE,
+};
+
+const SPGIST_META: u16 = 0x0001;
+const SPGIST_DELETED: u16 = 0x0002;
+const SPGIST_LEAF: u16 = 0x0004;
+const SPGIST_NULLS: u16 = 0x0008;
+/// `SPGIST_CACHED_PAGES`.
+const SPGIST_CACHED_PAGES: usize = 8;
+/// `SGITHDRSZ`: MAXALIGN(sizeof(SpGistInnerTupleData)).
+const SGITHDRSZ: usize = 8;
+/// sizeof(SpGistLeafTupleData).
+const SIZE_OF_LEAF_TUPLE: usize = 12;
+/// `SPGIST_LIVE` … `SPGIST_PLACEHOLDER`.
+const TUPSTATES: [&str; 4] = ["LIVE", "REDIRECT", "DEAD", "PLACEHOLDER"];
+
+/// Decode an SP-GiST page's metapage or tuples.
+pub(crate) fn parse(
+    r: &mut Reader,
+    _h: &PageHeader,
+    ids: &[ItemId],
+    opaque: &SpGistPageOpaque,
+    meta: &mut Option<SpGistMeta>,
+    items: &mut Vec<IndexItem>,
+    problems: &mut Vec<Problem>,
+) {
+    if opaque.flags & SPGIST_META != 0 {
+        match read_meta(r) {
+            Ok(m) => *meta = Some(m),
+            Err(e) => problems.push(Problem::new(
+                crate::model::Severity::Error,
+                ProblemClass::Special,
+                Some(e.offset),
+                e.field.clone(),
+                format!("cannot read SpGistMetaPageData: {e}"),
+            )),
+        }
+        return;
+    }
+    if opaque.flags & SPGIST_DELETED != 0 {
+        return;
+    }
+    let leaf = opaque.flags & SPGIST_LEAF != 0;
+    let nulls = opaque.flags & SPGIST_NULLS != 0;
+    for id in ids {
+        let item = if !id.has_storage() {
+            empty_item(*id)
+        } else {
+            match tuple(r, *id, leaf, nulls) {
+                Ok(i) => i,
+                Err(e) => unreadable_item(*id, &e, ProblemClass::Special, problems),
+            }
+        };
+        items.push(item);
+    }
+}
+
+fn read_meta(r: &mut Reader) -> Result<SpGistMeta, ReadError> {
+    let at = SIZE_OF_PAGE_HEADER;
+    r.set_context(Region::Meta, Some("SpGistMetaPageData".into()));
+    let magic_number = r.u32(at, "magicNumber")?;
+    r.show_last(format!("0x{magic_number:08X}"));
+    let mut last_used_pages = Vec::with_capacity(SPGIST_CACHED_PAGES);
+    for i in 0..SPGIST_CACHED_PAGES {
+        let o = at + 4 + i * 8;
+        let blkno = r.peek_u32(o, "lastUsedPages")?;
+        let free = r.peek_i32(o + 4, "lastUsedPages")?;
+        r.mark(
+            o,
+            8,
+            &format!("lastUsedPages[{i}]"),
+            if blkno == u32::MAX {
+                "none".into()
+            } else {
+                format!("block {blkno}, {free} bytes free")
+            },
+        );
+        last_used_pages.push((blkno, free));
+    }
+    Ok(SpGistMeta {
+        magic_number,
+        last_used_pages,
+    })
+}
+
+fn tuple(r: &mut Reader, id: ItemId, leaf: bool, nulls: bool) -> Result<IndexItem, ReadError> {
+    let (base, len) = tuple_bounds(r, &id)?;
+    let owner = format!("item {}", id.lp);
+    let word = r.peek_u32(base, "tupstate")?;
+    let state = (word & 3) as usize;
+    let tupstate = TUPSTATES[state];
+    r.set_context(Region::TupleHeader, Some(owner.clone()));
+    if state != 0 {
+        // SpGistDeadTupleData
+        let size = word >> 2;
+        r.mark(
+            base,
+            4,
+            "tupstate, size",
+            format!("{tupstate}, size {size}"),
+        );
+        r.u16(base + 4, "t_info")?;
+        let pointer = read_tid(r, base + 6, "pointer")?;
+        let xid = r.u32(base + 12, "xid")?;
+        let verdict = match state {
+            1 => format!("redirect to {pointer} (made by xid {xid})"),
+            2 => "dead tuple".to_string(),
+            _ => "placeholder (a removed tuple)".to_string(),
+        };
+        return Ok(IndexItem {
+            id,
+            header: None,
+            body: IndexBody::SpGistDead { size, pointer, xid },
+            tupstate: Some(tupstate),
+            key_area: None,
+            keys: None,
+            verdict,
+        });
+    }
+    if leaf {
+        let size = word >> 2;
+        r.mark(
+            base,
+            4,
+            "tupstate, size",
+            format!("{tupstate}, size {size}"),
+        );
+        let t_info = r.u16(base + 4, "t_info")?;
+        let next_offset = t_info & 0x3FFF;
+        let has_nulls = t_info & 0x8000 != 0;
+        r.show_last(format!(
+            "0x{t_info:04x} nextOffset {next_offset}{}",
+            if has_nulls { ", has nulls" } else { "" }
+        ));
+        let heap_ptr = read_tid(r, base + 6, "heapPtr")?;
+        let bitmap = if has_nulls {
+            Some(
+                r.bytes(base + SIZE_OF_LEAF_TUPLE, 4, "null bitmap")?
+                    .to_vec(),
+            )
+        } else {
+            None
+        };
+        // SGLTHDRSZ
+        let hdr = if has_nulls {
+            maxalign(SIZE_OF_LEAF_TUPLE + 4)
+        } else {
+            maxalign(SIZE_OF_LEAF_TUPLE)
+        };
+        let end = (size as usize).min(len).max(hdr);
+        let datum = r.peek(base + hdr, end - hdr, "leaf datum")?.to_vec();
+        if !datum.is_empty() {
+            r.set_context(Region::TupleData, Some(owner));
+            r.mark(
+                base + hdr,
+                datum.len(),
+                "leaf datum",
+                format!("{} bytes", datum.len()),
+            );
+        }
+        let verdict = format!(
+            "leaf tuple for heap tuple {heap_ptr}{}{}",
+            if nulls { " (NULL key)" } else { "" },
+            if next_offset != 0 {
+                format!(", chain continues at item {next_offset}")
+            } else {
+                String::new()
+            }
+        );
+        return Ok(IndexItem {
+            id,
+            header: None,
+            body: IndexBody::SpGistLeaf {
+                size,
+                next_offset,
+                has_nulls,
+                heap_ptr,
+                datum,
+            },
+            tupstate: Some(tupstate),
+            key_area: (!nulls).then_some(KeyArea {
+                start: base + hdr,
+                len: end - hdr,
+                bitmap,
+                skip_int2: false,
+            }),
+            keys: None,
+            verdict,
+        });
+    }
+    // SpGistInnerTupleData
+    let all_the_same = word & 4 != 0;
+    let n_nodes = ((word >> 3) & 0x1FFF) as u16;
+    let prefix_size = (word >> 16) as u16;
+    r.mark(
+        base,
+        4,
+        "tupstate, allTheSame, nNodes, prefixSize",
+        format!("{tupstate}, {all_the_same}, {n_nodes}, {prefix_size}"),
+    );
+    let size = r.u16(base + 4, "size")?;
+    let psize = usize::from(prefix_size);
+    let prefix = if psize > 0 {
+        r.set_context(Region::TupleData, Some(owner.clone()));
+        let p = r.bytes(base + SGITHDRSZ, psize, "prefix")?.to_vec();
+        r.show_last(format!("{psize} bytes"));
+        Some(p)
+    } else {
+        None
+    };
+    let mut nodes = Vec::with_capacity(usize::from(n_nodes).min(len / SIZE_OF_INDEX_TUPLE + 1));
+    let mut at = base + SGITHDRSZ + psize;
+    let end = base + usize::from(size).min(len);
+    for n in 0..n_nodes {
+        if at + SIZE_OF_INDEX_TUPLE > end {
+            return Err(ReadError {
+                field: format!("node {n}"),
+                offset: at,
+                needed: SIZE_OF_INDEX_TUPLE,
+                available: end.saturating_sub(at),
+            });
+        }
+        let node_owner = format!("item {} node {n}", id.lp);
+        let h = read_itup_header(r, at, &node_owner, "downlink")?;
+        let nsize = usize::from(h.size & INDEX_SIZE_MASK).max(SIZE_OF_INDEX_TUPLE);
+        let label = if h.has_nulls {
+            None
+        } else {
+            let l = r.peek(
+                at + h.data_offset,
+                nsize.saturating_sub(h.data_offset),
+                "label",
+            )?;
+            if !l.is_empty() {
+                r.set_context(Region::TupleData, Some(node_owner));
+                r.mark(
+                    at + h.data_offset,
+                    l.len(),
+                    "label",
+                    format!("{} bytes", l.len()),
+                );
+            }
+            Some(l.to_vec())
+        };
+        nodes.push(SpGistNode {
+            downlink: h.t_tid,
+            size: h.size,
+            label,
+        });
+        at += nsize;
+    }
+    let verdict = format!(
+        "inner tuple: {n_nodes} node{}{}{}",
+        if n_nodes == 1 { "" } else { "s" },
+        if psize > 0 {
+            format!(", {psize}-byte prefix")
+        } else {
+            String::new()
+        },
+        if all_the_same { ", all the same" } else { "" }
+    );
+    Ok(IndexItem {
+        id,
+        header: None,
+        body: IndexBody::SpGistInner {
+            all_the_same,
+            n_nodes,
+            prefix_size,
+            size,
+            prefix,
+            nodes,
+        },
+        tupstate: Some(tupstate),
+        key_area: (psize > 0).then_some(KeyArea {
+            start: base + SGITHDRSZ,
+            len: psize,
+            bitmap: None,
+            skip_int2: false,
+        }),
+        keys: None,
+        verdict,
+    })
+}
