@@ -227,7 +227,7 @@ fn page_json<'a>(page: &'a Page, trace: Option<&'a TraceOrigin>, opts: &Options)
             PageJson::Oracle(oracle_json::OracleBlockJson::new(b, opts.bigfile, trace))
         }
         Page::OracleText(t) => {
-            PageJson::OracleText(oracle_json::TraceTextJson::new(&t.text, trace))
+            PageJson::OracleText(oracle_json::TraceTextJson::new(&t.text, &t.problems, trace))
         }
     }
 }

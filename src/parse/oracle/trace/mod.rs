@@ -29,6 +29,8 @@
 //! (plus 512 KiB), and a hex-only section whose bytes equal an earlier block's
 //! is not kept twice. Each block's `notes` say what was cut or merged.
 
+pub(crate) mod buffer;
+pub(crate) mod consistency;
 pub(crate) mod crosscheck;
 mod grammar;
 pub(crate) mod hex;
@@ -44,6 +46,7 @@ use crate::error::TextError;
 use crate::model::oracle::{At, OracleVersion, Rdba, TextBlock};
 use crate::reader::Endian;
 
+use buffer::{BlockCopy, BufferHeader, CacheLevel};
 use lines::{Lines, Marker};
 use text::Context;
 
@@ -87,11 +90,21 @@ pub struct TraceBlock {
     /// What the reader cut or merged for this block (bounds, duplicate
     /// sections), each naming its trace line; empty for an ordinary trace.
     pub notes: Vec<String>,
+    /// `Block dump from cache:` or `Block dump from disk:` before the block.
+    pub copy: Option<BlockCopy>,
+    /// The `BH (…)` buffer header line before the block, if any.
+    pub buffer_header: Option<BufferHeader>,
+    /// Hex digits of the address in `Dump of memory from 0x…` (8 on 32-bit
+    /// platforms, 16 on 64-bit ones).
+    pub address_digits: Option<usize>,
 }
 
 impl TraceBlock {
     fn new(line: usize, ctx: &Context) -> TraceBlock {
         TraceBlock {
+            copy: None,
+            buffer_header: None,
+            address_digits: None,
             line,
             file: ctx.file,
             block: None,
@@ -160,6 +173,9 @@ pub fn read_trace(text: &[u8], endian: Option<Endian>) -> Result<Vec<TraceBlock>
         blocks: Vec::new(),
         cur: None,
         ctx: Context::default(),
+        copy: None,
+        bh: None,
+        level: None,
         pending_encrypted: false,
         pending: None,
         limit,
@@ -215,6 +231,12 @@ struct Parser<'a> {
     blocks: Vec<TraceBlock>,
     cur: Option<TraceBlock>,
     ctx: Context,
+    /// The copy the last `Block dump from …` line announced.
+    copy: Option<BlockCopy>,
+    /// The last `BH (…)` line, and the last `Dump of buffer cache at level`
+    /// line: what identifies a block when `Start dump data blocks` is missing.
+    bh: Option<BufferHeader>,
+    level: Option<CacheLevel>,
     pending_encrypted: bool,
     /// A `bdba:` line waiting for its `data_block_dump`.
     pending: Option<At<u32>>,
@@ -257,6 +279,13 @@ impl<'a> Parser<'a> {
                     let bytes = b.bytes.as_ref()?;
                     let e = b.endian.unwrap_or(Endian::Little);
                     Some(Rdba(hex::word_at(bytes, 4, e)?).split(false).1)
+                })
+                .or_else(|| {
+                    let rdba = self
+                        .bh
+                        .map(|h| h.rdba)
+                        .or(self.level.and_then(|l| l.rdba))?;
+                    Some(Rdba(rdba).split(false).1)
                 })
                 .or_else(|| {
                     self.ctx
@@ -315,7 +344,12 @@ impl<'a> Parser<'a> {
         }
         if self.cur.is_none() {
             self.ctx.count = self.ctx.count.saturating_add(1);
-            self.cur = Some(TraceBlock::new(line, &self.ctx));
+            let mut b = TraceBlock::new(line, &self.ctx);
+            b.copy = self.copy;
+            b.buffer_header = self.bh;
+            b.tsn = self.tsn();
+            b.file = self.file();
+            self.cur = Some(b);
             if std::mem::take(&mut self.pending_encrypted) {
                 self.text_mut(line).encrypted = true;
             }
@@ -328,13 +362,29 @@ impl<'a> Parser<'a> {
         self.cur.get_or_insert_with(|| TraceBlock::new(line, &ctx))
     }
 
+    /// The tablespace number: `Start dump data blocks tsn:`, else
+    /// `Dump of buffer cache … tsn=`, else the buffer header's `tsn:`.
+    fn tsn(&self) -> Option<u32> {
+        self.ctx
+            .tsn
+            .or(self.level.and_then(|l| l.tsn))
+            .or(self.bh.and_then(|b| b.tsn))
+    }
+
+    /// The absolute file number: `Start dump data blocks file#:`, else the
+    /// buffer header's `file#:`.
+    fn file(&self) -> Option<u32> {
+        self.ctx.file.or(self.bh.map(|b| b.file))
+    }
+
     fn text_mut(&mut self, line: usize) -> &mut TextBlock {
         let ctx = self.ctx;
+        let (tsn, file) = (self.tsn(), self.file());
         self.block_mut(line).text.get_or_insert_with(|| TextBlock {
             line,
             version: (ctx.spaced).then_some(OracleVersion::V10),
-            tsn: ctx.tsn,
-            file: ctx.file,
+            tsn,
+            file,
             ..TextBlock::default()
         })
     }
@@ -349,8 +399,26 @@ impl<'a> Parser<'a> {
                 Marker::StartDump(rest) => {
                     self.finish();
                     self.ctx = text::start_line(l, rest)?;
+                    (self.copy, self.bh, self.level) = (None, None, None);
                 }
-                Marker::EndDump => self.finish(),
+                Marker::EndDump => {
+                    self.finish();
+                    (self.copy, self.bh, self.level) = (None, None, None);
+                }
+                Marker::BlockDumpFrom(rest) => {
+                    self.finish();
+                    self.copy = buffer::block_copy(rest);
+                }
+                Marker::BufferCacheLevel(rest) => {
+                    self.finish();
+                    self.level = Some(buffer::cache_level(l, rest)?);
+                }
+                Marker::BufferHeader(rest) => {
+                    self.finish();
+                    let mut bh = buffer::buffer_header(l, rest)?;
+                    bh.tsn = self.lines.peek().and_then(|n| buffer::header_tsn(n.text));
+                    self.bh = Some(bh);
+                }
                 Marker::Encrypted => {
                     self.finish();
                     self.pending_encrypted = true;
@@ -380,7 +448,13 @@ impl<'a> Parser<'a> {
                     )?;
                     let kept = s.bytes.as_ref().map_or(0, Vec::len) as u64;
                     self.budget = self.budget.saturating_sub(kept);
+                    let digits = rest
+                        .split_whitespace()
+                        .next()
+                        .and_then(|w| w.strip_prefix("0x").or_else(|| w.strip_prefix("0X")))
+                        .map(str::len);
                     let b = self.block_mut(line);
+                    b.address_digits = digits;
                     b.bytes = s.bytes;
                     b.endian = Some(s.endian);
                     b.endian_confirmed = s.confirmed;
@@ -417,7 +491,7 @@ impl<'a> Parser<'a> {
                     });
                     self.lines.skip_past("----- end of");
                 }
-                Marker::BlockDumpFrom(_) | Marker::EndOfBlockDump => {}
+                Marker::EndOfBlockDump => {}
             }
         }
         self.finish();
