@@ -129,7 +129,11 @@ pub fn page(out: &mut dyn Write, d: &Decoded, opts: &Options) -> io::Result<()> 
             if let Some(title) = title {
                 writeln!(out, "{title}")?;
             }
-            trace::text_table(out, &t.text)
+            trace::text_table(out, &t.text)?;
+            if !t.problems.is_empty() {
+                writeln!(out, "{}", problems::table(&t.problems, &opts.render))?;
+            }
+            Ok(())
         }
         (Page::OracleText(_), Format::Hex) => Ok(()),
         (Page::OracleText(t), Format::Dump) => match &t.view {
@@ -241,6 +245,7 @@ fn dump_options(d: &Decoded, opts: &Options) -> DumpOptions {
         tsn: base.tsn.or(f.tsn),
         file: base.file.or(f.file),
         buffer: base.buffer.or(f.buffer),
+        address_digits: base.address_digits.or(f.address_digits),
         ..base
     }
 }

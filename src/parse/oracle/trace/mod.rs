@@ -142,13 +142,19 @@ pub struct RebuiltBlock {
     pub bytes: Vec<u8>,
     /// What the reader cut or merged (see [`TraceBlock::notes`]).
     pub notes: Vec<String>,
+    /// Differences from the cache copy of the same block in the trace
+    /// (see [`crosscheck::compare_copies`]); empty for other blocks.
+    pub copy_problems: Vec<crate::model::Problem>,
 }
 
 /// The blocks rebuilt from a trace's hex sections, labelled with file#/block.
 pub fn rebuilt_blocks(text: &[u8], endian: Option<Endian>) -> Result<Vec<RebuiltBlock>, TextError> {
-    Ok(read_trace(text, endian)?
+    let blocks = read_trace(text, endian)?;
+    let copies = crosscheck::compare_copies(&blocks);
+    Ok(blocks
         .into_iter()
-        .filter_map(|b| {
+        .zip(copies)
+        .filter_map(|(b, copy_problems)| {
             let endian = b.endian.unwrap_or(Endian::Little);
             b.bytes.map(|bytes| RebuiltBlock {
                 file: b.file,
@@ -157,6 +163,7 @@ pub fn rebuilt_blocks(text: &[u8], endian: Option<Endian>) -> Result<Vec<Rebuilt
                 endian,
                 bytes,
                 notes: b.notes,
+                copy_problems,
             })
         })
         .collect())
@@ -416,7 +423,9 @@ impl<'a> Parser<'a> {
                 Marker::BufferHeader(rest) => {
                     self.finish();
                     let mut bh = buffer::buffer_header(l, rest)?;
-                    bh.tsn = self.lines.peek().and_then(|n| buffer::header_tsn(n.text));
+                    bh.tsn = (1..=3)
+                        .filter_map(|k| self.lines.get(line.saturating_add(k)))
+                        .find_map(|n| buffer::header_tsn(n.text));
                     self.bh = Some(bh);
                 }
                 Marker::Encrypted => {
