@@ -109,7 +109,10 @@ pub mod postgres {
 pub mod oracle {
     pub use crate::parse::oracle::checksum::{compute_chkval, xor16};
     pub use crate::parse::oracle::columns::decode_block as decode_columns;
+    pub use crate::parse::oracle::trace::buffer::{BlockCopy, BufferHeader};
+    pub use crate::parse::oracle::trace::consistency::check_text as check_trace_text;
     pub use crate::parse::oracle::trace::crosscheck::compare as crosscheck;
+    pub use crate::parse::oracle::trace::crosscheck::compare_copies as compare_trace_copies;
     pub use crate::parse::oracle::trace::{
         read_trace, rebuilt_blocks, render_view, RebuiltBlock, TraceBlock,
     };

@@ -708,7 +708,7 @@ fn big_endian_16k_assm_block_in_11g_form() {
     let expected = format!(
         "Start dump data blocks tsn: 7 file#:9 minblk 300 maxblk 300
 Block dump from cache:
-Dump of buffer cache at level 4 for tsn=7, rdba=37749036
+Dump of buffer cache at level 4 for tsn=7 rdba=37749036
 Block dump from disk:
 buffer tsn: 7 rdba: 0x0240012c (9/300)
 scn: 0x0001.00200000 seq: 0x02 flg: 0x04 tail: 0x00000602

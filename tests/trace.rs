@@ -520,3 +520,282 @@ fn other_encodings_of_a_trace_decode_the_same() {
     );
     fs::remove_dir_all(&dir).unwrap();
 }
+
+// ---- Issue 15 part 3: published traces, cache and disk copies, text checks,
+// buffer-cache lines and the memory lines' forms.
+
+/// Every problem of `show --format json` on a trace fixture: (severity,
+/// class, field) per block, with the block's trace origin.
+/// (severity, class, field) of one problem.
+type Found = (String, String, String);
+
+fn trace_problems(name: &str) -> Vec<(serde_json::Value, Vec<Found>)> {
+    let out = blockscope(&["show", fixture(name).to_str().unwrap(), "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let blocks = v.as_array().cloned().unwrap_or_else(|| vec![v]);
+    blocks
+        .into_iter()
+        .map(|b| {
+            let ps = b["problems"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+                .iter()
+                .map(|p| {
+                    let s = |k: &str| p[k].as_str().unwrap_or_default().to_string();
+                    (s("severity"), s("class"), s("field"))
+                })
+                .collect();
+            (b["trace"].clone(), ps)
+        })
+        .collect()
+}
+
+#[test]
+fn published_19c_trace_holds_two_equal_copies() {
+    // A 19c trace as published: the cache copy inside the BH section (its
+    // hex at the buffer's address 0x00000000CE00E000, lines `0CE00E000`),
+    // then the disk copy. Both rebuild, agree with their text and each other.
+    let got = trace_problems("published_19c_12_3126.trc");
+    assert_eq!(got.len(), 2);
+    assert_eq!(got[0].0["copy"], "cache");
+    assert_eq!(got[1].0["copy"], "disk");
+    for (origin, problems) in &got {
+        assert_eq!(origin["file"], 12);
+        assert_eq!(origin["block"], 3126);
+        assert_eq!(origin["tsn"], 5);
+        assert!(problems.is_empty(), "{problems:?}");
+    }
+    let blocks = read_trace(
+        &fs::read(fixture("published_19c_12_3126.trc")).unwrap(),
+        None,
+    )
+    .unwrap();
+    assert_eq!(blocks[0].bytes, blocks[1].bytes);
+    let bh = blocks[0].buffer_header.unwrap();
+    assert_eq!(
+        (bh.file, bh.rdba, bh.ba, bh.tsn),
+        (12, 0x0300_0c36, 0xce00_e000, Some(5))
+    );
+    assert_eq!(blocks[0].hex_address, Some(bh.ba));
+}
+
+#[test]
+fn a_disk_copy_that_differs_from_its_cache_copy_is_reported() {
+    // The same version (scn, seq) with one byte changed on disk, text and hex
+    // agreeing: a crosscheck error naming the byte range, in show and verify.
+    let got = trace_problems("published_19c_12_3126.disk-differs.trc");
+    assert!(got[0].1.is_empty(), "{:?}", got[0].1);
+    let cross: Vec<_> = got[1].1.iter().filter(|p| p.1 == "crosscheck").collect();
+    assert_eq!(
+        cross,
+        [&(
+            "error".to_string(),
+            "crosscheck".to_string(),
+            "bytes 0x1fd3..0x1fd4".to_string()
+        )]
+    );
+    let (status, out) = run_on(
+        "verify",
+        &fixture("published_19c_12_3126.disk-differs.trc"),
+        &[],
+    );
+    assert_eq!(status, Some(1));
+    assert!(
+        out.contains("[crosscheck]: trace lines 48 and 142"),
+        "{out}"
+    );
+    let (status, out) = run_on("verify", &fixture("published_19c_12_3126.trc"), &[]);
+    assert_eq!(status, Some(0), "{out}");
+}
+
+#[test]
+fn a_newer_cache_copy_is_a_buffer_not_yet_written() {
+    // The cache copy edited to a later change (scn + 1, and a different ITL
+    // lock count in its text): warnings, not errors, naming each field.
+    let text = fs::read_to_string(fixture("published_19c_12_3126.trc")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    // Keep only the two text parts (no hex), so both copies are compared by
+    // their text; then edit the cache copy's scn and ITL 1.
+    let mut out = Vec::new();
+    let mut itl_done = false;
+    for (i, l) in lines.iter().enumerate() {
+        let n = i + 1;
+        if l.starts_with("Dump of memory")
+            || (l.len() > 12 && l.as_bytes()[0].is_ascii_hexdigit() && l.contains("  ["))
+            || l.trim_start().starts_with("Repeat")
+        {
+            continue;
+        }
+        let l = match n {
+            49 => l.replace("scn: 0x80e5e2", "scn: 0x80e5e3"),
+            _ if !itl_done && l.contains("--U-    1") => {
+                itl_done = true;
+                l.replace("--U-    1", "--U-    2")
+            }
+            _ => l.to_string(),
+        };
+        out.push(l);
+    }
+    let edited = out.join("\n");
+    let blocks = read_trace(edited.as_bytes(), None).unwrap();
+    let diffs = blockscope::oracle::compare_trace_copies(&blocks);
+    assert!(diffs[0].is_empty());
+    let fields: Vec<(&str, blockscope::model::Severity)> = diffs[1]
+        .iter()
+        .map(|p| (p.field.as_str(), p.severity))
+        .collect();
+    use blockscope::model::Severity::Warning;
+    assert_eq!(
+        fields,
+        [("kcbh scn", Warning), ("itl[1]", Warning)],
+        "{:#?}",
+        diffs[1]
+    );
+}
+
+#[test]
+fn text_only_dumps_are_checked_against_themselves() {
+    // The published 11.2 text (hex section removed): consistent.
+    let got = trace_problems("published_11g_32bit_4_13171.text.trc");
+    assert_eq!(got.len(), 1);
+    assert!(got[0].1.is_empty(), "{:?}", got[0].1);
+    // And every published formatted-only dump passes.
+    for name in [
+        "block_5_907.dump.txt",
+        "block_5_907.encrypted-header.dump.txt",
+        "block_column_encrypted.dump.txt",
+    ] {
+        let t = read_trace(&fs::read(reference(name)).unwrap(), None).unwrap();
+        for b in &t {
+            let p = blockscope::oracle::check_trace_text(b.text.as_ref().unwrap());
+            assert!(p.is_empty(), "{name}: {p:#?}");
+        }
+    }
+    // nrow=15 (14 pri[] lines) and tl: 39 for a row of 38 bytes.
+    let got = trace_problems("published_11g_32bit_4_13171.text-edited.trc");
+    let fields: Vec<&str> = got[0].1.iter().map(|p| p.2.as_str()).collect();
+    assert_eq!(
+        fields,
+        [
+            "kdbh.kdbhnrow",
+            "kdbh.kdbhnrow",
+            "hsiz",
+            "tab 0, row 0 tl",
+            "tab 0, row 0 tl"
+        ]
+    );
+}
+
+#[test]
+fn each_text_check_fails_on_its_own_edit() {
+    // One edit per rule on the published 19c text (disk copy, text only).
+    let text = fs::read_to_string(fixture("published_11g_32bit_4_13171.text.trc")).unwrap();
+    let cases: [(&str, &str, &str); 7] = [
+        ("hsiz: 0x2e", "hsiz: 0x30", "hsiz"),
+        ("fsbo=0x2e", "fsbo=0x30", "kdbh.kdbhfsbo"),
+        ("fseo=0x1d49", "fseo=0x1d4a", "kdbh.kdbhfseo"),
+        ("avsp=0x1d1b", "avsp=0x1f10", "kdbh.kdbhavsp"),
+        ("tosp=0x1f52", "tosp=0x1f60", "kdbh.kdbhtosp"),
+        (
+            "0x12:pri[0]\toffs=0x1f5a",
+            "0x12:pri[0]\toffs=0x1f5b",
+            "kdbr[0]",
+        ),
+        (
+            "tab 0, row 13, @0x1d49",
+            "tab 0, row 13, @0x0010",
+            "tab 0, row 13 offset",
+        ),
+    ];
+    for (from, to, field) in cases {
+        assert!(text.contains(from), "{from}");
+        let edited = text.replacen(from, to, 1);
+        let blocks = read_trace(edited.as_bytes(), None).unwrap();
+        let p = blockscope::oracle::check_trace_text(blocks[0].text.as_ref().unwrap());
+        assert!(
+            p.iter().any(|p| p.field == field),
+            "{from} -> {to}: expected {field}, got {p:#?}"
+        );
+    }
+}
+
+#[test]
+fn buffer_cache_lines_identify_a_block_without_start_dump() {
+    // The published 11.2 trace without its `Start dump data blocks` line:
+    // the file from `BH (…) file#: 4`, the tablespace from `tsn=4`.
+    let text = fs::read_to_string(fixture("published_11g_32bit_4_13171.trc")).unwrap();
+    let cut: String = text
+        .lines()
+        .filter(|l| !l.starts_with("Start dump") && !l.starts_with("End dump"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let blocks = read_trace(cut.as_bytes(), None).unwrap();
+    assert_eq!(blocks.len(), 1);
+    assert_eq!(
+        (blocks[0].file, blocks[0].block, blocks[0].tsn),
+        (Some(4), Some(13171), Some(4))
+    );
+    assert_eq!(blocks[0].text.as_ref().unwrap().tsn, Some(4));
+    assert_eq!(blocks[0].label(), "4/13171");
+    // Without the BH lines too: the tablespace and block from the level line.
+    let cut: String = cut
+        .lines()
+        .filter(|l| !l.starts_with("BH (") && !l.starts_with("  "))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let blocks = read_trace(cut.as_bytes(), None).unwrap();
+    assert_eq!((blocks[0].file, blocks[0].tsn), (None, Some(4)));
+    assert_eq!(blocks[0].block, Some(13171));
+}
+
+#[test]
+fn a_parsed_trace_renders_back_as_oracle_printed_it() {
+    // 32-bit: `Dump of memory from 0x00BD2000`, lines `BD2000`, `\tRepeat`,
+    // and 11.2's `Dump of buffer cache at level 4 for tsn=4 rdba=…`.
+    let path = fixture("published_11g_32bit_4_13171.trc");
+    let out = blockscope(&[
+        "show",
+        path.to_str().unwrap(),
+        "--format",
+        "dump",
+        "--oracle-hex",
+    ]);
+    assert!(out.status.success());
+    let ours = String::from_utf8(out.stdout).unwrap();
+    let published = fs::read_to_string(&path).unwrap();
+    // Everything but the BH section and the timestamp line is printed back.
+    let mut in_bh = false;
+    let kept: Vec<&str> = published
+        .lines()
+        .filter(|l| {
+            in_bh = (in_bh || l.starts_with("BH (")) && !l.starts_with("Block dump from disk");
+            !in_bh && !l.is_empty() && !l.starts_with("***")
+        })
+        .collect();
+    assert_eq!(ours.lines().collect::<Vec<_>>(), kept);
+    // 64-bit with an address under 4 GiB: `0CE00E000` (high word, then eight
+    // digits), as the 19c trace prints its cache copy.
+    let path = fixture("published_19c_12_3126.trc");
+    let out = blockscope(&[
+        "show",
+        path.to_str().unwrap(),
+        "--block",
+        "3126",
+        "--format",
+        "dump",
+        "--oracle-hex",
+        "--expand-tabs",
+    ]);
+    let ours = String::from_utf8(out.stdout).unwrap();
+    let published = fs::read_to_string(&path).unwrap();
+    let hex = |s: &str| -> Vec<String> {
+        s.lines()
+            .skip_while(|l| !l.starts_with("Dump of memory from 0x00000000CE00E000"))
+            .take_while(|l| !l.starts_with("Block header dump"))
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(hex(&ours).len(), 35);
+    assert_eq!(hex(&ours), hex(&published));
+}

@@ -104,6 +104,7 @@ impl ShowConfig {
                 hex: o.oracle_hex,
                 part: o.dump_part.into(),
                 expand_tabs: o.expand_tabs,
+                address_digits: None,
             },
         };
         for path in args.toast.iter().filter(|p| p.as_os_str() != "-") {

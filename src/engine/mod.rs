@@ -304,6 +304,9 @@ pub struct DumpFacts {
     pub file: Option<u32>,
     /// Address of the block in the buffer cache (a trace's `Dump of memory from`).
     pub buffer: Option<u64>,
+    /// Hex digits of that address as the trace printed it (8 on a 32-bit
+    /// platform, 16 on a 64-bit one).
+    pub address_digits: Option<usize>,
 }
 
 /// One block ready to be shown: the page, its bytes (empty when the output
@@ -572,6 +575,9 @@ pub struct TextPage {
     pub text: TextBlock,
     /// The block as far as the text describes it, for `--format dump`.
     pub view: Option<OracleBlock>,
+    /// What the text says against itself (a text-only dump's consistency),
+    /// and the differences from the block's other copy in the trace.
+    pub problems: Vec<crate::model::Problem>,
 }
 
 impl Page {
@@ -603,12 +609,13 @@ impl Page {
         }
     }
 
-    /// The problems found on the page (none for a block known only from text).
+    /// The problems found on the page (for a block known only from text:
+    /// what the text says against itself).
     pub fn problems(&self) -> &[crate::model::Problem] {
         match self {
             Page::Postgres(p) => &p.problems,
             Page::Oracle(b) => &b.problems,
-            Page::OracleText(_) => &[],
+            Page::OracleText(t) => &t.problems,
         }
     }
 }

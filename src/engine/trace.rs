@@ -6,7 +6,9 @@
 use crate::input::{InputError, InputFormat};
 use crate::model::oracle::TextBlock;
 use crate::model::{Problem, ProblemClass, Severity};
-use crate::parse::oracle::trace::crosscheck::compare;
+use crate::parse::oracle::trace::buffer::BlockCopy;
+use crate::parse::oracle::trace::consistency::check_text;
+use crate::parse::oracle::trace::crosscheck::{compare, compare_copies};
 use crate::parse::oracle::trace::{read_trace, render_view};
 use crate::parse::oracle::{parse_block, BlockOptions};
 use crate::reader::Endian;
@@ -38,6 +40,10 @@ pub struct TraceOrigin {
     /// What the trace reader cut or merged for a block that has only text
     /// (a block with bytes carries them as problems instead).
     pub notes: Vec<String>,
+    /// Which copy of the block this is, when the trace holds both the
+    /// buffer cache's copy and the disk's (`Block dump from cache:` /
+    /// `Block dump from disk:`).
+    pub copy: Option<BlockCopy>,
 }
 
 /// Every block of trace `text`, in order. `endian` forces the byte order of
@@ -45,7 +51,17 @@ pub struct TraceOrigin {
 pub(crate) fn trace_pages(text: &[u8], endian: Option<Endian>) -> Result<Vec<Decoded>, InputError> {
     let mut pages = Vec::new();
     let blocks = read_trace(text, endian).map_err(|e| e.into_input(InputFormat::OracleTrace))?;
-    for tb in blocks {
+    let copies = compare_copies(&blocks);
+    let id = |b: &crate::parse::oracle::trace::TraceBlock| b.block.map(|n| (b.file, n));
+    let cached: Vec<_> = blocks
+        .iter()
+        .filter(|b| b.copy == Some(BlockCopy::Cache))
+        .filter_map(id)
+        .collect();
+    for (tb, copy_problems) in blocks.into_iter().zip(copies) {
+        let copy = tb
+            .copy
+            .filter(|c| *c == BlockCopy::Cache || id(&tb).is_some_and(|i| cached.contains(&i)));
         let blkno = u64::from(tb.block.unwrap_or(0));
         let mut origin = TraceOrigin {
             file: tb.file,
@@ -58,12 +74,14 @@ pub(crate) fn trace_pages(text: &[u8], endian: Option<Endian>) -> Result<Vec<Dec
             label: tb.label(),
             text: None,
             notes: Vec::new(),
+            copy,
         };
         let mut facts = DumpFacts {
             version: tb.text.as_ref().and_then(|t| t.version),
             tsn: tb.tsn,
             file: tb.file,
             buffer: tb.hex_address,
+            address_digits: tb.address_digits,
         };
         if let Some(bytes) = tb.bytes {
             let mut parsed = parse_block(
@@ -89,6 +107,7 @@ pub(crate) fn trace_pages(text: &[u8], endian: Option<Endian>) -> Result<Vec<Dec
             if let Some(t) = &tb.text {
                 parsed.problems.extend(compare(&parsed, t));
             }
+            parsed.problems.extend(copy_problems);
             // What the trace reader cut or merged (bounds, duplicate sections).
             for n in &tb.notes {
                 parsed.problems.push(Problem::new(
@@ -109,6 +128,8 @@ pub(crate) fn trace_pages(text: &[u8], endian: Option<Endian>) -> Result<Vec<Dec
         } else if let Some(text) = tb.text {
             origin.notes = tb.notes;
             let view = render_view(&text, blkno);
+            let mut problems = check_text(&text);
+            problems.extend(copy_problems);
             if facts.buffer.is_none() {
                 facts.buffer = view.as_ref().and_then(|v| {
                     let off = v.ktbbh.as_ref()?.payload_offset as u64;
@@ -116,7 +137,11 @@ pub(crate) fn trace_pages(text: &[u8], endian: Option<Endian>) -> Result<Vec<Dec
                 });
             }
             pages.push(Decoded {
-                page: Page::OracleText(Box::new(TextPage { text, view })),
+                page: Page::OracleText(Box::new(TextPage {
+                    text,
+                    view,
+                    problems,
+                })),
                 bytes: Vec::new(),
                 trace: Some(Box::new(origin)),
                 facts,

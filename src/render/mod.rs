@@ -131,7 +131,11 @@ pub fn page(out: &mut dyn Write, d: &Decoded, opts: &Options) -> io::Result<()> 
             if let Some(title) = title {
                 writeln!(out, "{title}")?;
             }
-            trace::text_table(out, &t.text)
+            trace::text_table(out, &t.text)?;
+            if !t.problems.is_empty() {
+                writeln!(out, "{}", problems::table(&t.problems, &opts.render))?;
+            }
+            Ok(())
         }
         (Page::OracleText(_), Format::Hex) => Ok(()),
         (Page::OracleText(t), Format::Dump) => match &t.view {
@@ -255,7 +259,7 @@ fn page_json<'a>(page: &'a Page, trace: Option<&'a TraceOrigin>, opts: &Options)
             PageJson::Oracle(oracle_json::OracleBlockJson::new(b, opts.bigfile, trace))
         }
         Page::OracleText(t) => {
-            PageJson::OracleText(oracle_json::TraceTextJson::new(&t.text, trace))
+            PageJson::OracleText(oracle_json::TraceTextJson::new(&t.text, &t.problems, trace))
         }
     }
 }
@@ -269,6 +273,7 @@ fn dump_options(d: &Decoded, opts: &Options) -> DumpOptions {
         tsn: base.tsn.or(f.tsn),
         file: base.file.or(f.file),
         buffer: base.buffer.or(f.buffer),
+        address_digits: base.address_digits.or(f.address_digits),
         ..base
     }
 }

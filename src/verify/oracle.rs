@@ -346,6 +346,8 @@ pub(crate) fn verify_trace(
                 n.clone(),
             )
         }));
+        // Differences from the cache copy of the same block.
+        problems.extend(b.copy_problems.iter().cloned());
         let mut report = BlockReport::new(&parsed, problems);
         report.rel_file = verifier.rel_file;
         if report.failed() {

@@ -53,6 +53,9 @@ pub struct DumpOptions {
     pub part: DumpPart,
     /// Expand tabs to 8-column stops (as published copies of dumps show them).
     pub expand_tabs: bool,
+    /// Hex digits of the buffer address as the platform prints it: 8 for a
+    /// 32-bit platform, else (`None`, 16) a 64-bit one. See [`memory_lines`].
+    pub address_digits: Option<usize>,
 }
 
 impl DumpOptions {
@@ -258,9 +261,10 @@ impl Dump<'_> {
                 OracleVersion::V10 => {}
                 OracleVersion::V11 => {
                     line!(self, "Block dump from cache:");
+                    // 11.2's form (11.1 printed `tsn=4, rdba=…`).
                     line!(
                         self,
-                        "Dump of buffer cache at level 4 for tsn={tsn}, rdba={rdba}"
+                        "Dump of buffer cache at level 4 for tsn={tsn} rdba={rdba}"
                     );
                     line!(self, "Block dump from disk:");
                 }
@@ -351,11 +355,9 @@ impl Dump<'_> {
         let big = self.block.endian == crate::model::oracle::ByteOrder::Big;
         let base = self.addr(0);
         line!(self, "Hex dump of block: st=0, typ_found=1");
-        line!(
-            self,
-            "Dump of memory from 0x{base:016X} to 0x{:016X}",
-            base.wrapping_add(data.len() as u64)
-        );
+        let narrow = self.opts.address_digits.is_some_and(|d| d <= 8);
+        let end = base.wrapping_add(data.len() as u64);
+        line!(self, "{}", memory_lines::header(base, end, narrow));
         let mut previous: Option<&[u8]> = None;
         let mut repeats = 0usize;
         for (i, chunk) in data.chunks(16).enumerate() {
@@ -364,7 +366,7 @@ impl Dump<'_> {
                 continue;
             }
             if repeats > 0 {
-                line!(self, "Repeat {repeats} times");
+                line!(self, "{}", memory_lines::repeat(repeats));
                 repeats = 0;
             }
             let mut words = String::new();
@@ -387,15 +389,17 @@ impl Dump<'_> {
                     }
                 })
                 .collect();
-            line!(
-                self,
-                "{:08X}{words}  [{ascii}]",
-                base.wrapping_add((i * 16) as u64)
-            );
+            let at = base.wrapping_add((i * 16) as u64);
+            let at = match self.opts.buffer {
+                // Offsets in the block (no buffer address given).
+                None => format!("{at:08X}"),
+                Some(_) => memory_lines::address(at, narrow),
+            };
+            line!(self, "{at}{words}  [{ascii}]");
             previous = Some(chunk);
         }
         if repeats > 0 {
-            line!(self, "Repeat {repeats} times");
+            line!(self, "{}", memory_lines::repeat(repeats));
         }
     }
 
@@ -632,6 +636,61 @@ impl Dump<'_> {
                     }
                 }
             }
+        }
+    }
+}
+
+/// The lines of a `Dump of memory` section as Oracle prints them, checked
+/// against published traces (fixtures/oracle/README.md):
+/// - 64-bit platforms: `Dump of memory from 0x00007F9A0BA95000 to …`
+///   (`0x%016X`), and each line's address as its high 32 bits in `%X` and
+///   its low 32 bits in `%08X` (`7F9A0BA95000`, `0CE00E000` for
+///   `0x00000000CE00E000`);
+/// - 32-bit platforms: `Dump of memory from 0x00BD2000 to 0x00BD4000`
+///   (`0x%08X`), each line's address in `%X` (`BD2000`);
+/// - a run of equal lines: `\tRepeat N times` (a TAB first).
+pub(crate) mod memory_lines {
+    /// `Dump of memory from 0x… to 0x…`.
+    pub(crate) fn header(from: u64, to: u64, narrow: bool) -> String {
+        if narrow {
+            format!("Dump of memory from 0x{from:08X} to 0x{to:08X}")
+        } else {
+            format!("Dump of memory from 0x{from:016X} to 0x{to:016X}")
+        }
+    }
+
+    /// A hex line's address.
+    pub(crate) fn address(at: u64, narrow: bool) -> String {
+        if narrow {
+            format!("{at:X}")
+        } else {
+            format!("{:X}{:08X}", at >> 32, at & 0xffff_ffff)
+        }
+    }
+
+    /// `\tRepeat N times`.
+    pub(crate) fn repeat(n: usize) -> String {
+        format!("\tRepeat {n} times")
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn published_forms() {
+            assert_eq!(address(0x0000_7F9A_0BA9_5000, false), "7F9A0BA95000");
+            assert_eq!(address(0x0000_0000_CE00_E000, false), "0CE00E000");
+            assert_eq!(address(0x00BD_2000, true), "BD2000");
+            assert_eq!(
+                header(0x00BD_2000, 0x00BD_4000, true),
+                "Dump of memory from 0x00BD2000 to 0x00BD4000"
+            );
+            assert_eq!(
+                header(0xCE00_E000, 0xCE01_0000, false),
+                "Dump of memory from 0x00000000CE00E000 to 0x00000000CE010000"
+            );
+            assert_eq!(repeat(464), "\tRepeat 464 times");
         }
     }
 }

@@ -59,6 +59,9 @@ pub(crate) struct TraceTextJson<'a> {
     source: &'static str,
     trace: Option<TraceJson>,
     text: &'a TextBlock,
+    /// What the text says against itself (absent when nothing).
+    #[serde(skip_serializing_if = "<[Problem]>::is_empty")]
+    problems: &'a [Problem],
 }
 
 /// Where in the trace a block was found.
@@ -73,6 +76,9 @@ pub(crate) struct TraceJson {
     hex_address: Option<String>,
     /// Whether the tail confirmed the byte order (`null` without hex).
     endian_confirmed: Option<bool>,
+    /// `cache` or `disk` when the trace holds both copies of the block.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    copy: Option<&'static str>,
 }
 
 impl TraceJson {
@@ -85,17 +91,23 @@ impl TraceJson {
             hex_line: t.hex_line,
             hex_address: t.hex_address.map(|a| format!("0x{a:X}")),
             endian_confirmed: t.hex_line.map(|_| t.endian_confirmed),
+            copy: t.copy.map(|c| c.as_str()),
         }
     }
 }
 
 impl<'a> TraceTextJson<'a> {
-    pub(crate) fn new(text: &'a TextBlock, trace: Option<&TraceOrigin>) -> Self {
+    pub(crate) fn new(
+        text: &'a TextBlock,
+        problems: &'a [Problem],
+        trace: Option<&TraceOrigin>,
+    ) -> Self {
         TraceTextJson {
             engine: "oracle",
             source: "trace-text",
             trace: trace.map(TraceJson::new),
             text,
+            problems,
         }
     }
 }

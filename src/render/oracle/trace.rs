@@ -12,8 +12,10 @@ use crate::model::oracle::TextBlock;
 /// `trace block 5/907 (line 12), rebuilt from the hex at line 40 and …`.
 pub(crate) fn title(t: &TraceOrigin) -> String {
     format!(
-        "trace block {} (line {}){}",
+        "trace block {}{} (line {}){}",
         t.label,
+        t.copy
+            .map_or(String::new(), |c| format!(", {} copy", c.as_str())),
         t.line,
         match (t.hex_line, &t.text) {
             (Some(h), Some(_)) =>

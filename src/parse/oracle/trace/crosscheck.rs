@@ -380,3 +380,308 @@ fn data(d: &mut Diffs, raw: &OracleBlock, td: &crate::model::oracle::TextData) {
         }
     }
 }
+
+/// What one copy of a block says, from its bytes or from its text; `None`
+/// where that copy does not say.
+struct CopyFacts<'a> {
+    line: usize,
+    scn: Option<u64>,
+    seq: Option<u8>,
+    flg: Option<u8>,
+    chkval: Option<u16>,
+    tail: Option<u32>,
+    type_kcbh: Option<u8>,
+    itls: Option<Vec<crate::model::oracle::Itl>>,
+    kdbh: [(&'static str, usize, Option<i64>); 6],
+    rows: Option<usize>,
+    bytes: Option<&'a [u8]>,
+}
+
+impl<'a> CopyFacts<'a> {
+    fn of(b: &'a super::TraceBlock) -> CopyFacts<'a> {
+        let line = b.line;
+        if let Some(bytes) = &b.bytes {
+            let raw = super::super::parse_block(
+                bytes,
+                &super::super::BlockOptions {
+                    blkno: u64::from(b.block.unwrap_or(0)),
+                    endian: b.endian,
+                },
+            );
+            let k = raw.kcbh.as_ref();
+            let t = raw.table.as_ref().map(|t| &t.kdbh);
+            let i = |v: Option<i64>| v;
+            CopyFacts {
+                line,
+                scn: k.map(|k| k.scn().value()),
+                seq: k.map(|k| k.seq_kcbh),
+                flg: k.map(|k| k.flg_kcbh),
+                chkval: k.map(|k| k.chkval_kcbh),
+                tail: raw.tailchk,
+                type_kcbh: k.map(|k| k.type_kcbh),
+                itls: raw.ktbbh.as_ref().map(|t| t.ktbbhitl.clone()),
+                kdbh: [
+                    ("kdbh.kdbhnrow", 2, i(t.map(|t| i64::from(t.kdbhnrow)))),
+                    ("kdbh.kdbhfrre", 4, i(t.map(|t| i64::from(t.kdbhfrre)))),
+                    ("kdbh.kdbhfsbo", 6, i(t.map(|t| i64::from(t.kdbhfsbo)))),
+                    ("kdbh.kdbhfseo", 8, i(t.map(|t| i64::from(t.kdbhfseo)))),
+                    ("kdbh.kdbhavsp", 10, i(t.map(|t| i64::from(t.kdbhavsp)))),
+                    ("kdbh.kdbhtosp", 12, i(t.map(|t| i64::from(t.kdbhtosp)))),
+                ],
+                rows: raw.table.as_ref().map(|t| t.rows.len()),
+                bytes: Some(bytes),
+            }
+        } else {
+            let t = b.text.as_ref();
+            let c = t.and_then(|t| t.cache.as_ref());
+            let d = t.and_then(|t| t.data.as_ref());
+            let v = |f: fn(&TextData) -> Option<i64>| d.and_then(f);
+            CopyFacts {
+                line,
+                scn: c.map(|c| c.scn),
+                seq: c.map(|c| c.seq),
+                flg: c.map(|c| c.flg),
+                chkval: c.map(|c| c.chkval),
+                tail: c.map(|c| c.tail),
+                type_kcbh: c.map(|c| c.type_kcbh),
+                itls: t
+                    .and_then(|t| t.header.as_ref())
+                    .map(|h| h.itls.iter().map(|i| i.value.clone()).collect()),
+                kdbh: [
+                    (
+                        "kdbh.kdbhnrow",
+                        2,
+                        v(|d| d.kdbhnrow.map(|a| a.value.into())),
+                    ),
+                    (
+                        "kdbh.kdbhfrre",
+                        4,
+                        v(|d| d.kdbhfrre.map(|a| a.value.into())),
+                    ),
+                    (
+                        "kdbh.kdbhfsbo",
+                        6,
+                        v(|d| d.kdbhfsbo.map(|a| a.value.into())),
+                    ),
+                    (
+                        "kdbh.kdbhfseo",
+                        8,
+                        v(|d| d.kdbhfseo.map(|a| a.value.into())),
+                    ),
+                    (
+                        "kdbh.kdbhavsp",
+                        10,
+                        v(|d| d.kdbhavsp.map(|a| a.value.into())),
+                    ),
+                    (
+                        "kdbh.kdbhtosp",
+                        12,
+                        v(|d| d.kdbhtosp.map(|a| a.value.into())),
+                    ),
+                ],
+                rows: d.filter(|d| d.complete).map(|d| d.rows.len()),
+                bytes: None,
+            }
+        }
+    }
+}
+
+use crate::model::oracle::TextData;
+
+/// The most byte ranges named one by one for a pair of copies.
+const MAX_RANGES: usize = 16;
+
+/// The cache and disk copies of the same block in one trace
+/// (`Block dump from cache:` / `Block dump from disk:`, which Oracle writes
+/// both of when the block is in the buffer cache) compared field by field:
+/// the cache header (scn, seq, flg, chkval, tail, type), the ITL entries,
+/// the data header and the rows printed, and where both copies carry hex,
+/// the byte ranges that differ. The result has one list per block of
+/// `blocks`; each difference is on the disk copy, naming both lines.
+///
+/// A cache copy newer than the disk copy (a higher scn, or the same scn and
+/// a higher seq) is a buffer whose changes are not yet written: warnings.
+/// The same version differing, or a disk copy newer than the buffer, is
+/// damage: errors.
+pub fn compare_copies(blocks: &[super::TraceBlock]) -> Vec<Vec<Problem>> {
+    use super::buffer::BlockCopy;
+    let mut out = vec![Vec::new(); blocks.len()];
+    let id = |b: &super::TraceBlock| b.block.map(|n| (b.file, n));
+    for (i, disk) in blocks.iter().enumerate() {
+        if disk.copy != Some(BlockCopy::Disk) || id(disk).is_none() {
+            continue;
+        }
+        let cache = blocks[..i]
+            .iter()
+            .rev()
+            .find(|c| c.copy == Some(BlockCopy::Cache) && id(c) == id(disk));
+        if let (Some(cache), Some(slot)) = (cache, out.get_mut(i)) {
+            *slot = copies(&CopyFacts::of(cache), &CopyFacts::of(disk));
+        }
+    }
+    out
+}
+
+fn copies(c: &CopyFacts<'_>, d: &CopyFacts<'_>) -> Vec<Problem> {
+    let newer = match (c.scn, d.scn) {
+        (Some(a), Some(b)) => a > b || (a == b && c.seq > d.seq),
+        _ => false,
+    };
+    let severity = if newer {
+        Severity::Warning
+    } else {
+        Severity::Error
+    };
+    let why = if newer {
+        "the buffer holds changes not yet written to disk"
+    } else {
+        "the same version of the block differs (or the disk copy is newer than the buffer)"
+    };
+    let mut out = Vec::new();
+    let mut note = |offset: Option<usize>, field: &str, cv: String, dv: String| {
+        out.push(Problem::new(
+            severity,
+            CLASS,
+            offset,
+            field,
+            format!(
+                "trace lines {} and {}: the cache copy says {field} {cv}, the disk copy says \
+                 {dv} ({why})",
+                c.line, d.line
+            ),
+        ));
+    };
+    fn both<'x, T: PartialEq>(a: &'x Option<T>, b: &'x Option<T>) -> Option<(&'x T, &'x T)> {
+        match (a, b) {
+            (Some(a), Some(b)) if a != b => Some((a, b)),
+            _ => None,
+        }
+    }
+    if let Some((a, b)) = both(&c.scn, &d.scn) {
+        note(Some(8), "kcbh scn", hex(*a), hex(*b));
+    }
+    if let Some((a, b)) = both(&c.seq, &d.seq) {
+        note(Some(14), "kcbh.seq_kcbh", hex(*a), hex(*b));
+    }
+    if let Some((a, b)) = both(&c.flg, &d.flg) {
+        note(Some(15), "kcbh.flg_kcbh", hex(*a), hex(*b));
+    }
+    if let Some((a, b)) = both(&c.chkval, &d.chkval) {
+        note(Some(16), "kcbh.chkval_kcbh", hex(*a), hex(*b));
+    }
+    if let Some((a, b)) = both(&c.tail, &d.tail) {
+        note(None, "tailchk", hex(*a), hex(*b));
+    }
+    if let Some((a, b)) = both(&c.type_kcbh, &d.type_kcbh) {
+        note(Some(0), "kcbh.type_kcbh", hex(*a), hex(*b));
+    }
+    if let (Some(a), Some(b)) = (&c.itls, &d.itls) {
+        if a.len() != b.len() {
+            note(
+                Some(ITL_OFFSET),
+                "ITL entries",
+                a.len().to_string(),
+                b.len().to_string(),
+            );
+        }
+        for (x, y) in a.iter().zip(b) {
+            if x != y {
+                use crate::model::oracle::text::{scn_fsc_text, uba_text, xid_text};
+                let show = |i: &crate::model::oracle::Itl| {
+                    format!(
+                        "xid {} uba {} flag {} lck {} {}",
+                        xid_text(i),
+                        uba_text(i),
+                        names::itl_flag_string(i.ktbitflg),
+                        i.lock_count(),
+                        scn_fsc_text(i)
+                    )
+                };
+                note(
+                    Some(ITL_OFFSET + 24 * x.itl.saturating_sub(1)),
+                    &format!("itl[{}]", x.itl),
+                    show(x),
+                    show(y),
+                );
+            }
+        }
+    }
+    for ((name, _, a), (_, _, b)) in c.kdbh.iter().zip(&d.kdbh) {
+        if let Some((a, b)) = both(a, b) {
+            note(None, name, a.to_string(), b.to_string());
+        }
+    }
+    if let Some((a, b)) = both(&c.rows, &d.rows) {
+        note(None, "rows printed", a.to_string(), b.to_string());
+    }
+    if let (Some(a), Some(b)) = (c.bytes, d.bytes) {
+        let ranges = diff_ranges(a, b);
+        for &(from, to) in ranges.iter().take(MAX_RANGES) {
+            note(
+                Some(from),
+                &format!("bytes 0x{from:x}..0x{to:x}"),
+                crate::model::oracle::hex_string(a.get(from..to.min(from + 16)).unwrap_or(&[])),
+                crate::model::oracle::hex_string(b.get(from..to.min(from + 16)).unwrap_or(&[])),
+            );
+        }
+        if ranges.len() > MAX_RANGES {
+            let rest = ranges.len() - MAX_RANGES;
+            out.push(Problem::new(
+                severity,
+                CLASS,
+                None,
+                "bytes",
+                format!(
+                    "trace lines {} and {}: {rest} more byte ranges differ between the cache \
+                     and disk copies",
+                    c.line, d.line
+                ),
+            ));
+        }
+        if a.len() != b.len() {
+            out.push(Problem::new(
+                severity,
+                CLASS,
+                None,
+                "block size",
+                format!(
+                    "trace lines {} and {}: the cache copy has {} bytes, the disk copy {}",
+                    c.line,
+                    d.line,
+                    a.len(),
+                    b.len()
+                ),
+            ));
+        }
+    }
+    out
+}
+
+/// The half-open ranges where `a` and `b` differ (over their common length).
+fn diff_ranges(a: &[u8], b: &[u8]) -> Vec<(usize, usize)> {
+    let mut out: Vec<(usize, usize)> = Vec::new();
+    for (i, (x, y)) in a.iter().zip(b).enumerate() {
+        if x == y {
+            continue;
+        }
+        match out.last_mut() {
+            Some((_, end)) if *end == i => *end = i + 1,
+            _ => out.push((i, i + 1)),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod copy_tests {
+    use super::diff_ranges;
+
+    #[test]
+    fn ranges_coalesce() {
+        assert_eq!(
+            diff_ranges(&[1, 2, 3, 4, 5], &[1, 9, 9, 4, 0]),
+            vec![(1, 3), (4, 5)]
+        );
+        assert!(diff_ranges(&[1], &[1, 2]).is_empty());
+    }
+}

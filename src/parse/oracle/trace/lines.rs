@@ -86,6 +86,10 @@ pub(super) enum Marker<'a> {
     Encrypted,
     /// `Block dump from cache:` / `Block dump from disk:` (11g and later).
     BlockDumpFrom(&'a str),
+    /// `Dump of buffer cache at level 4 for [pdb=0 ]tsn=4[,] rdba=…`.
+    BufferCacheLevel(&'a str),
+    /// `BH (0x…) file#: 4 rdba: 0x… (4/50691) class: 1 ba: 0x…`: a buffer header.
+    BufferHeader(&'a str),
     /// `buffer tsn: 5 rdba: 0x… (F/B)`: the cache header dump.
     BufferTsn(&'a str),
     /// `Dump of memory from 0x… to 0x…`: the block's bytes as hex.
@@ -135,6 +139,11 @@ pub(super) fn marker(line: &str) -> Option<Marker<'_>> {
             ),
             map(preceded(tag("buffer tsn:"), rest), Marker::BufferTsn),
             map(
+                preceded(tag("Dump of buffer cache at level"), rest),
+                Marker::BufferCacheLevel,
+            ),
+            map(preceded(tag("BH ("), rest), Marker::BufferHeader),
+            map(
                 preceded(tag("Dump of memory from"), rest),
                 Marker::DumpOfMemory,
             ),
@@ -171,7 +180,17 @@ mod tests {
     #[test]
     fn markers() {
         use Marker::*;
-        let cases: [(&str, Option<Marker>); 13] = [
+        let cases: [(&str, Option<Marker>); 15] = [
+            (
+                "Dump of buffer cache at level 4 for tsn=4 rdba=16827907",
+                Some(BufferCacheLevel(" 4 for tsn=4 rdba=16827907")),
+            ),
+            (
+                "BH (0x71bdbca8) file#: 4 rdba: 0x0100c603 (4/50691) class: 1 ba: 0x71868000",
+                Some(BufferHeader(
+                    "0x71bdbca8) file#: 4 rdba: 0x0100c603 (4/50691) class: 1 ba: 0x71868000",
+                )),
+            ),
             (
                 "Start dump data blocks tsn: 7 file#:5 minblk 16 maxblk 16",
                 Some(StartDump(" tsn: 7 file#:5 minblk 16 maxblk 16")),

@@ -29,6 +29,8 @@
 //! (plus 512 KiB), and a hex-only section whose bytes equal an earlier block's
 //! is not kept twice. Each block's `notes` say what was cut or merged.
 
+pub(crate) mod buffer;
+pub(crate) mod consistency;
 pub(crate) mod crosscheck;
 mod grammar;
 pub(crate) mod hex;
@@ -45,6 +47,7 @@ use crate::error::TextError;
 use crate::model::oracle::{At, OracleVersion, Rdba, TextBlock};
 use crate::reader::Endian;
 
+use buffer::{BlockCopy, BufferHeader, CacheLevel};
 use lines::{Lines, Marker, SpaceKind};
 use text::Context;
 
@@ -88,11 +91,21 @@ pub struct TraceBlock {
     /// What the reader cut or merged for this block (bounds, duplicate
     /// sections), each naming its trace line; empty for an ordinary trace.
     pub notes: Vec<String>,
+    /// `Block dump from cache:` or `Block dump from disk:` before the block.
+    pub copy: Option<BlockCopy>,
+    /// The `BH (…)` buffer header line before the block, if any.
+    pub buffer_header: Option<BufferHeader>,
+    /// Hex digits of the address in `Dump of memory from 0x…` (8 on 32-bit
+    /// platforms, 16 on 64-bit ones).
+    pub address_digits: Option<usize>,
 }
 
 impl TraceBlock {
     fn new(line: usize, ctx: &Context) -> TraceBlock {
         TraceBlock {
+            copy: None,
+            buffer_header: None,
+            address_digits: None,
             line,
             file: ctx.file,
             block: None,
@@ -130,13 +143,19 @@ pub struct RebuiltBlock {
     pub bytes: Vec<u8>,
     /// What the reader cut or merged (see [`TraceBlock::notes`]).
     pub notes: Vec<String>,
+    /// Differences from the cache copy of the same block in the trace
+    /// (see [`crosscheck::compare_copies`]); empty for other blocks.
+    pub copy_problems: Vec<crate::model::Problem>,
 }
 
 /// The blocks rebuilt from a trace's hex sections, labelled with file#/block.
 pub fn rebuilt_blocks(text: &[u8], endian: Option<Endian>) -> Result<Vec<RebuiltBlock>, TextError> {
-    Ok(read_trace(text, endian)?
+    let blocks = read_trace(text, endian)?;
+    let copies = crosscheck::compare_copies(&blocks);
+    Ok(blocks
         .into_iter()
-        .filter_map(|b| {
+        .zip(copies)
+        .filter_map(|(b, copy_problems)| {
             let endian = b.endian.unwrap_or(Endian::Little);
             b.bytes.map(|bytes| RebuiltBlock {
                 file: b.file,
@@ -145,6 +164,7 @@ pub fn rebuilt_blocks(text: &[u8], endian: Option<Endian>) -> Result<Vec<Rebuilt
                 endian,
                 bytes,
                 notes: b.notes,
+                copy_problems,
             })
         })
         .collect())
@@ -161,6 +181,9 @@ pub fn read_trace(text: &[u8], endian: Option<Endian>) -> Result<Vec<TraceBlock>
         blocks: Vec::new(),
         cur: None,
         ctx: Context::default(),
+        copy: None,
+        bh: None,
+        level: None,
         pending_encrypted: false,
         pending: None,
         limit,
@@ -216,6 +239,12 @@ struct Parser<'a> {
     blocks: Vec<TraceBlock>,
     cur: Option<TraceBlock>,
     ctx: Context,
+    /// The copy the last `Block dump from …` line announced.
+    copy: Option<BlockCopy>,
+    /// The last `BH (…)` line, and the last `Dump of buffer cache at level`
+    /// line: what identifies a block when `Start dump data blocks` is missing.
+    bh: Option<BufferHeader>,
+    level: Option<CacheLevel>,
     pending_encrypted: bool,
     /// A `bdba:` line waiting for its `data_block_dump`.
     pending: Option<At<u32>>,
@@ -258,6 +287,13 @@ impl<'a> Parser<'a> {
                     let bytes = b.bytes.as_ref()?;
                     let e = b.endian.unwrap_or(Endian::Little);
                     Some(Rdba(hex::word_at(bytes, 4, e)?).split(false).1)
+                })
+                .or_else(|| {
+                    let rdba = self
+                        .bh
+                        .map(|h| h.rdba)
+                        .or(self.level.and_then(|l| l.rdba))?;
+                    Some(Rdba(rdba).split(false).1)
                 })
                 .or_else(|| {
                     self.ctx
@@ -318,7 +354,12 @@ impl<'a> Parser<'a> {
         }
         if self.cur.is_none() {
             self.ctx.count = self.ctx.count.saturating_add(1);
-            self.cur = Some(TraceBlock::new(line, &self.ctx));
+            let mut b = TraceBlock::new(line, &self.ctx);
+            b.copy = self.copy;
+            b.buffer_header = self.bh;
+            b.tsn = self.tsn();
+            b.file = self.file();
+            self.cur = Some(b);
             if std::mem::take(&mut self.pending_encrypted) {
                 self.text_mut(line).encrypted = true;
             }
@@ -331,13 +372,29 @@ impl<'a> Parser<'a> {
         self.cur.get_or_insert_with(|| TraceBlock::new(line, &ctx))
     }
 
+    /// The tablespace number: `Start dump data blocks tsn:`, else
+    /// `Dump of buffer cache … tsn=`, else the buffer header's `tsn:`.
+    fn tsn(&self) -> Option<u32> {
+        self.ctx
+            .tsn
+            .or(self.level.and_then(|l| l.tsn))
+            .or(self.bh.and_then(|b| b.tsn))
+    }
+
+    /// The absolute file number: `Start dump data blocks file#:`, else the
+    /// buffer header's `file#:`.
+    fn file(&self) -> Option<u32> {
+        self.ctx.file.or(self.bh.map(|b| b.file))
+    }
+
     fn text_mut(&mut self, line: usize) -> &mut TextBlock {
         let ctx = self.ctx;
+        let (tsn, file) = (self.tsn(), self.file());
         self.block_mut(line).text.get_or_insert_with(|| TextBlock {
             line,
             version: (ctx.spaced).then_some(OracleVersion::V10),
-            tsn: ctx.tsn,
-            file: ctx.file,
+            tsn,
+            file,
             ..TextBlock::default()
         })
     }
@@ -352,8 +409,28 @@ impl<'a> Parser<'a> {
                 Marker::StartDump(rest) => {
                     self.finish();
                     self.ctx = text::start_line(l, rest)?;
+                    (self.copy, self.bh, self.level) = (None, None, None);
                 }
-                Marker::EndDump => self.finish(),
+                Marker::EndDump => {
+                    self.finish();
+                    (self.copy, self.bh, self.level) = (None, None, None);
+                }
+                Marker::BlockDumpFrom(rest) => {
+                    self.finish();
+                    self.copy = buffer::block_copy(rest);
+                }
+                Marker::BufferCacheLevel(rest) => {
+                    self.finish();
+                    self.level = Some(buffer::cache_level(l, rest)?);
+                }
+                Marker::BufferHeader(rest) => {
+                    self.finish();
+                    let mut bh = buffer::buffer_header(l, rest)?;
+                    bh.tsn = (1..=3)
+                        .filter_map(|k| self.lines.get(line.saturating_add(k)))
+                        .find_map(|n| buffer::header_tsn(n.text));
+                    self.bh = Some(bh);
+                }
                 Marker::Encrypted => {
                     self.finish();
                     self.pending_encrypted = true;
@@ -383,7 +460,13 @@ impl<'a> Parser<'a> {
                     )?;
                     let kept = s.bytes.as_ref().map_or(0, Vec::len) as u64;
                     self.budget = self.budget.saturating_sub(kept);
+                    let digits = rest
+                        .split_whitespace()
+                        .next()
+                        .and_then(|w| w.strip_prefix("0x").or_else(|| w.strip_prefix("0X")))
+                        .map(str::len);
                     let b = self.block_mut(line);
+                    b.address_digits = digits;
                     b.bytes = s.bytes;
                     b.endian = Some(s.endian);
                     b.endian_confirmed = s.confirmed;
@@ -431,7 +514,7 @@ impl<'a> Parser<'a> {
                     };
                     self.text_mut(line).space = Some(At { value: body, line });
                 }
-                Marker::BlockDumpFrom(_) | Marker::EndOfBlockDump => {}
+                Marker::EndOfBlockDump => {}
             }
         }
         self.finish();
