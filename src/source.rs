@@ -117,6 +117,40 @@ impl Read for StdinReader {
     }
 }
 
+/// What `--evidence` learns of an input while it is read: the SHA-256 of
+/// exactly the bytes read, in order, and how many there were. Shared with
+/// the reader that feeds it.
+#[derive(Clone, Default)]
+pub(crate) struct Tap(std::sync::Arc<Mutex<(sha2::Sha256, u64)>>);
+
+impl Tap {
+    /// Bytes read so far, and the lower-case hex SHA-256 of them.
+    pub(crate) fn digest(&self) -> (u64, String) {
+        use sha2::Digest;
+        let state = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let sum = state.0.clone().finalize();
+        let hex = sum.iter().map(|b| format!("{b:02x}")).collect();
+        (state.1, hex)
+    }
+}
+
+/// A reader whose bytes also feed a [`Tap`].
+struct Tapped {
+    inner: Box<dyn Read>,
+    tap: Tap,
+}
+
+impl Read for Tapped {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        use sha2::Digest;
+        let n = self.inner.read(buf)?;
+        let mut state = self.tap.0.lock().unwrap_or_else(|e| e.into_inner());
+        state.0.update(&buf[..n]);
+        state.1 += n as u64;
+        Ok(n)
+    }
+}
+
 impl Source {
     /// Open `path` (`None` or `-` = standard input) in `format`
     /// (`Auto` detects), with `block_size` or one read from the first page.
@@ -124,6 +158,16 @@ impl Source {
         path: Option<&Path>,
         format: InputFormat,
         block_size: Option<usize>,
+    ) -> Result<Source, Error> {
+        Source::open_tapped(path, format, block_size, None)
+    }
+
+    /// [`Source::open`], every byte read from the input also fed to `tap`.
+    pub(crate) fn open_tapped(
+        path: Option<&Path>,
+        format: InputFormat,
+        block_size: Option<usize>,
+        tap: Option<Tap>,
     ) -> Result<Source, Error> {
         let (name, reader): (PathBuf, Box<dyn Read>) = match path {
             None => (PathBuf::from("-"), Box::new(stdin())),
@@ -135,6 +179,10 @@ impl Source {
                 })?;
                 (p.to_path_buf(), Box::new(f))
             }
+        };
+        let reader: Box<dyn Read> = match tap {
+            Some(tap) => Box::new(Tapped { inner: reader, tap }),
+            None => reader,
         };
         Source::from_reader(name, reader, format, block_size)
     }

@@ -191,3 +191,65 @@ fn oracle_datafile_and_trace_digests() {
         .stdout
         .contains(&format!("  sha256:          {digest}\n")));
 }
+
+/// `show --evidence`: each input's provenance after its blocks, in every
+/// format, with the SHA-256 of exactly the bytes read.
+#[test]
+fn show_evidence_gives_each_input_s_provenance() {
+    let page = "fixtures/postgres/heap/delete.0.page";
+    let page_bytes = common::fixture_bytes("postgres/heap/delete.0.page");
+    let rel_bytes = common::fixture_bytes("postgres/corrupt/clean/16384");
+
+    // JSON: the several-inputs form, one element per input, provenance last.
+    let run = common::run(&["show", "--evidence", "-f", "json", page, RELATION]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let doc: Value = serde_json::from_str(&run.stdout).unwrap();
+    let inputs = doc.as_array().unwrap();
+    assert_eq!(inputs.len(), 2);
+    for (element, (path, bytes)) in inputs
+        .iter()
+        .zip([(page, &page_bytes), (RELATION, &rel_bytes)])
+    {
+        assert_eq!(element["input"], path);
+        assert!(!element["blocks"].as_array().unwrap().is_empty());
+        let p = &element["provenance"];
+        assert_eq!(p["blockscope"], env!("CARGO_PKG_VERSION"));
+        assert_eq!(p["arguments"][0], "show");
+        let input = &p["inputs"][0];
+        assert_eq!(input["path"], path);
+        assert_eq!(input["size"], bytes.len() as u64);
+        assert_eq!(input["bytes_read"], bytes.len() as u64);
+        assert_eq!(input["sha256"], sha256_hex(bytes));
+        assert!(input["mtime"].as_str().unwrap().ends_with('Z'));
+    }
+
+    // NDJSON: a provenance line after the input's blocks.
+    let run = common::run(&["show", "--evidence", "-f", "ndjson", page]);
+    let last: Value = serde_json::from_str(run.stdout.lines().last().unwrap()).unwrap();
+    assert_eq!(
+        last["provenance"]["inputs"][0]["sha256"],
+        sha256_hex(&page_bytes)
+    );
+
+    // Standard input: its size is the bytes read; no mtime.
+    let run = common::run_with_stdin(&["show", "--evidence", "-f", "ndjson"], Some(&page_bytes));
+    let last: Value = serde_json::from_str(run.stdout.lines().last().unwrap()).unwrap();
+    let input = &last["provenance"]["inputs"][0];
+    assert_eq!(input["path"], "-");
+    assert_eq!(input["size"], page_bytes.len() as u64);
+    assert!(input.get("mtime").is_none());
+    assert_eq!(input["sha256"], sha256_hex(&page_bytes));
+
+    // Tables: a provenance section after the input's blocks.
+    let run = common::run(&["show", "--evidence", page]);
+    let at = run
+        .stdout
+        .find("Provenance\n")
+        .expect("a provenance section");
+    assert!(run.stdout[at..].contains(&sha256_hex(&page_bytes)));
+    assert!(run.stdout.starts_with(&format!("==> {page} <==")));
+
+    // Without --evidence, one input's JSON is as before: no provenance.
+    let run = common::run(&["show", "-f", "json", page]);
+    assert!(!run.stdout.contains("provenance"));
+}

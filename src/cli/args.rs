@@ -124,6 +124,12 @@ pub(crate) struct ShowArgs {
     #[arg(long, value_name = "NAME", requires = "table")]
     pub database: Option<String>,
 
+    /// After each input, its provenance: blockscope's version, the
+    /// arguments, the input's path, size and mtime, and the SHA-256 of
+    /// exactly the bytes read (computed as they were read).
+    #[arg(long)]
+    pub evidence: bool,
+
     #[command(flatten)]
     pub oracle: OracleArgs,
 }

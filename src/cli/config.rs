@@ -50,6 +50,8 @@ pub(crate) struct ShowConfig {
     pub endian: Option<Endian>,
     /// `--table` and `--database`: a table found in a data directory's catalogs.
     pub table: Option<TableSpec>,
+    /// `--evidence`: each input's provenance after its blocks.
+    pub evidence: bool,
 }
 
 /// `show DATADIR --table SCHEMA.NAME [--database NAME]`.
@@ -125,6 +127,7 @@ impl ShowConfig {
             toast: args.toast.clone(),
             charset: o.oracle_charset.into(),
             endian: o.endian.into(),
+            evidence: args.evidence,
             table: args.table.as_ref().map(|name| TableSpec {
                 name: name.clone(),
                 database: args.database.clone().unwrap_or_else(|| "postgres".into()),
@@ -172,6 +175,7 @@ impl DiffConfig {
             toast: args.toast.clone(),
             table: None,
             database: None,
+            evidence: false,
             all_problems: true,
             oracle: args.oracle.clone(),
         };

@@ -71,7 +71,7 @@ impl Blocks {
                     input: Some(path),
                     ..cfg.clone()
                 };
-                let opened = show::open(&cfg, true)?;
+                let opened = show::open(&cfg, true, None)?;
                 Ok(Blocks::File(Box::new(opened), Box::new(cfg)))
             }
             Input::Json { name, blocks } => Ok(Blocks::Json(blocks.into_iter(), name)),

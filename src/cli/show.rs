@@ -3,14 +3,16 @@
 //! [`crate::engine`] and rendered by [`crate::render::page`].
 
 use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use crate::engine::{trace_pages, Decoded, Decoder, Engine, Page, ParseOptions};
 use crate::error::Error;
 use crate::input::InputFormat;
+use crate::model::postgres::verify::{Provenance, ProvenanceInput};
 use crate::model::Severity;
 use crate::render::{self, Format};
-use crate::source::{segment_from_name, Blocks, RelationFileName, Source};
+use crate::source::{segment_from_name, Blocks, RelationFileName, Source, Tap};
 
 use super::config::{BlockRange, ShowConfig};
 use super::{is_broken_pipe, stdout_error};
@@ -112,9 +114,10 @@ impl Opened {
 /// Open `cfg.input`: detect its form, block size and engine, and set up the
 /// decoder (`spans`: record the byte spans of every field, as the hex view
 /// and `diff` need).
-pub(super) fn open(cfg: &ShowConfig, spans: bool) -> Result<Opened, Error> {
+pub(super) fn open(cfg: &ShowConfig, spans: bool, tap: Option<Tap>) -> Result<Opened, Error> {
     let format = cfg.output.format;
-    let mut source = Source::open(cfg.input.as_deref(), cfg.input_format, cfg.block_size)?;
+    let mut source =
+        Source::open_tapped(cfg.input.as_deref(), cfg.input_format, cfg.block_size, tap)?;
     source.detect_block_size(crate::engine::sniff_block_size);
     let mut parallel = None;
     let mut detection = None;
@@ -222,11 +225,18 @@ pub(crate) fn run(cfg: &ShowConfig) -> Result<ExitCode, Error> {
         }
     }
     let mut out = BufWriter::new(io::stdout().lock());
-    if cfg.inputs.len() <= 1 {
+    // With --evidence, one input too is shown titled, as several are, so
+    // its provenance has a place after its blocks.
+    if cfg.inputs.len() <= 1 && !cfg.evidence {
         let mut json = render::JsonPages::default();
-        return show_input(cfg, &mut out, &mut json, true)
+        return show_input(cfg, &mut out, &mut json, true, None)
             .map(|(status, _)| ExitCode::from(status));
     }
+    let inputs = if cfg.inputs.is_empty() {
+        vec![PathBuf::from("-")]
+    } else {
+        cfg.inputs.clone()
+    };
     let format = cfg.output.format;
     let mut worst = 0u8;
     let result = (|| -> Result<(), Error> {
@@ -236,7 +246,7 @@ pub(crate) fn run(cfg: &ShowConfig) -> Result<ExitCode, Error> {
         if format == Format::Json {
             w(&mut out, b"[")?;
         }
-        for (i, path) in cfg.inputs.iter().enumerate() {
+        for (i, path) in inputs.iter().enumerate() {
             let one = ShowConfig {
                 input: Some(path.clone()),
                 ..cfg.clone()
@@ -263,7 +273,9 @@ pub(crate) fn run(cfg: &ShowConfig) -> Result<ExitCode, Error> {
                     w(&mut out, format!("==> {name} <==\n").as_bytes())?;
                 }
             }
-            let status = match show_input(&one, &mut out, &mut json, false) {
+            let tap = cfg.evidence.then(Tap::default);
+            let opened_at = provenance_input(path);
+            let status = match show_input(&one, &mut out, &mut json, false, tap.clone()) {
                 Ok((status, true)) => status,
                 Ok((status, false)) => {
                     worst = worst.max(status);
@@ -277,9 +289,27 @@ pub(crate) fn run(cfg: &ShowConfig) -> Result<ExitCode, Error> {
                 }
             };
             worst = worst.max(status);
-            if format == Format::Json {
-                json.finish_nested(&mut out).map_err(stdout_error)?;
-                w(&mut out, b"\n  }")?;
+            let provenance = tap.map(|tap| provenance(&name, opened_at, &tap));
+            match (format, &provenance) {
+                (Format::Json, _) => {
+                    json.finish_nested(&mut out).map_err(stdout_error)?;
+                    if let Some(p) = &provenance {
+                        w(&mut out, b",\n    \"provenance\": ")?;
+                        render::write::write_pretty_at(&mut out, p, 2).map_err(stdout_error)?;
+                    }
+                    w(&mut out, b"\n  }")?;
+                }
+                (Format::Ndjson, Some(p)) => {
+                    w(&mut out, b"{\"provenance\":")?;
+                    serde_json::to_writer(&mut out, p).map_err(|e| stdout_error(e.into()))?;
+                    w(&mut out, b"}\n")?;
+                }
+                (_, Some(p)) => {
+                    w(&mut out, b"\n")?;
+                    render::postgres::verify::write_provenance(&mut out, p)
+                        .map_err(stdout_error)?;
+                }
+                _ => {}
             }
         }
         if format == Format::Json {
@@ -294,6 +324,42 @@ pub(crate) fn run(cfg: &ShowConfig) -> Result<ExitCode, Error> {
     }
 }
 
+/// What is known of an input before it is read: its size and mtime
+/// (standard input: neither).
+fn provenance_input(path: &Path) -> ProvenanceInput {
+    let meta = (path.as_os_str() != "-")
+        .then(|| std::fs::metadata(path).ok())
+        .flatten();
+    ProvenanceInput {
+        path: crate::verify::file_name(path),
+        size: meta.as_ref().map_or(0, |m| m.len()),
+        mtime: meta
+            .and_then(|m| m.modified().ok())
+            .map(crate::verify::rfc3339_utc),
+        ..ProvenanceInput::default()
+    }
+}
+
+/// `--evidence` for one shown input: the program, its arguments, and the
+/// input with the SHA-256 of exactly the bytes read (`bytes_read` of them:
+/// fewer than its size when the blocks shown ended early).
+fn provenance(name: &str, mut input: ProvenanceInput, tap: &Tap) -> Provenance {
+    let (read, sha256) = tap.digest();
+    if input.mtime.is_none() && name == "-" {
+        input.size = read;
+    }
+    input.bytes_read = Some(read);
+    input.sha256 = Some(sha256);
+    Provenance {
+        blockscope: env!("CARGO_PKG_VERSION").to_string(),
+        arguments: std::env::args_os()
+            .skip(1)
+            .map(|a| crate::verify::file_name(Path::new(&a)))
+            .collect(),
+        inputs: vec![input],
+    }
+}
+
 /// Show one input: its status, and whether the output is still open
 /// (`false`: the pipe closed and the run ends quietly). The JSON document
 /// of its blocks is finished (and the output flushed) when it is the only
@@ -303,13 +369,14 @@ fn show_input(
     out: &mut dyn Write,
     json: &mut render::JsonPages,
     alone: bool,
+    tap: Option<Tap>,
 ) -> Result<(u8, bool), Error> {
     let Opened {
         mut input,
         is_trace,
         detection,
         parallel,
-    } = open(cfg, cfg.output.format.shows_spans())?;
+    } = open(cfg, cfg.output.format.shows_spans(), tap)?;
     let mut seen = Seen::default();
     let written = write_pages(cfg, out, &mut input, parallel, &mut seen, json).and_then(|()| {
         if alone {

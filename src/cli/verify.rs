@@ -113,6 +113,7 @@ fn oracle(cfg: &VerifyConfig, inputs: &[(PathBuf, OracleInput)]) -> Result<bool,
             Ok(verdict) => {
                 clean &= verdict.summary.clean();
                 printer.input_read(ProvenanceInput {
+                    bytes_read: None,
                     path: file.clone(),
                     size: verdict.size,
                     mtime: mtime.map(verify::rfc3339_utc),

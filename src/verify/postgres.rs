@@ -375,6 +375,7 @@ pub fn run(
                 summary.files += 1;
                 if let Some(p) = summary.provenance.as_mut() {
                     p.inputs.push(ProvenanceInput {
+                        bytes_read: None,
                         path: "-".to_string(),
                         size,
                         mtime: None,
@@ -595,6 +596,7 @@ fn check_relation_file(
     )?;
     if let Some(p) = summary.provenance.as_mut() {
         p.inputs.push(ProvenanceInput {
+            bytes_read: None,
             path: name,
             size: len,
             mtime: mtime.map(super::rfc3339_utc),

@@ -168,6 +168,11 @@ pub struct ProvenanceInput {
     /// Last modification, RFC 3339 UTC; absent for standard input.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mtime: Option<String>,
+    /// `show --evidence`: bytes read from the input, from its start (fewer
+    /// than `size` when the blocks shown ended early); the SHA-256 is of
+    /// these. Absent in verify's reports (it reads every byte).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bytes_read: Option<u64>,
     /// SHA-256 (hex) of exactly the bytes read, computed as they were read;
     /// absent when a block could not be read or the input was decoded text
     /// on standard input.

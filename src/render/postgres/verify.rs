@@ -190,6 +190,12 @@ pub(crate) fn write_provenance(out: &mut dyn Write, p: &Provenance) -> io::Resul
         if let Some(mtime) = &input.mtime {
             writeln!(out, "  mtime:           {mtime}")?;
         }
+        if let Some(read) = input.bytes_read.filter(|&n| n != input.size) {
+            writeln!(
+                out,
+                "  bytes read:      {read} (from the start; the SHA-256 is of these)"
+            )?;
+        }
         match &input.sha256 {
             Some(sha) => writeln!(out, "  sha256:          {sha}")?,
             None => writeln!(
