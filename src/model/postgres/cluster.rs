@@ -188,3 +188,17 @@ impl RelMapFile {
             .map(|m| m.mapfilenumber)
     }
 }
+
+/// `DBState` in pg_controldata's words.
+pub(crate) fn db_state_name(state: u32) -> &'static str {
+    match state {
+        0 => "starting up",
+        1 => "shut down",
+        2 => "shut down in recovery",
+        3 => "shutting down",
+        4 => "in crash recovery",
+        5 => "in archive recovery",
+        6 => "in production",
+        _ => "unrecognized status code",
+    }
+}

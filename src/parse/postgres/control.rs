@@ -382,20 +382,6 @@ pub fn parse_control_image(data: &[u8]) -> Result<ControlFileImage, String> {
     })
 }
 
-/// `DBState` in pg_controldata's words.
-pub(crate) fn db_state_name(state: u32) -> &'static str {
-    match state {
-        0 => "starting up",
-        1 => "shut down",
-        2 => "shut down in recovery",
-        3 => "shutting down",
-        4 => "in crash recovery",
-        5 => "in archive recovery",
-        6 => "in production",
-        _ => "unrecognized status code",
-    }
-}
-
 /// CRC-32C (Castagnoli), as PostgreSQL's `COMP_CRC32C` with `INIT_CRC32C`
 /// and `FIN_CRC32C`.
 pub fn crc32c(data: &[u8]) -> u32 {

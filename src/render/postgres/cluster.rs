@@ -85,7 +85,7 @@ pub(crate) fn control_lines(image: &ControlFileImage) -> Vec<(&'static str, Stri
         ),
         (
             "Database cluster state",
-            crate::parse::postgres::control::db_state_name(c.state).to_string(),
+            crate::model::postgres::cluster::db_state_name(c.state).to_string(),
         ),
         ("pg_control last modified", time_text(c.time)),
         ("Latest checkpoint location", lsn(c.check_point)),
