@@ -360,7 +360,7 @@ impl BlockRange {
 /// A `--schema` file's text: refused when it is not a regular file (a FIFO
 /// or device could block or never end) or larger than [`MAX_SCHEMA_TEXT`],
 /// of which at most one byte more is read.
-fn read_schema(path: &Path) -> Result<String, Error> {
+pub(crate) fn read_schema(path: &Path) -> Result<String, Error> {
     not_special("--schema", path)?;
     let io_error = |source| Error::Io {
         path: path.to_path_buf(),

@@ -13,6 +13,7 @@ use crate::error::Error;
 pub(crate) mod args;
 pub(crate) mod config;
 mod decode;
+mod export;
 mod show;
 mod verify;
 
@@ -75,6 +76,7 @@ pub(crate) fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Show(args) => show::run(&ShowConfig::from_args(&args)?),
         Command::Verify(args) => verify::run(&VerifyConfig::from_args(&args)?),
         Command::Decode(args) => decode::run(&args),
+        Command::Export(args) => export::run(&args),
         Command::Completions { shell } => {
             // Generated into memory: clap_complete panics on a failed write.
             let mut cmd = Cli::command();

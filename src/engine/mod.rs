@@ -33,6 +33,7 @@ use crate::verify::oracle::OracleInput;
 mod sniff;
 mod toast;
 mod trace;
+pub(crate) mod xact;
 pub(crate) use trace::trace_pages;
 pub use trace::TraceOrigin;
 

@@ -4,6 +4,7 @@ pub(crate) mod attrs;
 pub(crate) mod btree;
 pub(crate) mod check;
 pub(crate) mod checksum;
+pub(crate) mod clog;
 pub(crate) mod control;
 mod datum;
 pub(crate) mod heap;
@@ -15,6 +16,7 @@ pub(crate) mod special;
 pub(crate) mod toast;
 pub(crate) mod toast_page;
 pub(crate) mod values;
+pub(crate) mod visibility;
 
 #[cfg(test)]
 mod proptests;
