@@ -207,3 +207,42 @@ fn a_loose_file_counts_what_the_hint_bits_cannot_decide() {
     assert_eq!(r.stdout, expected("expected.csv"));
     assert_eq!(r.stderr, "");
 }
+
+#[test]
+fn show_verdicts_read_pg_xact_in_a_data_directory() {
+    let r = run(&["show", "--format", "json", REL]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stdout
+            .contains("\"xmin 726 committed; deleted by 740 (committed, per pg_xact)\""),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains(
+        "xmin 741 in progress when the cluster stopped (per pg_xact); dead (insert did not commit)"
+    ));
+    assert!(r.stdout.contains(
+        "HOT-updated by multixact 2 (its updater committed, per pg_xact and pg_multixact)"
+    ));
+    // The same page outside a data directory: the page's own words.
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("export-show-loose");
+    fs::create_dir_all(&dir).unwrap();
+    let loose = dir.join("16384");
+    fs::write(&loose, fixture_bytes("postgres/export/data/base/5/16384")).unwrap();
+    let r = run(&["show", "--format", "json", loose.to_str().unwrap()]);
+    assert!(r
+        .stdout
+        .contains("deleted by 740 if 740 committed (commit status not on the page)"));
+    assert!(!r.stdout.contains("per pg_xact"));
+    // --data-dir gives the loose copy its cluster's answers.
+    let data = fixture("postgres/export/data");
+    let r = run(&[
+        "show",
+        "--format",
+        "ndjson",
+        "--data-dir",
+        data.to_str().unwrap(),
+        loose.to_str().unwrap(),
+    ]);
+    assert!(r.stdout.contains("deleted by 740 (committed, per pg_xact)"));
+}

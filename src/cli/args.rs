@@ -109,6 +109,12 @@ pub(crate) struct ShowArgs {
     #[arg(long)]
     pub all_problems: bool,
 
+    /// PostgreSQL: the data directory whose pg_xact says how transactions
+    /// without hint bits ended, in verdicts (default: the one the input
+    /// file sits in, if any).
+    #[arg(long, value_name = "DIR")]
+    pub data_dir: Option<PathBuf>,
+
     #[command(flatten)]
     pub oracle: OracleArgs,
 }

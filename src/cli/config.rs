@@ -44,6 +44,8 @@ pub(crate) struct ShowConfig {
     pub charset: OraCharset,
     /// Byte order of a trace's hex words; `None` detects.
     pub endian: Option<Endian>,
+    /// `--data-dir`: whose pg_xact answers commit status (PostgreSQL).
+    pub data_dir: Option<PathBuf>,
 }
 
 impl ShowConfig {
@@ -108,6 +110,7 @@ impl ShowConfig {
             toast: args.toast.clone(),
             charset: o.oracle_charset.into(),
             endian: o.endian.into(),
+            data_dir: args.data_dir.clone(),
         })
     }
 

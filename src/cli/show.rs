@@ -5,10 +5,12 @@
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
+use crate::engine::xact::XactLog;
 use crate::engine::{trace_pages, Decoded, Decoder, Engine, Page, ParseOptions};
 use crate::error::Error;
 use crate::input::InputFormat;
 use crate::model::Severity;
+use crate::parse::postgres::visibility::resolve_verdicts;
 use crate::render::{self, Format};
 use crate::source::{segment_from_name, Blocks, RelationFileName, Source};
 
@@ -96,6 +98,8 @@ pub(crate) fn run(cfg: &ShowConfig) -> Result<ExitCode, Error> {
     source.detect_block_size(crate::engine::sniff_block_size);
     let is_trace;
     let mut parallel = None;
+    // pg_xact of the data directory, for the verdicts of unhinted tuples.
+    let mut xact = None;
     // The engine detection's scores (None: a trace, or --engine given).
     let mut detection = None;
     let mut input = if let Some(text) = source.take_trace_text() {
@@ -163,6 +167,13 @@ pub(crate) fn run(cfg: &ShowConfig) -> Result<ExitCode, Error> {
             },
             columns,
         );
+        if engine == Engine::Postgres && !from_text {
+            xact = cfg
+                .data_dir
+                .clone()
+                .or_else(|| cfg.input.as_deref().and_then(XactLog::find_data_dir))
+                .and_then(|d| XactLog::open(&d, source.block_size));
+        }
         if format == Format::Ndjson && decoder.independent() {
             parallel = Some((engine, decoder.options()));
         }
@@ -176,7 +187,14 @@ pub(crate) fn run(cfg: &ShowConfig) -> Result<ExitCode, Error> {
 
     let mut out = BufWriter::new(io::stdout().lock());
     let mut seen = Seen::default();
-    match write_pages(cfg, &mut out, &mut input, parallel, &mut seen) {
+    match write_pages(
+        cfg,
+        &mut out,
+        &mut input,
+        parallel,
+        xact.as_ref(),
+        &mut seen,
+    ) {
         Ok(()) => {}
         // The output pipe closed (`| head`): end quietly with what was found.
         Err(e) if is_broken_pipe(&e) => return Ok(seen.status()),
@@ -244,6 +262,7 @@ fn write_pages(
     out: &mut dyn Write,
     input: &mut Input,
     parallel: Option<(Engine, ParseOptions)>,
+    xact: Option<&XactLog>,
     seen: &mut Seen,
 ) -> Result<(), Error> {
     let opts = cfg.output;
@@ -257,7 +276,14 @@ fn write_pages(
                 pending.push((blkno, bytes));
                 if pending.len() == NDJSON_WINDOW {
                     if let Some((engine, po)) = parallel {
-                        write_window(out, &mut pending, &mut buffers, engine, po, &opts, seen)?;
+                        write_window(
+                            out,
+                            &mut pending,
+                            &mut buffers,
+                            (engine, po, xact),
+                            &opts,
+                            seen,
+                        )?;
                     }
                 }
                 seen.shown += 1;
@@ -265,6 +291,9 @@ fn write_pages(
             }
             Next::Page(d) => *d,
         };
+        if let (Page::Postgres(p), Some(log)) = (&mut d.page, xact) {
+            resolve_verdicts(p, log);
+        }
         if seen.shown > 0 && format.separates_blocks() {
             writeln!(out).map_err(stdout_error)?;
         }
@@ -293,7 +322,14 @@ fn write_pages(
         seen.shown += 1;
     }
     if let Some((engine, po)) = parallel {
-        write_window(out, &mut pending, &mut buffers, engine, po, &opts, seen)?;
+        write_window(
+            out,
+            &mut pending,
+            &mut buffers,
+            (engine, po, xact),
+            &opts,
+            seen,
+        )?;
     }
     if format == Format::Json {
         json.finish(out, &opts).map_err(stdout_error)?;
@@ -308,8 +344,7 @@ fn write_window(
     out: &mut dyn Write,
     pending: &mut Vec<(u64, Vec<u8>)>,
     buffers: &mut Vec<Vec<u8>>,
-    engine: Engine,
-    po: ParseOptions,
+    (engine, po, xact): (Engine, ParseOptions, Option<&XactLog>),
     opts: &render::Options,
     seen: &mut Seen,
 ) -> Result<(), Error> {
@@ -325,13 +360,16 @@ fn write_window(
             buf.clear();
             let mut seen = Seen::default();
             for (blkno, data) in pages {
-                let page = engine.parse(
+                let mut page = engine.parse(
                     data,
                     &ParseOptions {
                         blkno: *blkno,
                         ..po
                     },
                 );
+                if let (Page::Postgres(p), Some(log)) = (&mut page, xact) {
+                    resolve_verdicts(p, log);
+                }
                 seen.page(&page);
                 render::append_ndjson(buf, &page, opts);
             }

@@ -26,39 +26,7 @@
 /// Pages an SLRU segment file holds (`SLRU_PAGES_PER_SEGMENT`).
 pub(crate) const SLRU_PAGES_PER_SEGMENT: u64 = 32;
 
-/// A transaction's status as pg_xact records it (`XidStatus`, clog.h).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum XactStatus {
-    /// `TRANSACTION_STATUS_IN_PROGRESS` (0): never ended — in a stopped
-    /// cluster, a transaction that the crash or shutdown cut off.
-    InProgress,
-    /// `TRANSACTION_STATUS_COMMITTED` (1).
-    Committed,
-    /// `TRANSACTION_STATUS_ABORTED` (2).
-    Aborted,
-    /// `TRANSACTION_STATUS_SUB_COMMITTED` (3): a subtransaction whose parent's
-    /// commit was being recorded; left alone, the parent never committed.
-    SubCommitted,
-}
-
-impl XactStatus {
-    /// The status of two bits.
-    pub(crate) fn from_bits(bits: u8) -> XactStatus {
-        match bits & 3 {
-            0 => XactStatus::InProgress,
-            1 => XactStatus::Committed,
-            2 => XactStatus::Aborted,
-            _ => XactStatus::SubCommitted,
-        }
-    }
-
-    /// Whether the transaction's work counts once every transaction has
-    /// ended: only a commit does (in progress at the stop means cut off by
-    /// the crash or shutdown; a lone sub-commit means the parent did not commit).
-    pub(crate) fn committed(self) -> bool {
-        self == XactStatus::Committed
-    }
-}
+pub(crate) use crate::model::postgres::verdict::XactStatus;
 
 /// Where something lives in an SLRU: segment file number, page in the
 /// segment, byte offset in the page.

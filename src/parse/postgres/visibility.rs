@@ -16,7 +16,8 @@
 //!   version (heap_update), or a move to another partition
 //!   (`MovedPartitionsOffsetNumber`).
 
-use crate::model::postgres::{HeapTupleHeader, ItemPointer};
+use crate::model::postgres::verdict::{ItemVerdict, XidStatus, Xmax};
+use crate::model::postgres::{HeapTupleHeader, ItemPointer, PgPage};
 
 use super::clog::{MemberStatus, XactStatus};
 
@@ -210,4 +211,40 @@ pub(crate) fn decide(
         RowStatus::Updated { xmax: changer }
     };
     Decision { status, looked_up }
+}
+
+/// What pg_xact says about the unhinted xmin and xmax of every tuple's
+/// verdict on `page` (a multixact xmax is left as the page says it).
+pub(crate) fn resolve_verdicts(page: &mut PgPage, log: &dyn XactLookup) {
+    for item in &mut page.items {
+        let ItemVerdict::Tuple(v) = &mut item.verdict else {
+            continue;
+        };
+        if v.xmin_status == XidStatus::NotOnPage {
+            if let Ok(s) = log.xact_status(v.xmin) {
+                v.xmin_status = XidStatus::PerXact(s);
+            }
+        }
+        if let Xmax::Changed {
+            xmax,
+            multi,
+            committed: false,
+            xact,
+            ..
+        } = &mut v.xmax
+        {
+            let status = if *multi {
+                // The updating member's status (a changed row has one).
+                log.multi_members(*xmax).ok().and_then(|ms| {
+                    let (u, _) = ms.into_iter().find(|(_, s)| s.is_update())?;
+                    log.xact_status(u).ok()
+                })
+            } else {
+                log.xact_status(*xmax).ok()
+            };
+            if status.is_some() {
+                *xact = status;
+            }
+        }
+    }
 }
