@@ -404,7 +404,7 @@ pub(crate) fn export_relation(
 }
 
 /// Fill `buf` from `f` as far as the file goes; the number of bytes read.
-fn read_full(f: &mut File, buf: &mut [u8]) -> io::Result<usize> {
+pub(crate) fn read_full(f: &mut File, buf: &mut [u8]) -> io::Result<usize> {
     let mut got = 0;
     while got < buf.len() {
         match f.read(&mut buf[got..]) {

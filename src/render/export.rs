@@ -262,7 +262,7 @@ fn sql_literal(out: &mut Vec<u8>, c: &Cell) {
         (None, _) => out.extend_from_slice(b"NULL"),
         (Some(_), CellKind::Bool(true)) => out.extend_from_slice(b"true"),
         (Some(_), CellKind::Bool(false)) => out.extend_from_slice(b"false"),
-        (Some(t), CellKind::Number) if !t.is_empty() && t.bytes().all(is_number_byte) => {
+        (Some(t), CellKind::Number) if is_number(t) => {
             out.extend_from_slice(t.as_bytes())
         }
         (Some(t), _) => {
@@ -278,8 +278,39 @@ fn sql_literal(out: &mut Vec<u8>, c: &Cell) {
     }
 }
 
-fn is_number_byte(b: u8) -> bool {
-    b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.' | b'e' | b'E')
+/// JSON's number grammar (which SQL's numeric literals include):
+/// `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
+fn is_number(t: &str) -> bool {
+    let b = t.as_bytes();
+    let mut i = usize::from(b.first() == Some(&b'-'));
+    let digits = |i: &mut usize| {
+        let start = *i;
+        while b.get(*i).is_some_and(u8::is_ascii_digit) {
+            *i += 1;
+        }
+        *i - start
+    };
+    let int_start = i;
+    let n = digits(&mut i);
+    if n == 0 || (n > 1 && b[int_start] == b'0') {
+        return false;
+    }
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        if digits(&mut i) == 0 {
+            return false;
+        }
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(b.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        if digits(&mut i) == 0 {
+            return false;
+        }
+    }
+    i == b.len()
 }
 
 /// A JSON value: null, a number, a boolean or a string.
@@ -287,7 +318,7 @@ fn json_value(out: &mut Vec<u8>, c: &Cell) {
     match (c.text, c.kind) {
         (None, _) => out.extend_from_slice(b"null"),
         (Some(_), CellKind::Bool(b)) => out.extend_from_slice(if b { b"true" } else { b"false" }),
-        (Some(t), CellKind::Number) if !t.is_empty() && t.bytes().all(is_number_byte) => {
+        (Some(t), CellKind::Number) if is_number(t) => {
             out.extend_from_slice(t.as_bytes())
         }
         (Some(t), _) => {
@@ -361,6 +392,16 @@ mod tests {
         let mut v = Vec::new();
         csv_text(&mut v, "\\.", true);
         assert_eq!(v, b"\"\\.\"");
+    }
+
+    #[test]
+    fn numbers_follow_json_grammar() {
+        for t in ["0", "-12", "1.5", "1e+300", "-2.5e-300", "0.1"] {
+            assert!(is_number(t), "{t}");
+        }
+        for t in ["", "-", ".5", "-.5", "007", "1.", "NaN", "Infinity", "1e", "1,5"] {
+            assert!(!is_number(t), "{t}");
+        }
     }
 
     #[test]
