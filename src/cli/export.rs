@@ -18,7 +18,7 @@ use crate::engine::xact::XactLog;
 use crate::engine::Engine;
 use crate::error::Error;
 use crate::model::postgres::types::{PgType, Schema};
-use crate::model::postgres::{ItemPointer, LpFlags, PageKind, Storage, Typed, Value};
+use crate::model::postgres::{ItemPointer, LpFlags, PageKind, Typed, Value};
 use crate::model::{ProblemClass, Severity};
 use crate::parse::postgres::attrs;
 use crate::parse::postgres::toast::ToastStore;
@@ -498,7 +498,7 @@ fn export_block(
     if bytes.iter().all(|&b| b == 0) {
         return; // A new page: no rows.
     }
-    let mut page = parse_page_without_spans(
+    let page = parse_page_without_spans(
         bytes,
         &PageOptions {
             blkno,
@@ -534,7 +534,8 @@ fn export_block(
         o.counts.skipped_blocks += 1;
         return;
     }
-    attrs::decode_page(&mut page, bytes, ctx.schema, toast);
+    let mut toast = toast;
+    let mut budget = attrs::PAGE_VALUE_BUDGET;
     let log = ctx.log.map(|l| l as &dyn XactLookup);
     let ncols = ctx.schema.columns.len();
     let mut sys = [String::new(), String::new(), String::new()];
@@ -572,43 +573,37 @@ fn export_block(
         if !wanted {
             continue;
         }
-        let attrs = item.attrs.as_deref().unwrap_or_default();
         // A tuple the column list does not fit, or a value that cannot be read.
-        let natts = usize::from(t.header.natts());
-        let mut why = None;
-        if t.t_data.is_none() {
-            why = Some("t_hoff runs past the tuple".to_string());
-        } else if natts > ncols && !ctx.schema.ignore_rest {
-            why = Some(format!(
-                "the tuple has {natts} attributes, the column list {ncols}"
-            ));
-        }
-        if why.is_none() {
-            for a in attrs {
-                if a.dropped {
-                    continue;
-                }
-                let bad = match a.storage {
-                    Storage::Null | Storage::Missing => false,
-                    _ => a.value.is_none(),
-                } || a.problems.iter().any(|p| p.contains("may be wrong"));
-                if bad {
-                    let label = a.name.clone().unwrap_or_else(|| format!("col{}", a.attnum));
-                    why = Some(format!(
-                        "column {} {label}: {}",
-                        a.attnum,
-                        a.problems.first().map_or("not read", String::as_str)
-                    ));
-                    break;
-                }
+        let values = if t.t_data.is_none() {
+            Err("t_hoff runs past the tuple".to_string())
+        } else {
+            attrs::tuple_values(
+                bytes,
+                &item.id,
+                t,
+                ctx.schema,
+                toast.as_deref_mut(),
+                &mut budget,
+            )
+            .map_err(|(attnum, why)| {
+                let label = ctx
+                    .schema
+                    .columns
+                    .get(attnum.wrapping_sub(1))
+                    .and_then(|c| c.name.clone())
+                    .unwrap_or_else(|| format!("col{attnum}"));
+                format!("column {attnum} {label}: {why}")
+            })
+        };
+        let values = match values {
+            Ok(v) => v,
+            Err(why) => {
+                o.messages
+                    .push(format!("block {blkno} lp {lp}: skipped: {why}"));
+                o.counts.skipped_tuples += 1;
+                continue;
             }
-        }
-        if let Some(why) = why {
-            o.messages
-                .push(format!("block {blkno} lp {lp}: skipped: {why}"));
-            o.counts.skipped_tuples += 1;
-            continue;
-        }
+        };
         if undecided {
             o.counts.undecided_written += 1;
         }
@@ -626,11 +621,11 @@ fn export_block(
         if ctx.opts.rows == Rows::All {
             cells.push(Cell::text(d.status.name()));
         }
-        for (a, col) in attrs.iter().zip(&ctx.schema.columns) {
+        for (v, col) in values.iter().zip(&ctx.schema.columns) {
             if col.dropped {
                 continue;
             }
-            cells.push(match &a.value {
+            cells.push(match v {
                 Some(v) => {
                     let mut c = cell(v);
                     if matches!(col.ty.as_ref().map(|t| &t.ty), Some(PgType::Numeric)) {

@@ -262,9 +262,7 @@ fn sql_literal(out: &mut Vec<u8>, c: &Cell) {
         (None, _) => out.extend_from_slice(b"NULL"),
         (Some(_), CellKind::Bool(true)) => out.extend_from_slice(b"true"),
         (Some(_), CellKind::Bool(false)) => out.extend_from_slice(b"false"),
-        (Some(t), CellKind::Number) if is_number(t) => {
-            out.extend_from_slice(t.as_bytes())
-        }
+        (Some(t), CellKind::Number) if is_number(t) => out.extend_from_slice(t.as_bytes()),
         (Some(t), _) => {
             out.push(b'\'');
             for b in t.bytes() {
@@ -318,9 +316,7 @@ fn json_value(out: &mut Vec<u8>, c: &Cell) {
     match (c.text, c.kind) {
         (None, _) => out.extend_from_slice(b"null"),
         (Some(_), CellKind::Bool(b)) => out.extend_from_slice(if b { b"true" } else { b"false" }),
-        (Some(t), CellKind::Number) if is_number(t) => {
-            out.extend_from_slice(t.as_bytes())
-        }
+        (Some(t), CellKind::Number) if is_number(t) => out.extend_from_slice(t.as_bytes()),
         (Some(t), _) => {
             let _ = serde_json::to_writer(&mut *out, t);
         }
@@ -399,7 +395,9 @@ mod tests {
         for t in ["0", "-12", "1.5", "1e+300", "-2.5e-300", "0.1"] {
             assert!(is_number(t), "{t}");
         }
-        for t in ["", "-", ".5", "-.5", "007", "1.", "NaN", "Infinity", "1e", "1,5"] {
+        for t in [
+            "", "-", ".5", "-.5", "007", "1.", "NaN", "Infinity", "1e", "1,5",
+        ] {
             assert!(!is_number(t), "{t}");
         }
     }

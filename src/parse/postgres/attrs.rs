@@ -721,6 +721,88 @@ pub(crate) fn plain_varlena_data(raw: &[u8]) -> Result<&[u8], String> {
     }
 }
 
+/// The values of one tuple (one per column of `schema`, `None` for NULL),
+/// for `export`: the same layout and value decoding as [`decode_page`],
+/// without labels, spans or problems. `Err` names the first column that
+/// cannot be read (1-based attnum) and why. `budget` is the page's budget of
+/// decoded bytes, as in [`decode_page`].
+pub(crate) fn tuple_values(
+    page: &[u8],
+    id: &ItemId,
+    t: &HeapTuple,
+    schema: &Schema,
+    toast: Option<&mut ToastStore>,
+    budget: &mut usize,
+) -> Result<Vec<Option<Value>>, (usize, String)> {
+    let start = t.data_offset;
+    let end = usize::from(id.lp_off) + usize::from(id.lp_len);
+    let data = page.get(start..end).unwrap_or_default();
+    let natts = usize::from(t.header.natts());
+    let cols = &schema.columns;
+    if natts > cols.len() && !schema.ignore_rest {
+        return Err((
+            cols.len() + 1,
+            format!(
+                "the tuple has {natts} attributes, the column list {}",
+                cols.len()
+            ),
+        ));
+    }
+    let bitmap = tuple_bitmap(page, id, t);
+    let (slots, end_off, error) = layout(data, natts, bitmap, cols);
+    if let Some(e) = error {
+        return Err((e.index + 1, e.message));
+    }
+    if end_off < data.len() && natts <= cols.len() && !schema.ignore_rest {
+        return Err((
+            natts,
+            format!(
+                "{} left over after the last column: the column list does not match this tuple",
+                plural(data.len() - end_off, "byte")
+            ),
+        ));
+    }
+    let mut toast = toast;
+    let mut values = Vec::with_capacity(cols.len());
+    for (i, (col, slot)) in cols.iter().zip(&slots).enumerate() {
+        let v = match *slot {
+            Slot::Missing => col.missing.as_deref().map(|m| missing_value(col, m)),
+            Slot::Null => None,
+            Slot::Present { .. } if col.dropped => None,
+            Slot::Present { off, len, .. } => {
+                let raw = data.get(off..off + len).unwrap_or_default();
+                let mut a = Attr {
+                    attnum: (i + 1) as u16,
+                    name: None,
+                    type_name: String::new(),
+                    dropped: false,
+                    offset: None,
+                    raw: None,
+                    storage: Storage::Unread,
+                    toast: None,
+                    value: None,
+                    problems: Vec::new(),
+                };
+                read_value(col, raw, &mut a, toast.as_deref_mut(), budget);
+                match a.value {
+                    Some(v) => Some(v),
+                    None => {
+                        return Err((
+                            i + 1,
+                            a.problems
+                                .into_iter()
+                                .next()
+                                .unwrap_or_else(|| "not read".into()),
+                        ))
+                    }
+                }
+            }
+        };
+        values.push(v);
+    }
+    Ok(values)
+}
+
 /// The null bitmap (`t_bits`) of a tuple, when it has one.
 pub(crate) fn tuple_bitmap<'a>(page: &'a [u8], id: &ItemId, t: &HeapTuple) -> Option<&'a [u8]> {
     if t.header.t_infomask & HEAP_HASNULL == 0 {
