@@ -18,13 +18,16 @@ use crate::engine::xact::XactLog;
 use crate::engine::Engine;
 use crate::error::Error;
 use crate::model::postgres::types::{PgType, Schema};
-use crate::model::postgres::{ItemPointer, LpFlags, PageKind, Typed, Value};
+use crate::model::postgres::{HeapTuple, ItemPointer, LpFlags, PageKind, Typed, Value};
 use crate::model::{ProblemClass, Severity};
 use crate::parse::postgres::attrs;
+use crate::parse::postgres::heap::{has_readable_tuple, peek_tuple_header};
+use crate::parse::postgres::page::{check_checksum, item_ids};
 use crate::parse::postgres::toast::ToastStore;
 use crate::parse::postgres::visibility::{decide, RowStatus, XactLookup};
-use crate::parse::postgres::{page_size_from_header, parse_page_without_spans, PageOptions};
+use crate::parse::postgres::{check_page_in, page_size_from_header, PageOptions};
 use crate::reader::Endian;
+use crate::reader::Reader;
 use crate::render::export::{Cell, CellKind, ExportFormat, OutColumn, RowFormat};
 use crate::source::{RelationFileName, DEFAULT_BLOCK_SIZE, DEFAULT_SEGMENT_BYTES};
 
@@ -498,18 +501,26 @@ fn export_block(
     if bytes.iter().all(|&b| b == 0) {
         return; // A new page: no rows.
     }
-    let page = parse_page_without_spans(
+    let opts = PageOptions {
+        blkno,
+        blkno_known: true,
+        from_text: false,
+        kind: None,
+        endian: Endian::Little,
+    };
+    // The structural check verify makes (header, line pointers, tuple
+    // headers) and the checksum; then the tuples are read directly.
+    let mut problems = Vec::new();
+    let checked = check_page_in(
         bytes,
-        &PageOptions {
-            blkno,
-            blkno_known: true,
-            from_text: false,
-            kind: None,
-            endian: Endian::Little,
-        },
+        &opts,
+        crate::parse::postgres::Relation::default(),
+        &mut problems,
     );
-    let fatal: Vec<String> = page
-        .problems
+    if let Some(h) = &checked.header {
+        check_checksum(h, bytes, &opts, &mut problems);
+    }
+    let fatal: Vec<&str> = problems
         .iter()
         .filter(|p| {
             p.severity == Severity::Error
@@ -518,39 +529,87 @@ fn export_block(
                     ProblemClass::Header | ProblemClass::Checksum | ProblemClass::Truncated
                 )
         })
-        .map(|p| p.message.clone())
+        .map(|p| p.message.as_str())
         .collect();
-    if !fatal.is_empty() {
-        o.messages
-            .push(format!("block {blkno}: skipped: {}", fatal.join("; ")));
-        o.counts.skipped_blocks += 1;
-        return;
-    }
-    if page.kind != PageKind::Heap {
+    let header = match &checked.header {
+        Some(h) if fatal.is_empty() && checked.header_usable => h,
+        _ => {
+            let why = if fatal.is_empty() {
+                "page header damaged".to_string()
+            } else {
+                fatal.join("; ")
+            };
+            o.messages.push(format!("block {blkno}: skipped: {why}"));
+            o.counts.skipped_blocks += 1;
+            return;
+        }
+    };
+    if checked.kind != PageKind::Heap {
         o.messages.push(format!(
             "block {blkno}: skipped: not a heap page ({})",
-            page.kind.name()
+            checked.kind.name()
         ));
         o.counts.skipped_blocks += 1;
         return;
     }
+    // Line pointers and tuple headers the check found wrong: (lp, message).
+    let bad: Vec<(u16, &str)> = problems
+        .iter()
+        .filter(|p| p.severity == Severity::Error)
+        .filter_map(|p| {
+            let lp = p
+                .field
+                .strip_prefix("lp[")
+                .and_then(|f| f.split(']').next())
+                .or_else(|| {
+                    p.field
+                        .strip_prefix("tuple ")
+                        .and_then(|f| f.split(' ').next())
+                })?;
+            Some((lp.parse().ok()?, p.message.as_str()))
+        })
+        .collect();
+    let r = Reader::new(bytes, Endian::Little);
+    let ids = item_ids(&r, header, &mut Vec::new());
     let mut toast = toast;
     let mut budget = attrs::PAGE_VALUE_BUDGET;
     let log = ctx.log.map(|l| l as &dyn XactLookup);
-    let ncols = ctx.schema.columns.len();
-    let mut sys = [String::new(), String::new(), String::new()];
-    for item in &page.items {
-        let lp = item.id.lp;
-        let Some(t) = &item.tuple else {
-            if item.id.lp_flags == LpFlags::Normal {
-                o.messages.push(format!(
-                    "block {blkno} lp {lp}: skipped: no readable tuple at lp_off {}, lp_len {}",
-                    item.id.lp_off, item.id.lp_len
-                ));
-                o.counts.skipped_tuples += 1;
-            }
+    let mut owned: Vec<Option<Value>> = Vec::with_capacity(ctx.schema.columns.len());
+    for id in &ids {
+        let lp = id.lp;
+        if id.lp_flags != LpFlags::Normal {
+            continue; // unused, redirect, dead: no row
+        }
+        if let Some((_, why)) = bad.iter().find(|(n, _)| *n == lp) {
+            o.messages
+                .push(format!("block {blkno} lp {lp}: skipped: {why}"));
+            o.counts.skipped_tuples += 1;
+            continue;
+        }
+        let header = if has_readable_tuple(id, bytes.len()) {
+            peek_tuple_header(&r, usize::from(id.lp_off)).ok()
+        } else {
+            None
+        };
+        let Some(header) = header else {
+            o.messages.push(format!(
+                "block {blkno} lp {lp}: skipped: no readable tuple at lp_off {}, lp_len {}",
+                id.lp_off, id.lp_len
+            ));
+            o.counts.skipped_tuples += 1;
             continue;
         };
+        let data_offset = usize::from(id.lp_off) + usize::from(header.t_hoff);
+        let t = HeapTuple {
+            header,
+            t_bits: None,
+            t_oid: None,
+            data_offset,
+            t_data: (data_offset <= usize::from(id.lp_off) + usize::from(id.lp_len)).then(Vec::new),
+            raw_flags: Vec::new(),
+            combined_flags: Vec::new(),
+        };
+        let t = &t;
         let self_tid = ItemPointer {
             block: blkno as u32,
             offset: lp,
@@ -574,69 +633,105 @@ fn export_block(
             continue;
         }
         // A tuple the column list does not fit, or a value that cannot be read.
-        let values = if t.t_data.is_none() {
-            Err("t_hoff runs past the tuple".to_string())
+        let layout = if t.t_data.is_none() {
+            Err((0, "t_hoff runs past the tuple".to_string()))
         } else {
-            attrs::tuple_values(
-                bytes,
-                &item.id,
-                t,
-                ctx.schema,
-                toast.as_deref_mut(),
-                &mut budget,
-            )
-            .map_err(|(attnum, why)| {
+            attrs::tuple_layout(bytes, id, t, ctx.schema)
+        };
+        let skip = |o: &mut BlockOut, attnum: usize, why: String| {
+            let what = if attnum == 0 {
+                why
+            } else {
                 let label = ctx
                     .schema
                     .columns
-                    .get(attnum.wrapping_sub(1))
+                    .get(attnum - 1)
                     .and_then(|c| c.name.clone())
                     .unwrap_or_else(|| format!("col{attnum}"));
                 format!("column {attnum} {label}: {why}")
-            })
+            };
+            o.messages
+                .push(format!("block {blkno} lp {lp}: skipped: {what}"));
+            o.counts.skipped_tuples += 1;
         };
-        let values = match values {
-            Ok(v) => v,
-            Err(why) => {
-                o.messages
-                    .push(format!("block {blkno} lp {lp}: skipped: {why}"));
-                o.counts.skipped_tuples += 1;
+        let (data, slots) = match layout {
+            Ok(l) => l,
+            Err((attnum, why)) => {
+                skip(o, attnum, why);
                 continue;
             }
         };
+        // Values that are not read in place, read first: a value that cannot
+        // be read skips the row before any of it is written.
+        owned.clear();
+        let mut failed = None;
+        for (k, (col, slot)) in ctx.schema.columns.iter().zip(&slots).enumerate() {
+            let inline = match *slot {
+                attrs::Slot::Present { off, len, .. } if !col.dropped => data
+                    .get(off..off + len)
+                    .is_some_and(|raw| attrs::inline_value(col, raw).is_some()),
+                _ => false,
+            };
+            if inline {
+                owned.push(None);
+                continue;
+            }
+            match attrs::slot_value(col, data, slot, toast.as_deref_mut(), &mut budget) {
+                Ok(v) => owned.push(v),
+                Err(why) => {
+                    failed = Some((k + 1, why));
+                    break;
+                }
+            }
+        }
+        if let Some((attnum, why)) = failed {
+            skip(o, attnum, why);
+            continue;
+        }
         if undecided {
             o.counts.undecided_written += 1;
         }
-        let mut cells: Vec<Cell> = Vec::with_capacity(ncols + 4);
+        let fmt = ctx.fmt;
+        let out = &mut o.buf;
+        let mut row = fmt.begin(out);
         if ctx.opts.system_columns {
-            sys[0] = format!("({blkno},{lp})");
-            sys[1] = t.header.t_xmin.to_string();
-            sys[2] = t.header.t_xmax.to_string();
-        }
-        if ctx.opts.system_columns {
-            cells.push(Cell::text(&sys[0]));
-            cells.push(Cell::number(&sys[1]));
-            cells.push(Cell::number(&sys[2]));
+            let ctid = format!("({blkno},{lp})");
+            fmt.field(&mut row, Cell::text(&ctid), out);
+            let mut b = itoa::Buffer::new();
+            fmt.field(&mut row, Cell::number(b.format(t.header.t_xmin)), out);
+            fmt.field(&mut row, Cell::number(b.format(t.header.t_xmax)), out);
         }
         if ctx.opts.rows == Rows::All {
-            cells.push(Cell::text(d.status.name()));
+            fmt.field(&mut row, Cell::text(d.status.name()), out);
         }
-        for (v, col) in values.iter().zip(&ctx.schema.columns) {
+        let mut ib = itoa::Buffer::new();
+        for ((col, slot), v) in ctx.schema.columns.iter().zip(&slots).zip(&owned) {
             if col.dropped {
                 continue;
             }
-            cells.push(match v {
-                Some(v) => {
+            let c = match (v, *slot) {
+                (Some(v), _) => {
                     let mut c = cell(v);
                     if matches!(col.ty.as_ref().map(|t| &t.ty), Some(PgType::Numeric)) {
                         c.kind = CellKind::Text;
                     }
                     c
                 }
-                None => Cell::NULL,
-            });
+                (None, attrs::Slot::Present { off, len, .. }) => {
+                    match data
+                        .get(off..off + len)
+                        .and_then(|r| attrs::inline_value(col, r))
+                    {
+                        Some(attrs::Inline::Int(n)) => Cell::number(ib.format(n)),
+                        Some(attrs::Inline::Str(t)) => Cell::text(t),
+                        None => Cell::NULL,
+                    }
+                }
+                (None, _) => Cell::NULL,
+            };
+            fmt.field(&mut row, c, out);
         }
-        ctx.fmt.row(&cells, &mut o.buf);
+        fmt.end(row, out);
         o.counts.rows += 1;
     }
 }

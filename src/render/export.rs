@@ -138,73 +138,101 @@ impl RowFormat {
 
     /// One row: `cells` in the order of the output columns.
     pub(crate) fn row(&self, cells: &[Cell], out: &mut Vec<u8>) {
+        let mut row = self.begin(out);
+        for c in cells {
+            self.field(&mut row, *c, out);
+        }
+        self.end(row, out);
+    }
+
+    /// Start a row; its fields follow with [`RowFormat::field`], in the
+    /// order of the output columns, then [`RowFormat::end`].
+    pub(crate) fn begin(&self, out: &mut Vec<u8>) -> RowState {
+        match self.format {
+            ExportFormat::Sql => out.extend_from_slice(self.sql_prefix.as_bytes()),
+            ExportFormat::Ndjson => out.push(b'{'),
+            ExportFormat::Copy | ExportFormat::Csv => {}
+        }
+        RowState {
+            index: 0,
+            values: 0,
+            comment: Vec::new(),
+        }
+    }
+
+    /// The next field of the row.
+    pub(crate) fn field(&self, row: &mut RowState, c: Cell, out: &mut Vec<u8>) {
+        let i = row.index;
+        row.index += 1;
         match self.format {
             ExportFormat::Copy => {
-                for (i, c) in cells.iter().enumerate() {
-                    if i > 0 {
-                        out.push(b'\t');
-                    }
-                    match c.text {
-                        None => out.extend_from_slice(b"\\N"),
-                        Some(t) => copy_text(out, t),
-                    }
+                if i > 0 {
+                    out.push(b'\t');
                 }
-                out.push(b'\n');
+                match c.text {
+                    None => out.extend_from_slice(b"\\N"),
+                    Some(t) => copy_text(out, t),
+                }
             }
             ExportFormat::Csv => {
-                let single = cells.len() == 1;
-                for (i, c) in cells.iter().enumerate() {
-                    if i > 0 {
-                        out.push(b',');
-                    }
-                    if let Some(t) = c.text {
-                        csv_text(out, t, single);
-                    }
+                if i > 0 {
+                    out.push(b',');
                 }
-                out.push(b'\n');
+                if let Some(t) = c.text {
+                    csv_text(out, t, self.columns.len() == 1);
+                }
             }
             ExportFormat::Sql => {
-                out.extend_from_slice(self.sql_prefix.as_bytes());
-                let mut first = true;
-                for (c, col) in cells.iter().zip(&self.columns) {
-                    if col.extra {
-                        continue;
-                    }
-                    if !first {
-                        out.extend_from_slice(b", ");
-                    }
-                    first = false;
-                    sql_literal(out, c);
-                }
-                out.extend_from_slice(b");");
-                let mut comment = false;
-                for (c, col) in cells.iter().zip(&self.columns) {
-                    if !col.extra {
-                        continue;
-                    }
-                    out.extend_from_slice(if comment { b", " } else { b" -- " });
-                    comment = true;
-                    out.extend_from_slice(col.name.as_bytes());
-                    out.push(b' ');
-                    // One line: a comment cannot hold a newline.
+                let Some(col) = self.columns.get(i) else {
+                    return;
+                };
+                if col.extra {
+                    // Not the table's: a comment after the statement, on one line.
+                    let comment = &mut row.comment;
+                    comment.extend_from_slice(if comment.is_empty() { b" -- " } else { b", " });
+                    comment.extend_from_slice(col.name.as_bytes());
+                    comment.push(b' ');
                     let t = c.text.unwrap_or("NULL");
-                    out.extend(t.bytes().map(|b| if b == b'\n' { b' ' } else { b }));
+                    comment.extend(t.bytes().map(|b| if b == b'\n' { b' ' } else { b }));
+                    return;
                 }
-                out.push(b'\n');
+                if row.values > 0 {
+                    out.extend_from_slice(b", ");
+                }
+                row.values += 1;
+                sql_literal(out, &c);
             }
             ExportFormat::Ndjson => {
-                out.push(b'{');
-                for (i, (c, key)) in cells.iter().zip(&self.json_keys).enumerate() {
-                    if i > 0 {
-                        out.push(b',');
-                    }
-                    out.extend_from_slice(key.as_bytes());
-                    json_value(out, c);
+                if i > 0 {
+                    out.push(b',');
                 }
-                out.extend_from_slice(b"}\n");
+                if let Some(k) = self.json_keys.get(i) {
+                    out.extend_from_slice(k.as_bytes());
+                }
+                json_value(out, &c);
             }
         }
     }
+
+    /// End the row.
+    pub(crate) fn end(&self, row: RowState, out: &mut Vec<u8>) {
+        match self.format {
+            ExportFormat::Copy | ExportFormat::Csv => out.push(b'\n'),
+            ExportFormat::Sql => {
+                out.extend_from_slice(b");");
+                out.extend_from_slice(&row.comment);
+                out.push(b'\n');
+            }
+            ExportFormat::Ndjson => out.extend_from_slice(b"}\n"),
+        }
+    }
+}
+
+/// A row being written: how many fields so far, and (SQL) the comment.
+pub(crate) struct RowState {
+    index: usize,
+    values: usize,
+    comment: Vec<u8>,
 }
 
 /// `CopyAttributeOutText` with the tab delimiter: backslash, and the
@@ -212,6 +240,15 @@ impl RowFormat {
 /// control characters as they are.
 pub(crate) fn copy_text(out: &mut Vec<u8>, s: &str) {
     let b = s.as_bytes();
+    // Most values need no escape: one pass without an early exit (which
+    // the compiler vectorises) decides.
+    if !b
+        .iter()
+        .fold(false, |any, &c| any | (c == b'\\') | (c < 0x20))
+    {
+        out.extend_from_slice(b);
+        return;
+    }
     let mut start = 0;
     for (i, &c) in b.iter().enumerate() {
         let esc = match c {
