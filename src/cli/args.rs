@@ -28,6 +28,9 @@ pub(crate) enum Command {
     /// One picture of a whole file: per block fill, line pointers by state,
     /// zero pages, errors; exit status 1 if a block has errors.
     Map(MapArgs),
+    /// Write a table's rows out of its relation file (or an Oracle datafile)
+    /// as COPY text, CSV, INSERT statements or NDJSON, with no server.
+    Export(ExportArgs),
     /// Print shell completions.
     Completions {
         /// The shell to generate completions for.
@@ -129,6 +132,12 @@ pub(crate) struct ShowArgs {
     /// exactly the bytes read (computed as they were read).
     #[arg(long)]
     pub evidence: bool,
+
+    /// PostgreSQL: the data directory whose pg_xact says how transactions
+    /// without hint bits ended, in verdicts (default: the one the input
+    /// file sits in, if any).
+    #[arg(long, value_name = "DIR")]
+    pub data_dir: Option<PathBuf>,
 
     #[command(flatten)]
     pub oracle: OracleArgs,
@@ -678,4 +687,104 @@ mod tests {
         assert!(parse_size("0").is_err());
         assert!(parse_size("1X").is_err());
     }
+}
+
+/// `export`: rows out of a relation file or an Oracle datafile.
+#[derive(Args, Debug)]
+pub(crate) struct ExportArgs {
+    /// A relation file (`16396`: its segments `16396.1`, `16396.2`, … are
+    /// read after it) or an Oracle datafile.
+    pub input: PathBuf,
+
+    /// Output format: `copy` (COPY's text format), `csv` (COPY's CSV),
+    /// `sql` (INSERT statements), `ndjson` (one JSON object per row).
+    #[arg(long, short = 'f', value_enum, default_value_t = ExportFormatArg::Csv)]
+    pub format: ExportFormatArg,
+
+    /// The table's columns, as `show --columns` takes them.
+    #[arg(long, value_name = "LIST", conflicts_with = "schema")]
+    pub columns: Option<String>,
+
+    /// The table's columns from a file, as `show --schema` takes it.
+    #[arg(long, value_name = "FILE")]
+    pub schema: Option<PathBuf>,
+
+    /// The TOAST relation's file (repeat for several segments).
+    #[arg(long, value_name = "FILE")]
+    pub toast: Vec<PathBuf>,
+
+    /// A header line with the column names first.
+    #[arg(long)]
+    pub header: bool,
+
+    /// Add ctid, xmin and xmax before the columns.
+    #[arg(long)]
+    pub with_system_columns: bool,
+
+    /// Which rows: `visible` (what a query returns once every transaction
+    /// ended), `deleted` (removed by a committed DELETE, bytes still on the
+    /// page), `all` (every tuple version, with a status column).
+    #[arg(long, value_enum, default_value_t = RowsArg::Visible)]
+    pub rows: RowsArg,
+
+    /// The table name in `--format sql`'s INSERT statements (default:
+    /// `restored_` and the relation file's number).
+    #[arg(long, value_name = "NAME")]
+    pub table_name: Option<String>,
+
+    /// The data directory whose pg_xact and pg_multixact decide commit
+    /// status (default: the one the relation file sits in, if any).
+    #[arg(long, value_name = "DIR")]
+    pub data_dir: Option<PathBuf>,
+
+    /// With a data directory as the input: the table to export,
+    /// `SCHEMA.NAME` (or `NAME` in public), found through the catalogs read
+    /// offline (its files, columns and TOAST table); `--columns`/`--schema`
+    /// given too replace the catalog's columns.
+    #[arg(long, value_name = "SCHEMA.NAME")]
+    pub table: Option<String>,
+
+    /// The database of `--table` (default: postgres).
+    #[arg(long, value_name = "NAME", requires = "table")]
+    pub database: Option<String>,
+
+    /// Page size in bytes (default: read from the first page header, else 8192).
+    #[arg(long, value_name = "BYTES")]
+    pub block_size: Option<usize>,
+
+    /// Which database wrote the file.
+    #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
+    pub engine: EngineArg,
+
+    /// Oracle: the data object id (kdbh/ktbbh objd) whose rows to write.
+    #[arg(long, value_name = "N")]
+    pub object_id: Option<u32>,
+
+    /// Oracle: database character set of VARCHAR2/CHAR columns.
+    #[arg(long, value_enum, value_name = "CHARSET", default_value_t = OracleCharsetArg::Al32utf8)]
+    pub oracle_charset: OracleCharsetArg,
+}
+
+/// Output formats of `export`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ExportFormatArg {
+    /// COPY's text format: tab-separated, `\N` for NULL, backslash escapes.
+    Copy,
+    /// COPY's CSV format: quoted only where needed, NULL empty.
+    Csv,
+    /// INSERT statements.
+    Sql,
+    /// One JSON object per row, with typed values.
+    Ndjson,
+}
+
+/// Which rows `export` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum RowsArg {
+    /// The rows a query would return once every transaction ended.
+    Visible,
+    /// Rows removed by a committed DELETE whose bytes are still on the page.
+    Deleted,
+    /// Every tuple version, with its status.
+    All,
 }

@@ -52,6 +52,8 @@ pub(crate) struct ShowConfig {
     pub table: Option<TableSpec>,
     /// `--evidence`: each input's provenance after its blocks.
     pub evidence: bool,
+    /// `--data-dir`: whose pg_xact answers commit status (PostgreSQL).
+    pub data_dir: Option<PathBuf>,
 }
 
 /// `show DATADIR --table SCHEMA.NAME [--database NAME]`.
@@ -132,6 +134,7 @@ impl ShowConfig {
                 name: name.clone(),
                 database: args.database.clone().unwrap_or_else(|| "postgres".into()),
             }),
+            data_dir: args.data_dir.clone(),
         })
     }
 
@@ -176,6 +179,7 @@ impl DiffConfig {
             table: None,
             database: None,
             evidence: false,
+            data_dir: None,
             all_problems: true,
             oracle: args.oracle.clone(),
         };
@@ -450,7 +454,7 @@ impl BlockRange {
 /// A `--schema` file's text: refused when it is not a regular file (a FIFO
 /// or device could block or never end) or larger than [`MAX_SCHEMA_TEXT`],
 /// of which at most one byte more is read.
-fn read_schema(path: &Path) -> Result<String, Error> {
+pub(crate) fn read_schema(path: &Path) -> Result<String, Error> {
     not_special("--schema", path)?;
     let io_error = |source| Error::Io {
         path: path.to_path_buf(),

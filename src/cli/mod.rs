@@ -14,6 +14,7 @@ pub(crate) mod args;
 pub(crate) mod config;
 mod decode;
 mod diff;
+mod export;
 mod map;
 mod show;
 mod show_cluster;
@@ -80,6 +81,7 @@ pub(crate) fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Decode(args) => decode::run(&args),
         Command::Diff(args) => diff::run(&DiffConfig::from_args(&args)?),
         Command::Map(args) => map::run(&args),
+        Command::Export(args) => export::run(&args),
         Command::Completions { shell } => {
             // Generated into memory: clap_complete panics on a failed write.
             let mut cmd = Cli::command();

@@ -6,11 +6,13 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use crate::engine::xact::XactLog;
 use crate::engine::{trace_pages, Decoded, Decoder, Engine, Page, ParseOptions};
 use crate::error::Error;
 use crate::input::InputFormat;
 use crate::model::postgres::verify::{Provenance, ProvenanceInput};
 use crate::model::Severity;
+use crate::parse::postgres::visibility::resolve_verdicts;
 use crate::render::{self, Format};
 use crate::source::{segment_from_name, Blocks, RelationFileName, Source, Tap};
 
@@ -97,6 +99,8 @@ pub(super) struct Opened {
     detection: Option<crate::engine::Detection>,
     /// Engine and options for the parallel NDJSON path, when it applies.
     parallel: Option<(Engine, ParseOptions)>,
+    /// pg_xact of the data directory, for the verdicts of unhinted tuples.
+    xact: Option<XactLog>,
 }
 
 impl Opened {
@@ -131,6 +135,7 @@ pub(super) fn open(cfg: &ShowConfig, spans: bool, tap: Option<Tap>) -> Result<Op
             is_trace: true,
             detection,
             parallel,
+            xact: None,
         });
     }
     let engine = match cfg.engine {
@@ -189,6 +194,14 @@ pub(super) fn open(cfg: &ShowConfig, spans: bool, tap: Option<Tap>) -> Result<Op
         },
         columns,
     );
+    let xact = (engine == Engine::Postgres && !from_text)
+        .then(|| {
+            cfg.data_dir
+                .clone()
+                .or_else(|| cfg.input.as_deref().and_then(XactLog::find_data_dir))
+        })
+        .flatten()
+        .and_then(|d| XactLog::open(&d, source.block_size));
     if format == Format::Ndjson && decoder.independent() {
         parallel = Some((engine, decoder.options()));
     }
@@ -202,6 +215,7 @@ pub(super) fn open(cfg: &ShowConfig, spans: bool, tap: Option<Tap>) -> Result<Op
         is_trace: false,
         detection,
         parallel,
+        xact,
     })
 }
 
@@ -376,9 +390,20 @@ fn show_input(
         is_trace,
         detection,
         parallel,
+        xact,
     } = open(cfg, cfg.output.format.shows_spans(), tap)?;
     let mut seen = Seen::default();
-    let written = write_pages(cfg, out, &mut input, parallel, &mut seen, json).and_then(|()| {
+    let parallel = parallel.map(|(engine, po)| (engine, po, xact.as_ref()));
+    let written = write_pages(
+        cfg,
+        out,
+        &mut input,
+        parallel,
+        xact.as_ref(),
+        &mut seen,
+        json,
+    );
+    let written = written.and_then(|()| {
         if alone {
             if cfg.output.format == Format::Json {
                 std::mem::take(json)
@@ -452,7 +477,8 @@ fn write_pages(
     cfg: &ShowConfig,
     out: &mut dyn Write,
     input: &mut Input,
-    parallel: Option<(Engine, ParseOptions)>,
+    parallel: Option<(Engine, ParseOptions, Option<&XactLog>)>,
+    xact: Option<&XactLog>,
     seen: &mut Seen,
     json: &mut render::JsonPages,
 ) -> Result<(), Error> {
@@ -465,8 +491,15 @@ fn write_pages(
             Next::Raw(blkno, bytes) => {
                 pending.push((blkno, bytes));
                 if pending.len() == NDJSON_WINDOW {
-                    if let Some((engine, po)) = parallel {
-                        write_window(out, &mut pending, &mut buffers, engine, po, &opts, seen)?;
+                    if let Some((engine, po, xact)) = parallel {
+                        write_window(
+                            out,
+                            &mut pending,
+                            &mut buffers,
+                            (engine, po, xact),
+                            &opts,
+                            seen,
+                        )?;
                     }
                 }
                 seen.shown += 1;
@@ -474,6 +507,9 @@ fn write_pages(
             }
             Next::Page(d) => *d,
         };
+        if let (Page::Postgres(p), Some(log)) = (&mut d.page, xact) {
+            resolve_verdicts(p, log);
+        }
         if seen.shown > 0 && format.separates_blocks() {
             writeln!(out).map_err(stdout_error)?;
         }
@@ -501,8 +537,15 @@ fn write_pages(
         }
         seen.shown += 1;
     }
-    if let Some((engine, po)) = parallel {
-        write_window(out, &mut pending, &mut buffers, engine, po, &opts, seen)?;
+    if let Some((engine, po, xact)) = parallel {
+        write_window(
+            out,
+            &mut pending,
+            &mut buffers,
+            (engine, po, xact),
+            &opts,
+            seen,
+        )?;
     }
     Ok(())
 }
@@ -514,8 +557,7 @@ fn write_window(
     out: &mut dyn Write,
     pending: &mut Vec<(u64, Vec<u8>)>,
     buffers: &mut Vec<Vec<u8>>,
-    engine: Engine,
-    po: ParseOptions,
+    (engine, po, xact): (Engine, ParseOptions, Option<&XactLog>),
     opts: &render::Options,
     seen: &mut Seen,
 ) -> Result<(), Error> {
@@ -531,13 +573,16 @@ fn write_window(
             buf.clear();
             let mut seen = Seen::default();
             for (blkno, data) in pages {
-                let page = engine.parse(
+                let mut page = engine.parse(
                     data,
                     &ParseOptions {
                         blkno: *blkno,
                         ..po
                     },
                 );
+                if let (Page::Postgres(p), Some(log)) = (&mut page, xact) {
+                    resolve_verdicts(p, log);
+                }
                 seen.page(&page);
                 render::append_ndjson(buf, &page, opts);
             }

@@ -34,6 +34,7 @@ pub(crate) mod cluster;
 mod sniff;
 mod toast;
 mod trace;
+pub(crate) mod xact;
 pub(crate) use trace::trace_pages;
 pub use trace::TraceOrigin;
 

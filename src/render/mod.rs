@@ -12,6 +12,7 @@ use serde::Serialize;
 use crate::engine::{Decoded, Page, TraceOrigin};
 
 pub(crate) mod diff;
+pub(crate) mod export;
 mod fit;
 pub(crate) mod hex;
 pub(crate) mod map;

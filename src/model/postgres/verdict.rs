@@ -26,6 +26,53 @@ pub enum XidStatus {
     Frozen,
     /// No hint bit: the status is in pg_xact, not on the page.
     NotOnPage,
+    /// No hint bit, and the data directory's pg_xact says this.
+    PerXact(XactStatus),
+}
+
+/// A transaction's status as pg_xact records it (`XidStatus`, clog.h).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum XactStatus {
+    /// `TRANSACTION_STATUS_IN_PROGRESS` (0): never ended — in a stopped
+    /// cluster, a transaction that the crash or shutdown cut off (the server
+    /// counts it as aborted when it starts again).
+    InProgress,
+    /// `TRANSACTION_STATUS_COMMITTED` (1).
+    Committed,
+    /// `TRANSACTION_STATUS_ABORTED` (2).
+    Aborted,
+    /// `TRANSACTION_STATUS_SUB_COMMITTED` (3): a subtransaction whose parent's
+    /// commit was being recorded; left alone, the parent never committed.
+    SubCommitted,
+}
+
+impl XactStatus {
+    /// The status of two bits.
+    pub fn from_bits(bits: u8) -> XactStatus {
+        match bits & 3 {
+            0 => XactStatus::InProgress,
+            1 => XactStatus::Committed,
+            2 => XactStatus::Aborted,
+            _ => XactStatus::SubCommitted,
+        }
+    }
+
+    /// The words used in verdicts.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            XactStatus::InProgress => "in progress when the cluster stopped",
+            XactStatus::Committed => "committed",
+            XactStatus::Aborted => "aborted",
+            XactStatus::SubCommitted => "sub-committed, parent never committed",
+        }
+    }
+
+    /// Whether the transaction's work counts once every transaction has
+    /// ended: only a commit does (in progress at the stop means cut off by
+    /// the crash or shutdown; a lone sub-commit means the parent did not commit).
+    pub fn committed(self) -> bool {
+        self == XactStatus::Committed
+    }
 }
 
 /// The row lock a lock-only xmax holds (heapam's `HEAP_XMAX_IS_*_LOCKED`).
@@ -113,6 +160,8 @@ pub enum Xmax {
         change: Change,
         /// `HEAP_XMAX_COMMITTED` is set.
         committed: bool,
+        /// Without the hint bit: what the data directory's pg_xact says.
+        xact: Option<XactStatus>,
     },
 }
 
@@ -166,6 +215,7 @@ impl fmt::Display for XidStatus {
             XidStatus::Aborted => "aborted",
             XidStatus::Frozen => "frozen",
             XidStatus::NotOnPage => "(commit status not on the page)",
+            XidStatus::PerXact(s) => return write!(f, "{} (per pg_xact)", s.as_str()),
         })
     }
 }
@@ -178,6 +228,8 @@ impl fmt::Display for TupleVerdict {
         let cond = Conditional((self.xmin_status == XidStatus::NotOnPage).then_some(xmin));
         if self.xmin_status == XidStatus::Aborted {
             f.write_str("dead (insert aborted)")?;
+        } else if matches!(self.xmin_status, XidStatus::PerXact(s) if !s.committed()) {
+            f.write_str("dead (insert did not commit)")?;
         } else {
             match self.xmax {
                 Xmax::None => write!(f, "xmax invalid: live{cond}")?,
@@ -208,6 +260,7 @@ impl fmt::Display for TupleVerdict {
                     multi,
                     change,
                     committed,
+                    xact,
                 } => {
                     let verb = match change {
                         Change::Deleted => "deleted",
@@ -218,12 +271,27 @@ impl fmt::Display for TupleVerdict {
                     };
                     let by = if multi { "multixact " } else { "" };
                     write!(f, "{verb} by {by}{xmax}")?;
-                    match (committed, multi) {
-                        (true, _) => f.write_str(" committed")?,
-                        (false, false) => write!(f, " if {xmax} committed ({NOT_ON_PAGE})")?,
-                        (false, true) => write!(f, " if its updater committed ({NOT_ON_PAGE})")?,
+                    match (committed, multi, xact) {
+                        (true, _, _) => f.write_str(" committed")?,
+                        (false, false, Some(XactStatus::Committed)) => {
+                            f.write_str(" (committed, per pg_xact)")?
+                        }
+                        (false, false, Some(s)) => {
+                            write!(f, " ({}, per pg_xact): live{cond}", s.as_str())?
+                        }
+                        (false, false, None) => write!(f, " if {xmax} committed ({NOT_ON_PAGE})")?,
+                        (false, true, Some(s)) => write!(
+                            f,
+                            " (its updater {}, per pg_xact and pg_multixact){}",
+                            s.as_str(),
+                            if s.committed() { "" } else { ": live" }
+                        )?,
+                        (false, true, None) => {
+                            write!(f, " if its updater committed ({NOT_ON_PAGE})")?
+                        }
                     }
-                    if let (true, Change::Updated { next, .. }) = (committed, change) {
+                    let known = committed || xact == Some(XactStatus::Committed);
+                    if let (true, Change::Updated { next, .. }) = (known, change) {
                         write!(f, "; next version at {next}")?;
                     }
                 }
@@ -298,6 +366,7 @@ mod tests {
             xmax: 11,
             multi: false,
             change: Change::Deleted,
+            xact: None,
             committed: false,
         };
         assert_eq!(
@@ -315,9 +384,37 @@ mod tests {
                 hot: true,
             },
             committed: false,
+            xact: None,
         };
         let text = tuple(XidStatus::Committed, updated);
         assert!(!text.contains("next version"), "{text}");
+    }
+
+    #[test]
+    fn pg_xact_answers_what_the_page_does_not() {
+        let deleted = |xact| Xmax::Changed {
+            xmax: 741,
+            multi: false,
+            change: Change::Deleted,
+            committed: false,
+            xact: Some(xact),
+        };
+        assert_eq!(
+            tuple(
+                XidStatus::PerXact(XactStatus::Committed),
+                deleted(XactStatus::Committed)
+            ),
+            "xmin 10 committed (per pg_xact); deleted by 741 (committed, per pg_xact)"
+        );
+        assert_eq!(
+            tuple(XidStatus::Committed, deleted(XactStatus::InProgress)),
+            "xmin 10 committed; deleted by 741 (in progress when the cluster stopped, per \
+             pg_xact): live"
+        );
+        assert_eq!(
+            tuple(XidStatus::PerXact(XactStatus::Aborted), Xmax::None),
+            "xmin 10 aborted (per pg_xact); dead (insert did not commit)"
+        );
     }
 
     #[test]
@@ -333,6 +430,7 @@ mod tests {
                 hot: true,
             },
             committed: true,
+            xact: None,
         };
         assert_eq!(
             tuple(XidStatus::Committed, updated),

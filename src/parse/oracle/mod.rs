@@ -16,6 +16,7 @@ pub(crate) mod datatype;
 pub(crate) mod kdb;
 pub(crate) mod kdx;
 pub(crate) mod ktb;
+pub(crate) mod rowbytes;
 pub(crate) mod trace;
 pub(crate) mod verify;
 

@@ -776,6 +776,123 @@ pub(crate) fn plain_varlena_data(raw: &[u8]) -> Result<&[u8], String> {
     }
 }
 
+/// A tuple's data and the slot of each column in it.
+pub(crate) type TupleLayout<'a> = (&'a [u8], Vec<Slot>);
+
+/// The layout of one tuple's data over `schema` (one slot per column), for
+/// `export`: the same walk as [`decode_page`], without labels, spans or
+/// problems. Returns the tuple's data and the slots; `Err` names the first
+/// column (1-based attnum) the column list does not fit, and why.
+pub(crate) fn tuple_layout<'a>(
+    page: &'a [u8],
+    id: &ItemId,
+    t: &HeapTuple,
+    schema: &Schema,
+) -> Result<TupleLayout<'a>, (usize, String)> {
+    let start = t.data_offset;
+    let end = usize::from(id.lp_off) + usize::from(id.lp_len);
+    let data = page.get(start..end).unwrap_or_default();
+    let natts = usize::from(t.header.natts());
+    let cols = &schema.columns;
+    if natts > cols.len() && !schema.ignore_rest {
+        return Err((
+            cols.len() + 1,
+            format!(
+                "the tuple has {natts} attributes, the column list {}",
+                cols.len()
+            ),
+        ));
+    }
+    let bitmap = tuple_bitmap(page, id, t);
+    let (slots, end_off, error) = layout(data, natts, bitmap, cols);
+    if let Some(e) = error {
+        return Err((e.index + 1, e.message));
+    }
+    if end_off < data.len() && natts <= cols.len() && !schema.ignore_rest {
+        return Err((
+            natts,
+            format!(
+                "{} left over after the last column: the column list does not match this tuple",
+                plural(data.len() - end_off, "byte")
+            ),
+        ));
+    }
+    Ok((data, slots))
+}
+
+/// A value read in place from the page, without allocating.
+pub(crate) enum Inline<'a> {
+    /// An integer (int2, int4, int8).
+    Int(i64),
+    /// Text as stored (text, varchar, bpchar in UTF-8).
+    Str(&'a str),
+}
+
+/// The value of `raw` for the common types whose text is the stored bytes
+/// or an integer (what [`read_value`] would print), read in place; `None`
+/// for every other type and storage.
+pub(crate) fn inline_value<'a>(col: &Column, raw: &'a [u8]) -> Option<Inline<'a>> {
+    let ty = &col.ty.as_ref()?.ty;
+    if ty.attlen() != col.attlen {
+        return None;
+    }
+    match ty {
+        PgType::Int2 => Some(Inline::Int(i64::from(i16::from_le_bytes(
+            raw.try_into().ok()?,
+        )))),
+        PgType::Int4 => Some(Inline::Int(i64::from(i32::from_le_bytes(
+            raw.try_into().ok()?,
+        )))),
+        PgType::Int8 => Some(Inline::Int(i64::from_le_bytes(raw.try_into().ok()?))),
+        PgType::Text | PgType::Varchar | PgType::Bpchar => match classify(raw).ok()? {
+            Varlena::Short(d) | Varlena::Long(d) => std::str::from_utf8(d).ok().map(Inline::Str),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The value of slot `slot` of column `col` in the tuple's `data` (`None`
+/// for NULL and dropped columns), read as [`decode_page`] reads it; `Err`
+/// says why it cannot be read.
+pub(crate) fn slot_value(
+    col: &Column,
+    data: &[u8],
+    slot: &Slot,
+    toast: Option<&mut ToastStore>,
+    budget: &mut usize,
+) -> Result<Option<Value>, String> {
+    match *slot {
+        Slot::Missing => Ok(col.missing.as_deref().map(|m| missing_value(col, m))),
+        Slot::Null => Ok(None),
+        Slot::Present { .. } if col.dropped => Ok(None),
+        Slot::Present { off, len, .. } => {
+            let raw = data.get(off..off + len).unwrap_or_default();
+            let mut a = Attr {
+                attnum: 0,
+                name: None,
+                type_name: String::new(),
+                dropped: false,
+                offset: None,
+                raw: None,
+                storage: Storage::Unread,
+                toast: None,
+                value: None,
+                problems: Vec::new(),
+            };
+            read_value(col, raw, &mut a, toast, budget);
+            match a.value {
+                Some(v) => Ok(Some(v)),
+                None => Err(a
+                    .problems
+                    .into_iter()
+                    .next()
+                    .unwrap_or_else(|| "not read".into())),
+            }
+        }
+    }
+}
+
 /// The null bitmap (`t_bits`) of a tuple, when it has one.
 pub(crate) fn tuple_bitmap<'a>(page: &'a [u8], id: &ItemId, t: &HeapTuple) -> Option<&'a [u8]> {
     if t.header.t_infomask & HEAP_HASNULL == 0 {

@@ -394,6 +394,7 @@ fn xmax_verdict(id: &ItemId, h: &HeapTupleHeader, blkno: u64) -> Xmax {
         multi,
         change,
         committed: m & HEAP_XMAX_COMMITTED != 0,
+        xact: None,
     }
 }
 

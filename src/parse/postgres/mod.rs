@@ -7,6 +7,7 @@ pub(crate) mod btree;
 pub(crate) mod catalog;
 pub(crate) mod check;
 pub(crate) mod checksum;
+pub(crate) mod clog;
 pub(crate) mod control;
 pub(crate) mod datum;
 pub(crate) mod figures;
@@ -23,6 +24,7 @@ mod spgist;
 pub(crate) mod toast;
 pub(crate) mod toast_page;
 pub(crate) mod values;
+pub(crate) mod visibility;
 
 #[cfg(test)]
 mod proptests;

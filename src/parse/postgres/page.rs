@@ -397,7 +397,7 @@ fn read_line_pointers(r: &mut Reader, h: &PageHeader, problems: &mut Vec<Problem
 /// Moved to [`crate::model::postgres::names`]; kept at its old path for code not yet updated.
 pub(crate) use crate::model::postgres::names::describe_item_id;
 
-fn check_checksum(
+pub(crate) fn check_checksum(
     h: &PageHeader,
     data: &[u8],
     opts: &PageOptions,

@@ -1,0 +1,833 @@
+//! `export`: a table's rows out of its relation files (or an Oracle
+//! datafile) as COPY text, CSV, INSERT statements or NDJSON.
+//!
+//! PostgreSQL: [`export_relation`] takes what the catalog (or the command
+//! line) says about a table — its main fork's segment files, its columns,
+//! its TOAST relation's files, the data directory whose pg_xact decides
+//! commit status — and writes its rows. Blocks are read a window at a time
+//! and decoded on every core when no TOAST relation is read (TOAST lookups
+//! read a file by seeking, one block at a time); rows come out in block
+//! order. What cannot be read is named on standard error and skipped.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use crate::engine::xact::XactLog;
+use crate::engine::Engine;
+use crate::error::Error;
+use crate::model::postgres::types::{PgType, Schema};
+use crate::model::postgres::{HeapTuple, ItemPointer, LpFlags, PageKind, Typed, Value};
+use crate::model::{ProblemClass, Severity};
+use crate::parse::postgres::attrs;
+use crate::parse::postgres::heap::{has_readable_tuple, peek_tuple_header};
+use crate::parse::postgres::page::{check_checksum, item_ids};
+use crate::parse::postgres::toast::ToastStore;
+use crate::parse::postgres::visibility::{decide, RowStatus, XactLookup};
+use crate::parse::postgres::{check_page_in, page_size_from_header, PageOptions};
+use crate::reader::Endian;
+use crate::reader::Reader;
+use crate::render::export::{Cell, CellKind, ExportFormat, OutColumn, RowFormat};
+use crate::source::{RelationFileName, DEFAULT_BLOCK_SIZE, DEFAULT_SEGMENT_BYTES};
+
+use super::args::{EngineArg, ExportArgs, ExportFormatArg, RowsArg};
+use super::config::read_schema;
+use super::{report_error, stdout_error};
+
+mod oracle;
+
+/// Blocks read and decoded at a time, in tasks of [`TASK`] blocks.
+const WINDOW: usize = 256;
+const TASK: usize = 16;
+
+/// Which tuple versions to write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Rows {
+    /// What a query returns once every transaction ended (and the undecided).
+    Visible,
+    /// Removed by a committed DELETE.
+    Deleted,
+    /// Every tuple version, with its status.
+    All,
+}
+
+/// How to write the rows.
+#[derive(Clone, Debug)]
+pub(crate) struct ExportOptions {
+    /// The output format.
+    pub(crate) format: ExportFormat,
+    /// A header line first (COPY and CSV).
+    pub(crate) header: bool,
+    /// ctid, xmin, xmax before the columns.
+    pub(crate) system_columns: bool,
+    /// Which rows.
+    pub(crate) rows: Rows,
+    /// Page size; `None` reads it from the first page header.
+    pub(crate) block_size: Option<usize>,
+}
+
+/// A PostgreSQL table as export reads it: what the catalog lookup finds
+/// (or the command line gives).
+pub(crate) struct Relation {
+    /// The main fork's segment files, in order (`N`, `N.1`, …).
+    pub(crate) segments: Vec<PathBuf>,
+    /// The table's attributes (dropped ones included, defaults of added ones).
+    pub(crate) schema: Schema,
+    /// The TOAST relation's segment files, if it has one.
+    pub(crate) toast_segments: Option<Vec<PathBuf>>,
+    /// The data directory whose pg_xact and pg_multixact decide commit status.
+    pub(crate) data_dir: Option<PathBuf>,
+    /// The name used in INSERT statements.
+    pub(crate) table_name: String,
+}
+
+impl From<ExportFormatArg> for ExportFormat {
+    fn from(f: ExportFormatArg) -> Self {
+        match f {
+            ExportFormatArg::Copy => ExportFormat::Copy,
+            ExportFormatArg::Csv => ExportFormat::Csv,
+            ExportFormatArg::Sql => ExportFormat::Sql,
+            ExportFormatArg::Ndjson => ExportFormat::Ndjson,
+        }
+    }
+}
+
+impl From<RowsArg> for Rows {
+    fn from(r: RowsArg) -> Self {
+        match r {
+            RowsArg::Visible => Rows::Visible,
+            RowsArg::Deleted => Rows::Deleted,
+            RowsArg::All => Rows::All,
+        }
+    }
+}
+
+/// Run `export`.
+pub(crate) fn run(args: &ExportArgs) -> Result<ExitCode, Error> {
+    let opts = ExportOptions {
+        format: args.format.into(),
+        header: args.header,
+        system_columns: args.with_system_columns,
+        rows: args.rows.into(),
+        block_size: args.block_size,
+    };
+    if let Some(table) = &args.table {
+        return export_table(args, table, &opts);
+    }
+    let engine = match args.engine {
+        EngineArg::Postgres => Engine::Postgres,
+        EngineArg::Oracle => Engine::Oracle,
+        EngineArg::Auto => {
+            let mut head = vec![0u8; 8192];
+            let n = File::open(&args.input)
+                .and_then(|mut f| f.read(&mut head))
+                .map_err(|source| Error::Io {
+                    path: args.input.clone(),
+                    source,
+                })?;
+            head.truncate(n);
+            Engine::sniff(&head).engine
+        }
+    };
+    let spec = match (&args.columns, &args.schema) {
+        (Some(list), _) => Some(crate::engine::ColumnSpec::List(list.clone())),
+        (None, Some(path)) => Some(crate::engine::ColumnSpec::File {
+            path: path.clone(),
+            text: read_schema(path)?,
+        }),
+        (None, None) => None,
+    };
+    if engine == Engine::Oracle {
+        return oracle::run(args, &opts, spec.as_ref());
+    }
+    if args.object_id.is_some() {
+        return Err(Error::Usage(
+            "--object-id is for Oracle datafiles; a PostgreSQL relation file holds one table"
+                .into(),
+        ));
+    }
+    let schema = match engine.columns(spec.as_ref(), &[], args.block_size, Default::default())? {
+        Some(crate::engine::Columns::Postgres { schema, .. }) => schema,
+        _ => {
+            return Err(Error::Usage(
+                "export needs the table's columns: --columns LIST or --schema FILE".into(),
+            ))
+        }
+    };
+    let segments = relation_segments(&args.input);
+    let filenode = args
+        .input
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(RelationFileName::parse)
+        .map_or_else(|| "table".to_string(), |r| r.relfilenode.to_string());
+    let data_dir = match &args.data_dir {
+        Some(d) => {
+            if !d.join("pg_xact").is_dir() {
+                return Err(Error::Usage(format!(
+                    "--data-dir {}: no pg_xact directory there",
+                    d.display()
+                )));
+            }
+            Some(d.clone())
+        }
+        None => XactLog::find_data_dir(&args.input),
+    };
+    let rel = Relation {
+        segments,
+        schema,
+        toast_segments: (!args.toast.is_empty()).then(|| args.toast.clone()),
+        data_dir,
+        table_name: args
+            .table_name
+            .clone()
+            .unwrap_or_else(|| format!("restored_{filenode}")),
+    };
+    let stdout = io::stdout();
+    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
+    let name = args.input.display().to_string();
+    match export_relation(&rel, &opts, &mut out, &name) {
+        Ok(code) => Ok(code),
+        Err(e) if super::is_broken_pipe(&e) => Ok(ExitCode::SUCCESS),
+        Err(e) => Err(e),
+    }
+}
+
+/// `export DATADIR --table SCHEMA.NAME [--database NAME]`: the table's
+/// files, columns and TOAST relation from the catalogs read offline
+/// (`--columns`/`--schema` replace the catalog's columns), commit status from
+/// the data directory's pg_xact.
+fn export_table(args: &ExportArgs, table: &str, opts: &ExportOptions) -> Result<ExitCode, Error> {
+    let datadir = &args.input;
+    if !datadir.is_dir() {
+        return Err(Error::Usage(format!(
+            "--table needs a data directory as the input, not {}",
+            datadir.display()
+        )));
+    }
+    if args.object_id.is_some() || args.engine == EngineArg::Oracle {
+        return Err(Error::Usage(
+            "--table finds a PostgreSQL table in a data directory's catalogs".into(),
+        ));
+    }
+    let database = args.database.as_deref().unwrap_or("postgres");
+    let cluster = crate::engine::cluster::Cluster::open(datadir)?;
+    let info = cluster.find_table(database, table).map_err(|e| {
+        Error::Usage(format!(
+            "{}: {e}; to export anyway, name the table's relation file (base/DBOID/RELFILENODE) \
+             with --columns or --schema",
+            datadir.display()
+        ))
+    })?;
+    let mut err = io::stderr().lock();
+    for note in cluster.notes.iter().chain(&info.notes) {
+        let _ = writeln!(err, "blockscope: note: {}: {note}", datadir.display());
+    }
+    let spec = match (&args.columns, &args.schema) {
+        (Some(list), _) => Some(crate::engine::ColumnSpec::List(list.clone())),
+        (None, Some(path)) => Some(crate::engine::ColumnSpec::File {
+            path: path.clone(),
+            text: read_schema(path)?,
+        }),
+        (None, None) => None,
+    };
+    let schema = match spec {
+        Some(spec) => {
+            let _ = writeln!(
+                err,
+                "blockscope: note: {}: the columns given replace the catalog's",
+                datadir.display()
+            );
+            match Engine::Postgres.columns(Some(&spec), &[], args.block_size, Default::default())? {
+                Some(crate::engine::Columns::Postgres { schema, .. }) => schema,
+                _ => info.columns.clone(),
+            }
+        }
+        None => info.columns.clone(),
+    };
+    drop(err);
+    let rel = Relation {
+        segments: info
+            .main_segments
+            .iter()
+            .filter(|p| p.is_file())
+            .cloned()
+            .collect(),
+        schema,
+        toast_segments: if args.toast.is_empty() {
+            info.toast_segments.clone()
+        } else {
+            Some(args.toast.clone())
+        },
+        data_dir: Some(args.data_dir.clone().unwrap_or_else(|| datadir.clone())),
+        table_name: args.table_name.clone().unwrap_or_else(|| {
+            format!(
+                "{}.{}",
+                crate::render::export::quote_ident(&info.schema_name),
+                crate::render::export::quote_ident(&info.name)
+            )
+        }),
+    };
+    let opts = ExportOptions {
+        block_size: opts.block_size.or(Some(cluster.block_size())),
+        ..opts.clone()
+    };
+    let stdout = io::stdout();
+    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
+    let name = format!("{}.{}", info.schema_name, info.name);
+    match export_relation(&rel, &opts, &mut out, &name) {
+        Ok(code) => Ok(code),
+        Err(e) if super::is_broken_pipe(&e) => Ok(ExitCode::SUCCESS),
+        Err(e) => Err(e),
+    }
+}
+
+/// A relation file and the segments after it that exist: `16396` →
+/// `16396`, `16396.1`, …; `16396.2` → `16396.2`, `16396.3`, …
+pub(crate) fn relation_segments(path: &Path) -> Vec<PathBuf> {
+    let mut segments = vec![path.to_path_buf()];
+    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+        return segments;
+    };
+    let Some(rel) = RelationFileName::parse(name) else {
+        return segments;
+    };
+    let stem = name.split('.').next().unwrap_or(name);
+    let mut n = rel.segment.unwrap_or(0) + 1;
+    loop {
+        let next = path.with_file_name(format!("{stem}.{n}"));
+        if !next.is_file() {
+            break;
+        }
+        segments.push(next);
+        n += 1;
+    }
+    segments
+}
+
+/// What one block gave: its rows' bytes, the messages about what was
+/// skipped, and counts.
+#[derive(Default)]
+struct BlockOut {
+    buf: Vec<u8>,
+    messages: Vec<String>,
+    counts: Counts,
+}
+
+#[derive(Default, Clone, Copy)]
+struct Counts {
+    rows: u64,
+    skipped_blocks: u64,
+    skipped_tuples: u64,
+    undecided: u64,
+    undecided_written: u64,
+}
+
+impl Counts {
+    fn add(&mut self, o: &Counts) {
+        self.rows += o.rows;
+        self.skipped_blocks += o.skipped_blocks;
+        self.skipped_tuples += o.skipped_tuples;
+        self.undecided += o.undecided;
+        self.undecided_written += o.undecided_written;
+    }
+}
+
+/// Everything a block needs, shared by the workers.
+struct Ctx<'a> {
+    schema: &'a Schema,
+    log: Option<&'a XactLog>,
+    opts: &'a ExportOptions,
+    fmt: &'a RowFormat,
+    block_size: usize,
+    /// The first undecided reason, for the closing note.
+    first_undecided: std::sync::Mutex<Option<String>>,
+}
+
+/// Write the rows of `rel` to `out`; messages about skipped blocks and
+/// tuples, and notes, on standard error prefixed with `name`. Exit status
+/// 1 when anything was skipped.
+pub(crate) fn export_relation(
+    rel: &Relation,
+    opts: &ExportOptions,
+    out: &mut dyn Write,
+    name: &str,
+) -> Result<ExitCode, Error> {
+    let first = rel
+        .segments
+        .first()
+        .ok_or_else(|| Error::Usage("export: no relation file".into()))?;
+    let block_size = match opts.block_size {
+        Some(b) => b,
+        None => {
+            let mut head = [0u8; 24];
+            let n = File::open(first)
+                .and_then(|mut f| f.read(&mut head))
+                .map_err(|source| Error::Io {
+                    path: first.clone(),
+                    source,
+                })?;
+            page_size_from_header(&head[..n]).unwrap_or(DEFAULT_BLOCK_SIZE)
+        }
+    };
+    let log = rel
+        .data_dir
+        .as_deref()
+        .and_then(|d| XactLog::open(d, block_size));
+    let mut toast = match &rel.toast_segments {
+        Some(files) if !files.is_empty() => Some(ToastStore::open(files, Some(block_size))?),
+        _ => None,
+    };
+    let fmt = RowFormat::new(opts.format, out_columns(&rel.schema, opts), &rel.table_name);
+    let ctx = Ctx {
+        schema: &rel.schema,
+        log: log.as_ref(),
+        opts,
+        fmt: &fmt,
+        block_size,
+        first_undecided: std::sync::Mutex::new(None),
+    };
+    let mut head = Vec::new();
+    if opts.header {
+        fmt.header(&mut head);
+    }
+    out.write_all(&head).map_err(stdout_error)?;
+
+    let per_segment = DEFAULT_SEGMENT_BYTES / block_size as u64;
+    let mut counts = Counts::default();
+    let mut outs: Vec<BlockOut> = Vec::new();
+    let mut window = vec![0u8; WINDOW * block_size];
+    for (i, path) in rel.segments.iter().enumerate() {
+        let segno = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(RelationFileName::parse)
+            .and_then(|r| r.segment)
+            .unwrap_or(i as u64);
+        let mut file = File::open(path).map_err(|source| Error::Io {
+            path: path.clone(),
+            source,
+        })?;
+        let mut blkno = segno * per_segment;
+        loop {
+            let got = read_full(&mut file, &mut window).map_err(|source| Error::Io {
+                path: path.clone(),
+                source,
+            })?;
+            if got == 0 {
+                break;
+            }
+            let data = &window[..got];
+            let blocks = got.div_ceil(block_size);
+            match toast.as_mut() {
+                Some(store) => {
+                    outs.resize_with(1, BlockOut::default);
+                    let o = &mut outs[0];
+                    o.buf.clear();
+                    for (k, bytes) in data.chunks(block_size).enumerate() {
+                        export_block(&ctx, blkno + k as u64, bytes, Some(store), o);
+                    }
+                    write_outs(out, &mut outs[..1], &mut counts, name)?;
+                }
+                None => {
+                    use rayon::prelude::*;
+                    let tasks = blocks.div_ceil(TASK);
+                    if outs.len() < tasks {
+                        outs.resize_with(tasks, BlockOut::default);
+                    }
+                    data.par_chunks(TASK * block_size)
+                        .zip(outs.par_iter_mut())
+                        .enumerate()
+                        .for_each(|(t, (chunk, o))| {
+                            o.buf.clear();
+                            for (k, bytes) in chunk.chunks(block_size).enumerate() {
+                                let b = blkno + (t * TASK + k) as u64;
+                                export_block(&ctx, b, bytes, None, o);
+                            }
+                        });
+                    write_outs(out, &mut outs[..tasks], &mut counts, name)?;
+                }
+            }
+            blkno += blocks as u64;
+            if got < window.len() {
+                break;
+            }
+        }
+    }
+    out.flush().map_err(stdout_error)?;
+
+    let log_word = match &log {
+        Some(l) => format!("pg_xact of {}", l.data_dir().display()),
+        None => String::new(),
+    };
+    if counts.undecided > 0 || log.is_none() {
+        let what = match opts.rows {
+            Rows::Visible => "written (a row that cannot be ruled out is kept)",
+            Rows::Deleted => "not written (not known to be deleted)",
+            Rows::All => "written with row_status undecided",
+        };
+        let first = ctx
+            .first_undecided
+            .lock()
+            .map(|g| g.clone())
+            .unwrap_or_default();
+        if log.is_none() {
+            let why = match &rel.data_dir {
+                Some(d) => format!("none readable in {}", d.display()),
+                None => "not in a data directory; give --data-dir".to_string(),
+            };
+            report_error(&format!(
+                "blockscope: note: {name}: no pg_xact ({why}): visibility decided from hint bits \
+                 only; {} tuple versions undecided, {what}\n",
+                counts.undecided
+            ));
+        } else {
+            report_error(&format!(
+                "blockscope: note: {name}: {} tuple versions undecided by the hint bits and the \
+                 {log_word}, {what}{}\n",
+                counts.undecided,
+                first.map(|f| format!("; first: {f}")).unwrap_or_default()
+            ));
+        }
+    }
+    let skipped = counts.skipped_blocks + counts.skipped_tuples;
+    if skipped > 0 {
+        report_error(&format!(
+            "blockscope: {name}: {} rows written; skipped {} blocks and {} tuples that could not be read\n",
+            counts.rows, counts.skipped_blocks, counts.skipped_tuples
+        ));
+        return Ok(ExitCode::from(1));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Fill `buf` from `f` as far as the file goes; the number of bytes read.
+pub(crate) fn read_full(f: &mut File, buf: &mut [u8]) -> io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match f.read(&mut buf[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(got)
+}
+
+fn write_outs(
+    out: &mut dyn Write,
+    outs: &mut [BlockOut],
+    counts: &mut Counts,
+    name: &str,
+) -> Result<(), Error> {
+    for o in outs.iter_mut() {
+        out.write_all(&o.buf).map_err(stdout_error)?;
+        o.buf.clear();
+        for m in o.messages.drain(..) {
+            report_error(&format!("blockscope: {name}: {m}\n"));
+        }
+        counts.add(&o.counts);
+        o.counts = Counts::default();
+    }
+    Ok(())
+}
+
+/// The output columns: system columns, the row status (`--rows all`), and
+/// the table's columns that are not dropped.
+fn out_columns(schema: &Schema, opts: &ExportOptions) -> Vec<OutColumn> {
+    let mut cols = Vec::new();
+    if opts.system_columns {
+        for n in ["ctid", "xmin", "xmax"] {
+            cols.push(OutColumn {
+                name: n.into(),
+                extra: true,
+            });
+        }
+    }
+    if opts.rows == Rows::All {
+        cols.push(OutColumn {
+            name: "row_status".into(),
+            extra: true,
+        });
+    }
+    for (i, c) in schema.columns.iter().enumerate() {
+        if c.dropped {
+            continue;
+        }
+        cols.push(OutColumn {
+            name: c.name.clone().unwrap_or_else(|| format!("col{}", i + 1)),
+            extra: false,
+        });
+    }
+    cols
+}
+
+/// The cell of a decoded value.
+fn cell(v: &Value) -> Cell<'_> {
+    let kind = match v.typed {
+        Typed::Int(_) | Typed::UInt(_) | Typed::Float(_) => CellKind::Number,
+        Typed::Bool(b) => CellKind::Bool(b),
+        Typed::Text | Typed::Hex => CellKind::Text,
+    };
+    Cell {
+        text: Some(&v.text),
+        kind,
+    }
+}
+
+/// One block: its rows into `o.buf`, what was skipped into `o.messages`.
+fn export_block(
+    ctx: &Ctx,
+    blkno: u64,
+    bytes: &[u8],
+    toast: Option<&mut ToastStore>,
+    o: &mut BlockOut,
+) {
+    if bytes.len() < ctx.block_size {
+        o.messages.push(format!(
+            "block {blkno}: skipped: only {} of {} bytes (the file ends inside the block)",
+            bytes.len(),
+            ctx.block_size
+        ));
+        o.counts.skipped_blocks += 1;
+        return;
+    }
+    if bytes.iter().all(|&b| b == 0) {
+        return; // A new page: no rows.
+    }
+    let opts = PageOptions {
+        blkno,
+        blkno_known: true,
+        from_text: false,
+        kind: None,
+        endian: Endian::Little,
+    };
+    // The structural check verify makes (header, line pointers, tuple
+    // headers) and the checksum; then the tuples are read directly.
+    let mut problems = Vec::new();
+    let checked = check_page_in(
+        bytes,
+        &opts,
+        crate::parse::postgres::Relation::default(),
+        &mut problems,
+    );
+    if let Some(h) = &checked.header {
+        check_checksum(h, bytes, &opts, &mut problems);
+    }
+    let fatal: Vec<&str> = problems
+        .iter()
+        .filter(|p| {
+            p.severity == Severity::Error
+                && matches!(
+                    p.class,
+                    ProblemClass::Header | ProblemClass::Checksum | ProblemClass::Truncated
+                )
+        })
+        .map(|p| p.message.as_str())
+        .collect();
+    let header = match &checked.header {
+        Some(h) if fatal.is_empty() && checked.header_usable => h,
+        _ => {
+            let why = if fatal.is_empty() {
+                "page header damaged".to_string()
+            } else {
+                fatal.join("; ")
+            };
+            o.messages.push(format!("block {blkno}: skipped: {why}"));
+            o.counts.skipped_blocks += 1;
+            return;
+        }
+    };
+    if checked.kind != PageKind::Heap {
+        o.messages.push(format!(
+            "block {blkno}: skipped: not a heap page ({})",
+            checked.kind.name()
+        ));
+        o.counts.skipped_blocks += 1;
+        return;
+    }
+    // Line pointers and tuple headers the check found wrong: (lp, message).
+    let bad: Vec<(u16, &str)> = problems
+        .iter()
+        .filter(|p| p.severity == Severity::Error)
+        .filter_map(|p| {
+            let lp = p
+                .field
+                .strip_prefix("lp[")
+                .and_then(|f| f.split(']').next())
+                .or_else(|| {
+                    p.field
+                        .strip_prefix("tuple ")
+                        .and_then(|f| f.split(' ').next())
+                })?;
+            Some((lp.parse().ok()?, p.message.as_str()))
+        })
+        .collect();
+    let r = Reader::new(bytes, Endian::Little);
+    let ids = item_ids(&r, header, &mut Vec::new());
+    let mut toast = toast;
+    let mut budget = attrs::PAGE_VALUE_BUDGET;
+    let log = ctx.log.map(|l| l as &dyn XactLookup);
+    let mut owned: Vec<Option<Value>> = Vec::with_capacity(ctx.schema.columns.len());
+    for id in &ids {
+        let lp = id.lp;
+        if id.lp_flags != LpFlags::Normal {
+            continue; // unused, redirect, dead: no row
+        }
+        if let Some((_, why)) = bad.iter().find(|(n, _)| *n == lp) {
+            o.messages
+                .push(format!("block {blkno} lp {lp}: skipped: {why}"));
+            o.counts.skipped_tuples += 1;
+            continue;
+        }
+        let header = if has_readable_tuple(id, bytes.len()) {
+            peek_tuple_header(&r, usize::from(id.lp_off)).ok()
+        } else {
+            None
+        };
+        let Some(header) = header else {
+            o.messages.push(format!(
+                "block {blkno} lp {lp}: skipped: no readable tuple at lp_off {}, lp_len {}",
+                id.lp_off, id.lp_len
+            ));
+            o.counts.skipped_tuples += 1;
+            continue;
+        };
+        let data_offset = usize::from(id.lp_off) + usize::from(header.t_hoff);
+        let t = HeapTuple {
+            header,
+            t_bits: None,
+            t_oid: None,
+            data_offset,
+            t_data: (data_offset <= usize::from(id.lp_off) + usize::from(id.lp_len)).then(Vec::new),
+            raw_flags: Vec::new(),
+            combined_flags: Vec::new(),
+        };
+        let t = &t;
+        let self_tid = ItemPointer {
+            block: blkno as u32,
+            offset: lp,
+        };
+        let d = decide(&t.header, self_tid, log);
+        let undecided = matches!(d.status, RowStatus::Undecided { .. });
+        if let RowStatus::Undecided { reason } = &d.status {
+            o.counts.undecided += 1;
+            if let Ok(mut g) = ctx.first_undecided.lock() {
+                if g.is_none() {
+                    *g = Some(format!("block {blkno} lp {lp}: {reason}"));
+                }
+            }
+        }
+        let wanted = match ctx.opts.rows {
+            Rows::Visible => matches!(d.status, RowStatus::Live) || undecided,
+            Rows::Deleted => matches!(d.status, RowStatus::Deleted { .. }),
+            Rows::All => true,
+        };
+        if !wanted {
+            continue;
+        }
+        // A tuple the column list does not fit, or a value that cannot be read.
+        let layout = if t.t_data.is_none() {
+            Err((0, "t_hoff runs past the tuple".to_string()))
+        } else {
+            attrs::tuple_layout(bytes, id, t, ctx.schema)
+        };
+        let skip = |o: &mut BlockOut, attnum: usize, why: String| {
+            let what = if attnum == 0 {
+                why
+            } else {
+                let label = ctx
+                    .schema
+                    .columns
+                    .get(attnum - 1)
+                    .and_then(|c| c.name.clone())
+                    .unwrap_or_else(|| format!("col{attnum}"));
+                format!("column {attnum} {label}: {why}")
+            };
+            o.messages
+                .push(format!("block {blkno} lp {lp}: skipped: {what}"));
+            o.counts.skipped_tuples += 1;
+        };
+        let (data, slots) = match layout {
+            Ok(l) => l,
+            Err((attnum, why)) => {
+                skip(o, attnum, why);
+                continue;
+            }
+        };
+        // Values that are not read in place, read first: a value that cannot
+        // be read skips the row before any of it is written.
+        owned.clear();
+        let mut failed = None;
+        for (k, (col, slot)) in ctx.schema.columns.iter().zip(&slots).enumerate() {
+            let inline = match *slot {
+                attrs::Slot::Present { off, len, .. } if !col.dropped => data
+                    .get(off..off + len)
+                    .is_some_and(|raw| attrs::inline_value(col, raw).is_some()),
+                _ => false,
+            };
+            if inline {
+                owned.push(None);
+                continue;
+            }
+            match attrs::slot_value(col, data, slot, toast.as_deref_mut(), &mut budget) {
+                Ok(v) => owned.push(v),
+                Err(why) => {
+                    failed = Some((k + 1, why));
+                    break;
+                }
+            }
+        }
+        if let Some((attnum, why)) = failed {
+            skip(o, attnum, why);
+            continue;
+        }
+        if undecided {
+            o.counts.undecided_written += 1;
+        }
+        let fmt = ctx.fmt;
+        let out = &mut o.buf;
+        let mut row = fmt.begin(out);
+        if ctx.opts.system_columns {
+            let ctid = format!("({blkno},{lp})");
+            fmt.field(&mut row, Cell::text(&ctid), out);
+            let mut b = itoa::Buffer::new();
+            fmt.field(&mut row, Cell::number(b.format(t.header.t_xmin)), out);
+            fmt.field(&mut row, Cell::number(b.format(t.header.t_xmax)), out);
+        }
+        if ctx.opts.rows == Rows::All {
+            fmt.field(&mut row, Cell::text(d.status.name()), out);
+        }
+        let mut ib = itoa::Buffer::new();
+        for ((col, slot), v) in ctx.schema.columns.iter().zip(&slots).zip(&owned) {
+            if col.dropped {
+                continue;
+            }
+            let c = match (v, *slot) {
+                (Some(v), _) => {
+                    let mut c = cell(v);
+                    if matches!(col.ty.as_ref().map(|t| &t.ty), Some(PgType::Numeric)) {
+                        c.kind = CellKind::Text;
+                    }
+                    c
+                }
+                (None, attrs::Slot::Present { off, len, .. }) => {
+                    match data
+                        .get(off..off + len)
+                        .and_then(|r| attrs::inline_value(col, r))
+                    {
+                        Some(attrs::Inline::Int(n)) => Cell::number(ib.format(n)),
+                        Some(attrs::Inline::Str(t)) => Cell::text(t),
+                        None => Cell::NULL,
+                    }
+                }
+                (None, _) => Cell::NULL,
+            };
+            fmt.field(&mut row, c, out);
+        }
+        fmt.end(row, out);
+        o.counts.rows += 1;
+    }
+}

@@ -1,0 +1,348 @@
+//! `export` of an Oracle datafile: the rows of one data object (`--object-id`,
+//! the objd in each block's transaction header), from every table block of
+//! the file. A row chained over several pieces is put back together where
+//! its pieces are in the file (head piece → nrid → next piece); a migrated
+//! row is written where its body lies. `--rows deleted` writes the pieces
+//! whose flag byte has D: a DELETE sets only that flag, the columns stay.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::process::ExitCode;
+
+use crate::engine::{ColumnSpec, Columns, Engine};
+use crate::error::Error;
+use crate::model::oracle::types::{OraCharset, OraColumns, OraType};
+use crate::model::{ProblemClass, Severity};
+use crate::parse::oracle::datatype::decode_value;
+use crate::parse::oracle::rowbytes::{
+    read_piece, PieceBytes, FLAG_CLUSTER, FLAG_FIRST, FLAG_HEAD, FLAG_LAST, FLAG_NEXT,
+};
+use crate::parse::oracle::{parse_block, BlockOptions};
+use crate::render::export::{Cell, CellKind, OutColumn, RowFormat};
+
+use super::{read_full, report_error, stdout_error, ExportArgs, ExportOptions, Rows};
+
+/// Pieces of chained rows kept until their head is reassembled, at most.
+const MAX_PIECES: usize = 1 << 20;
+/// Pieces one row is followed through, at most (a row has at most 1000
+/// columns, 255 a piece).
+const MAX_CHAIN: usize = 64;
+/// `D`: a deleted row piece.
+const FLAG_DELETED: u8 = 0x10;
+
+/// Run `export` on an Oracle datafile.
+pub(crate) fn run(
+    args: &ExportArgs,
+    opts: &ExportOptions,
+    spec: Option<&ColumnSpec>,
+) -> Result<ExitCode, Error> {
+    let Some(objd) = args.object_id else {
+        return Err(Error::Usage(
+            "export of an Oracle datafile needs --object-id N (the table's data object id)".into(),
+        ));
+    };
+    let charset: OraCharset = args.oracle_charset.into();
+    let list = match Engine::Oracle.columns(spec, &[], None, charset)? {
+        Some(Columns::Oracle { list, .. }) => list,
+        _ => {
+            return Err(Error::Usage(
+                "export needs the table's columns: --columns LIST or --schema FILE".into(),
+            ))
+        }
+    };
+    let name = args.input.display().to_string();
+    let io_err = |source| Error::Io {
+        path: args.input.clone(),
+        source,
+    };
+    let mut file = File::open(&args.input).map_err(io_err)?;
+    let mut head = vec![0u8; 8192];
+    let n = read_full(&mut file, &mut head).map_err(io_err)?;
+    head.truncate(n);
+    let block_size = args
+        .block_size
+        .or_else(|| Engine::Oracle.block_size(&head))
+        .unwrap_or(8192);
+    let mut file = File::open(&args.input).map_err(io_err)?;
+
+    let mut cols = Vec::new();
+    if opts.system_columns {
+        for n in ["block", "slot"] {
+            cols.push(OutColumn {
+                name: n.into(),
+                extra: true,
+            });
+        }
+    }
+    if opts.rows == Rows::All {
+        cols.push(OutColumn {
+            name: "row_status".into(),
+            extra: true,
+        });
+    }
+    for (i, c) in list.cols.iter().enumerate() {
+        cols.push(OutColumn {
+            name: c.name.clone().unwrap_or_else(|| format!("col{}", i + 1)),
+            extra: false,
+        });
+    }
+    let table = args
+        .table_name
+        .clone()
+        .unwrap_or_else(|| format!("restored_{objd}"));
+    let fmt = RowFormat::new(opts.format, cols, &table);
+    let mut w = Writer {
+        fmt: &fmt,
+        list: &list,
+        charset,
+        opts,
+        buf: Vec::new(),
+        rows: 0,
+        skipped: 0,
+        name: &name,
+    };
+    if opts.header {
+        fmt.header(&mut w.buf);
+    }
+    let stdout = io::stdout();
+    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
+
+    // Pieces that are not the first of their row, by (rdba, slot).
+    let mut pieces: HashMap<(u32, u16), PieceBytes> = HashMap::new();
+    // First pieces of chained rows: (block, slot, piece).
+    let mut chains: Vec<(u64, usize, PieceBytes)> = Vec::new();
+    let mut block = vec![0u8; block_size];
+    let mut blkno = 0u64;
+    loop {
+        let got = read_full(&mut file, &mut block).map_err(io_err)?;
+        if got < block_size {
+            if got > 0 {
+                w.skip(format!(
+                    "block {blkno}: skipped: only {got} of {block_size} bytes (the file ends inside the block)"
+                ));
+            }
+            break;
+        }
+        let b = parse_block(
+            &block,
+            &BlockOptions {
+                blkno,
+                endian: None,
+            },
+        );
+        let ours = b.ktbbh.as_ref().is_some_and(|k| k.ktbbhsid == objd);
+        if ours {
+            let fatal: Vec<String> = b
+                .problems
+                .iter()
+                .filter(|p| {
+                    p.severity == Severity::Error
+                        && matches!(
+                            p.class,
+                            ProblemClass::Header
+                                | ProblemClass::Checksum
+                                | ProblemClass::Fractured
+                                | ProblemClass::Corrupt
+                                | ProblemClass::Kdbh
+                        )
+                })
+                .map(|p| p.message.clone())
+                .collect();
+            if !fatal.is_empty() {
+                w.skip(format!("block {blkno}: skipped: {}", fatal.join("; ")));
+            } else if let (Some(t), Some(kcbh)) = (&b.table, &b.kcbh) {
+                let end = block_size.saturating_sub(4);
+                for row in &t.rows {
+                    let slot = row.slot;
+                    let p = match read_piece(&block, row.offset, end) {
+                        Ok(p) => p,
+                        Err(e) => {
+                            w.skip(format!("block {blkno} slot {slot}: skipped: {e}"));
+                            continue;
+                        }
+                    };
+                    if p.flag & FLAG_CLUSTER != 0 {
+                        w.skip(format!(
+                            "block {blkno} slot {slot}: skipped: a cluster row piece (its columns' positions are not established)"
+                        ));
+                        continue;
+                    }
+                    let first = p.flag & FLAG_FIRST != 0;
+                    let last = p.flag & FLAG_LAST != 0;
+                    if p.flag & FLAG_DELETED != 0 {
+                        if opts.rows != Rows::Visible && first {
+                            if !last {
+                                report_error(&format!(
+                                    "blockscope: note: {name}: block {blkno} slot {slot}: a deleted row's first piece only (its other pieces are not followed)\n"
+                                ));
+                            }
+                            w.row(blkno, slot, "deleted", &[&p]);
+                        }
+                        continue;
+                    }
+                    if opts.rows == Rows::Deleted {
+                        continue;
+                    }
+                    match (first, last) {
+                        (true, true) => w.row(blkno, slot, "live", &[&p]),
+                        (true, false) => chains.push((blkno, slot, p)),
+                        (false, _) if p.flag & FLAG_HEAD != 0 && p.cols.is_empty() => {
+                            // The head of a migrated row: its body is elsewhere.
+                        }
+                        (false, _) => {
+                            if pieces.len() < MAX_PIECES {
+                                pieces.insert((kcbh.rdba_kcbh, slot as u16), p);
+                            } else {
+                                w.skip(format!(
+                                    "block {blkno} slot {slot}: skipped: more than {MAX_PIECES} row pieces kept for chained rows"
+                                ));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        out.write_all(&w.buf).map_err(stdout_error)?;
+        w.buf.clear();
+        blkno += 1;
+    }
+    // Chained rows: head → nrid → … → the piece with L.
+    for (blkno, slot, head) in &chains {
+        let mut parts: Vec<&PieceBytes> = vec![head];
+        let mut next = head.nrid;
+        let mut missing = None;
+        while let Some(rid) = next {
+            if parts.len() >= MAX_CHAIN {
+                missing = Some(format!("more than {MAX_CHAIN} pieces"));
+                break;
+            }
+            match pieces.get(&rid) {
+                Some(p) => {
+                    parts.push(p);
+                    next = if p.flag & FLAG_LAST != 0 {
+                        None
+                    } else {
+                        p.nrid
+                    };
+                }
+                None => {
+                    missing = Some(format!(
+                        "its next piece (dba 0x{:08x}, slot {}) is not in the file",
+                        rid.0, rid.1
+                    ));
+                    break;
+                }
+            }
+        }
+        match missing {
+            Some(why) => w.skip(format!(
+                "block {blkno} slot {slot}: skipped: a chained row: {why}"
+            )),
+            None => w.row(*blkno, *slot, "live", &parts),
+        }
+    }
+    out.write_all(&w.buf).map_err(stdout_error)?;
+    out.flush().map_err(stdout_error)?;
+    if w.skipped > 0 {
+        report_error(&format!(
+            "blockscope: {name}: {} rows written; skipped {} blocks or rows that could not be read\n",
+            w.rows, w.skipped
+        ));
+        return Ok(ExitCode::from(1));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+struct Writer<'a> {
+    fmt: &'a RowFormat,
+    list: &'a OraColumns,
+    charset: OraCharset,
+    opts: &'a ExportOptions,
+    buf: Vec<u8>,
+    rows: u64,
+    skipped: u64,
+    name: &'a str,
+}
+
+impl Writer<'_> {
+    fn skip(&mut self, message: String) {
+        report_error(&format!("blockscope: {}: {message}\n", self.name));
+        self.skipped += 1;
+    }
+
+    /// One row from its pieces in order (a column split over two pieces,
+    /// N flag, joined).
+    fn row(&mut self, blkno: u64, slot: usize, status: &str, parts: &[&PieceBytes]) {
+        let mut cols: Vec<Option<Vec<u8>>> = Vec::new();
+        let mut join = false;
+        for p in parts {
+            for (i, c) in p.cols.iter().enumerate() {
+                match (join && i == 0, cols.last_mut()) {
+                    (true, Some(Some(prev))) => prev.extend_from_slice(c.as_deref().unwrap_or(&[])),
+                    _ => cols.push(c.clone()),
+                }
+            }
+            join = p.flag & FLAG_NEXT != 0;
+        }
+        if cols.len() > self.list.cols.len() && !self.list.rest_ignored {
+            self.skip(format!(
+                "block {blkno} slot {slot}: skipped: the row has {} columns, the column list {}",
+                cols.len(),
+                self.list.cols.len()
+            ));
+            return;
+        }
+        let mut texts: Vec<(Option<String>, CellKind)> = Vec::with_capacity(self.list.cols.len());
+        for (i, spec) in self.list.cols.iter().enumerate() {
+            let Some(Some(data)) = cols.get(i) else {
+                texts.push((None, CellKind::Text)); // NULL, or a trailing NULL not stored
+                continue;
+            };
+            let numeric = matches!(
+                spec.ty,
+                OraType::Number { .. } | OraType::BinaryFloat | OraType::BinaryDouble
+            );
+            match decode_value(&spec.ty, data, self.charset) {
+                Ok(Some(t)) => texts.push((
+                    Some(t),
+                    if numeric {
+                        CellKind::Number
+                    } else {
+                        CellKind::Text
+                    },
+                )),
+                Ok(None) => texts.push((
+                    Some(data.iter().map(|b| format!("{b:02X}")).collect()),
+                    CellKind::Text,
+                )),
+                Err(e) => {
+                    let label = spec.name.clone().unwrap_or_else(|| format!("col{}", i + 1));
+                    self.skip(format!(
+                        "block {blkno} slot {slot}: skipped: column {} {label}: not a valid {}: {e}",
+                        i + 1,
+                        spec.ty.display()
+                    ));
+                    return;
+                }
+            }
+        }
+        let sys = [blkno.to_string(), slot.to_string()];
+        let mut cells: Vec<Cell> = Vec::with_capacity(texts.len() + 3);
+        if self.opts.system_columns {
+            cells.push(Cell::number(&sys[0]));
+            cells.push(Cell::number(&sys[1]));
+        }
+        if self.opts.rows == Rows::All {
+            cells.push(Cell::text(status));
+        }
+        for (t, kind) in &texts {
+            cells.push(Cell {
+                text: t.as_deref(),
+                kind: *kind,
+            });
+        }
+        self.fmt.row(&cells, &mut self.buf);
+        self.rows += 1;
+    }
+}
