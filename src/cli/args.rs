@@ -748,6 +748,12 @@ pub(crate) struct ExportArgs {
     #[arg(long, value_name = "NAME", requires = "table")]
     pub database: Option<String>,
 
+    /// After the rows, one line on standard error: `{"provenance": …}` —
+    /// blockscope's version, the arguments, and per relation file read its
+    /// path, size, mtime, bytes read and their SHA-256 (computed as read).
+    #[arg(long)]
+    pub evidence: bool,
+
     /// Page size in bytes (default: read from the first page header, else 8192).
     #[arg(long, value_name = "BYTES")]
     pub block_size: Option<usize>,

@@ -18,6 +18,7 @@ use crate::engine::xact::XactLog;
 use crate::engine::Engine;
 use crate::error::Error;
 use crate::model::postgres::types::{PgType, Schema};
+use crate::model::postgres::verify::{Provenance, ProvenanceInput};
 use crate::model::postgres::{HeapTuple, ItemPointer, LpFlags, PageKind, Typed, Value};
 use crate::model::{ProblemClass, Severity};
 use crate::parse::postgres::attrs;
@@ -65,6 +66,8 @@ pub(crate) struct ExportOptions {
     pub(crate) rows: Rows,
     /// Page size; `None` reads it from the first page header.
     pub(crate) block_size: Option<usize>,
+    /// `--evidence`: the provenance of the files read, on standard error.
+    pub(crate) evidence: bool,
 }
 
 /// A PostgreSQL table as export reads it: what the catalog lookup finds
@@ -111,6 +114,7 @@ pub(crate) fn run(args: &ExportArgs) -> Result<ExitCode, Error> {
         system_columns: args.with_system_columns,
         rows: args.rows.into(),
         block_size: args.block_size,
+        evidence: args.evidence,
     };
     if let Some(table) = &args.table {
         return export_table(args, table, &opts);
@@ -139,6 +143,13 @@ pub(crate) fn run(args: &ExportArgs) -> Result<ExitCode, Error> {
         (None, None) => None,
     };
     if engine == Engine::Oracle {
+        if opts.evidence {
+            return Err(Error::Usage(
+                "export --evidence: provenance is written for PostgreSQL relation files, not yet \
+                 for Oracle datafiles"
+                    .into(),
+            ));
+        }
         return oracle::run(args, &opts, spec.as_ref());
     }
     if args.object_id.is_some() {
@@ -395,6 +406,10 @@ pub(crate) fn export_relation(
     out.write_all(&head).map_err(stdout_error)?;
 
     let per_segment = DEFAULT_SEGMENT_BYTES / block_size as u64;
+    let mut provenance = Provenance {
+        blockscope: env!("CARGO_PKG_VERSION").to_string(),
+        ..Provenance::default()
+    };
     let mut counts = Counts::default();
     let mut outs: Vec<BlockOut> = Vec::new();
     let mut window = vec![0u8; WINDOW * block_size];
@@ -405,16 +420,36 @@ pub(crate) fn export_relation(
             .and_then(RelationFileName::parse)
             .and_then(|r| r.segment)
             .unwrap_or(i as u64);
-        let mut file = File::open(path).map_err(|source| Error::Io {
+        let mut file = crate::source::open_file(path).map_err(|source| Error::Io {
             path: path.clone(),
             source,
         })?;
+        let mut evidence = opts.evidence.then(|| {
+            let meta = file.metadata().ok();
+            (
+                sha2::Sha256::default(),
+                ProvenanceInput {
+                    path: crate::verify::file_name(path),
+                    size: meta.as_ref().map_or(0, |m| m.len()),
+                    mtime: meta
+                        .and_then(|m| m.modified().ok())
+                        .map(crate::verify::rfc3339_utc),
+                    bytes_read: Some(0),
+                    ..ProvenanceInput::default()
+                },
+            )
+        });
         let mut blkno = segno * per_segment;
         loop {
             let got = read_full(&mut file, &mut window).map_err(|source| Error::Io {
                 path: path.clone(),
                 source,
             })?;
+            if let Some((hash, input)) = evidence.as_mut() {
+                use sha2::Digest;
+                hash.update(&window[..got]);
+                input.bytes_read = input.bytes_read.map(|n| n + got as u64);
+            }
             if got == 0 {
                 break;
             }
@@ -454,8 +489,22 @@ pub(crate) fn export_relation(
                 break;
             }
         }
+        if let Some((hash, mut input)) = evidence {
+            use sha2::Digest;
+            let sum = hash.finalize();
+            input.sha256 = Some(sum.iter().map(|b| format!("{b:02x}")).collect());
+            provenance.inputs.push(input);
+        }
     }
     out.flush().map_err(stdout_error)?;
+    if opts.evidence {
+        provenance.arguments = std::env::args_os()
+            .skip(1)
+            .map(|a| crate::verify::file_name(Path::new(&a)))
+            .collect();
+        let line = serde_json::json!({ "provenance": provenance });
+        report_error(&format!("{line}\n"));
+    }
 
     let log_word = match &log {
         Some(l) => format!("pg_xact of {}", l.data_dir().display()),
