@@ -598,3 +598,165 @@ fn tempdir(tag: &str) -> PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
+
+/// `name|database|database oid|table oid|relfilenode|…` lines of a catalog
+/// fixture's tables.txt (written by its make.sh from the server's pg_class).
+fn catalog_tables(major: u32) -> Vec<Vec<String>> {
+    let text =
+        std::fs::read_to_string(fixture(&format!("postgres/catalog/{major}/tables.txt"))).unwrap();
+    text.lines()
+        .map(|l| l.split('|').map(str::to_string).collect())
+        .collect()
+}
+
+#[test]
+fn a_data_directorys_table_found_through_its_catalogs() {
+    let datadir = fixture("postgres/catalog/18/datadir");
+    let d = datadir.to_str().unwrap();
+    let tables = catalog_tables(18);
+    assert!(!tables.is_empty());
+    let mut mapped = 0;
+    for t in &tables {
+        let (name, database, db_oid, relfilenode) = (&t[0], &t[1], &t[2], &t[4]);
+        let file = datadir.join(format!("base/{db_oid}/{relfilenode}"));
+        // The committed data directory holds database postgres's files only.
+        let Ok(bytes) = std::fs::read(&file) else {
+            continue;
+        };
+        if bytes.is_empty() {
+            continue;
+        }
+        let out = run(&[
+            "map",
+            d,
+            "--table",
+            name,
+            "--database",
+            database,
+            "-f",
+            "ndjson",
+        ]);
+        assert_eq!(out.code, 0, "{name}: {}", out.stderr);
+        assert!(
+            out.stderr.contains(&file.display().to_string()),
+            "{}",
+            out.stderr
+        );
+        let mut lines = json_lines(&out.stdout);
+        let summary = lines.pop().unwrap()["summary"].clone();
+        assert_eq!(lines.len(), bytes.len() / BS, "{name}");
+        assert_eq!(summary["files"][0], file.display().to_string());
+        for (i, (b, page)) in lines.iter().zip(bytes.chunks_exact(BS)).enumerate() {
+            let raw = raw_pg(page, Rel::Heap);
+            let at = format!("{name} block {i}: {b}");
+            assert_eq!(b["blkno"], i as u64, "{at}");
+            assert_eq!(b["free"].as_i64(), raw.free, "{at}");
+            let lp = ["lp_normal", "lp_dead", "lp_redirect", "lp_unused"]
+                .map(|k| b[k].as_u64().unwrap());
+            assert_eq!(lp, raw.lp, "{at}");
+            assert_eq!(b["xmax_set"], raw.xmax_set, "{at}");
+            mapped += 1;
+        }
+        // The same figures as the map of the file itself.
+        let direct = run(&["map", file.to_str().unwrap(), "-f", "ndjson"]);
+        let direct_blocks = json_lines(&direct.stdout);
+        assert_eq!(&direct_blocks[..lines.len()], &lines[..], "{name}");
+        // The picture is titled by the table.
+        let term = run(&["map", d, "--table", name, "--database", database]);
+        assert!(
+            term.stdout.starts_with(&format!("{name}: ")),
+            "{}",
+            term.stdout
+        );
+    }
+    assert!(mapped > 0);
+    let out = run(&["map", d, "--table", "public.nope"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("public.nope is not in pg_class"),
+        "{}",
+        out.stderr
+    );
+    let out = run(&[
+        "map",
+        fixture("postgres/corrupt/clean/16384").to_str().unwrap(),
+        "--table",
+        "t",
+    ]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+}
+
+/// A trace's blocks in order, as its formatted text gives them: block number
+/// (`rdba: 0x… (file/block)` of the `buffer` line), free space (`avsp=0x…`
+/// of a table block, `kdxcoavs N` of an index block) and rows (`nrow=N`,
+/// `kdxconro N`).
+fn trace_text_blocks(text: &str) -> Vec<(u64, i64, u64)> {
+    let mut blocks: Vec<(u64, i64, u64)> = Vec::new();
+    for line in text.lines().map(str::trim) {
+        if line.starts_with("buffer tsn:") {
+            let inside = line.rsplit_once('(').unwrap().1.trim_end_matches(')');
+            let blkno = inside.split_once('/').unwrap().1.parse().unwrap();
+            blocks.push((blkno, -1, 0));
+        } else if let Some(h) = line.strip_prefix("avsp=0x") {
+            blocks.last_mut().unwrap().1 = i64::from_str_radix(h, 16).unwrap();
+        } else if let Some(n) = line.strip_prefix("kdxcoavs ") {
+            blocks.last_mut().unwrap().1 = n.parse().unwrap();
+        } else if let Some(n) = line.strip_prefix("nrow=") {
+            blocks.last_mut().unwrap().2 = n.parse().unwrap();
+        } else if let Some(n) = line.strip_prefix("kdxconro ") {
+            blocks.last_mut().unwrap().2 = n.parse().unwrap();
+        }
+    }
+    blocks
+}
+
+#[test]
+fn oracle_traces_are_mapped_block_by_block() {
+    for name in [
+        "planted_2_9_8.trc",
+        "planted_2_9_8.utf16le-bom.trc",
+        "block_5_907.trc",
+        "published_11g_32bit_4_13171.trc",
+        "published_19c_12_3126.trc",
+        "published_19c_12_3126.disk-differs.trc",
+    ] {
+        let path = fixture(&format!("oracle/trace/{name}"));
+        let p = path.to_str().unwrap();
+        let (blocks, summary, code) = map_ndjson(&[p]);
+        let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).replace('\0', "");
+        let expected = trace_text_blocks(&text);
+        assert_eq!(blocks.len(), expected.len(), "{name}");
+        assert_eq!(summary["engine"], "oracle");
+        assert_eq!(summary["blocks"], expected.len() as u64);
+        // Errors and warnings per block number, as verify reports them.
+        let verify = verify_counts(&[p]);
+        let mut counted: BTreeMap<u64, (u64, u64)> = BTreeMap::new();
+        for (b, (blkno, free, rows)) in blocks.iter().zip(&expected) {
+            let at = format!("{name}: {b}");
+            assert_eq!(b["blkno"], *blkno, "{at}");
+            assert_eq!(b["free"], *free, "{at}");
+            let listed = b["rows_live"].as_u64().unwrap() + b["rows_deleted"].as_u64().unwrap();
+            assert_eq!(listed, *rows, "{at}");
+            let e = counted.entry(*blkno).or_default();
+            e.0 += b["errors"].as_u64().unwrap();
+            e.1 += b["warnings"].as_u64().unwrap();
+        }
+        counted.retain(|_, v| *v != (0, 0));
+        assert_eq!(counted, verify, "{name}");
+        let failed = counted.values().any(|v| v.0 > 0);
+        assert_eq!(code, i32::from(failed), "{name}");
+        assert_eq!(run(&["verify", p]).code, code, "{name}");
+        // The pictures draw the same blocks.
+        let (svg, _) = svg_of(&[p]);
+        let titles = check_svg(&svg);
+        assert_eq!(titles.len(), expected.len(), "{name}: {titles:?}");
+        for (t, (blkno, _, _)) in titles.iter().zip(&expected) {
+            assert!(t.starts_with(&format!("block {blkno}: ")), "{name}: {t}");
+        }
+    }
+    // A trace of formatted text only has no bytes to check: an error, as in verify.
+    let text_only = fixture("oracle/trace/published_11g_32bit_4_13171.text.trc");
+    let out = run(&["map", text_only.to_str().unwrap()]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("no block bytes"), "{}", out.stderr);
+}
