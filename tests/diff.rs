@@ -596,6 +596,15 @@ fn a_multi_block_relation_block_by_block_with_columns() {
     let one = one["blocks"].as_array().unwrap();
     assert_eq!(one.len(), 1);
     assert_eq!(one[0]["blkno"], 1);
+    // The table form lists a new version's values with --columns.
+    let r = run(&["diff", &old_path, &new_path, "--columns", "int4,text,int4"]);
+    assert_eq!(r.code, 1);
+    for (id, row) in &ids_new {
+        if updated.contains_key(id) {
+            let line = format!("values {}, {}, {}", row[0], row[1], row[2]);
+            assert!(r.stdout.contains(&line), "{line}:\n{}", r.stdout);
+        }
+    }
     // The table form counts the blocks.
     let r = run(&["diff", &old_path, &new_path]);
     assert_eq!(r.code, 1);
