@@ -46,7 +46,11 @@ fn pageinspect(name: &str) -> Value {
 type Expected = (BTreeSet<String>, BTreeMap<u64, (String, BTreeSet<String>)>);
 
 fn pageinspect_diff(old: &str, new: &str) -> Expected {
-    let (a, b) = (pageinspect(old), pageinspect(new));
+    expected_diff(&pageinspect(old), &pageinspect(new))
+}
+
+/// How two `{"page_header", "heap_page_items"}` objects differ.
+fn expected_diff(a: &Value, b: &Value) -> Expected {
     let header = a["page_header"]
         .as_object()
         .unwrap()
@@ -62,7 +66,7 @@ fn pageinspect_diff(old: &str, new: &str) -> Expected {
             .map(|i| (i["lp"].as_u64().unwrap(), i.clone()))
             .collect()
     };
-    let (ia, ib) = (items(&a), items(&b));
+    let (ia, ib) = (items(a), items(b));
     let mut lps = BTreeMap::new();
     for lp in ia.keys().chain(ib.keys()) {
         let entry = match (ia.get(lp), ib.get(lp)) {
@@ -105,7 +109,12 @@ fn check_against_pageinspect(old: &str, new: &str) {
     assert_eq!(code, 1, "{old} → {new} differ");
     let blocks = d["blocks"].as_array().unwrap();
     assert_eq!(blocks.len(), 1);
-    let b = &blocks[0];
+    check_block(old, new, &blocks[0], &(header, lps));
+}
+
+/// One block of a diff against pageinspect's differences for it.
+fn check_block(old: &str, new: &str, b: &Value, expected: &Expected) {
+    let (header, lps) = expected;
     let mut got_header = BTreeSet::new();
     for f in b["fields"].as_array().unwrap() {
         let field = f["field"].as_str().unwrap();
@@ -120,7 +129,7 @@ fn check_against_pageinspect(old: &str, new: &str) {
             ),
         }
     }
-    assert_eq!(got_header, header, "{old} → {new}: header fields");
+    assert_eq!(&got_header, header, "{old} → {new}: header fields");
     let mut got = BTreeMap::new();
     for i in b["items"].as_array().unwrap() {
         assert_eq!(i["in"], "items");
@@ -140,7 +149,7 @@ fn check_against_pageinspect(old: &str, new: &str) {
         lps.keys().collect::<Vec<_>>(),
         "{old} → {new}: line pointers"
     );
-    for (lp, (change, cols)) in &lps {
+    for (lp, (change, cols)) in lps {
         let (got_change, got_fields) = &got[lp];
         assert_eq!(got_change, change, "{old} → {new}: lp {lp}");
         assert!(
@@ -446,4 +455,165 @@ fn oracle_blocks_and_traces() {
     assert_eq!(b["items"][0]["in"], "text.data.rows");
     assert_eq!(b["items"][0]["fields"][0]["field"], "cols[col=0].data");
     assert_eq!(b["problems"].as_array().unwrap().len(), 2);
+}
+
+/// The whole-relation pair (fixtures/postgres/diff/make-relation.sh): table
+/// r's file of several blocks before and after one UPDATE that wrote new
+/// versions of four rows (HOT, beside the old ones), with pageinspect's rows
+/// of every block and the table's rows (SELECT ctid, *) for both.
+fn relation(name: &str) -> (String, Value) {
+    let text =
+        std::fs::read_to_string(fixture(&format!("postgres/diff/relation/{name}.json"))).unwrap();
+    (
+        format!("{DIR}/relation/{name}.rel"),
+        serde_json::from_str(&text).unwrap(),
+    )
+}
+
+/// `(blkno, lp)` of a ctid's text `(b,l)`.
+fn ctid(text: &str) -> (u64, u64) {
+    let (b, l) = text
+        .trim_matches(|c| c == '(' || c == ')')
+        .split_once(',')
+        .unwrap();
+    (b.parse().unwrap(), l.parse().unwrap())
+}
+
+/// The table's rows by ctid: `[id, name, n]`.
+fn rows_by_ctid(doc: &Value) -> BTreeMap<(u64, u64), Vec<Value>> {
+    doc["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                ctid(r["ctid"].as_str().unwrap()),
+                vec![r["id"].clone(), r["name"].clone(), r["n"].clone()],
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_multi_block_relation_block_by_block_with_columns() {
+    let (old_path, old) = relation("before");
+    let (new_path, new) = relation("after");
+    let file_blocks = std::fs::metadata(&old_path).unwrap().len() / 8192;
+    assert!(file_blocks > 1, "a relation of several blocks");
+    let old_blocks = old["blocks"].as_array().unwrap();
+    let new_blocks = new["blocks"].as_array().unwrap();
+    assert_eq!(old_blocks.len() as u64, file_blocks);
+    assert_eq!(new_blocks.len() as u64, file_blocks);
+    let (code, d) = diff_json(&[&old_path, &new_path, "--columns", "int4,text,int4"]);
+    assert_eq!(code, 1);
+    // Exactly the blocks whose pageinspect rows differ, in order, each with
+    // exactly pageinspect's changes.
+    let mut expected_blocks = Vec::new();
+    for (a, b) in old_blocks.iter().zip(new_blocks) {
+        let e = expected_diff(a, b);
+        if !e.0.is_empty() || !e.1.is_empty() {
+            expected_blocks.push((a["blkno"].as_u64().unwrap(), e));
+        }
+    }
+    assert!(expected_blocks.len() > 1 && (expected_blocks.len() as u64) < file_blocks);
+    let blocks = d["blocks"].as_array().unwrap();
+    assert_eq!(
+        blocks
+            .iter()
+            .map(|b| b["blkno"].as_u64().unwrap())
+            .collect::<Vec<_>>(),
+        expected_blocks.iter().map(|(n, _)| *n).collect::<Vec<_>>()
+    );
+    for (b, (blkno, e)) in blocks.iter().zip(&expected_blocks) {
+        check_block(&format!("before block {blkno}"), "after", b, e);
+    }
+    // The attribute values: every new tuple version carries the row SELECT
+    // reads at its ctid afterwards; against its predecessor's row before,
+    // exactly the columns the UPDATE changed differ.
+    let (rows_old, rows_new) = (rows_by_ctid(&old), rows_by_ctid(&new));
+    let by_id = |rows: &BTreeMap<(u64, u64), Vec<Value>>| -> BTreeMap<i64, Vec<Value>> {
+        rows.values()
+            .map(|r| (r[0].as_i64().unwrap(), r.clone()))
+            .collect()
+    };
+    let (ids_old, ids_new) = (by_id(&rows_old), by_id(&rows_new));
+    let mut updated = BTreeMap::new();
+    for (id, row) in &ids_new {
+        let changed: BTreeSet<u64> = (0..3)
+            .filter(|&i| ids_old[id][i] != row[i])
+            .map(|i| i as u64 + 1)
+            .collect();
+        if !changed.is_empty() {
+            updated.insert(*id, changed);
+        }
+    }
+    assert!(!updated.is_empty());
+    let mut seen = BTreeMap::new();
+    for b in blocks {
+        let blkno = b["blkno"].as_u64().unwrap();
+        let items = b["items"].as_array().unwrap();
+        let added: BTreeMap<u64, Vec<Value>> = items
+            .iter()
+            .filter(|i| i["change"] == "added")
+            .map(|i| {
+                let attrs = i["item"]["attrs"].as_array().expect("--columns: attrs");
+                let values = attrs.iter().map(|a| a["value"].clone()).collect();
+                (i["lp"].as_u64().unwrap(), values)
+            })
+            .collect();
+        for (lp, values) in &added {
+            assert_eq!(
+                Some(values),
+                rows_new.get(&(blkno, *lp)),
+                "block {blkno} lp {lp}"
+            );
+        }
+        for i in items.iter().filter(|i| i["change"] == "changed") {
+            let lp = i["lp"].as_u64().unwrap();
+            let Some(to) = i["fields"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|f| f["field"] == "t_ctid")
+            else {
+                continue;
+            };
+            let (nb, nlp) = ctid(to["new"].as_str().unwrap());
+            assert_eq!(nb, blkno, "HOT: the new version is on the same page");
+            let before = &rows_old[&(blkno, lp)];
+            let after = &added[&nlp];
+            let differ: BTreeSet<u64> = (0..3)
+                .filter(|&k| before[k] != after[k])
+                .map(|k| k as u64 + 1)
+                .collect();
+            seen.insert(before[0].as_i64().unwrap(), differ);
+        }
+    }
+    assert_eq!(seen, updated, "changed attributes per id");
+    // One block asked for: only its changes.
+    let (code, one) = diff_json(&[&old_path, &new_path, "--blocks", "1"]);
+    assert_eq!(code, 1);
+    let one = one["blocks"].as_array().unwrap();
+    assert_eq!(one.len(), 1);
+    assert_eq!(one[0]["blkno"], 1);
+    // The table form lists a new version's values with --columns.
+    let r = run(&["diff", &old_path, &new_path, "--columns", "int4,text,int4"]);
+    assert_eq!(r.code, 1);
+    for (id, row) in &ids_new {
+        if updated.contains_key(id) {
+            let line = format!("values {}, {}, {}", row[0], row[1], row[2]);
+            assert!(r.stdout.contains(&line), "{line}:\n{}", r.stdout);
+        }
+    }
+    // The table form counts the blocks.
+    let r = run(&["diff", &old_path, &new_path]);
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stdout.contains(&format!(
+            "{} of {file_blocks} blocks differ",
+            expected_blocks.len()
+        )),
+        "{}",
+        r.stdout
+    );
 }

@@ -604,8 +604,9 @@ fn parse_address(text: &str) -> Result<u64, String> {
 #[derive(Args, Debug)]
 pub(crate) struct MapArgs {
     /// A relation file (its further segments `N.1`, `N.2`… are read after
-    /// it), pages or a text dump of pages, or an Oracle datafile; `-` or
-    /// nothing reads standard input.
+    /// it), pages or a text dump of pages, an Oracle datafile or block-dump
+    /// trace, or a data directory with `--table`; `-` or nothing reads
+    /// standard input.
     pub input: Option<PathBuf>,
 
     /// Output format.
@@ -642,6 +643,15 @@ pub(crate) struct MapArgs {
     /// What the cells' shade shows.
     #[arg(long, value_enum, default_value_t = MapShadeArg::Used)]
     pub shade: MapShadeArg,
+
+    /// With a data directory as the input: the table to draw, `SCHEMA.NAME`
+    /// (or `NAME` in public); its files come from pg_class, read offline.
+    #[arg(long, value_name = "SCHEMA.NAME")]
+    pub table: Option<String>,
+
+    /// The database of `--table` (default: postgres).
+    #[arg(long, value_name = "NAME", requires = "table")]
+    pub database: Option<String>,
 }
 
 /// What the shade of `map`'s cells shows.

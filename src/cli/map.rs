@@ -10,11 +10,12 @@ use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use crate::engine::cluster::Cluster;
 use crate::engine::{verify_plan, Engine, VerifyPlan};
 use crate::error::Error;
 use crate::render::map::{MapFormat, MapOptions, MapPrinter, Shade};
 use crate::source::RelationFileName;
-use crate::verify::oracle::{map_datafile, OracleInput};
+use crate::verify::oracle::{map_datafile, map_trace, OracleInput};
 use crate::verify::{self, ChecksumMode, VerifyOptions};
 
 use super::args::{ChecksumsArg, ColorArg, MapArgs, MapFormatArg, MapShadeArg};
@@ -25,7 +26,19 @@ use super::{is_broken_pipe, stdout_error};
 const MAX_SEGMENTS: u64 = 1 << 16;
 
 pub(crate) fn run(args: &MapArgs) -> Result<ExitCode, Error> {
-    let inputs = inputs(args)?;
+    let (inputs, table) = match &args.table {
+        Some(name) => {
+            let t = table_inputs(args, name)?;
+            if t.files.is_empty() {
+                let _ = writeln!(io::stderr(), "blockscope: note: {} has no pages", t.title);
+            }
+            (t.files, Some((t.title, t.block_size)))
+        }
+        None => (inputs(args)?, None),
+    };
+    if inputs.is_empty() {
+        return Ok(ExitCode::SUCCESS);
+    }
     let engine: Option<Engine> = args.engine.into();
     let (plan, notes) = verify_plan(&inputs, engine)?;
     for (path, note) in notes {
@@ -50,15 +63,18 @@ pub(crate) fn run(args: &MapArgs) -> Result<ExitCode, Error> {
             MapShadeArg::Used => Shade::Used,
             MapShadeArg::Dead => Shade::Dead,
         },
-        title: inputs
-            .first()
-            .map_or("-".to_string(), |p| verify::file_name(p)),
+        title: match &table {
+            Some((title, _)) => title.clone(),
+            None => inputs
+                .first()
+                .map_or("-".to_string(), |p| verify::file_name(p)),
+        },
     };
     let mut printer = MapPrinter::new(BufWriter::new(stdout.lock()), opts);
     let failed = match plan {
         VerifyPlan::Postgres => {
             let options = VerifyOptions {
-                block_size: args.block_size,
+                block_size: args.block_size.or(table.as_ref().map(|t| t.1)),
                 segment_bytes: args.segment_size,
                 segment: args.segment,
                 checksums: match args.checksums {
@@ -82,16 +98,12 @@ pub(crate) fn run(args: &MapArgs) -> Result<ExitCode, Error> {
         VerifyPlan::Oracle(files) => {
             let mut clean = true;
             for (path, kind) in &files {
-                if *kind == OracleInput::Trace {
-                    return Err(Error::Usage(format!(
-                        "{}: map reads datafiles and blocks, not traces (`blockscope verify` and \
-                         `show` read traces)",
-                        verify::file_name(path)
-                    )));
-                }
                 let mut on_block = |f: &crate::model::map::BlockFigures| printer.block(f);
-                let (summary, block_size) = match map_datafile(path, args.block_size, &mut on_block)
-                {
+                let result = match kind {
+                    OracleInput::Trace => map_trace(path, &mut on_block),
+                    OracleInput::Datafile => map_datafile(path, args.block_size, &mut on_block),
+                };
+                let (summary, block_size) = match result {
                     Ok(x) => x,
                     Err(e) if is_broken_pipe(&e) => return Ok(ExitCode::from(1)),
                     Err(e) => return Err(e),
@@ -125,7 +137,8 @@ fn inputs(args: &MapArgs) -> Result<Vec<PathBuf>, Error> {
     if input.is_dir() {
         return Err(Error::Usage(format!(
             "{}: a directory; map draws one relation or datafile: give its file (the further \
-             segments N.1, N.2… are read with it)",
+             segments N.1, N.2… are read with it), or a data directory's table with --table \
+             SCHEMA.NAME",
             verify::file_name(&input)
         )));
     }
@@ -148,6 +161,59 @@ fn inputs(args: &MapArgs) -> Result<Vec<PathBuf>, Error> {
         }
     }
     Ok(inputs)
+}
+
+/// A data directory's table, as `--table` finds it in the catalogs.
+struct TableFiles {
+    /// Its segments that hold pages, in order.
+    files: Vec<PathBuf>,
+    /// `schema.name`, the picture's title.
+    title: String,
+    /// The cluster's block size (pg_control).
+    block_size: usize,
+}
+
+/// `map DATADIR --table SCHEMA.NAME`: the table's main fork segments from
+/// the catalogs, read offline as `show DATADIR --table` reads them; what
+/// the lookup noted goes to standard error.
+fn table_inputs(args: &MapArgs, name: &str) -> Result<TableFiles, Error> {
+    let Some(datadir) = args.input.as_deref().filter(|p| p.is_dir()) else {
+        return Err(Error::Usage(
+            "--table needs a data directory as the input".into(),
+        ));
+    };
+    let database = args.database.as_deref().unwrap_or("postgres");
+    let cluster = Cluster::open(datadir)?;
+    let info = cluster
+        .find_table(database, name)
+        .map_err(|e| Error::Usage(format!("{}: {e}", datadir.display())))?;
+    let mut err = io::stderr().lock();
+    let _ = writeln!(
+        err,
+        "blockscope: note: {}: {}.{} in database {database} (oid {}): PostgreSQL {}, file {}",
+        datadir.display(),
+        info.schema_name,
+        info.name,
+        info.oid,
+        cluster.major(),
+        info.main_segments
+            .first()
+            .map_or_else(|| "(none)".to_string(), |p| p.display().to_string()),
+    );
+    for n in &info.notes {
+        let _ = writeln!(err, "blockscope: note: {}: {n}", datadir.display());
+    }
+    let files = info
+        .main_segments
+        .iter()
+        .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.len() > 0))
+        .cloned()
+        .collect();
+    Ok(TableFiles {
+        files,
+        title: format!("{}.{}", info.schema_name, info.name),
+        block_size: cluster.block_size(),
+    })
 }
 
 fn segment_path(first: &Path, n: u64) -> PathBuf {

@@ -125,6 +125,20 @@ fn text(v: &Value) -> String {
     }
 }
 
+/// An added or removed tuple's attribute values (with `--columns`), as
+/// JSON values in attribute order: `values 5, "changed 5", 1050`; empty
+/// when the item has none.
+fn values(item: Option<&Value>) -> String {
+    let Some(Value::Array(attrs)) = item.and_then(|i| i.get("attrs")) else {
+        return String::new();
+    };
+    let list: Vec<String> = attrs
+        .iter()
+        .map(|a| a.get("value").map_or("?".to_string(), Value::to_string))
+        .collect();
+    format!("values {}", list.join(", "))
+}
+
 /// One block's rows, columns aligned within the block.
 fn table_block(out: &mut dyn Write, d: &BlockDiff) -> io::Result<()> {
     let title = match &d.input {
@@ -148,7 +162,7 @@ fn table_block(out: &mut dyn Write, d: &BlockDiff) -> io::Result<()> {
             format!("{} {} {}", i.array, i.key, text(&i.id))
         };
         if i.change != Change::Changed {
-            rows.push([name, i.change.as_str().to_string(), String::new()]);
+            rows.push([name, i.change.as_str().to_string(), values(i.item.as_ref())]);
             continue;
         }
         for (n, f) in i.fields.iter().enumerate() {

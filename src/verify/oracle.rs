@@ -294,6 +294,40 @@ pub(crate) fn verify_trace(
     evidence: bool,
     on_block: &mut OnBlock<'_>,
 ) -> Result<FileVerdict, Error> {
+    check_trace(path, endian, evidence, on_block, &mut |_, _| Ok(()))
+}
+
+/// Every block rebuilt from a trace's hex sections, checked as
+/// [`verify_trace`] checks it, each block's figures for `map` handed to
+/// `on_figures` in the trace's order. Returns DBVERIFY's tallies and the
+/// largest block size.
+pub(crate) fn map_trace(
+    path: &Path,
+    on_figures: &mut dyn FnMut(&BlockFigures) -> std::io::Result<()>,
+) -> Result<(DbvSummary, usize), Error> {
+    let mut size = 0;
+    let verdict = check_trace(
+        path,
+        None,
+        false,
+        &mut |_| Ok(()),
+        &mut |block, problems| {
+            size = size.max(block.size);
+            on_figures(&oracle_figures(block, problems))
+        },
+    )?;
+    Ok((verdict.summary, size))
+}
+
+/// The trace loop of [`verify_trace`]; `each` sees every block with its
+/// problems.
+fn check_trace(
+    path: &Path,
+    endian: Option<Endian>,
+    evidence: bool,
+    on_block: &mut OnBlock<'_>,
+    each: &mut dyn FnMut(&OracleBlock, &[Problem]) -> std::io::Result<()>,
+) -> Result<FileVerdict, Error> {
     let read_all = |mut r: Box<dyn std::io::Read>| {
         let mut text = Vec::new();
         std::io::Read::read_to_end(
@@ -348,6 +382,7 @@ pub(crate) fn verify_trace(
         }));
         // Differences from the cache copy of the same block.
         problems.extend(b.copy_problems.iter().cloned());
+        each(&parsed, &problems).map_err(report_error)?;
         let mut report = BlockReport::new(&parsed, problems);
         report.rel_file = verifier.rel_file;
         if report.failed() {
