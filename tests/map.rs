@@ -780,7 +780,7 @@ fn a_large_relation_is_mapped_in_bounded_memory() {
         return;
     }
     const LIMIT: u64 = 128 << 20;
-    let dir = tempdir("large");
+    let dir = tempdir("bounded");
     let path = dir.join("16384");
     let pages = std::fs::read(fixture("postgres/corrupt/clean/16384")).unwrap();
     let copies = (256 << 20) / pages.len() + 1;
