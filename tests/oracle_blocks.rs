@@ -250,9 +250,41 @@ fn trn_tbl_with_cmt_column_reads_back() {
         .collect();
     assert_eq!(printed, want);
     let u = &v[0]["text"]["space"]["undo"];
+    assert!(u["ext_trn"].as_array().unwrap().is_empty());
     assert_eq!(u["cmt_column"], true);
     assert_eq!(u["trn_tbl"][0]["cmt"], 1_524_896_156u64);
     assert_eq!(u["trn_tbl"][0x24]["cmt"], 1_524_895_467u64);
+}
+
+/// 11.2's `EXT TRN CTL::`/`EXT TRN TBL::` after the slots (lines as in the
+/// `dump undo header` output of "Oracle特殊恢复原理与实战_09", 2018): kept as
+/// printed, not dropped.
+#[test]
+fn ext_trn_lines_are_kept() {
+    let ext = "  EXT TRN CTL::\n  usn: 2\n  sp1:0x00000000 sp2:0x00000000 sp3:0x00000000 sp4:0x00000000\n  \
+        sp5:0x00000000 sp6:0x00000000 sp7:0x100000000 sp8:0x00000000\n  EXT TRN TBL::\n  \
+        index  extflag    extHash    extSpare1   extSpare2\n  \
+        ---------------------------------------------------\n   \
+        0x00  0x00000000 0x00000000 0x00000000  0x00000000\n   \
+        0x01  0x00000000 0x00000000 0x00000000  0x00000000\n";
+    let text = std::fs::read_to_string(fixture("oracle/blocks/undo_header.trc"))
+        .unwrap()
+        .replace(
+            "End dump data blocks",
+            &format!("{ext}End dump data blocks"),
+        );
+    let dir = std::env::temp_dir().join(format!("blockscope-oracle-ext-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("ext.trc");
+    std::fs::write(&p, &text).unwrap();
+    let path = p.to_str().unwrap();
+    let printed = dump_block(path, "1");
+    let v = json(path);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(printed.ends_with(ext), "{printed}");
+    let u = &v[0]["text"]["space"]["undo"];
+    assert_eq!(u["ext_trn"].as_array().unwrap().len(), 9);
+    assert_eq!(u["trn_tbl"].as_array().unwrap().len(), 0x30);
 }
 
 #[test]

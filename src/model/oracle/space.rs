@@ -262,6 +262,10 @@ pub struct UndoHeader {
     pub trn_tbl: Vec<TrnSlot>,
     /// The table prints the `cmt` column (11g and later).
     pub cmt_column: bool,
+    /// The `EXT TRN CTL::` and `EXT TRN TBL::` lines 11g and later print
+    /// after the table, kept as printed (trailing blanks dropped); their
+    /// fields are not read.
+    pub ext_trn: Vec<String>,
 }
 
 /// One undo record's header lines (`* Rec #0x… slt: … objn: … objd: … tblspc:

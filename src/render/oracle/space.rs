@@ -266,6 +266,9 @@ fn undo_header(s: &mut String, u: &UndoHeader) {
         }
         s.push('\n');
     }
+    for l in &u.ext_trn {
+        line!(s, "{l}");
+    }
 }
 
 fn undo_block(s: &mut String, b: &UndoBlock) {

@@ -429,6 +429,22 @@ fn undo_header(c: &mut Cursor<'_, '_>) -> Result<Option<Box<UndoHeader>>, TextEr
         c.lines.advance();
         u.trn_tbl.push(slot);
     }
+    if c.lines
+        .peek()
+        .is_some_and(|l| l.text.trim_start().starts_with("EXT TRN CTL::"))
+    {
+        while u.ext_trn.len() < MAX_ENTRIES {
+            let Some(l) = c.lines.peek() else { break };
+            if super::lines::marker(l.text).is_some() {
+                break;
+            }
+            c.lines.advance();
+            u.ext_trn.push(l.text.to_string());
+        }
+        while u.ext_trn.last().is_some_and(|l| l.trim().is_empty()) {
+            u.ext_trn.pop();
+        }
+    }
     Ok(Some(Box::new(u)))
 }
 
