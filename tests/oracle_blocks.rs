@@ -157,6 +157,173 @@ fn wide_values_read_back_unchanged() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The published text of a block from `buffer tsn:` on, each line without
+/// trailing blanks (the reader drops them from an undo record's text).
+fn published_trimmed(rel: &str) -> String {
+    published(rel)
+        .lines()
+        .map(|l| format!("{}\n", l.trim_end()))
+        .collect()
+}
+
+#[test]
+fn undo_segment_header_round_trips_exactly() {
+    let rel = "oracle/blocks/undo_header.trc";
+    let got = dump_block(fixture(rel).to_str().unwrap(), "1");
+    assert_eq!(got, published(rel));
+}
+
+#[test]
+fn undo_block_round_trips_up_to_trailing_blanks() {
+    let rel = "oracle/blocks/undo_block.trc";
+    let got = dump_block(fixture(rel).to_str().unwrap(), "1");
+    let got: String = got.lines().map(|l| format!("{}\n", l.trim_end())).collect();
+    assert_eq!(got, published_trimmed(rel));
+}
+
+#[test]
+fn undo_segment_header_fields_carry_oracle_labels() {
+    let v = json(fixture("oracle/blocks/undo_header.trc").to_str().unwrap());
+    let s = &v[0]["text"]["space"];
+    assert_eq!(s["body"], "segment_header");
+    assert_eq!(s["extent_header"]["extents"], 5);
+    assert_eq!(s["extent_header"]["blocks"], 39);
+    assert_eq!(s["extent_map"].as_array().unwrap().len(), 5);
+    let u = &s["undo"];
+    assert_eq!(u["retention"][1][0], 1);
+    assert_eq!(u["retention"][1][1], 1_299_512_180u64);
+    assert_eq!(u["trn_ctl"]["seq"], 0x09d4);
+    assert_eq!(u["trn_ctl"]["chd"], 0x25);
+    assert_eq!(u["trn_ctl"]["ctl"], 0x17);
+    assert_eq!(u["trn_ctl"]["mgc"], 0x8201);
+    assert_eq!(u["trn_ctl"]["opt"], 2_147_483_646u32);
+    assert_eq!(u["trn_ctl"]["uba"], "0x0080009a.09d4.0b");
+    assert_eq!(u["trn_ctl"]["scn"], "0x0000.03ee398c");
+    assert_eq!(u["free_block_pool"].as_array().unwrap().len(), 5);
+    assert_eq!(u["free_block_pool"][1]["ext"], 3);
+    assert_eq!(u["free_block_pool"][1]["spc"], 0x1ea4);
+    let slots = u["trn_tbl"].as_array().unwrap();
+    assert_eq!(slots.len(), 0x30);
+    // The active slot: xid 0x000a.01a.0000255b of the undo block's header.
+    let active: Vec<&Value> = slots.iter().filter(|x| x["state"] == 10).collect();
+    assert_eq!(active.len(), 1);
+    assert_eq!(active[0]["index"], 0x1a);
+    assert_eq!(active[0]["wrap"], 0x255b);
+    assert_eq!(active[0]["cflags"], 0x80);
+    assert_eq!(active[0]["dba"], 0x0080009a);
+    assert_eq!(active[0]["marked"], true);
+    assert!(active[0]["cmt"].is_null());
+    assert_eq!(slots[0x17]["uel"], 0xffff);
+    assert_eq!(slots[0x24]["nub"], 2);
+    assert_eq!(u["cmt_column"], false);
+}
+
+/// 11g and later print a `cmt` column (commit time); a slot line of the
+/// 11.2 form reads and prints back.
+#[test]
+fn trn_tbl_with_cmt_column_reads_back() {
+    let text = std::fs::read_to_string(fixture("oracle/blocks/undo_header.trc"))
+        .unwrap()
+        .replace("nub     stmt_num\n", "nub     stmt_num    cmt\n")
+        .replace(
+            "0x00000001   0x00000000\n",
+            "0x00000001   0x00000000  1524896156\n",
+        )
+        .replace(
+            "0x00000002   0x00000000\n",
+            "0x00000002   0x00000000  1524895467\n",
+        )
+        .replace("0x00000000   0x00000000\n", "0x00000000   0x00000000  0\n");
+    let dir = std::env::temp_dir().join(format!("blockscope-oracle-cmt-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("cmt.trc");
+    std::fs::write(&p, &text).unwrap();
+    let path = p.to_str().unwrap();
+    let printed = dump_block(path, "1");
+    let v = json(path);
+    let _ = std::fs::remove_dir_all(&dir);
+    let want: String = text
+        .lines()
+        .skip(1)
+        .filter(|l| !l.starts_with("End dump"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_eq!(printed, want);
+    let u = &v[0]["text"]["space"]["undo"];
+    assert!(u["ext_trn"].as_array().unwrap().is_empty());
+    assert_eq!(u["cmt_column"], true);
+    assert_eq!(u["trn_tbl"][0]["cmt"], 1_524_896_156u64);
+    assert_eq!(u["trn_tbl"][0x24]["cmt"], 1_524_895_467u64);
+}
+
+/// 11.2's `EXT TRN CTL::`/`EXT TRN TBL::` after the slots (lines as in the
+/// `dump undo header` output of "Oracle特殊恢复原理与实战_09", 2018): kept as
+/// printed, not dropped.
+#[test]
+fn ext_trn_lines_are_kept() {
+    let ext = "  EXT TRN CTL::\n  usn: 2\n  sp1:0x00000000 sp2:0x00000000 sp3:0x00000000 sp4:0x00000000\n  \
+        sp5:0x00000000 sp6:0x00000000 sp7:0x100000000 sp8:0x00000000\n  EXT TRN TBL::\n  \
+        index  extflag    extHash    extSpare1   extSpare2\n  \
+        ---------------------------------------------------\n   \
+        0x00  0x00000000 0x00000000 0x00000000  0x00000000\n   \
+        0x01  0x00000000 0x00000000 0x00000000  0x00000000\n";
+    let text = std::fs::read_to_string(fixture("oracle/blocks/undo_header.trc"))
+        .unwrap()
+        .replace(
+            "End dump data blocks",
+            &format!("{ext}End dump data blocks"),
+        );
+    let dir = std::env::temp_dir().join(format!("blockscope-oracle-ext-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("ext.trc");
+    std::fs::write(&p, &text).unwrap();
+    let path = p.to_str().unwrap();
+    let printed = dump_block(path, "1");
+    let v = json(path);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(printed.ends_with(ext), "{printed}");
+    let u = &v[0]["text"]["space"]["undo"];
+    assert_eq!(u["ext_trn"].as_array().unwrap().len(), 9);
+    assert_eq!(u["trn_tbl"].as_array().unwrap().len(), 0x30);
+}
+
+#[test]
+fn undo_block_header_directory_and_records() {
+    let v = json(fixture("oracle/blocks/undo_block.trc").to_str().unwrap());
+    let b = &v[0]["text"]["space"];
+    assert_eq!(b["body"], "undo_block");
+    assert_eq!(b["xid"], "0x000a.01a.0000255b");
+    assert_eq!(b["seq"], 0x9d4);
+    assert_eq!(b["cnt"], 0xf);
+    assert_eq!(b["irb"], 0xf);
+    let offs = b["offsets"].as_array().unwrap();
+    assert_eq!(offs.len(), 15);
+    assert_eq!(offs[0], serde_json::json!([1, 0x1f9c]));
+    assert_eq!(offs[14], serde_json::json!([0xf, 0x1a54]));
+    let recs = b["records"].as_array().unwrap();
+    assert_eq!(recs.len(), 5);
+    assert_eq!(recs[0]["rec"], 0xb);
+    assert_eq!(recs[0]["slt"], 0x1a);
+    assert_eq!(recs[0]["objn"], 45810);
+    assert_eq!(recs[0]["tblspc"], 12);
+    assert_eq!(recs[0]["layer"], 11);
+    assert_eq!(recs[0]["layer_name"], "Row");
+    assert_eq!(recs[0]["rci"], 0);
+    assert_eq!(recs[0]["uba"], "0x0080009a.09d4.09");
+    assert_eq!(
+        recs[0]["undo_type"],
+        "Regular undo    Begin trans    Last buffer split:  No"
+    );
+    assert_eq!(recs[0]["kdo_op_code"], "URP row dependencies Disabled");
+    // The chain: each later record points back at the one before it.
+    for (i, r) in recs.iter().enumerate().skip(1) {
+        assert_eq!(r["rci"], recs[i - 1]["rec"]);
+        assert!(r["uba"].is_null());
+    }
+    // The irb record is the last one printed.
+    assert_eq!(recs[4]["rec"], b["irb"]);
+}
+
 #[test]
 fn a_body_line_that_does_not_fit_names_its_line() {
     let text = std::fs::read_to_string(fixture("oracle/blocks/mssm_segment_header.trc"))

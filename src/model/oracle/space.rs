@@ -169,6 +169,163 @@ pub struct SegmentHeader {
     pub extent_map: Vec<ExtentEntry>,
     /// MSSM segment headers only.
     pub freelists: Option<Freelists>,
+    /// Undo segment headers only (type 0x26): retention table, `TRN CTL::`,
+    /// `FREE BLOCK POOL::`, `TRN TBL::`.
+    pub undo: Option<Box<UndoHeader>>,
+    /// The labels carry `#` (`#extents:`, `#blocks:`, `#maps:`, `#blocks
+    /// below:`), as 10g and 11g print them in undo segment headers.
+    #[serde(skip)]
+    pub hash_labels: bool,
+}
+
+/// `TRN CTL::` of an undo segment header: the transaction table's control
+/// fields, with the dump's labels.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct TrnCtl {
+    /// `seq:`: sequence of the undo block in use.
+    pub seq: u32,
+    /// `chd:`: head of the free slot list (the slot used next).
+    pub chd: u32,
+    /// `ctl:`: tail of the free slot list.
+    pub ctl: u32,
+    /// `inc:`.
+    pub inc: u32,
+    /// `nfb:`: free blocks in the free block pool.
+    pub nfb: u32,
+    /// `mgc:`.
+    pub mgc: u32,
+    /// `xts:`.
+    pub xts: u32,
+    /// `flg:`.
+    pub flg: u32,
+    /// `opt:`.
+    pub opt: u32,
+    /// `uba:` as printed (`dba.seq.rec`).
+    pub uba: String,
+    /// `scn:` as printed.
+    pub scn: String,
+}
+
+/// One `FREE BLOCK POOL::` line: `uba: … ext: 0x… spc: 0x…`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct FreeBlock {
+    /// `uba:` as printed.
+    pub uba: String,
+    /// `ext:`.
+    pub ext: u32,
+    /// `spc:`: free bytes.
+    pub spc: u32,
+}
+
+/// One `TRN TBL::` slot: `index state cflags wrap# uel scn dba parent-xid nub
+/// stmt_num [cmt]`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct TrnSlot {
+    /// `index`: the slot number (the middle part of an xid).
+    pub index: u32,
+    /// `state` (9 inactive, 10 active, as published dumps show).
+    pub state: u32,
+    /// `cflags`.
+    pub cflags: u32,
+    /// `wrap#`: the slot's sequence (the last part of an xid).
+    pub wrap: u32,
+    /// `uel`: next slot in the free list (`0xffff` ends it).
+    pub uel: u32,
+    /// `scn` as printed.
+    pub scn: String,
+    /// `dba`: the undo block of the slot's last record.
+    pub dba: u32,
+    /// `parent-xid` as printed.
+    pub parent_xid: String,
+    /// `nub`: undo blocks used.
+    pub nub: u32,
+    /// `stmt_num`.
+    pub stmt_num: u32,
+    /// `cmt`: commit time in Unix seconds (11g and later print it; 0 while active).
+    pub cmt: Option<u64>,
+    /// The line is marked `**` (the slot of the transaction the dump was asked for).
+    pub marked: bool,
+}
+
+/// The undo part of an undo segment header (type 0x26).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct UndoHeader {
+    /// `Retention Table`: per extent, its `Commit Time:` (Unix seconds).
+    pub retention: Vec<(u32, u64)>,
+    /// `TRN CTL::`.
+    pub trn_ctl: TrnCtl,
+    /// `Version:`.
+    pub version: u32,
+    /// `FREE BLOCK POOL::`.
+    pub free_block_pool: Vec<FreeBlock>,
+    /// `TRN TBL::` slots.
+    pub trn_tbl: Vec<TrnSlot>,
+    /// The table prints the `cmt` column (11g and later).
+    pub cmt_column: bool,
+    /// The `EXT TRN CTL::` and `EXT TRN TBL::` lines 11g and later print
+    /// after the table, kept as printed (trailing blanks dropped); their
+    /// fields are not read.
+    pub ext_trn: Vec<String>,
+}
+
+/// One undo record's header lines (`* Rec #0x… slt: … objn: … objd: … tblspc:
+/// …`, `* Layer: … (…) opc: … rci 0x…`) with what follows kept as printed.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct UndoRecord {
+    /// `Rec #`: the record number.
+    pub rec: u32,
+    /// `slt:`: the transaction table slot.
+    pub slt: u32,
+    /// `objn:`: object number.
+    pub objn: u32,
+    /// `objd:`: data object number.
+    pub objd: u32,
+    /// `tblspc:`: tablespace number.
+    pub tblspc: u32,
+    /// `Layer:`: the redo layer of the undone change (11 = Row).
+    pub layer: u32,
+    /// The layer's name in parentheses (`Row`).
+    pub layer_name: String,
+    /// `opc:`.
+    pub opc: u32,
+    /// `rci`: the previous record of the same transaction in this block (0: none).
+    pub rci: u32,
+    /// `Undo type:` as printed (`Regular undo    Begin trans    Last buffer split:  No`).
+    pub undo_type: Option<String>,
+    /// `uba:` of the record's own `uba:` line, as printed (only on the first
+    /// record of a transaction in a block).
+    pub uba: Option<String>,
+    /// `KDO Op code:` as printed (`URP row dependencies Disabled`).
+    pub kdo_op_code: Option<String>,
+    /// The lines after the `Layer:` line, as printed (trailing blanks dropped).
+    pub lines: Vec<String>,
+}
+
+/// `UNDO BLK:` (type 0x02): the header, the record directory and the records.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct UndoBlock {
+    /// What follows `UNDO BLK:` on its line (empty in a block dump; `Extent:
+    /// … Block: …` in `dump undo block`).
+    pub info: String,
+    /// `xid:` as printed.
+    pub xid: String,
+    /// `seq:`.
+    pub seq: u32,
+    /// `cnt:`: records in the block.
+    pub cnt: u32,
+    /// `irb:`: the last record of the block's transaction (rollback starts there).
+    pub irb: u32,
+    /// `icl:`.
+    pub icl: u32,
+    /// `flg:`.
+    pub flg: u32,
+    /// The `xid:` line is indented.
+    #[serde(skip)]
+    pub xid_indent: usize,
+    /// `Rec Offset` directory: record number and its offset in the block.
+    pub offsets: Vec<(u32, u32)>,
+    /// The records printed (`* Rec #…`).
+    pub records: Vec<UndoRecord>,
 }
 
 /// One `DBA Ranges` entry of a first level bitmap block: the range and the
@@ -280,6 +437,8 @@ pub enum SpaceBody {
     FirstLevelBitmap(FirstLevelBitmap),
     /// `Dump of Second Level Bitmap Block` (type 0x21).
     SecondLevelBitmap(SecondLevelBitmap),
+    /// `UNDO BLK:` (type 0x02).
+    UndoBlock(UndoBlock),
 }
 
 /// A block body that is not decoded: where it is and why. Renderers show its

@@ -7,7 +7,7 @@
 use std::fmt::Write as _;
 
 use crate::model::oracle::space::{
-    FirstLevelBitmap, Highwater, SecondLevelBitmap, SegmentHeader, SpaceBody,
+    FirstLevelBitmap, Highwater, SecondLevelBitmap, SegmentHeader, SpaceBody, UndoBlock, UndoHeader,
 };
 
 const DASH65: &str = "-----------------------------------------------------------------";
@@ -26,11 +26,19 @@ pub(crate) fn space_text(body: &SpaceBody) -> String {
         SpaceBody::SegmentHeader(h) => segment_header(&mut s, h),
         SpaceBody::FirstLevelBitmap(b) => first_level(&mut s, b),
         SpaceBody::SecondLevelBitmap(b) => second_level(&mut s, b),
+        SpaceBody::UndoBlock(b) => undo_block(&mut s, b),
     }
     s
 }
 
 fn highwater(s: &mut String, h: &Highwater) {
+    highwater_labels(s, h, false);
+}
+
+/// `hash`: the labels as 10g and 11g print them in undo segment headers
+/// (`  #blocks in seg. hdr's freelists:`).
+fn highwater_labels(s: &mut String, h: &Highwater, hash: bool) {
+    let (lead, mark) = if hash { ("  ", "#") } else { (" ", "") };
     line!(
         s,
         "      Highwater::  0x{:08x}  ext#: {:<6} blk#: {:<6} ext size: {:<5} ",
@@ -41,10 +49,10 @@ fn highwater(s: &mut String, h: &Highwater) {
     );
     line!(
         s,
-        " blocks in seg. hdr's freelists: {:<5} ",
+        "{lead}{mark}blocks in seg. hdr's freelists: {:<5} ",
         h.freelist_blocks
     );
-    line!(s, " blocks below: {:<5} ", h.blocks_below);
+    line!(s, "{lead}{mark}blocks below: {:<5} ", h.blocks_below);
     line!(
         s,
         "  mapblk  0x{:08x}  offset: {:<5} ",
@@ -57,22 +65,40 @@ fn segment_header(s: &mut String, h: &SegmentHeader) {
     let e = &h.extent_header;
     line!(s, "  Extent Control Header");
     line!(s, "  {DASH65}");
-    line!(
-        s,
-        "  Extent Header:: spare1: {:<6} spare2: {:<5} extents: {:<5} blocks: {:<5} ",
-        e.spare1,
-        e.spare2,
-        e.extents,
-        e.blocks
-    );
-    line!(
-        s,
-        "                  last map  0x{:08x} maps: {:<6} offset: {:<5} ",
-        e.last_map,
-        e.maps,
-        e.offset
-    );
-    highwater(s, &h.highwater);
+    if h.hash_labels {
+        line!(
+            s,
+            "  Extent Header:: spare1: {:<6} spare2: {:<6} #extents: {:<6} #blocks: {:<6}",
+            e.spare1,
+            e.spare2,
+            e.extents,
+            e.blocks
+        );
+        line!(
+            s,
+            "                  last map  0x{:08x}  #maps: {:<6} offset: {:<5} ",
+            e.last_map,
+            e.maps,
+            e.offset
+        );
+    } else {
+        line!(
+            s,
+            "  Extent Header:: spare1: {:<6} spare2: {:<5} extents: {:<5} blocks: {:<5} ",
+            e.spare1,
+            e.spare2,
+            e.extents,
+            e.blocks
+        );
+        line!(
+            s,
+            "                  last map  0x{:08x} maps: {:<6} offset: {:<5} ",
+            e.last_map,
+            e.maps,
+            e.offset
+        );
+    }
+    highwater_labels(s, &h.highwater, h.hash_labels);
     line!(s, "                   {}", h.lock);
     if let Some(a) = &h.assm {
         line!(s, "  {DASH56}");
@@ -101,9 +127,14 @@ fn segment_header(s: &mut String, h: &SegmentHeader) {
         line!(s, "  Last Level III BMB:  0x{:08x}", a.last_l3);
     }
     let m = &h.map_header;
+    let (sep, mark) = if h.hash_labels {
+        ("  ", "#")
+    } else {
+        (" ", "")
+    };
     line!(
         s,
-        "     Map Header:: next  0x{:08x} extents: {:<4} obj#: {:<6} flag: 0x{:08x}",
+        "     Map Header:: next  0x{:08x}{sep}{mark}extents: {:<4} obj#: {:<6} flag: 0x{:08x}",
         m.next,
         m.extents,
         m.obj,
@@ -136,6 +167,9 @@ fn segment_header(s: &mut String, h: &SegmentHeader) {
             line!(s, "   DBA {}:   0x{d:08x}", i + 1);
         }
     }
+    if let Some(u) = &h.undo {
+        undo_header(s, u);
+    }
     if let Some(f) = &h.freelists {
         line!(
             s,
@@ -154,6 +188,141 @@ fn segment_header(s: &mut String, h: &SegmentHeader) {
                 l.lhd,
                 l.ltl
             );
+        }
+    }
+}
+
+const DASH59: &str = "-----------------------------------------------------------";
+const DASH96: &str =
+    "------------------------------------------------------------------------------------------------";
+
+fn undo_header(s: &mut String, u: &UndoHeader) {
+    line!(s, "  ");
+    if !u.retention.is_empty() {
+        line!(s, " Retention Table ");
+        line!(s, "  {DASH59}");
+        for (ext, time) in &u.retention {
+            line!(s, " Extent Number:{ext}  Commit Time: {time}");
+        }
+        line!(s, "  ");
+    }
+    let t = &u.trn_ctl;
+    line!(
+        s,
+        "  TRN CTL:: seq: 0x{:04x} chd: 0x{:04x} ctl: 0x{:04x} inc: 0x{:08x} nfb: 0x{:04x}",
+        t.seq,
+        t.chd,
+        t.ctl,
+        t.inc,
+        t.nfb
+    );
+    line!(
+        s,
+        "            mgc: 0x{:04x} xts: 0x{:04x} flg: 0x{:04x} opt: {} (0x{:08x})",
+        t.mgc,
+        t.xts,
+        t.flg,
+        t.opt,
+        t.opt
+    );
+    line!(s, "            uba: {} scn: {}", t.uba, t.scn);
+    line!(s, "Version: 0x{:02x}", u.version);
+    line!(s, "  FREE BLOCK POOL::");
+    for f in &u.free_block_pool {
+        line!(
+            s,
+            "    uba: {} ext: 0x{:<2x} spc: 0x{:<6x}",
+            f.uba,
+            f.ext,
+            f.spc
+        );
+    }
+    line!(s, "  TRN TBL::");
+    line!(s, " ");
+    let cmt = if u.cmt_column { "    cmt" } else { "" };
+    line!(
+        s,
+        "  index  state cflags  wrap#    uel         scn            dba            parent-xid    nub     stmt_num{cmt}"
+    );
+    line!(s, "  {DASH96}");
+    for x in &u.trn_tbl {
+        let _ = write!(
+            s,
+            "{}0x{:02x}   {:>2}    0x{:02x}  0x{:04x}  0x{:04x}  {}  0x{:08x}  {}  0x{:08x}   0x{:08x}",
+            if x.marked { "** " } else { "   " },
+            x.index,
+            x.state,
+            x.cflags,
+            x.wrap,
+            x.uel,
+            x.scn,
+            x.dba,
+            x.parent_xid,
+            x.nub,
+            x.stmt_num
+        );
+        if let Some(c) = x.cmt {
+            let _ = write!(s, "  {c}");
+        }
+        s.push('\n');
+    }
+    for l in &u.ext_trn {
+        line!(s, "{l}");
+    }
+}
+
+fn undo_block(s: &mut String, b: &UndoBlock) {
+    line!(s, " ");
+    line!(s, "{}", "*".repeat(80));
+    line!(s, "UNDO BLK:  {}", b.info);
+    line!(
+        s,
+        "{}xid: {}  seq: 0x{:<3x} cnt: 0x{:<3x} irb: 0x{:<3x} icl: 0x{:<3x} flg: 0x{:04x}",
+        " ".repeat(b.xid_indent.min(8)),
+        b.xid,
+        b.seq,
+        b.cnt,
+        b.irb,
+        b.icl,
+        b.flg
+    );
+    line!(s, " ");
+    line!(
+        s,
+        " Rec Offset      Rec Offset      Rec Offset      Rec Offset      Rec Offset"
+    );
+    line!(s, "{}", "-".repeat(75));
+    for chunk in b.offsets.chunks(5) {
+        for (rec, off) in chunk {
+            let _ = write!(s, "0x{rec:02x} 0x{off:04x}     ");
+        }
+        s.push('\n');
+    }
+    s.push('\n');
+    s.push('\n');
+    for r in &b.records {
+        line!(s, "*-----------------------------");
+        line!(
+            s,
+            "* Rec #0x{:x}  slt: 0x{:02x}  objn: {}(0x{:08x})  objd: {}  tblspc: {}(0x{:08x})",
+            r.rec,
+            r.slt,
+            r.objn,
+            r.objn,
+            r.objd,
+            r.tblspc,
+            r.tblspc
+        );
+        line!(
+            s,
+            "*       Layer: {:>3} ({})   opc: {}   rci 0x{:02x}   ",
+            r.layer,
+            r.layer_name,
+            r.opc,
+            r.rci
+        );
+        for l in &r.lines {
+            line!(s, "{l}");
         }
     }
 }

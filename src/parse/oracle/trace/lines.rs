@@ -64,6 +64,11 @@ impl<'a> Lines<'a> {
         self.i
     }
 
+    /// Go back so that line `no` is the next one (never past the start).
+    pub(crate) fn rewind_to(&mut self, no: usize) {
+        self.i = self.i.min(no.saturating_sub(1));
+    }
+
     /// Consume lines up to and including the first that starts with `prefix`.
     pub(crate) fn skip_past(&mut self, prefix: &str) {
         while let Some(l) = self.next_line() {
@@ -115,6 +120,8 @@ pub(super) enum SpaceKind {
     SegmentHeader,
     FirstLevelBitmap,
     SecondLevelBitmap,
+    /// `UNDO BLK:` (the rest of the line).
+    UndoBlock,
 }
 
 /// The marker `line` is, if any.
@@ -167,6 +174,7 @@ pub(super) fn marker(line: &str) -> Option<Marker<'_>> {
             map(tag("Dump of Second Level Bitmap Block"), |_| {
                 Marker::Space(SpaceKind::SecondLevelBitmap)
             }),
+            map(tag("UNDO BLK:"), |_| Marker::Space(SpaceKind::UndoBlock)),
         )),
     )
     .parse(line);

@@ -511,6 +511,10 @@ impl<'a> Parser<'a> {
                         SpaceKind::SecondLevelBitmap => {
                             space::second_level_bitmap(&mut self.lines)?
                         }
+                        SpaceKind::UndoBlock => {
+                            let info = l.text.trim_start().get("UNDO BLK:".len()..).unwrap_or("");
+                            space::undo_block(&mut self.lines, info)?
+                        }
                     };
                     self.text_mut(line).space = Some(At { value: body, line });
                 }

@@ -158,7 +158,7 @@ pub fn render_view(t: &TextBlock, blkno: u64) -> Option<OracleBlock> {
                 length: 0,
                 note: format!(
                     "type 0x{type_kcbh:02x} {}: the body's text is not decoded (read from text: \
-                 segment headers 0x10/0x23, bitmap blocks 0x20/0x21)",
+                 segment headers 0x10/0x23/0x26, bitmap blocks 0x20/0x21, undo blocks 0x02)",
                     names::block_type_name(type_kcbh).unwrap_or("unknown")
                 ),
                 bytes: Vec::new(),

@@ -11,8 +11,9 @@
 
 use crate::error::TextError;
 use crate::model::oracle::space::{
-    AssmHeader, AuxEntry, DbaRange, ExtentEntry, ExtentHeader, FirstLevelBitmap, FreeList,
-    Freelists, Highwater, L1Range, MapHeader, SecondLevelBitmap, SegmentHeader, SpaceBody,
+    AssmHeader, AuxEntry, DbaRange, ExtentEntry, ExtentHeader, FirstLevelBitmap, FreeBlock,
+    FreeList, Freelists, Highwater, L1Range, MapHeader, SecondLevelBitmap, SegmentHeader,
+    SpaceBody, TrnCtl, TrnSlot, UndoBlock, UndoHeader, UndoRecord,
 };
 
 use super::grammar::{clip, Line};
@@ -157,9 +158,13 @@ impl<'a> Cursor<'_, 'a> {
     }
 
     fn highwater(&mut self) -> Result<Highwater, TextError> {
+        self.highwater_labels(false)
+    }
+
+    fn highwater_labels(&mut self, hash: bool) -> Result<Highwater, TextError> {
         let a = self.expect("Highwater:: {} ext#: {} blk#: {} ext size: {}")?;
-        let b = self.expect("blocks in seg. hdr's freelists: {}")?;
-        let c = self.expect("blocks below: {}")?;
+        let b = self.expect(&labels(hash, "blocks in seg. hdr's freelists: {}"))?;
+        let c = self.expect(&labels(hash, "blocks below: {}"))?;
         let d = self.expect("mapblk {} offset: {}")?;
         Ok(Highwater {
             dba: n(&a, 0),
@@ -172,6 +177,24 @@ impl<'a> Cursor<'_, 'a> {
             mapblk_offset: n(&d, 1),
         })
     }
+}
+
+/// The pattern with `#` before the labels 10g and 11g print so in undo
+/// segment headers (`#extents:`, `#blocks:`, `#maps:`, `#blocks below:`).
+fn labels(hash: bool, pattern: &str) -> String {
+    if !hash {
+        return pattern.to_string();
+    }
+    pattern
+        .split_whitespace()
+        .enumerate()
+        .map(|(i, w)| match w {
+            "extents:" | "blocks:" | "maps:" => format!("#{w}"),
+            "blocks" if i == 0 => "#blocks".to_string(),
+            _ => w.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn is_dashes(t: &str) -> bool {
@@ -188,9 +211,13 @@ pub(super) fn segment_header(lines: &mut Lines<'_>) -> Result<SpaceBody, TextErr
         what: "segment header",
     };
     c.dashes()?;
-    let e1 = c.expect("Extent Header:: spare1: {} spare2: {} extents: {} blocks: {}")?;
-    let e2 = c.expect("last map {} maps: {} offset: {}")?;
-    let highwater = c.highwater()?;
+    let hash = c.lines.peek().is_some_and(|l| l.text.contains("#extents:"));
+    let e1 = c.expect(&labels(
+        hash,
+        "Extent Header:: spare1: {} spare2: {} extents: {} blocks: {}",
+    ))?;
+    let e2 = c.expect(&labels(hash, "last map {} maps: {} offset: {}"))?;
+    let highwater = c.highwater_labels(hash)?;
     let lock = c
         .lines
         .peek()
@@ -209,6 +236,7 @@ pub(super) fn segment_header(lines: &mut Lines<'_>) -> Result<SpaceBody, TextErr
         },
         highwater,
         lock,
+        hash_labels: hash,
         ..SegmentHeader::default()
     };
     if c.try_dashes() {
@@ -231,7 +259,10 @@ pub(super) fn segment_header(lines: &mut Lines<'_>) -> Result<SpaceBody, TextErr
         a.last_l3 = n(&c.expect("Last Level III BMB: {}")?, 0);
         h.assm = Some(a);
     }
-    let m = c.expect("Map Header:: next {} extents: {} obj#: {} flag: {}")?;
+    let m = c.expect(&labels(
+        hash,
+        "Map Header:: next {} extents: {} obj#: {} flag: {}",
+    ))?;
     h.map_header = MapHeader {
         next: n(&m, 0),
         extents: n(&m, 1),
@@ -303,8 +334,318 @@ pub(super) fn segment_header(lines: &mut Lines<'_>) -> Result<SpaceBody, TextErr
             });
         }
         h.freelists = Some(fl);
+    } else {
+        h.undo = undo_header(&mut c)?;
     }
     Ok(SpaceBody::SegmentHeader(h))
+}
+
+fn skip_blank(c: &mut Cursor<'_, '_>) {
+    while c.lines.peek().is_some_and(|l| l.text.trim().is_empty()) {
+        c.lines.advance();
+    }
+}
+
+fn word_at<'a>(v: &[Val<'a>], i: usize) -> String {
+    v.iter()
+        .filter_map(|x| match x {
+            Val::S(s) => Some(*s),
+            Val::N(_) => None,
+        })
+        .nth(i)
+        .unwrap_or("")
+        .to_string()
+}
+
+/// After the extent map of an undo segment header (type 0x26): `Retention
+/// Table`, `TRN CTL::`, `Version:`, `FREE BLOCK POOL::`, `TRN TBL::`. `None`
+/// when no `TRN CTL::` follows (the lines are left unread).
+fn undo_header(c: &mut Cursor<'_, '_>) -> Result<Option<Box<UndoHeader>>, TextError> {
+    let start = c.lines.next_no();
+    skip_blank(c);
+    let mut u = UndoHeader::default();
+    if c.try_fit("Retention Table").is_some() {
+        c.dashes()?;
+        while u.retention.len() < MAX_ENTRIES {
+            let Some(l) = c.lines.peek() else { break };
+            let Some(v) = retention(l.text) else { break };
+            c.lines.advance();
+            u.retention.push(v);
+        }
+        skip_blank(c);
+    }
+    let Some(l) = c.lines.peek() else {
+        return Ok(None);
+    };
+    if !l.text.trim_start().starts_with("TRN CTL::") {
+        // Not an undo header: leave the lines to the trace reader.
+        c.lines.rewind_to(start);
+        return Ok(None);
+    }
+    let a = c.expect("TRN CTL:: seq: {} chd: {} ctl: {} inc: {} nfb: {}")?;
+    let b = c.expect("mgc: {} xts: {} flg: {} opt: {} {s}")?;
+    let d = c.expect_vals("uba: {s} scn: {s}")?;
+    u.trn_ctl = TrnCtl {
+        seq: n(&a, 0),
+        chd: n(&a, 1),
+        ctl: n(&a, 2),
+        inc: n(&a, 3),
+        nfb: n(&a, 4),
+        mgc: n(&b, 0),
+        xts: n(&b, 1),
+        flg: n(&b, 2),
+        opt: n(&b, 3),
+        uba: word_at(&d, 0),
+        scn: word_at(&d, 1),
+    };
+    u.version = n(&c.expect("Version: {}")?, 0);
+    c.expect("FREE BLOCK POOL::")?;
+    while u.free_block_pool.len() < MAX_ENTRIES {
+        let Some(l) = c.lines.peek() else { break };
+        let Some(v) = fit(l.text, "uba: {s} ext: {} spc: {}") else {
+            break;
+        };
+        c.lines.advance();
+        let ns = nums(&v);
+        u.free_block_pool.push(FreeBlock {
+            uba: word_at(&v, 0),
+            ext: n(&ns, 0),
+            spc: n(&ns, 1),
+        });
+    }
+    c.expect("TRN TBL::")?;
+    skip_blank(c);
+    let header = "index state cflags wrap# uel scn dba parent-xid nub stmt_num";
+    if c.try_fit(header).is_none() {
+        c.expect(&format!("{header} cmt"))?;
+        u.cmt_column = true;
+    }
+    c.dashes()?;
+    while u.trn_tbl.len() < MAX_ENTRIES {
+        let Some(l) = c.lines.peek() else { break };
+        let Some(slot) = trn_slot(l.text, u.cmt_column) else {
+            break;
+        };
+        c.lines.advance();
+        u.trn_tbl.push(slot);
+    }
+    if c.lines
+        .peek()
+        .is_some_and(|l| l.text.trim_start().starts_with("EXT TRN CTL::"))
+    {
+        while u.ext_trn.len() < MAX_ENTRIES {
+            let Some(l) = c.lines.peek() else { break };
+            if super::lines::marker(l.text).is_some() {
+                break;
+            }
+            c.lines.advance();
+            u.ext_trn.push(l.text.to_string());
+        }
+        while u.ext_trn.last().is_some_and(|l| l.trim().is_empty()) {
+            u.ext_trn.pop();
+        }
+    }
+    Ok(Some(Box::new(u)))
+}
+
+/// ` Extent Number:0  Commit Time: 1300038179`.
+fn retention(text: &str) -> Option<(u32, u64)> {
+    let rest = text.trim().strip_prefix("Extent Number:")?;
+    let (ext, rest) = rest.split_once(char::is_whitespace)?;
+    let time = rest.trim().strip_prefix("Commit Time:")?.trim();
+    Some((ext.parse().ok()?, time.parse().ok()?))
+}
+
+/// One `TRN TBL::` line, with `**` before the slot the dump was asked for.
+fn trn_slot(text: &str, cmt: bool) -> Option<TrnSlot> {
+    let t = text.trim_start();
+    let (marked, t) = match t.strip_prefix("**") {
+        Some(r) => (true, r),
+        None => (false, t),
+    };
+    let w: Vec<&str> = t.split_whitespace().collect();
+    if w.len() != if cmt { 11 } else { 10 } {
+        return None;
+    }
+    let hex = |s: &str| u32::from_str_radix(s.strip_prefix("0x")?, 16).ok();
+    Some(TrnSlot {
+        index: hex(w[0])?,
+        state: w[1].parse().ok()?,
+        cflags: hex(w[2])?,
+        wrap: hex(w[3])?,
+        uel: hex(w[4])?,
+        scn: w[5].starts_with("0x").then(|| w[5].to_string())?,
+        dba: hex(w[6])?,
+        parent_xid: w[7].starts_with("0x").then(|| w[7].to_string())?,
+        nub: hex(w[8])?,
+        stmt_num: hex(w[9])?,
+        cmt: match w.get(10) {
+            Some(c) => Some(c.parse().ok()?),
+            None => None,
+        },
+        marked,
+    })
+}
+
+/// `UNDO BLK:` (consumed; `info` is the rest of its line) through its
+/// records, which end at the next marker line or the end of the trace.
+pub(super) fn undo_block(lines: &mut Lines<'_>, info: &str) -> Result<SpaceBody, TextError> {
+    let mut c = Cursor {
+        lines,
+        what: "undo block",
+    };
+    let mut b = UndoBlock {
+        info: info.trim().to_string(),
+        ..UndoBlock::default()
+    };
+    b.xid_indent = c
+        .lines
+        .peek()
+        .map_or(0, |l| l.text.len() - l.text.trim_start().len());
+    let v = c.expect_vals("xid: {s} seq: {} cnt: {} irb: {} icl: {} flg: {}")?;
+    b.xid = word_at(&v, 0);
+    let ns = nums(&v);
+    (b.seq, b.cnt, b.irb, b.icl, b.flg) = (n(&ns, 0), n(&ns, 1), n(&ns, 2), n(&ns, 3), n(&ns, 4));
+    skip_blank(&mut c);
+    let l = c.lines.peek();
+    match l {
+        Some(l) if is_rec_offset_head(l.text) => c.lines.advance(),
+        Some(l) => return Err(c.error(l, "Rec Offset …")),
+        None => {
+            return Err(TextError::whole(
+                "undo block: the trace ends where `Rec Offset` was expected".to_string(),
+            ))
+        }
+    }
+    c.dashes()?;
+    while b.offsets.len() < MAX_ENTRIES {
+        let Some(l) = c.lines.peek() else { break };
+        let w: Vec<&str> = l.text.split_whitespace().collect();
+        if w.is_empty() || !w.len().is_multiple_of(2) {
+            break;
+        }
+        let pairs: Option<Vec<(u32, u32)>> = w
+            .chunks(2)
+            .map(|p| Some((number(p[0])?, number(p[1])?)))
+            .collect();
+        let Some(pairs) = pairs else { break };
+        if !w.iter().all(|x| x.starts_with("0x")) {
+            break;
+        }
+        c.lines.advance();
+        b.offsets.extend(pairs);
+    }
+    skip_blank(&mut c);
+    while b.records.len() < MAX_ENTRIES {
+        let (Some(d), Some(r)) = (c.lines.peek(), c.lines.get(c.lines.next_no() + 1)) else {
+            break;
+        };
+        if !is_star_dashes(d.text) || !r.text.starts_with("* Rec #") {
+            break;
+        }
+        c.lines.advance();
+        c.lines.advance();
+        let mut rec = record_head(r.text).ok_or_else(|| {
+            r.error(
+                r.text,
+                format!("undo block: cannot read {:?}", clip(r.text)),
+            )
+        })?;
+        let Some(layer) = c.lines.peek() else { break };
+        if !record_layer(layer.text, &mut rec) {
+            return Err(layer.error(
+                layer.text,
+                format!(
+                    "undo block: expected `* Layer: N (NAME) opc: N rci 0x…`, found {:?}",
+                    clip(layer.text)
+                ),
+            ));
+        }
+        c.lines.advance();
+        while rec.lines.len() < MAX_ENTRIES {
+            let Some(l) = c.lines.peek() else { break };
+            if super::lines::marker(l.text).is_some() {
+                break;
+            }
+            if is_star_dashes(l.text)
+                && c.lines
+                    .get(l.no + 1)
+                    .is_some_and(|n| n.text.starts_with("* Rec #"))
+            {
+                break;
+            }
+            c.lines.advance();
+            rec.lines.push(l.text.to_string());
+        }
+        for l in &rec.lines {
+            if let Some(t) = l.strip_prefix("Undo type:") {
+                rec.undo_type.get_or_insert_with(|| t.trim().to_string());
+            } else if let Some(t) = l.strip_prefix("uba:") {
+                if rec.uba.is_none() {
+                    rec.uba = t.split_whitespace().next().map(str::to_string);
+                }
+            } else if let Some(t) = l.strip_prefix("KDO Op code:") {
+                rec.kdo_op_code.get_or_insert_with(|| t.trim().to_string());
+            }
+        }
+        b.records.push(rec);
+    }
+    Ok(SpaceBody::UndoBlock(b))
+}
+
+/// ` Rec Offset      Rec Offset …`.
+fn is_rec_offset_head(t: &str) -> bool {
+    let w: Vec<&str> = t.split_whitespace().collect();
+    !w.is_empty() && w.len().is_multiple_of(2) && w.chunks(2).all(|p| p == ["Rec", "Offset"])
+}
+
+fn is_star_dashes(t: &str) -> bool {
+    t.strip_prefix('*')
+        .is_some_and(|r| !r.is_empty() && r.bytes().all(|b| b == b'-'))
+}
+
+/// `* Rec #0xb  slt: 0x1a  objn: 45810(0x0000b2f2)  objd: 45810  tblspc: 12(0x0000000c)`.
+fn record_head(text: &str) -> Option<UndoRecord> {
+    let w: Vec<&str> = text.split_whitespace().collect();
+    let ["*", "Rec", rec, "slt:", slt, "objn:", objn, "objd:", objd, "tblspc:", tblspc] =
+        w.as_slice()
+    else {
+        return None;
+    };
+    let paren = |s: &str| -> Option<u32> { s.split('(').next()?.parse().ok() };
+    Some(UndoRecord {
+        rec: number(rec.strip_prefix('#')?)?,
+        slt: number(slt)?,
+        objn: paren(objn)?,
+        objd: objd.parse().ok()?,
+        tblspc: paren(tblspc)?,
+        ..UndoRecord::default()
+    })
+}
+
+/// `*       Layer:  11 (Row)   opc: 1   rci 0x00`.
+fn record_layer(text: &str, rec: &mut UndoRecord) -> bool {
+    let Some(rest) = text
+        .strip_prefix('*')
+        .and_then(|r| r.trim_start().strip_prefix("Layer:"))
+    else {
+        return false;
+    };
+    let Some((layer, rest)) = rest.trim_start().split_once(" (") else {
+        return false;
+    };
+    let Some((name, rest)) = rest.split_once(')') else {
+        return false;
+    };
+    let w: Vec<&str> = rest.split_whitespace().collect();
+    let (Ok(layer), ["opc:", opc, "rci", rci]) = (layer.trim().parse(), w.as_slice()) else {
+        return false;
+    };
+    let (Ok(opc), Some(rci)) = (opc.parse(), number(rci)) else {
+        return false;
+    };
+    (rec.layer, rec.layer_name, rec.opc, rec.rci) = (layer, name.to_string(), opc, rci);
+    true
 }
 
 /// `Dump of First Level Bitmap Block` (consumed) through its DBA ranges.
