@@ -97,6 +97,16 @@ pub(crate) fn decode(ty: &PgType, data: &[u8]) -> Result<Value, String> {
             )))
         }
         Array(elem) => array_out(elem, data).map(Value::text),
+        Enum { name, labels, .. } => {
+            let oid = u32_at(data, 0)?;
+            labels
+                .iter()
+                .find(|l| l.0 == oid)
+                .map(|l| Value::text(l.1.clone()))
+                .ok_or_else(|| format!("enum {name} has no label with pg_enum OID {oid}"))
+        }
+        Range { subtype, .. } => range_out(subtype, data).map(Value::text),
+        Composite { fields, .. } => record_out(fields, data).map(Value::text),
         Other { name, .. } => Err(format!("type {name} is not decoded; shown as hex")),
     }
 }
@@ -569,6 +579,9 @@ fn bit_out(data: &[u8]) -> Result<String, String> {
 //   element type's typalign, offsets counted from the varlena header
 // ---------------------------------------------------------------------------
 
+/// `FirstNormalObjectId` (transam.h): OIDs of user-made objects start here.
+const FIRST_NORMAL_OBJECT_ID: u32 = 16384;
+
 /// `MAXDIM` (array.h).
 const MAXDIM: usize = 6;
 
@@ -586,14 +599,24 @@ fn array_out(declared: &PgType, data: &[u8]) -> Result<String, String> {
         .ok()
         .filter(|&n| n <= MAXDIM)
         .ok_or_else(|| format!("array has {ndim} dimensions (at most {MAXDIM})"))?;
-    let elem = PgType::from_oid(elemtype)
-        .ok_or_else(|| format!("array element type OID {elemtype} is not decoded"))?;
-    if declared.oid().is_some_and(|d| d != elemtype) {
-        return Err(format!(
-            "array elements are of type OID {elemtype}, not {} as declared",
-            declared.sql_name()
-        ));
-    }
+    // A type from the catalogs (enum, range, composite) carries its OID; an
+    // array of a domain stores the domain's OID (a user type's, at least
+    // FirstNormalObjectId), whose base type is the one declared.
+    let elem = if declared.oid() == Some(elemtype)
+        || (elemtype >= FIRST_NORMAL_OBJECT_ID && declared.is_decoded())
+    {
+        declared.clone()
+    } else {
+        let elem = PgType::from_oid(elemtype)
+            .ok_or_else(|| format!("array element type OID {elemtype} is not decoded"))?;
+        if declared.oid().is_some_and(|d| d != elemtype) {
+            return Err(format!(
+                "array elements are of type OID {elemtype}, not {} as declared",
+                declared.sql_name()
+            ));
+        }
+        elem
+    };
     let mut dims = Vec::with_capacity(ndim);
     let mut lbounds = Vec::with_capacity(ndim);
     for i in 0..ndim {
@@ -675,6 +698,189 @@ fn array_out(declared: &PgType, data: &[u8]) -> Result<String, String> {
         out.push('=');
     }
     nest(&dims, &mut next_element, &mut out)?;
+    Ok(out)
+}
+
+// ---------------------------------------------------------------------------
+// Ranges and composites
+
+/// RangeType flags (rangetypes.h).
+const RANGE_EMPTY: u8 = 0x01;
+const RANGE_LB_INC: u8 = 0x02;
+const RANGE_UB_INC: u8 = 0x04;
+const RANGE_LB_INF: u8 = 0x08;
+const RANGE_UB_INF: u8 = 0x10;
+const RANGE_LB_NULL: u8 = 0x20;
+const RANGE_UB_NULL: u8 = 0x40;
+
+/// One value of `ty` stored at `pos` of `data` (which follows a 4-byte
+/// varlena header, so alignment counts from 4 bytes before it), the way
+/// heap tuples, arrays and ranges store values: its bytes and the position
+/// after it.
+fn stored_value<'a>(ty: &PgType, data: &'a [u8], pos: usize) -> Result<(&'a [u8], usize), String> {
+    const HDR: usize = 4;
+    match ty.attlen() {
+        n if n > 0 => {
+            let at = ty.align().align(HDR + pos) - HDR;
+            let d = data
+                .get(at..at + n as usize)
+                .ok_or_else(|| format!("a {}-byte value at {at} runs past the end", n))?;
+            Ok((d, at + n as usize))
+        }
+        -2 => {
+            let len = data
+                .get(pos..)
+                .and_then(|r| r.iter().position(|&b| b == 0))
+                .ok_or("a C string runs past the end")?;
+            Ok((&data[pos..pos + len], pos + len + 1))
+        }
+        _ => {
+            // A 1-byte header is never aligned; a 4-byte one (first byte 0
+            // on little-endian machines after padding) is.
+            let at = if data.get(pos).copied().unwrap_or(0) == 0 {
+                ty.align().align(HDR + pos) - HDR
+            } else {
+                pos
+            };
+            let (payload, total) = inner_varlena(data, at)?;
+            Ok((payload, at + total))
+        }
+    }
+}
+
+/// range_out: `empty`, or the bounds in `[` `(` `)` `]`, each quoted as
+/// range_bound_escape does.
+fn range_out(subtype: &PgType, data: &[u8]) -> Result<String, String> {
+    // data: rangetypid (4 bytes), the bounds, the flags byte last.
+    let flags = *data.last().ok_or("range has no flags byte")?;
+    if data.len() < 5 {
+        return Err(format!("range of {} bytes is too short", data.len() + 4));
+    }
+    if flags & RANGE_EMPTY != 0 {
+        return Ok("empty".into());
+    }
+    let body = &data[..data.len() - 1];
+    let mut pos = 4;
+    let mut bound = |has: bool| -> Result<Option<String>, String> {
+        if !has {
+            return Ok(None);
+        }
+        let (d, next) = stored_value(subtype, body, pos)?;
+        pos = next;
+        Ok(Some(decode(subtype, d)?.text))
+    };
+    let lower = bound(flags & (RANGE_LB_INF | RANGE_LB_NULL) == 0)?;
+    let upper = bound(flags & (RANGE_UB_INF | RANGE_UB_NULL) == 0)?;
+    let mut out = String::new();
+    out.push(if flags & RANGE_LB_INC != 0 { '[' } else { '(' });
+    if let Some(l) = lower {
+        out.push_str(&quote_composite(&l, true));
+    }
+    out.push(',');
+    if let Some(u) = upper {
+        out.push_str(&quote_composite(&u, true));
+    }
+    out.push(if flags & RANGE_UB_INC != 0 { ']' } else { ')' });
+    Ok(out)
+}
+
+/// range_bound_escape and record_out's quoting: empty text, or text with
+/// `"`, `\`, `(`, `)`, `,`, white space (and for ranges `[`, `]`) is
+/// double-quoted, with `"` and `\` doubled.
+fn quote_composite(v: &str, range: bool) -> String {
+    let needs = v.is_empty()
+        || v.chars().any(|c| {
+            matches!(c, '"' | '\\' | '(' | ')' | ',')
+                || (range && matches!(c, '[' | ']'))
+                || matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0b' | '\x0c')
+        });
+    if !needs {
+        return v.to_string();
+    }
+    let mut s = String::with_capacity(v.len() + 2);
+    s.push('"');
+    for c in v.chars() {
+        if c == '"' || c == '\\' {
+            s.push(c);
+        }
+        s.push(c);
+    }
+    s.push('"');
+    s
+}
+
+/// HEAP_HASNULL, HEAP_NATTS_MASK (htup_details.h).
+const HEAP_HASNULL: u16 = 0x0001;
+const HEAP_NATTS_MASK: u16 = 0x07FF;
+
+/// record_out: `(f1,f2,…)`, NULL fields empty, others quoted as record_out
+/// does; dropped attributes skipped.
+fn record_out(
+    fields: &[crate::model::postgres::types::Column],
+    data: &[u8],
+) -> Result<String, String> {
+    // data follows datum_len_: datum_typmod, datum_typeid, t_ctid (6),
+    // t_infomask2, t_infomask, t_hoff, t_bits.
+    let infomask2 = u16_at(data, 14)?;
+    let infomask = u16_at(data, 16)?;
+    let t_hoff = usize::from(byte(data, 18)?);
+    let natts = usize::from(infomask2 & HEAP_NATTS_MASK);
+    if t_hoff < 4 + 19 {
+        return Err(format!("composite value's t_hoff {t_hoff} is too small"));
+    }
+    let bits = if infomask & HEAP_HASNULL != 0 {
+        Some(
+            data.get(19..19 + natts.div_ceil(8))
+                .ok_or("composite value's null bitmap runs past the end")?,
+        )
+    } else {
+        None
+    };
+    let mut pos = t_hoff - 4;
+    let mut out = String::from("(");
+    let mut first = true;
+    for (i, col) in fields.iter().enumerate() {
+        let stored = i < natts;
+        let null = !stored || bits.is_some_and(|b| b[i / 8] & (1 << (i % 8)) == 0);
+        let mut text = None;
+        if !null {
+            let ty = col
+                .ty
+                .as_ref()
+                .map(|t| t.ty.clone())
+                .unwrap_or(PgType::Other {
+                    name: "dropped".into(),
+                    attlen: col.attlen,
+                    align: col.align,
+                });
+            let (d, next) = stored_value(&ty, data, pos)
+                .map_err(|e| format!("composite attribute {}: {e}", i + 1))?;
+            pos = next;
+            if !col.dropped {
+                text = Some(
+                    decode(&ty, d)
+                        .map_err(|e| format!("composite attribute {}: {e}", i + 1))?
+                        .text,
+                );
+            }
+        }
+        if col.dropped {
+            continue;
+        }
+        if !first {
+            out.push(',');
+        }
+        first = false;
+        if let Some(t) = text {
+            out.push_str(&quote_composite(&t, false));
+        }
+        if out.len() > MAX_VALUE_TEXT {
+            return Err(format!(
+                "composite text passes blockscope's limit of {MAX_VALUE_TEXT} bytes per value; not shown"
+            ));
+        }
+    }
+    out.push(')');
     Ok(out)
 }
 
