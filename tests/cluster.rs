@@ -444,6 +444,53 @@ fn show_table_decodes_enums_ranges_composites_and_tablespaces() {
     }
 }
 
+/// A table of several segment files is shown as one document: here the
+/// fixture's one-page file copied as its second segment `N.1` (whose block
+/// is then number RELSEG_SIZE, 131072, and fails its checksum there).
+#[test]
+fn show_table_of_several_segments_is_one_document() {
+    let src = fixture("postgres/catalog/types/18/datadir");
+    let tmp = std::env::temp_dir().join(format!("blockscope-segments-{}", std::process::id()));
+    let copy = |from: &Path, to: &Path| {
+        for e in walk(from) {
+            let rel = e.strip_prefix(from).unwrap();
+            let dest = to.join(rel);
+            fs::create_dir_all(dest.parent().unwrap()).unwrap();
+            fs::copy(&e, &dest).unwrap();
+        }
+    };
+    copy(&src, &tmp);
+    let dir = tmp.join("pg_tblspc/16384/PG_18_202506291/5");
+    fs::copy(dir.join("16429"), dir.join("16429.1")).unwrap();
+    let p = tmp.to_str().unwrap();
+    let r = run(&["show", p, "--table", "public.spaced", "-f", "json"]);
+    let doc: Value =
+        serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {}", r.stdout));
+    let blocks: Vec<u64> = doc
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["blkno"].as_u64().unwrap())
+        .collect();
+    assert_eq!(blocks, [0, 131072]);
+    let r = run(&["show", p, "--table", "public.spaced", "-f", "ndjson"]);
+    assert_eq!(r.stdout.lines().count(), 2, "{}", r.stdout);
+    fs::remove_dir_all(&tmp).unwrap();
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
 #[test]
 fn show_table_says_what_is_not_there() {
     let datadir = dir(18).join("datadir");
