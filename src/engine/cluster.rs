@@ -513,13 +513,16 @@ impl Cluster {
                 Err(e) => notes.push(format!("{e}; enum values are shown as hex")),
             }
         }
-        if used.contains(&'r') {
+        if used.contains(&'r') || used.contains(&'m') {
             let node = unmapped_node(&by_oid, Catalog::Range, &mut notes);
             match self.read_catalog(Catalog::Range, &db_dir, node, &mut notes) {
                 Ok(rows) => {
                     for row in rows {
                         if let (Some(t), Some(sub)) = (row.oid("rngtypid"), row.oid("rngsubtype")) {
                             cat.ranges.insert(t, sub);
+                            if let Some(m) = row.oid("rngmultitypid").filter(|&m| m != 0) {
+                                cat.multiranges.insert(m, t);
+                            }
                         }
                     }
                 }

@@ -166,6 +166,17 @@ pub enum PgType {
         /// The bounds' type.
         subtype: Box<PgType>,
     },
+    /// A multirange type (from the catalogs, PostgreSQL 14+:
+    /// `pg_range.rngmultitypid`): a varlena MultirangeType (type OID, range
+    /// count, offsets or lengths, flags, bounds).
+    Multirange {
+        /// `pg_type.oid`.
+        oid: u32,
+        /// `pg_type.typname`.
+        name: String,
+        /// The bounds' type (its range's subtype).
+        subtype: Box<PgType>,
+    },
     /// A composite type (from the catalogs: `pg_attribute` of `typrelid`): a
     /// varlena holding a tuple (DatumTupleFields header, null bitmap, fields).
     Composite {
@@ -216,6 +227,7 @@ impl PgType {
             | Varbit
             | Array(_)
             | Range { .. }
+            | Multirange { .. }
             | Composite { .. } => -1,
             Enum { .. } => 4,
             Other { attlen, .. } => *attlen,
@@ -233,7 +245,11 @@ impl PgType {
             // An array is aligned like its element, but at least on 4 bytes.
             Array(elem) if elem.align() == Align::Double => Align::Double,
             // A range is aligned like its subtype, at least on 4 bytes.
-            Range { subtype, .. } if subtype.align() == Align::Double => Align::Double,
+            Range { subtype, .. } | Multirange { subtype, .. }
+                if subtype.align() == Align::Double =>
+            {
+                Align::Double
+            }
             Composite { .. } => Align::Double,
             Other { align, .. } => *align,
             _ => Align::Int,
@@ -289,7 +305,10 @@ impl PgType {
             Jsonb => 3802,
             Xid8 => 5069,
             RegOid(name) => return REG_TYPES.iter().find(|r| r.0 == *name).map(|r| r.1),
-            Enum { oid, .. } | Range { oid, .. } | Composite { oid, .. } => *oid,
+            Enum { oid, .. }
+            | Range { oid, .. }
+            | Multirange { oid, .. }
+            | Composite { oid, .. } => *oid,
             Array(_) | Other { .. } => return None,
         })
     }
@@ -390,7 +409,10 @@ impl PgType {
             Point => "point",
             GeoBox => "box",
             Array(elem) => return format!("{}[]", elem.sql_name()),
-            Enum { name, .. } | Range { name, .. } | Composite { name, .. } => name,
+            Enum { name, .. }
+            | Range { name, .. }
+            | Multirange { name, .. }
+            | Composite { name, .. } => name,
             Other { name, .. } => name,
         };
         s.to_string()
@@ -401,7 +423,9 @@ impl PgType {
         match self {
             PgType::Other { .. } => false,
             PgType::Array(elem) => elem.is_decoded(),
-            PgType::Range { subtype, .. } => subtype.is_decoded(),
+            PgType::Range { subtype, .. } | PgType::Multirange { subtype, .. } => {
+                subtype.is_decoded()
+            }
             PgType::Composite { fields, .. } => fields
                 .iter()
                 .filter(|c| !c.dropped)

@@ -774,6 +774,8 @@ pub(crate) struct TypeCatalog {
     pub enums: HashMap<u32, Vec<(u32, String)>>,
     /// `rngsubtype` by `rngtypid`.
     pub ranges: HashMap<u32, u32>,
+    /// `rngtypid` by `rngmultitypid` (PostgreSQL 14+).
+    pub multiranges: HashMap<u32, u32>,
     /// pg_attribute rows (attnum > 0) by `attrelid`, of composite types' relations.
     pub attributes: HashMap<u32, Vec<CatalogRow>>,
 }
@@ -785,8 +787,8 @@ const MAX_TYPE_DEPTH: u32 = 16;
 /// The type blockscope decodes for pg_type OID `oid` (`depth` types deep): a built-in type by its
 /// fixed OID, an array through `typelem`, a domain through `typbasetype`, an
 /// enum with its pg_enum labels, a range with its pg_range subtype, a
-/// composite with its attributes; others (multiranges, extension types) are
-/// `Other` and shown as hex.
+/// multirange through its range, a composite with its attributes; others
+/// (extension types) are `Other` and shown as hex.
 fn resolve_depth(oid: u32, cat: &TypeCatalog, depth: u32) -> Option<PgType> {
     if depth > MAX_TYPE_DEPTH {
         return None;
@@ -816,6 +818,21 @@ fn resolve_depth(oid: u32, cat: &TypeCatalog, depth: u32) -> Option<PgType> {
                 .and_then(|&s| resolve_depth(s, cat, depth + 1));
             Some(match sub {
                 Some(subtype) => PgType::Range {
+                    oid,
+                    name: row.typname.clone(),
+                    subtype: Box::new(subtype),
+                },
+                None => other(row),
+            })
+        }
+        'm' => {
+            let sub = cat
+                .multiranges
+                .get(&oid)
+                .and_then(|r| cat.ranges.get(r))
+                .and_then(|&s| resolve_depth(s, cat, depth + 1));
+            Some(match sub {
+                Some(subtype) => PgType::Multirange {
                     oid,
                     name: row.typname.clone(),
                     subtype: Box::new(subtype),

@@ -106,6 +106,7 @@ pub(crate) fn decode(ty: &PgType, data: &[u8]) -> Result<Value, String> {
                 .ok_or_else(|| format!("enum {name} has no label with pg_enum OID {oid}"))
         }
         Range { subtype, .. } => range_out(subtype, data).map(Value::text),
+        Multirange { subtype, .. } => multirange_out(subtype, data).map(Value::text),
         Composite { fields, .. } => record_out(fields, data).map(Value::text),
         Other { name, .. } => Err(format!("type {name} is not decoded; shown as hex")),
     }
@@ -756,11 +757,22 @@ fn range_out(subtype: &PgType, data: &[u8]) -> Result<String, String> {
     if data.len() < 5 {
         return Err(format!("range of {} bytes is too short", data.len() + 4));
     }
+    range_text(subtype, &data[..data.len() - 1], 4, flags).map(|(t, _)| t)
+}
+
+/// A range's text from its `flags` and its bounds at `pos` of `body`
+/// (positions count from after a 4-byte varlena header); also where its
+/// bounds end.
+fn range_text(
+    subtype: &PgType,
+    body: &[u8],
+    pos: usize,
+    flags: u8,
+) -> Result<(String, usize), String> {
     if flags & RANGE_EMPTY != 0 {
-        return Ok("empty".into());
+        return Ok(("empty".into(), pos));
     }
-    let body = &data[..data.len() - 1];
-    let mut pos = 4;
+    let mut pos = pos;
     let mut bound = |has: bool| -> Result<Option<String>, String> {
         if !has {
             return Ok(None);
@@ -781,6 +793,60 @@ fn range_out(subtype: &PgType, data: &[u8]) -> Result<String, String> {
         out.push_str(&quote_composite(&u, true));
     }
     out.push(if flags & RANGE_UB_INC != 0 { ']' } else { ')' });
+    Ok((out, pos))
+}
+
+/// `MULTIRANGE_ITEM_OFF_BIT`, `MULTIRANGE_ITEM_OFFSET_STRIDE` (multirangetypes.c).
+const MULTIRANGE_ITEM_OFF_BIT: u32 = 0x8000_0000;
+const MULTIRANGE_ITEM_OFFSET_STRIDE: usize = 4;
+
+/// multirange_out: `{` the ranges as range_out prints them, `,` between `}`.
+fn multirange_out(subtype: &PgType, data: &[u8]) -> Result<String, String> {
+    const HDR: usize = 4;
+    // data: multirangetypid, rangeCount, items[rangeCount - 1] (every
+    // fourth an offset, the others lengths), flags[rangeCount], then the
+    // ranges' bounds from an aligned start.
+    let count = u32_at(data, 4)? as usize;
+    let items_at = 8usize;
+    let flags_at = count
+        .checked_sub(1)
+        .map_or(Some(items_at), |n| n.checked_mul(4)?.checked_add(items_at))
+        .filter(|&f| f.saturating_add(count) <= data.len())
+        .ok_or_else(|| {
+            format!(
+                "multirange of {count} ranges does not fit in {} bytes",
+                data.len()
+            )
+        })?;
+    let align = if subtype.align() == Align::Double {
+        Align::Double
+    } else {
+        Align::Int
+    };
+    let begin = align.align(HDR + flags_at + count) - HDR;
+    let mut out = String::from("{");
+    let mut start = 0usize;
+    for i in 0..count {
+        if i > 0 {
+            let item = u32_at(data, items_at + 4 * (i - 1))?;
+            start = if i % MULTIRANGE_ITEM_OFFSET_STRIDE == 0 {
+                (item & !MULTIRANGE_ITEM_OFF_BIT) as usize
+            } else {
+                start.saturating_add(item as usize)
+            };
+            out.push(',');
+        }
+        let flags = byte(data, flags_at + i)?;
+        let (text, _) = range_text(subtype, data, begin.saturating_add(start), flags)
+            .map_err(|e| format!("multirange range {}: {e}", i + 1))?;
+        out.push_str(&text);
+        if out.len() > MAX_VALUE_TEXT {
+            return Err(format!(
+                "multirange text passes blockscope's limit of {MAX_VALUE_TEXT} bytes per value; not shown"
+            ));
+        }
+    }
+    out.push('}');
     Ok(out)
 }
 
