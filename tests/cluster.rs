@@ -380,8 +380,9 @@ fn table_rows_but(datadir: &Path, database: &str, table: &str, skip: Option<&str
 }
 
 /// public.t's enum column: its values are pg_enum OIDs, whose labels need
-/// pg_enum, which the lookup does not read (they are shown as hex); left
-/// out of the comparison on both sides.
+/// pg_enum, which the committed PostgreSQL 18 subset lacks (made before the
+/// lookup read it; they are shown as hex there); left out of that
+/// comparison on both sides.
 const ENUM_COLUMN: &str = "feel";
 /// Its place in public.t's COPY lines (0-based, dropped column not counted).
 const ENUM_FIELD: usize = 23;
@@ -567,8 +568,17 @@ fn live_catalog_lookup_on_every_major() {
             ("postgres", "app.big"),
             ("other", "public.t2"),
         ] {
-            let want = copy_rows(&d.join(format!("{db}.{table}.copy")));
-            assert_eq!(table_rows(&datadir, db, table), want, "{major} {table}");
+            // make.sh copies pg_enum too: the enum column is compared here.
+            let want: Vec<String> = fs::read_to_string(d.join(format!("{db}.{table}.copy")))
+                .unwrap()
+                .lines()
+                .map(String::from)
+                .collect();
+            assert_eq!(
+                table_rows_but(&datadir, db, table, None),
+                want,
+                "{major} {table}"
+            );
         }
     }
     fs::remove_dir_all(&out).unwrap();

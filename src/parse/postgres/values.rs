@@ -1026,6 +1026,64 @@ mod tests {
         decode(&ty, &bytes).unwrap().text
     }
 
+    /// int4range `[1,10)`, a composite `(7,"a b",)` of (int4, text, int4)
+    /// and an int4multirange `{[1,3),[5,8)}` as PostgreSQL lays them out
+    /// (after the varlena header); every truncation is an error, not a panic.
+    #[test]
+    fn ranges_composites_and_multiranges() {
+        use crate::model::postgres::types::{Column, TypeSpec};
+        let int4 = |v: u32| v.to_le_bytes().to_vec();
+        let range: Vec<u8> = [int4(3904), int4(1), int4(10), vec![RANGE_LB_INC]].concat();
+        let ty = PgType::Range {
+            oid: 3904,
+            name: "int4range".into(),
+            subtype: Box::new(PgType::Int4),
+        };
+        assert_eq!(decode(&ty, &range).unwrap().text, "[1,10)");
+        let fields: Vec<Column> = [PgType::Int4, PgType::Text, PgType::Int4]
+            .into_iter()
+            .map(|t| {
+                Column::of(
+                    Some("f".into()),
+                    TypeSpec {
+                        ty: t,
+                        typmod: None,
+                    },
+                )
+            })
+            .collect();
+        // typmod, typeid, ctid, infomask2 (3 atts), infomask (HASNULL),
+        // t_hoff 24, bitmap 0b011; then 7, a 1-byte-header "a b".
+        let mut rec = [int4(0xFFFF_FFFF), int4(16390), vec![0; 6]].concat();
+        rec.extend([3, 0, 1, 0, 24, 0b011]);
+        rec.extend(int4(7));
+        rec.extend([(4 << 1) | 1, b'a', b' ', b'b']);
+        let comp = PgType::Composite {
+            oid: 16390,
+            name: "pair".into(),
+            fields,
+        };
+        assert_eq!(decode(&comp, &rec).unwrap().text, "(7,\"a b\",)");
+        // multirangetypid, rangeCount 2, items[1] = length of range 1 (8),
+        // flags [LB_INC, LB_INC], padding to 4, bounds.
+        let mut multi = [int4(4451), int4(2), int4(8)].concat();
+        multi.extend([RANGE_LB_INC, RANGE_LB_INC, 0, 0]);
+        multi.extend([int4(1), int4(3), int4(5), int4(8)].concat());
+        let mty = PgType::Multirange {
+            oid: 4451,
+            name: "int4multirange".into(),
+            subtype: Box::new(PgType::Int4),
+        };
+        assert_eq!(decode(&mty, &multi).unwrap().text, "{[1,3),[5,8)}");
+        for (t, bytes) in [(&ty, &range), (&comp, &rec), (&mty, &multi)] {
+            for n in 0..bytes.len() {
+                let _ = decode(t, &bytes[..n]);
+            }
+        }
+        assert!(decode(&comp, &rec[..rec.len() - 2]).is_err());
+        assert!(decode(&mty, &multi[..multi.len() - 4]).is_err());
+    }
+
     #[test]
     fn floats_print_like_ryu() {
         assert_eq!(float8_out(2.25), "2.25");
