@@ -330,6 +330,11 @@ fn copy_text(v: &Value) -> String {
 
 /// The live rows of `show DATADIR --table … -f json` as COPY lines, sorted.
 fn table_rows(datadir: &Path, database: &str, table: &str) -> Vec<String> {
+    table_rows_but(datadir, database, table, Some(ENUM_COLUMN))
+}
+
+/// The same, leaving out the column named `skip`.
+fn table_rows_but(datadir: &Path, database: &str, table: &str, skip: Option<&str>) -> Vec<String> {
     let r = run(&[
         "show",
         datadir.to_str().unwrap(),
@@ -364,7 +369,7 @@ fn table_rows(datadir: &Path, database: &str, table: &str) -> Vec<String> {
                 .as_array()
                 .unwrap()
                 .iter()
-                .filter(|a| a["dropped"] != true && a["name"] != ENUM_COLUMN)
+                .filter(|a| a["dropped"] != true && a["name"].as_str() != skip)
                 .map(|a| copy_text(&a["value"]))
                 .collect();
             rows.push(values.join("\t"));
@@ -375,8 +380,9 @@ fn table_rows(datadir: &Path, database: &str, table: &str) -> Vec<String> {
 }
 
 /// public.t's enum column: its values are pg_enum OIDs, whose labels need
-/// pg_enum, which the lookup does not read (they are shown as hex); left
-/// out of the comparison on both sides.
+/// pg_enum, which the committed PostgreSQL 18 subset lacks (made before the
+/// lookup read it; they are shown as hex there); left out of that
+/// comparison on both sides.
 const ENUM_COLUMN: &str = "feel";
 /// Its place in public.t's COPY lines (0-based, dropped column not counted).
 const ENUM_FIELD: usize = 23;
@@ -404,6 +410,95 @@ fn show_table_decodes_what_select_returns() {
         let want = copy_rows(&d.join(format!("{db}.{table}.copy")));
         assert_eq!(table_rows(&datadir, db, table), want, "{table}");
     }
+}
+
+/// Enums, ranges (built-in and user-made, text bounds that need quoting),
+/// composites (a table's row type, a CREATE TYPE … AS with a dropped
+/// attribute), arrays of each and a domain over an array, as COPY wrote
+/// them on PostgreSQL 12 and 18 (fixtures/postgres/catalog/types.sh); and
+/// a table in a non-default tablespace (pg_tblspc/OID/PG_…/DBOID/).
+#[test]
+fn show_table_decodes_enums_ranges_composites_and_tablespaces() {
+    for major in [12, 18] {
+        let d = fixture(&format!("postgres/catalog/types/{major}"));
+        let datadir = d.join("datadir");
+        let tables: &[&str] = if major >= 14 {
+            &["public.kinds", "public.spaced", "public.multi"]
+        } else {
+            &["public.kinds", "public.spaced"]
+        };
+        for &table in tables {
+            let want: Vec<String> = fs::read_to_string(d.join(format!("{table}.copy")))
+                .unwrap()
+                .lines()
+                .map(String::from)
+                .collect();
+            assert!(!want.is_empty(), "{major} {table}");
+            assert_eq!(
+                table_rows_but(&datadir, "postgres", table, None),
+                want,
+                "{major} {table}"
+            );
+        }
+        let r = run(&[
+            "show",
+            datadir.to_str().unwrap(),
+            "--table",
+            "public.spaced",
+        ]);
+        assert!(r.stderr.contains("pg_tblspc/"), "{major}: {}", r.stderr);
+    }
+}
+
+/// A table of several segment files is shown as one document: here the
+/// fixture's one-page file copied as its second segment `N.1` (whose block
+/// is then number RELSEG_SIZE, 131072, and fails its checksum there).
+#[test]
+fn show_table_of_several_segments_is_one_document() {
+    let src = fixture("postgres/catalog/types/18/datadir");
+    let tmp = std::env::temp_dir().join(format!("blockscope-segments-{}", std::process::id()));
+    let copy = |from: &Path, to: &Path| {
+        for e in walk(from) {
+            let rel = e.strip_prefix(from).unwrap();
+            let dest = to.join(rel);
+            fs::create_dir_all(dest.parent().unwrap()).unwrap();
+            fs::copy(&e, &dest).unwrap();
+        }
+    };
+    copy(&src, &tmp);
+    // The tablespace holds public.spaced's file and its empty TOAST file.
+    let file = walk(&tmp.join("pg_tblspc"))
+        .into_iter()
+        .find(|p| fs::metadata(p).unwrap().len() > 0)
+        .unwrap();
+    fs::copy(&file, file.with_extension("1")).unwrap();
+    let p = tmp.to_str().unwrap();
+    let r = run(&["show", p, "--table", "public.spaced", "-f", "json"]);
+    let doc: Value =
+        serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {}", r.stdout));
+    let blocks: Vec<u64> = doc
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["blkno"].as_u64().unwrap())
+        .collect();
+    assert_eq!(blocks, [0, 131072]);
+    let r = run(&["show", p, "--table", "public.spaced", "-f", "ndjson"]);
+    assert_eq!(r.stdout.lines().count(), 2, "{}", r.stdout);
+    fs::remove_dir_all(&tmp).unwrap();
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
 }
 
 #[test]
@@ -473,8 +568,17 @@ fn live_catalog_lookup_on_every_major() {
             ("postgres", "app.big"),
             ("other", "public.t2"),
         ] {
-            let want = copy_rows(&d.join(format!("{db}.{table}.copy")));
-            assert_eq!(table_rows(&datadir, db, table), want, "{major} {table}");
+            // make.sh copies pg_enum too: the enum column is compared here.
+            let want: Vec<String> = fs::read_to_string(d.join(format!("{db}.{table}.copy")))
+                .unwrap()
+                .lines()
+                .map(String::from)
+                .collect();
+            assert_eq!(
+                table_rows_but(&datadir, db, table, None),
+                want,
+                "{major} {table}"
+            );
         }
     }
     fs::remove_dir_all(&out).unwrap();

@@ -374,6 +374,30 @@ fn provenance(name: &str, mut input: ProvenanceInput, tap: &Tap) -> Provenance {
     }
 }
 
+/// Show the segment files of one relation (`N`, `N.1`, …, one config each)
+/// as one document: one JSON array, one NDJSON stream, one run of tables.
+/// The status is the worst of theirs.
+pub(super) fn show_segments(cfgs: &[ShowConfig]) -> Result<ExitCode, Error> {
+    let mut out = BufWriter::new(io::stdout().lock());
+    let mut json = render::JsonPages::default();
+    let mut worst = 0u8;
+    for (i, cfg) in cfgs.iter().enumerate() {
+        let last = i + 1 == cfgs.len();
+        if i > 0 && cfg.output.format.separates_blocks() {
+            match writeln!(out) {
+                Err(e) if e.kind() == io::ErrorKind::BrokenPipe => break,
+                r => r.map_err(stdout_error)?,
+            }
+        }
+        let (status, open) = show_input(cfg, &mut out, &mut json, last, None)?;
+        worst = worst.max(status);
+        if !open {
+            break;
+        }
+    }
+    Ok(ExitCode::from(worst))
+}
+
 /// Show one input: its status, and whether the output is still open
 /// (`false`: the pipe closed and the run ends quietly). The JSON document
 /// of its blocks is finished (and the output flushed) when it is the only

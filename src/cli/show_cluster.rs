@@ -106,7 +106,7 @@ fn write_json(out: &mut dyn Write, format: Format, doc: &serde_json::Value) -> R
 }
 
 /// `show DATADIR --table SCHEMA.NAME`: the table's segments decoded one
-/// after the other, with the catalog's columns and the TOAST table; what the
+/// after the other as one document, with the catalog's columns and the TOAST table; what the
 /// lookup noted goes to standard error.
 pub(crate) fn run_table(cfg: &ShowConfig, table: &TableSpec) -> Result<ExitCode, Error> {
     let Some(datadir) = cfg.input.as_deref().filter(|p| p.is_dir()) else {
@@ -141,7 +141,6 @@ pub(crate) fn run_table(cfg: &ShowConfig, table: &TableSpec) -> Result<ExitCode,
         let _ = writeln!(err, "blockscope: note: {}: {n}", datadir.display());
     }
     drop(err);
-    let mut status = ExitCode::SUCCESS;
     let nonempty: Vec<_> = info
         .main_segments
         .iter()
@@ -154,8 +153,9 @@ pub(crate) fn run_table(cfg: &ShowConfig, table: &TableSpec) -> Result<ExitCode,
             info.schema_name,
             info.name
         );
-        return Ok(status);
+        return Ok(ExitCode::SUCCESS);
     }
+    let mut segments = Vec::with_capacity(nonempty.len());
     for seg in nonempty {
         let mut c = cfg.clone();
         c.table = None;
@@ -164,10 +164,8 @@ pub(crate) fn run_table(cfg: &ShowConfig, table: &TableSpec) -> Result<ExitCode,
         c.block_size = Some(cluster.block_size());
         c.columns = Some(ColumnSpec::Resolved(info.columns.clone()));
         c.toast = info.toast_segments.clone().unwrap_or_default();
-        let code = super::show::run(&c)?;
-        if code != ExitCode::SUCCESS {
-            status = code;
-        }
+        c.inputs = vec![seg.clone()];
+        segments.push(c);
     }
-    Ok(status)
+    super::show::show_segments(&segments)
 }

@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use crate::model::postgres::cluster::{ControlFileImage, RelMapFile};
 use crate::model::postgres::types::Schema;
 use crate::parse::postgres::catalog::{
-    catalog_schema, column_from_attribute, one_per_key, page_rows, Catalog, CatalogRow, TypeRow,
-    MAJORS,
+    catalog_schema, column_from_attribute, one_per_key, page_rows, Catalog, CatalogRow,
+    TypeCatalog, TypeRow, MAJORS,
 };
 use crate::parse::postgres::control::{crc_mismatch, parse_control_image};
 use crate::parse::postgres::relmap::parse_relmap;
@@ -407,14 +407,7 @@ impl Cluster {
             .collect();
 
         // pg_namespace is not mapped: its file is in its pg_class row.
-        let ns_node = by_oid
-            .get(&Catalog::Namespace.oid())
-            .and_then(|r| r.oid("relfilenode"))
-            .filter(|&n| n != 0)
-            .unwrap_or_else(|| {
-                notes.push("pg_class has no row for pg_namespace; file 2615 is tried".into());
-                Catalog::Namespace.oid()
-            });
+        let ns_node = unmapped_node(&by_oid, Catalog::Namespace, &mut notes);
         let ns_rows = self.read_catalog(Catalog::Namespace, &db_dir, ns_node, &mut notes)?;
         let namespaces = one_per_key(Catalog::Namespace, ns_rows, |r| r.oid("oid"), &mut notes);
         let nsp = namespaces
@@ -457,17 +450,6 @@ impl Cluster {
         // Columns: pg_attribute rows of this relation, pg_type for their types.
         let att_node = Self::mapped(db_map.as_ref(), Catalog::Attribute, &what, &mut notes);
         let att_rows = self.read_catalog(Catalog::Attribute, &db_dir, att_node, &mut notes)?;
-        let att_rows: Vec<CatalogRow> = att_rows
-            .into_iter()
-            .filter(|r| r.oid("attrelid") == Some(oid) && r.num("attnum").is_some_and(|n| n > 0))
-            .collect();
-        let mut atts = one_per_key(
-            Catalog::Attribute,
-            att_rows,
-            |r| r.num("attnum"),
-            &mut notes,
-        );
-        atts.sort_by_key(|r| r.num("attnum"));
         let type_node = Self::mapped(db_map.as_ref(), Catalog::Type, &what, &mut notes);
         let type_rows = self.read_catalog(Catalog::Type, &db_dir, type_node, &mut notes)?;
         let types: HashMap<u32, TypeRow> =
@@ -476,6 +458,77 @@ impl Cluster {
                 .filter_map(TypeRow::from_row)
                 .map(|t| (t.oid, t))
                 .collect();
+        // Composite types' attributes: pg_attribute rows of their typrelid.
+        let composite_rels: std::collections::HashSet<u32> = types
+            .values()
+            .filter(|t| t.typtype == 'c' && t.typrelid != 0)
+            .map(|t| t.typrelid)
+            .collect();
+        let (att_rows, other_atts): (Vec<CatalogRow>, Vec<CatalogRow>) = att_rows
+            .into_iter()
+            .filter(|r| r.num("attnum").is_some_and(|n| n > 0))
+            .filter(|r| {
+                r.oid("attrelid")
+                    .is_some_and(|a| a == oid || composite_rels.contains(&a))
+            })
+            .partition(|r| r.oid("attrelid") == Some(oid));
+        let mut cat = TypeCatalog {
+            types,
+            ..TypeCatalog::default()
+        };
+        for row in one_per_key(
+            Catalog::Attribute,
+            other_atts,
+            |r| Some((r.oid("attrelid")?, r.num("attnum")?)),
+            &mut notes,
+        ) {
+            if let Some(rel) = row.oid("attrelid") {
+                cat.attributes.entry(rel).or_default().push(row);
+            }
+        }
+        let mut atts = one_per_key(
+            Catalog::Attribute,
+            att_rows,
+            |r| r.num("attnum"),
+            &mut notes,
+        );
+        atts.sort_by_key(|r| r.num("attnum"));
+        // Enum labels and range subtypes, when the database has such types.
+        let used = used_typtypes(&atts, &cat);
+        if used.contains(&'e') {
+            let node = unmapped_node(&by_oid, Catalog::Enum, &mut notes);
+            match self.read_catalog(Catalog::Enum, &db_dir, node, &mut notes) {
+                Ok(rows) => {
+                    for row in one_per_key(Catalog::Enum, rows, |r| r.oid("oid"), &mut notes) {
+                        if let (Some(oid), Some(typ), Some(label)) =
+                            (row.oid("oid"), row.oid("enumtypid"), row.text("enumlabel"))
+                        {
+                            cat.enums
+                                .entry(typ)
+                                .or_default()
+                                .push((oid, label.to_string()));
+                        }
+                    }
+                }
+                Err(e) => notes.push(format!("{e}; enum values are shown as hex")),
+            }
+        }
+        if used.contains(&'r') || used.contains(&'m') {
+            let node = unmapped_node(&by_oid, Catalog::Range, &mut notes);
+            match self.read_catalog(Catalog::Range, &db_dir, node, &mut notes) {
+                Ok(rows) => {
+                    for row in rows {
+                        if let (Some(t), Some(sub)) = (row.oid("rngtypid"), row.oid("rngsubtype")) {
+                            cat.ranges.insert(t, sub);
+                            if let Some(m) = row.oid("rngmultitypid").filter(|&m| m != 0) {
+                                cat.multiranges.insert(m, t);
+                            }
+                        }
+                    }
+                }
+                Err(e) => notes.push(format!("{e}; range values are shown as hex")),
+            }
+        }
         let mut columns = Schema::default();
         let relnatts = rel.num("relnatts").unwrap_or(atts.len() as i64);
         for (i, row) in atts.iter().enumerate() {
@@ -487,7 +540,7 @@ impl Cluster {
                     i + 1
                 )));
             }
-            let col = column_from_attribute(row, &types, &mut notes).ok_or_else(|| {
+            let col = column_from_attribute(row, &cat, &mut notes).ok_or_else(|| {
                 ClusterError::Catalog(format!(
                     "pg_attribute {} (attnum {attnum} of {schema_name}.{name}) is unreadable; \
                      give the columns with --columns",
@@ -581,6 +634,49 @@ impl Cluster {
         let _ = notes;
         Ok((node, self.database_dir(ts, dboid)))
     }
+}
+
+/// The `typtype`s of the columns' types and of every type they are made of
+/// (array elements, domains' base types, composites' attributes).
+fn used_typtypes(atts: &[CatalogRow], cat: &TypeCatalog) -> std::collections::HashSet<char> {
+    let mut seen = std::collections::HashSet::new();
+    let mut out = std::collections::HashSet::new();
+    let mut todo: Vec<u32> = atts.iter().filter_map(|r| r.oid("atttypid")).collect();
+    while let Some(oid) = todo.pop() {
+        if !seen.insert(oid) || seen.len() > 100_000 {
+            continue;
+        }
+        let Some(t) = cat.types.get(&oid) else {
+            continue;
+        };
+        out.insert(t.typtype);
+        todo.extend([t.typelem, t.typbasetype].into_iter().filter(|&o| o != 0));
+        if let Some(rows) = cat.attributes.get(&t.typrelid) {
+            todo.extend(rows.iter().filter_map(|r| r.oid("atttypid")));
+        }
+    }
+    out
+}
+
+/// A catalog that is not mapped: its file number from its pg_class row, else
+/// its OID (initdb's) with a note.
+fn unmapped_node(
+    by_oid: &HashMap<u32, &CatalogRow>,
+    catalog: Catalog,
+    notes: &mut Vec<String>,
+) -> u32 {
+    by_oid
+        .get(&catalog.oid())
+        .and_then(|r| r.oid("relfilenode"))
+        .filter(|&n| n != 0)
+        .unwrap_or_else(|| {
+            notes.push(format!(
+                "pg_class has no row for {}; file {} is tried",
+                catalog.name(),
+                catalog.oid()
+            ));
+            catalog.oid()
+        })
 }
 
 /// Read a relation map; a damaged or missing one is a note.

@@ -146,6 +146,47 @@ pub enum PgType {
     GeoBox,
     /// A one- or more-dimensional array of the element type.
     Array(Box<PgType>),
+    /// An enum (from the catalogs): stored as the OID of its label's
+    /// `pg_enum` row.
+    Enum {
+        /// `pg_type.oid`.
+        oid: u32,
+        /// `pg_type.typname`.
+        name: String,
+        /// (`pg_enum` row OID, `enumlabel`) of each label.
+        labels: Vec<(u32, String)>,
+    },
+    /// A range type (from the catalogs, `pg_range.rngsubtype`): a varlena
+    /// RangeType (range type OID, bounds, flags byte).
+    Range {
+        /// `pg_type.oid`.
+        oid: u32,
+        /// `pg_type.typname`.
+        name: String,
+        /// The bounds' type.
+        subtype: Box<PgType>,
+    },
+    /// A multirange type (from the catalogs, PostgreSQL 14+:
+    /// `pg_range.rngmultitypid`): a varlena MultirangeType (type OID, range
+    /// count, offsets or lengths, flags, bounds).
+    Multirange {
+        /// `pg_type.oid`.
+        oid: u32,
+        /// `pg_type.typname`.
+        name: String,
+        /// The bounds' type (its range's subtype).
+        subtype: Box<PgType>,
+    },
+    /// A composite type (from the catalogs: `pg_attribute` of `typrelid`): a
+    /// varlena holding a tuple (DatumTupleFields header, null bitmap, fields).
+    Composite {
+        /// `pg_type.oid`.
+        oid: u32,
+        /// `pg_type.typname`.
+        name: String,
+        /// Its attributes in attnum order, dropped ones kept.
+        fields: Vec<Column>,
+    },
     /// A type blockscope does not print: name, `attlen`, `attalign`.
     Other {
         /// The type name as given.
@@ -172,8 +213,23 @@ impl PgType {
             Name => 64,
             Macaddr | Tid => 6,
             Macaddr8 => 8,
-            Numeric | Text | Varchar | Bpchar | Bytea | Json | Jsonb | Xml | Inet | Cidr | Bit
-            | Varbit | Array(_) => -1,
+            Numeric
+            | Text
+            | Varchar
+            | Bpchar
+            | Bytea
+            | Json
+            | Jsonb
+            | Xml
+            | Inet
+            | Cidr
+            | Bit
+            | Varbit
+            | Array(_)
+            | Range { .. }
+            | Multirange { .. }
+            | Composite { .. } => -1,
+            Enum { .. } => 4,
             Other { attlen, .. } => *attlen,
         }
     }
@@ -188,6 +244,13 @@ impl PgType {
             | PgLsn | Point | GeoBox => Align::Double,
             // An array is aligned like its element, but at least on 4 bytes.
             Array(elem) if elem.align() == Align::Double => Align::Double,
+            // A range is aligned like its subtype, at least on 4 bytes.
+            Range { subtype, .. } | Multirange { subtype, .. }
+                if subtype.align() == Align::Double =>
+            {
+                Align::Double
+            }
+            Composite { .. } => Align::Double,
             Other { align, .. } => *align,
             _ => Align::Int,
         }
@@ -242,6 +305,10 @@ impl PgType {
             Jsonb => 3802,
             Xid8 => 5069,
             RegOid(name) => return REG_TYPES.iter().find(|r| r.0 == *name).map(|r| r.1),
+            Enum { oid, .. }
+            | Range { oid, .. }
+            | Multirange { oid, .. }
+            | Composite { oid, .. } => *oid,
             Array(_) | Other { .. } => return None,
         })
     }
@@ -342,6 +409,10 @@ impl PgType {
             Point => "point",
             GeoBox => "box",
             Array(elem) => return format!("{}[]", elem.sql_name()),
+            Enum { name, .. }
+            | Range { name, .. }
+            | Multirange { name, .. }
+            | Composite { name, .. } => name,
             Other { name, .. } => name,
         };
         s.to_string()
@@ -352,6 +423,13 @@ impl PgType {
         match self {
             PgType::Other { .. } => false,
             PgType::Array(elem) => elem.is_decoded(),
+            PgType::Range { subtype, .. } | PgType::Multirange { subtype, .. } => {
+                subtype.is_decoded()
+            }
+            PgType::Composite { fields, .. } => fields
+                .iter()
+                .filter(|c| !c.dropped)
+                .all(|c| c.ty.as_ref().is_some_and(|t| t.ty.is_decoded())),
             _ => true,
         }
     }

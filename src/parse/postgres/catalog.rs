@@ -52,6 +52,10 @@ pub(crate) enum Catalog {
     Attribute,
     /// `pg_type` (mapped).
     Type,
+    /// `pg_enum` (not mapped): enum labels.
+    Enum,
+    /// `pg_range` (not mapped): range types' subtypes.
+    Range,
 }
 
 impl Catalog {
@@ -63,6 +67,8 @@ impl Catalog {
             Catalog::Namespace => "pg_namespace",
             Catalog::Attribute => "pg_attribute",
             Catalog::Type => "pg_type",
+            Catalog::Enum => "pg_enum",
+            Catalog::Range => "pg_range",
         }
     }
 
@@ -74,6 +80,8 @@ impl Catalog {
             Catalog::Namespace => 2615,
             Catalog::Attribute => 1249,
             Catalog::Type => 1247,
+            Catalog::Enum => 3501,
+            Catalog::Range => 3541,
         }
     }
 }
@@ -392,6 +400,33 @@ pub(crate) const LAYOUTS: &[(Catalog, u32, u32, &str)] = &[
          typtypmod integer:4:i, typndims integer:4:i, typcollation oid:4:i, \
          typdefaultbin pg_node_tree:-1:i, typdefault text:-1:i, typacl aclitem[]:-1:d",
     ),
+    (
+        Catalog::Enum,
+        10,
+        11,
+        "enumtypid oid:4:i, enumsortorder real:4:i, enumlabel name:64:c",
+    ),
+    (
+        Catalog::Enum,
+        12,
+        18,
+        "oid oid:4:i, enumtypid oid:4:i, enumsortorder real:4:i, enumlabel name:64:c",
+    ),
+    (
+        Catalog::Range,
+        10,
+        13,
+        "rngtypid oid:4:i, rngsubtype oid:4:i, rngcollation oid:4:i, rngsubopc oid:4:i, \
+         rngcanonical regproc:4:i, rngsubdiff regproc:4:i",
+    ),
+    (
+        Catalog::Range,
+        14,
+        18,
+        "rngtypid oid:4:i, rngsubtype oid:4:i, rngmultitypid oid:4:i, \
+         rngcollation oid:4:i, rngsubopc oid:4:i, rngcanonical regproc:4:i, \
+         rngsubdiff regproc:4:i",
+    ),
 ];
 
 /// The column list of `catalog` as PostgreSQL `major` lays it out.
@@ -708,6 +743,8 @@ pub(crate) struct TypeRow {
     pub typelem: u32,
     /// `typbasetype`: a domain's base type.
     pub typbasetype: u32,
+    /// `typrelid`: a composite type's pg_class row.
+    pub typrelid: u32,
 }
 
 impl TypeRow {
@@ -721,35 +758,115 @@ impl TypeRow {
             typtype: row.char("typtype")?,
             typelem: row.oid("typelem").unwrap_or(0),
             typbasetype: row.oid("typbasetype").unwrap_or(0),
+            typrelid: row.oid("typrelid").unwrap_or(0),
         })
     }
 }
 
-/// The type blockscope decodes for pg_type OID `oid`: a built-in type by its
-/// fixed OID, an array through `typelem`, a domain through `typbasetype`;
-/// others (enums, composites, ranges, extension types) are `Other` and shown
-/// as hex.
-pub(crate) fn resolve_type(oid: u32, types: &HashMap<u32, TypeRow>) -> Option<PgType> {
-    let mut oid = oid;
-    for _ in 0..16 {
-        if let Some(t) = PgType::from_oid(oid) {
-            return Some(t);
-        }
-        let row = types.get(&oid)?;
-        if row.typtype == 'd' && row.typbasetype != 0 {
-            oid = row.typbasetype;
-            continue;
-        }
-        if row.typlen == -1 && row.typelem != 0 && row.typtype == 'b' {
-            let elem = match resolve_type(row.typelem, types) {
-                Some(e) => e,
-                None => other(types.get(&row.typelem)?),
-            };
-            return Some(PgType::Array(Box::new(elem)));
-        }
-        return Some(other(row));
+/// What type resolution reads of a database's catalogs: pg_type, and for
+/// user types pg_enum's labels, pg_range's subtypes and the pg_attribute
+/// rows of composite types.
+#[derive(Default)]
+pub(crate) struct TypeCatalog {
+    /// pg_type rows by OID.
+    pub types: HashMap<u32, TypeRow>,
+    /// Enum labels (`pg_enum` row OID, `enumlabel`) by `enumtypid`.
+    pub enums: HashMap<u32, Vec<(u32, String)>>,
+    /// `rngsubtype` by `rngtypid`.
+    pub ranges: HashMap<u32, u32>,
+    /// `rngtypid` by `rngmultitypid` (PostgreSQL 14+).
+    pub multiranges: HashMap<u32, u32>,
+    /// pg_attribute rows (attnum > 0) by `attrelid`, of composite types' relations.
+    pub attributes: HashMap<u32, Vec<CatalogRow>>,
+}
+
+/// How deep types may nest (a composite of a composite of an array…) before
+/// resolution stops: a damaged catalog may point a type at itself.
+const MAX_TYPE_DEPTH: u32 = 16;
+
+/// The type blockscope decodes for pg_type OID `oid` (`depth` types deep): a built-in type by its
+/// fixed OID, an array through `typelem`, a domain through `typbasetype`, an
+/// enum with its pg_enum labels, a range with its pg_range subtype, a
+/// multirange through its range, a composite with its attributes; others
+/// (extension types) are `Other` and shown as hex.
+fn resolve_depth(oid: u32, cat: &TypeCatalog, depth: u32) -> Option<PgType> {
+    if depth > MAX_TYPE_DEPTH {
+        return None;
     }
-    None
+    if let Some(t) = PgType::from_oid(oid) {
+        return Some(t);
+    }
+    let row = cat.types.get(&oid)?;
+    match row.typtype {
+        'd' if row.typbasetype != 0 => resolve_depth(row.typbasetype, cat, depth + 1),
+        'b' if row.typlen == -1 && row.typelem != 0 => {
+            let elem = match resolve_depth(row.typelem, cat, depth + 1) {
+                Some(e) => e,
+                None => other(cat.types.get(&row.typelem)?),
+            };
+            Some(PgType::Array(Box::new(elem)))
+        }
+        'e' => Some(PgType::Enum {
+            oid,
+            name: row.typname.clone(),
+            labels: cat.enums.get(&oid).cloned().unwrap_or_default(),
+        }),
+        'r' => {
+            let sub = cat
+                .ranges
+                .get(&oid)
+                .and_then(|&s| resolve_depth(s, cat, depth + 1));
+            Some(match sub {
+                Some(subtype) => PgType::Range {
+                    oid,
+                    name: row.typname.clone(),
+                    subtype: Box::new(subtype),
+                },
+                None => other(row),
+            })
+        }
+        'm' => {
+            let sub = cat
+                .multiranges
+                .get(&oid)
+                .and_then(|r| cat.ranges.get(r))
+                .and_then(|&s| resolve_depth(s, cat, depth + 1));
+            Some(match sub {
+                Some(subtype) => PgType::Multirange {
+                    oid,
+                    name: row.typname.clone(),
+                    subtype: Box::new(subtype),
+                },
+                None => other(row),
+            })
+        }
+        'c' if row.typrelid != 0 => Some(
+            composite_fields(row.typrelid, cat, depth)
+                .map(|fields| PgType::Composite {
+                    oid,
+                    name: row.typname.clone(),
+                    fields,
+                })
+                .unwrap_or_else(|| other(row)),
+        ),
+        _ => Some(other(row)),
+    }
+}
+
+/// A composite type's attributes, attnum 1, 2, … (`None` when one is missing
+/// or unreadable).
+fn composite_fields(relid: u32, cat: &TypeCatalog, depth: u32) -> Option<Vec<Column>> {
+    let mut rows: Vec<&CatalogRow> = cat.attributes.get(&relid)?.iter().collect();
+    rows.sort_by_key(|r| r.num("attnum"));
+    let mut fields = Vec::with_capacity(rows.len());
+    for (i, row) in rows.into_iter().enumerate() {
+        if row.num("attnum") != Some(i as i64 + 1) {
+            return None;
+        }
+        let mut notes = Vec::new();
+        fields.push(column_depth(row, cat, depth + 1, &mut notes)?);
+    }
+    Some(fields)
 }
 
 fn other(row: &TypeRow) -> PgType {
@@ -787,7 +904,16 @@ pub(crate) fn typmod_text(ty: &PgType, typmod: i32) -> Option<String> {
 /// A table's column from its pg_attribute row.
 pub(crate) fn column_from_attribute(
     row: &CatalogRow,
-    types: &HashMap<u32, TypeRow>,
+    cat: &TypeCatalog,
+    notes: &mut Vec<String>,
+) -> Option<Column> {
+    column_depth(row, cat, 0, notes)
+}
+
+fn column_depth(
+    row: &CatalogRow,
+    cat: &TypeCatalog,
+    depth: u32,
     notes: &mut Vec<String>,
 ) -> Option<Column> {
     let attlen = i16::try_from(row.num("attlen")?).ok()?;
@@ -804,7 +930,7 @@ pub(crate) fn column_from_attribute(
     }
     let name = row.text("attname")?.to_string();
     let typid = row.oid("atttypid")?;
-    let ty = match resolve_type(typid, types) {
+    let ty = match resolve_depth(typid, cat, depth) {
         Some(t) => t,
         None => {
             notes.push(format!(
@@ -913,6 +1039,42 @@ mod tests {
                         )
                     })
                     .collect();
+                let schema = catalog_schema(catalog, major).unwrap();
+                let got: Vec<(String, i16, char)> = schema
+                    .columns
+                    .iter()
+                    .map(|c| (c.name.clone().unwrap(), c.attlen, c.align.code()))
+                    .collect();
+                assert_eq!(got, want, "{} of PostgreSQL {major}", catalog.name());
+            }
+        }
+    }
+
+    /// pg_enum's and pg_range's layouts are those of PostgreSQL 12 and 18's
+    /// own pg_attribute (fixtures/postgres/catalog/types/MAJOR/layout.txt,
+    /// made by types.sh).
+    #[test]
+    fn enum_and_range_layouts_are_the_servers() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        for major in [12, 18] {
+            let path = root.join(format!(
+                "fixtures/postgres/catalog/types/{major}/layout.txt"
+            ));
+            let text = std::fs::read_to_string(&path).unwrap();
+            for catalog in [Catalog::Enum, Catalog::Range] {
+                let want: Vec<(String, i16, char)> = text
+                    .lines()
+                    .map(|l| l.split('|').collect::<Vec<_>>())
+                    .filter(|f| f[0] == catalog.name())
+                    .map(|f| {
+                        (
+                            f[2].to_string(),
+                            f[4].parse().unwrap(),
+                            f[5].chars().next().unwrap(),
+                        )
+                    })
+                    .collect();
+                assert!(!want.is_empty());
                 let schema = catalog_schema(catalog, major).unwrap();
                 let got: Vec<(String, i16, char)> = schema
                     .columns

@@ -97,6 +97,17 @@ pub(crate) fn decode(ty: &PgType, data: &[u8]) -> Result<Value, String> {
             )))
         }
         Array(elem) => array_out(elem, data).map(Value::text),
+        Enum { name, labels, .. } => {
+            let oid = u32_at(data, 0)?;
+            labels
+                .iter()
+                .find(|l| l.0 == oid)
+                .map(|l| Value::text(l.1.clone()))
+                .ok_or_else(|| format!("enum {name} has no label with pg_enum OID {oid}"))
+        }
+        Range { subtype, .. } => range_out(subtype, data).map(Value::text),
+        Multirange { subtype, .. } => multirange_out(subtype, data).map(Value::text),
+        Composite { fields, .. } => record_out(fields, data).map(Value::text),
         Other { name, .. } => Err(format!("type {name} is not decoded; shown as hex")),
     }
 }
@@ -569,6 +580,9 @@ fn bit_out(data: &[u8]) -> Result<String, String> {
 //   element type's typalign, offsets counted from the varlena header
 // ---------------------------------------------------------------------------
 
+/// `FirstNormalObjectId` (transam.h): OIDs of user-made objects start here.
+const FIRST_NORMAL_OBJECT_ID: u32 = 16384;
+
 /// `MAXDIM` (array.h).
 const MAXDIM: usize = 6;
 
@@ -586,14 +600,24 @@ fn array_out(declared: &PgType, data: &[u8]) -> Result<String, String> {
         .ok()
         .filter(|&n| n <= MAXDIM)
         .ok_or_else(|| format!("array has {ndim} dimensions (at most {MAXDIM})"))?;
-    let elem = PgType::from_oid(elemtype)
-        .ok_or_else(|| format!("array element type OID {elemtype} is not decoded"))?;
-    if declared.oid().is_some_and(|d| d != elemtype) {
-        return Err(format!(
-            "array elements are of type OID {elemtype}, not {} as declared",
-            declared.sql_name()
-        ));
-    }
+    // A type from the catalogs (enum, range, composite) carries its OID; an
+    // array of a domain stores the domain's OID (a user type's, at least
+    // FirstNormalObjectId), whose base type is the one declared.
+    let elem = if declared.oid() == Some(elemtype)
+        || (elemtype >= FIRST_NORMAL_OBJECT_ID && declared.is_decoded())
+    {
+        declared.clone()
+    } else {
+        let elem = PgType::from_oid(elemtype)
+            .ok_or_else(|| format!("array element type OID {elemtype} is not decoded"))?;
+        if declared.oid().is_some_and(|d| d != elemtype) {
+            return Err(format!(
+                "array elements are of type OID {elemtype}, not {} as declared",
+                declared.sql_name()
+            ));
+        }
+        elem
+    };
     let mut dims = Vec::with_capacity(ndim);
     let mut lbounds = Vec::with_capacity(ndim);
     for i in 0..ndim {
@@ -678,6 +702,254 @@ fn array_out(declared: &PgType, data: &[u8]) -> Result<String, String> {
     Ok(out)
 }
 
+// ---------------------------------------------------------------------------
+// Ranges and composites
+
+/// RangeType flags (rangetypes.h).
+const RANGE_EMPTY: u8 = 0x01;
+const RANGE_LB_INC: u8 = 0x02;
+const RANGE_UB_INC: u8 = 0x04;
+const RANGE_LB_INF: u8 = 0x08;
+const RANGE_UB_INF: u8 = 0x10;
+const RANGE_LB_NULL: u8 = 0x20;
+const RANGE_UB_NULL: u8 = 0x40;
+
+/// One value of `ty` stored at `pos` of `data` (which follows a 4-byte
+/// varlena header, so alignment counts from 4 bytes before it), the way
+/// heap tuples, arrays and ranges store values: its bytes and the position
+/// after it.
+fn stored_value<'a>(ty: &PgType, data: &'a [u8], pos: usize) -> Result<(&'a [u8], usize), String> {
+    const HDR: usize = 4;
+    match ty.attlen() {
+        n if n > 0 => {
+            let at = ty.align().align(HDR + pos) - HDR;
+            let d = data
+                .get(at..at + n as usize)
+                .ok_or_else(|| format!("a {}-byte value at {at} runs past the end", n))?;
+            Ok((d, at + n as usize))
+        }
+        -2 => {
+            let len = data
+                .get(pos..)
+                .and_then(|r| r.iter().position(|&b| b == 0))
+                .ok_or("a C string runs past the end")?;
+            Ok((&data[pos..pos + len], pos + len + 1))
+        }
+        _ => {
+            // A 1-byte header is never aligned; a 4-byte one (first byte 0
+            // on little-endian machines after padding) is.
+            let at = if data.get(pos).copied().unwrap_or(0) == 0 {
+                ty.align().align(HDR + pos) - HDR
+            } else {
+                pos
+            };
+            let (payload, total) = inner_varlena(data, at)?;
+            Ok((payload, at + total))
+        }
+    }
+}
+
+/// range_out: `empty`, or the bounds in `[` `(` `)` `]`, each quoted as
+/// range_bound_escape does.
+fn range_out(subtype: &PgType, data: &[u8]) -> Result<String, String> {
+    // data: rangetypid (4 bytes), the bounds, the flags byte last.
+    let flags = *data.last().ok_or("range has no flags byte")?;
+    if data.len() < 5 {
+        return Err(format!("range of {} bytes is too short", data.len() + 4));
+    }
+    range_text(subtype, &data[..data.len() - 1], 4, flags).map(|(t, _)| t)
+}
+
+/// A range's text from its `flags` and its bounds at `pos` of `body`
+/// (positions count from after a 4-byte varlena header); also where its
+/// bounds end.
+fn range_text(
+    subtype: &PgType,
+    body: &[u8],
+    pos: usize,
+    flags: u8,
+) -> Result<(String, usize), String> {
+    if flags & RANGE_EMPTY != 0 {
+        return Ok(("empty".into(), pos));
+    }
+    let mut pos = pos;
+    let mut bound = |has: bool| -> Result<Option<String>, String> {
+        if !has {
+            return Ok(None);
+        }
+        let (d, next) = stored_value(subtype, body, pos)?;
+        pos = next;
+        Ok(Some(decode(subtype, d)?.text))
+    };
+    let lower = bound(flags & (RANGE_LB_INF | RANGE_LB_NULL) == 0)?;
+    let upper = bound(flags & (RANGE_UB_INF | RANGE_UB_NULL) == 0)?;
+    let mut out = String::new();
+    out.push(if flags & RANGE_LB_INC != 0 { '[' } else { '(' });
+    if let Some(l) = lower {
+        out.push_str(&quote_composite(&l, true));
+    }
+    out.push(',');
+    if let Some(u) = upper {
+        out.push_str(&quote_composite(&u, true));
+    }
+    out.push(if flags & RANGE_UB_INC != 0 { ']' } else { ')' });
+    Ok((out, pos))
+}
+
+/// `MULTIRANGE_ITEM_OFF_BIT`, `MULTIRANGE_ITEM_OFFSET_STRIDE` (multirangetypes.c).
+const MULTIRANGE_ITEM_OFF_BIT: u32 = 0x8000_0000;
+const MULTIRANGE_ITEM_OFFSET_STRIDE: usize = 4;
+
+/// multirange_out: `{` the ranges as range_out prints them, `,` between `}`.
+fn multirange_out(subtype: &PgType, data: &[u8]) -> Result<String, String> {
+    const HDR: usize = 4;
+    // data: multirangetypid, rangeCount, items[rangeCount - 1] (every
+    // fourth an offset, the others lengths), flags[rangeCount], then the
+    // ranges' bounds from an aligned start.
+    let count = u32_at(data, 4)? as usize;
+    let items_at = 8usize;
+    let flags_at = count
+        .checked_sub(1)
+        .map_or(Some(items_at), |n| n.checked_mul(4)?.checked_add(items_at))
+        .filter(|&f| f.saturating_add(count) <= data.len())
+        .ok_or_else(|| {
+            format!(
+                "multirange of {count} ranges does not fit in {} bytes",
+                data.len()
+            )
+        })?;
+    let align = if subtype.align() == Align::Double {
+        Align::Double
+    } else {
+        Align::Int
+    };
+    let begin = align.align(HDR + flags_at + count) - HDR;
+    let mut out = String::from("{");
+    let mut start = 0usize;
+    for i in 0..count {
+        if i > 0 {
+            let item = u32_at(data, items_at + 4 * (i - 1))?;
+            start = if i % MULTIRANGE_ITEM_OFFSET_STRIDE == 0 {
+                (item & !MULTIRANGE_ITEM_OFF_BIT) as usize
+            } else {
+                start.saturating_add(item as usize)
+            };
+            out.push(',');
+        }
+        let flags = byte(data, flags_at + i)?;
+        let (text, _) = range_text(subtype, data, begin.saturating_add(start), flags)
+            .map_err(|e| format!("multirange range {}: {e}", i + 1))?;
+        out.push_str(&text);
+        if out.len() > MAX_VALUE_TEXT {
+            return Err(format!(
+                "multirange text passes blockscope's limit of {MAX_VALUE_TEXT} bytes per value; not shown"
+            ));
+        }
+    }
+    out.push('}');
+    Ok(out)
+}
+
+/// range_bound_escape and record_out's quoting: empty text, or text with
+/// `"`, `\`, `(`, `)`, `,`, white space (and for ranges `[`, `]`) is
+/// double-quoted, with `"` and `\` doubled.
+fn quote_composite(v: &str, range: bool) -> String {
+    let needs = v.is_empty()
+        || v.chars().any(|c| {
+            matches!(c, '"' | '\\' | '(' | ')' | ',')
+                || (range && matches!(c, '[' | ']'))
+                || matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0b' | '\x0c')
+        });
+    if !needs {
+        return v.to_string();
+    }
+    let mut s = String::with_capacity(v.len() + 2);
+    s.push('"');
+    for c in v.chars() {
+        if c == '"' || c == '\\' {
+            s.push(c);
+        }
+        s.push(c);
+    }
+    s.push('"');
+    s
+}
+
+/// HEAP_HASNULL, HEAP_NATTS_MASK (htup_details.h).
+const HEAP_HASNULL: u16 = 0x0001;
+const HEAP_NATTS_MASK: u16 = 0x07FF;
+
+/// record_out: `(f1,f2,…)`, NULL fields empty, others quoted as record_out
+/// does; dropped attributes skipped.
+fn record_out(
+    fields: &[crate::model::postgres::types::Column],
+    data: &[u8],
+) -> Result<String, String> {
+    // data follows datum_len_: datum_typmod, datum_typeid, t_ctid (6),
+    // t_infomask2, t_infomask, t_hoff, t_bits.
+    let infomask2 = u16_at(data, 14)?;
+    let infomask = u16_at(data, 16)?;
+    let t_hoff = usize::from(byte(data, 18)?);
+    let natts = usize::from(infomask2 & HEAP_NATTS_MASK);
+    if t_hoff < 4 + 19 {
+        return Err(format!("composite value's t_hoff {t_hoff} is too small"));
+    }
+    let bits = if infomask & HEAP_HASNULL != 0 {
+        Some(
+            data.get(19..19 + natts.div_ceil(8))
+                .ok_or("composite value's null bitmap runs past the end")?,
+        )
+    } else {
+        None
+    };
+    let mut pos = t_hoff - 4;
+    let mut out = String::from("(");
+    let mut first = true;
+    for (i, col) in fields.iter().enumerate() {
+        let stored = i < natts;
+        let null = !stored || bits.is_some_and(|b| b[i / 8] & (1 << (i % 8)) == 0);
+        let mut text = None;
+        if !null {
+            let ty = col
+                .ty
+                .as_ref()
+                .map(|t| t.ty.clone())
+                .unwrap_or(PgType::Other {
+                    name: "dropped".into(),
+                    attlen: col.attlen,
+                    align: col.align,
+                });
+            let (d, next) = stored_value(&ty, data, pos)
+                .map_err(|e| format!("composite attribute {}: {e}", i + 1))?;
+            pos = next;
+            if !col.dropped {
+                text = Some(
+                    decode(&ty, d)
+                        .map_err(|e| format!("composite attribute {}: {e}", i + 1))?
+                        .text,
+                );
+            }
+        }
+        if col.dropped {
+            continue;
+        }
+        if !first {
+            out.push(',');
+        }
+        first = false;
+        if let Some(t) = text {
+            out.push_str(&quote_composite(&t, false));
+        }
+        if out.len() > MAX_VALUE_TEXT {
+            return Err(format!(
+                "composite text passes blockscope's limit of {MAX_VALUE_TEXT} bytes per value; not shown"
+            ));
+        }
+    }
+    out.push(')');
+    Ok(out)
+}
+
 /// The most text one decoded value may produce (an array of millions of NULLs
 /// compressed into a few hundred kilobytes would otherwise print gigabytes).
 /// PostgreSQL itself cannot output a value past 1 GB; blockscope stops at
@@ -752,6 +1024,64 @@ mod tests {
             .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
             .collect();
         decode(&ty, &bytes).unwrap().text
+    }
+
+    /// int4range `[1,10)`, a composite `(7,"a b",)` of (int4, text, int4)
+    /// and an int4multirange `{[1,3),[5,8)}` as PostgreSQL lays them out
+    /// (after the varlena header); every truncation is an error, not a panic.
+    #[test]
+    fn ranges_composites_and_multiranges() {
+        use crate::model::postgres::types::{Column, TypeSpec};
+        let int4 = |v: u32| v.to_le_bytes().to_vec();
+        let range: Vec<u8> = [int4(3904), int4(1), int4(10), vec![RANGE_LB_INC]].concat();
+        let ty = PgType::Range {
+            oid: 3904,
+            name: "int4range".into(),
+            subtype: Box::new(PgType::Int4),
+        };
+        assert_eq!(decode(&ty, &range).unwrap().text, "[1,10)");
+        let fields: Vec<Column> = [PgType::Int4, PgType::Text, PgType::Int4]
+            .into_iter()
+            .map(|t| {
+                Column::of(
+                    Some("f".into()),
+                    TypeSpec {
+                        ty: t,
+                        typmod: None,
+                    },
+                )
+            })
+            .collect();
+        // typmod, typeid, ctid, infomask2 (3 atts), infomask (HASNULL),
+        // t_hoff 24, bitmap 0b011; then 7, a 1-byte-header "a b".
+        let mut rec = [int4(0xFFFF_FFFF), int4(16390), vec![0; 6]].concat();
+        rec.extend([3, 0, 1, 0, 24, 0b011]);
+        rec.extend(int4(7));
+        rec.extend([(4 << 1) | 1, b'a', b' ', b'b']);
+        let comp = PgType::Composite {
+            oid: 16390,
+            name: "pair".into(),
+            fields,
+        };
+        assert_eq!(decode(&comp, &rec).unwrap().text, "(7,\"a b\",)");
+        // multirangetypid, rangeCount 2, items[1] = length of range 1 (8),
+        // flags [LB_INC, LB_INC], padding to 4, bounds.
+        let mut multi = [int4(4451), int4(2), int4(8)].concat();
+        multi.extend([RANGE_LB_INC, RANGE_LB_INC, 0, 0]);
+        multi.extend([int4(1), int4(3), int4(5), int4(8)].concat());
+        let mty = PgType::Multirange {
+            oid: 4451,
+            name: "int4multirange".into(),
+            subtype: Box::new(PgType::Int4),
+        };
+        assert_eq!(decode(&mty, &multi).unwrap().text, "{[1,3),[5,8)}");
+        for (t, bytes) in [(&ty, &range), (&comp, &rec), (&mty, &multi)] {
+            for n in 0..bytes.len() {
+                let _ = decode(t, &bytes[..n]);
+            }
+        }
+        assert!(decode(&comp, &rec[..rec.len() - 2]).is_err());
+        assert!(decode(&mty, &multi[..multi.len() - 4]).is_err());
     }
 
     #[test]
