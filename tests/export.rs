@@ -262,8 +262,13 @@ fn oracle_file() -> PathBuf {
     b[8124] |= 0x10; // slot 0: D
     let c = blockscope::oracle::compute_chkval(&b, Endian::Little);
     b[16..18].copy_from_slice(&c.to_le_bytes());
+    // Written whole and renamed into place: tests running at the same time
+    // never see it half written.
     let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join("export-typed.dbf");
-    fs::write(&path, &b).unwrap();
+    let tmp =
+        path.with_extension(format!("{:?}", std::thread::current().id()).replace(['(', ')'], ""));
+    fs::write(&tmp, &b).unwrap();
+    fs::rename(&tmp, &path).unwrap();
     path
 }
 
@@ -421,4 +426,35 @@ fn catalog_types_export_as_copy_wrote_them() {
             assert_eq!(got, want, "{major} {name}");
         }
     }
+}
+
+/// `export --evidence` of an Oracle datafile: the datafile's digest.
+#[test]
+fn oracle_evidence_digests_the_datafile() {
+    use sha2::{Digest, Sha256};
+    let file = oracle_file();
+    let path = file.to_str().unwrap();
+    let run = common::run(&[
+        "export",
+        path,
+        "--object-id",
+        "74682",
+        "--columns",
+        "number,varchar2",
+        "--evidence",
+    ]);
+    let line = run
+        .stderr
+        .lines()
+        .find(|l| l.starts_with("{\"provenance\""))
+        .unwrap_or_else(|| panic!("no provenance line: {}", run.stderr));
+    let doc: serde_json::Value = serde_json::from_str(line).unwrap();
+    let bytes = std::fs::read(&file).unwrap();
+    let digest: String = Sha256::digest(&bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let input = &doc["provenance"]["inputs"][0];
+    assert_eq!(input["sha256"], digest.as_str());
+    assert_eq!(input["bytes_read"], bytes.len() as u64);
 }

@@ -143,13 +143,6 @@ pub(crate) fn run(args: &ExportArgs) -> Result<ExitCode, Error> {
         (None, None) => None,
     };
     if engine == Engine::Oracle {
-        if opts.evidence {
-            return Err(Error::Usage(
-                "export --evidence: provenance is written for PostgreSQL relation files, not yet \
-                 for Oracle datafiles"
-                    .into(),
-            ));
-        }
         return oracle::run(args, &opts, spec.as_ref());
     }
     if args.object_id.is_some() {
@@ -294,6 +287,58 @@ fn export_table(args: &ExportArgs, table: &str, opts: &ExportOptions) -> Result<
     }
 }
 
+/// `--evidence` for one file: what it was when opened, and the SHA-256 of
+/// exactly the bytes read from it, in order.
+pub(crate) struct Evidence {
+    hash: sha2::Sha256,
+    input: ProvenanceInput,
+}
+
+impl Evidence {
+    pub(crate) fn start(path: &Path, file: &File) -> Evidence {
+        let meta = file.metadata().ok();
+        Evidence {
+            hash: sha2::Sha256::default(),
+            input: ProvenanceInput {
+                path: crate::verify::file_name(path),
+                size: meta.as_ref().map_or(0, |m| m.len()),
+                mtime: meta
+                    .and_then(|m| m.modified().ok())
+                    .map(crate::verify::rfc3339_utc),
+                bytes_read: Some(0),
+                ..ProvenanceInput::default()
+            },
+        }
+    }
+
+    pub(crate) fn read(&mut self, bytes: &[u8]) {
+        use sha2::Digest;
+        self.hash.update(bytes);
+        self.input.bytes_read = self.input.bytes_read.map(|n| n + bytes.len() as u64);
+    }
+
+    pub(crate) fn finish(mut self) -> ProvenanceInput {
+        use sha2::Digest;
+        let sum = self.hash.finalize();
+        self.input.sha256 = Some(sum.iter().map(|b| format!("{b:02x}")).collect());
+        self.input
+    }
+}
+
+/// `--evidence`: one line `{"provenance": …}` on standard error.
+pub(crate) fn write_provenance(inputs: Vec<ProvenanceInput>) {
+    let provenance = Provenance {
+        blockscope: env!("CARGO_PKG_VERSION").to_string(),
+        arguments: std::env::args_os()
+            .skip(1)
+            .map(|a| crate::verify::file_name(Path::new(&a)))
+            .collect(),
+        inputs,
+    };
+    let line = serde_json::json!({ "provenance": provenance });
+    report_error(&format!("{line}\n"));
+}
+
 /// A relation file and the segments after it that exist: `16396` →
 /// `16396`, `16396.1`, …; `16396.2` → `16396.2`, `16396.3`, …
 pub(crate) fn relation_segments(path: &Path) -> Vec<PathBuf> {
@@ -406,10 +451,7 @@ pub(crate) fn export_relation(
     out.write_all(&head).map_err(stdout_error)?;
 
     let per_segment = DEFAULT_SEGMENT_BYTES / block_size as u64;
-    let mut provenance = Provenance {
-        blockscope: env!("CARGO_PKG_VERSION").to_string(),
-        ..Provenance::default()
-    };
+    let mut inputs = Vec::new();
     let mut counts = Counts::default();
     let mut outs: Vec<BlockOut> = Vec::new();
     let mut window = vec![0u8; WINDOW * block_size];
@@ -424,31 +466,15 @@ pub(crate) fn export_relation(
             path: path.clone(),
             source,
         })?;
-        let mut evidence = opts.evidence.then(|| {
-            let meta = file.metadata().ok();
-            (
-                sha2::Sha256::default(),
-                ProvenanceInput {
-                    path: crate::verify::file_name(path),
-                    size: meta.as_ref().map_or(0, |m| m.len()),
-                    mtime: meta
-                        .and_then(|m| m.modified().ok())
-                        .map(crate::verify::rfc3339_utc),
-                    bytes_read: Some(0),
-                    ..ProvenanceInput::default()
-                },
-            )
-        });
+        let mut evidence = opts.evidence.then(|| Evidence::start(path, &file));
         let mut blkno = segno * per_segment;
         loop {
             let got = read_full(&mut file, &mut window).map_err(|source| Error::Io {
                 path: path.clone(),
                 source,
             })?;
-            if let Some((hash, input)) = evidence.as_mut() {
-                use sha2::Digest;
-                hash.update(&window[..got]);
-                input.bytes_read = input.bytes_read.map(|n| n + got as u64);
+            if let Some(e) = evidence.as_mut() {
+                e.read(&window[..got]);
             }
             if got == 0 {
                 break;
@@ -489,21 +515,13 @@ pub(crate) fn export_relation(
                 break;
             }
         }
-        if let Some((hash, mut input)) = evidence {
-            use sha2::Digest;
-            let sum = hash.finalize();
-            input.sha256 = Some(sum.iter().map(|b| format!("{b:02x}")).collect());
-            provenance.inputs.push(input);
+        if let Some(e) = evidence {
+            inputs.push(e.finish());
         }
     }
     out.flush().map_err(stdout_error)?;
     if opts.evidence {
-        provenance.arguments = std::env::args_os()
-            .skip(1)
-            .map(|a| crate::verify::file_name(Path::new(&a)))
-            .collect();
-        let line = serde_json::json!({ "provenance": provenance });
-        report_error(&format!("{line}\n"));
+        write_provenance(inputs);
     }
 
     let log_word = match &log {

@@ -64,7 +64,10 @@ pub(crate) fn run(
         .block_size
         .or_else(|| Engine::Oracle.block_size(&head))
         .unwrap_or(8192);
-    let mut file = File::open(&args.input).map_err(io_err)?;
+    let mut file = crate::source::open_file(&args.input).map_err(io_err)?;
+    let mut evidence = opts
+        .evidence
+        .then(|| super::Evidence::start(&args.input, &file));
 
     let mut cols = Vec::new();
     if opts.system_columns {
@@ -116,6 +119,9 @@ pub(crate) fn run(
     let mut blkno = 0u64;
     loop {
         let got = read_full(&mut file, &mut block).map_err(io_err)?;
+        if let Some(e) = evidence.as_mut() {
+            e.read(&block[..got]);
+        }
         if got < block_size {
             if got > 0 {
                 w.skip(format!(
@@ -244,6 +250,9 @@ pub(crate) fn run(
     }
     out.write_all(&w.buf).map_err(stdout_error)?;
     out.flush().map_err(stdout_error)?;
+    if let Some(e) = evidence {
+        super::write_provenance(vec![e.finish()]);
+    }
     if w.skipped > 0 {
         report_error(&format!(
             "blockscope: {name}: {} rows written; skipped {} blocks or rows that could not be read\n",
