@@ -580,6 +580,14 @@ pub struct BtPageOpaque {
     pub btpo_cycleid: u16,
 }
 
+impl BtPageOpaque {
+    /// A page deleted before PostgreSQL 14 (BTP_DELETED without
+    /// BTP_HAS_FULLXID): the union `btpo` holds `xact`, not `level`.
+    pub fn holds_xact(&self) -> bool {
+        self.btpo_flags & 0x0004 != 0 && self.btpo_flags & 0x0100 == 0
+    }
+}
+
 /// `BTMetaPageData` (nbtree.h), at the start of block 0's contents.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct BtMetaPageData {

@@ -222,8 +222,12 @@ pub(crate) fn line_pointers_in_use(
     let special = usize::from(h.pd_special);
     let special_u16 = |at: usize| r.peek_u16(special + at, "special").unwrap_or(0);
     match kind {
-        // btpo_flags (nbtree.h): BTP_DELETED | BTP_META
-        PageKind::Btree => special_u16(12) & (0x0004 | 0x0008) == 0,
+        // btpo_flags (nbtree.h): BTP_META, or BTP_DELETED with BTP_HAS_FULLXID
+        // (PostgreSQL 14+); a page deleted before 14 keeps its line pointers.
+        PageKind::Btree => {
+            let f = special_u16(12);
+            f & 0x0008 == 0 && (f & 0x0004 == 0 || f & 0x0100 == 0)
+        }
         // hasho_flag (hash.h): LH_BITMAP_PAGE | LH_META_PAGE
         PageKind::Hash => special_u16(12) & (0x0004 | 0x0008) == 0,
         // GISTPageOpaqueData.flags (gist.h): F_DELETED
