@@ -328,3 +328,50 @@ fn amcheck_and_verify_deep_agree_the_relations_are_clean() {
         }
     }
 }
+
+/// A page as PostgreSQL 8.3–9.2 wrote it (fixtures/postgres/versions/handmade.py):
+/// its pd_checksum slot holds pd_tli, the timeline, and no checksum.
+#[test]
+fn pages_before_9_3_carry_the_timeline_not_a_checksum() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/postgres/versions/handmade/pre93_heap.page");
+    let bytes = fs::read(&path).unwrap();
+    let decode = |bytes: &[u8]| {
+        let page = parse_page(
+            bytes,
+            &PageOptions {
+                blkno: 0,
+                blkno_known: true,
+                ..PageOptions::default()
+            },
+        );
+        serde_json::to_value(PageJson::from_page(&page)).unwrap()
+    };
+    let v = decode(&bytes);
+    assert_eq!(v["header"]["checksum"], 3);
+    assert_eq!(v["checksum"]["valid"], false);
+    let problems = v["problems"].as_array().unwrap();
+    assert!(
+        problems.iter().all(|p| p["class"] != "checksum"),
+        "{problems:?}"
+    );
+    assert!(problems
+        .iter()
+        .any(|p| p["severity"] == "info" && p["message"].as_str().unwrap().contains("pd_tli")));
+    let items = v["items"].as_array().unwrap();
+    assert_eq!(items.len(), 3);
+    for (i, item) in items.iter().enumerate() {
+        assert_eq!(item["t_xmin"], 1000);
+        assert_eq!(item["t_hoff"], 24);
+        assert_eq!(item["t_ctid"], format!("(0,{})", i + 1));
+    }
+    // A value no timeline takes is a checksum failure, as before.
+    let mut bad = bytes.clone();
+    bad[8..10].copy_from_slice(&0x9999u16.to_le_bytes());
+    let v = decode(&bad);
+    assert!(v["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|p| p["class"] == "checksum" && p["severity"] == "error"));
+}

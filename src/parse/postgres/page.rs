@@ -409,14 +409,48 @@ fn check_checksum(
 ) -> ChecksumCheck {
     let computed = checksum::pg_checksum_page(data, opts.blkno, opts.endian);
     let valid = computed == Some(h.pd_checksum);
-    if h.pd_checksum != 0 && !valid {
-        problems.push(checksum_problem(data, h.pd_checksum, computed, opts));
-    }
-    ChecksumCheck {
+    let check = ChecksumCheck {
         stored: h.pd_checksum,
         computed,
         valid,
+    };
+    if check.looks_like_tli() {
+        // Without --blkno a mismatch may also be a checksum of another block.
+        let other = if opts.blkno_known {
+            String::new()
+        } else {
+            checksum::fitting_blocks(data, h.pd_checksum, opts.endian, 1)
+                .and_then(|f| f.nearest.first().copied())
+                .map(|b| {
+                    format!(
+                        "; on a page from 9.3 or later it would be the checksum of block {b}, \
+                         not of block {} as assumed without --blkno",
+                        opts.blkno
+                    )
+                })
+                .unwrap_or_default()
+        };
+        problems.push(Problem::new(
+            Severity::Info,
+            ProblemClass::Header,
+            Some(8),
+            "pd_checksum",
+            format!(
+                "pd_checksum {} is not this page's checksum (0x{:04x} for block {}): pages \
+                 written before PostgreSQL 9.3 hold pd_tli there, the timeline that wrote \
+                 them (here {}); such a page, as a pg_upgraded cluster keeps, carries no \
+                 checksum, so none is checked (a cluster with data checksums on cannot hold \
+                 one: there it is a checksum failure){other}",
+                h.pd_checksum,
+                computed.unwrap_or(0),
+                opts.blkno,
+                h.pd_checksum
+            ),
+        ));
+    } else if h.pd_checksum != 0 && !valid {
+        problems.push(checksum_problem(data, h.pd_checksum, computed, opts));
     }
+    check
 }
 
 /// Smallest block numbers listed when a checksum fits another block than the assumed one.
