@@ -375,3 +375,18 @@ fn pages_before_9_3_carry_the_timeline_not_a_checksum() {
         .iter()
         .any(|p| p["class"] == "checksum" && p["severity"] == "error"));
 }
+
+/// `verify` does not take a pre-9.3 page's pd_tli for a sign of data
+/// checksums, and says why it checks none.
+#[test]
+fn verify_reads_pd_tli_as_no_checksum() {
+    let path = common::fixture("postgres/versions/handmade/pre93_heap.page");
+    let r = common::run(&["verify", "--format", "json", path.to_str().unwrap()]);
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    let text = v.to_string();
+    assert!(text.contains("pd_tli"), "{text}");
+    // Told that checksums are on, verify reports the mismatch.
+    let r = common::run(&["verify", "--checksums", "on", path.to_str().unwrap()]);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+}
