@@ -414,22 +414,9 @@ fn check_checksum(
         computed,
         valid,
     };
-    if check.looks_like_tli() {
-        // Without --blkno a mismatch may also be a checksum of another block.
-        let other = if opts.blkno_known {
-            String::new()
-        } else {
-            checksum::fitting_blocks(data, h.pd_checksum, opts.endian, 1)
-                .and_then(|f| f.nearest.first().copied())
-                .map(|b| {
-                    format!(
-                        "; on a page from 9.3 or later it would be the checksum of block {b}, \
-                         not of block {} as assumed without --blkno",
-                        opts.blkno
-                    )
-                })
-                .unwrap_or_default()
-        };
+    // Without a known block number every value fits some block, so a small
+    // one is read as pd_tli only where the block number is known.
+    if check.looks_like_tli() && opts.blkno_known {
         problems.push(Problem::new(
             Severity::Info,
             ProblemClass::Header,
@@ -440,7 +427,7 @@ fn check_checksum(
                  written before PostgreSQL 9.3 hold pd_tli there, the timeline that wrote \
                  them (here {}); such a page, as a pg_upgraded cluster keeps, carries no \
                  checksum, so none is checked (a cluster with data checksums on cannot hold \
-                 one: there it is a checksum failure){other}",
+                 one: there it is a checksum failure)",
                 h.pd_checksum,
                 computed.unwrap_or(0),
                 opts.blkno,
@@ -448,7 +435,15 @@ fn check_checksum(
             ),
         ));
     } else if h.pd_checksum != 0 && !valid {
-        problems.push(checksum_problem(data, h.pd_checksum, computed, opts));
+        let mut p = checksum_problem(data, h.pd_checksum, computed, opts);
+        if check.looks_like_tli() {
+            p.message.push_str(&format!(
+                "; or, on a page written before PostgreSQL 9.3, pd_tli (timeline {}), no \
+                 checksum (pass --blkno to tell)",
+                h.pd_checksum
+            ));
+        }
+        problems.push(p);
     }
     check
 }

@@ -118,8 +118,8 @@ fn header_table(h: &PageHeader, page: &PgPage, opts: &RenderOptions) -> Fitted {
     let checksum_meaning = match page.checksum {
         Some(c) if c.valid => format!("matches pg_checksum_page for block {}", page.blkno),
         Some(c) if c.looks_like_tli() => format!(
-            "pd_tli {} (timeline) of a page written before PostgreSQL 9.3: no checksum, not checked",
-            c.stored
+            "fails for block {}; small enough to be pd_tli, the timeline pages written before PostgreSQL 9.3 hold here",
+            page.blkno
         ),
         Some(c) if c.stored == 0 => match c.computed {
             Some(v) => format!("not set (would be 0x{v:04x} for block {})", page.blkno),
