@@ -170,11 +170,12 @@ fn heap_pages_of_every_major_match_that_majors_pageinspect() {
     }
     assert!(diffs.is_empty(), "{}", diffs.join("\n"));
     assert!(compared > 200, "only {compared} fields compared");
-    // WITH OIDS tables (10 and 11 at least) had their t_oid compared.
-    assert!(
-        with_oids.contains(&10) && with_oids.contains(&11),
-        "{with_oids:?}"
-    );
+    // The WITH OIDS tables of 10 and 11 had their t_oid compared.
+    let old: Vec<u32> = majors().iter().map(|m| m.0).filter(|&m| m <= 11).collect();
+    assert!(!old.is_empty(), "no fixtures of PostgreSQL 10 or 11");
+    for m in old {
+        assert!(with_oids.contains(&m), "pg{m}: no t_oid compared");
+    }
 }
 
 #[test]
