@@ -172,7 +172,9 @@ fn heap_pages_of_every_major_match_that_majors_pageinspect() {
     assert!(compared > 200, "only {compared} fields compared");
     // The WITH OIDS tables of 10 and 11 had their t_oid compared.
     let old: Vec<u32> = majors().iter().map(|m| m.0).filter(|&m| m <= 11).collect();
-    assert!(!old.is_empty(), "no fixtures of PostgreSQL 10 or 11");
+    if std::env::var_os("BLOCKSCOPE_PG_VERSIONS_FIXTURES").is_none() {
+        assert!(!old.is_empty(), "no fixtures of PostgreSQL 10 or 11");
+    }
     for m in old {
         assert!(with_oids.contains(&m), "pg{m}: no t_oid compared");
     }
