@@ -1020,6 +1020,7 @@ fn probe_files(
     block_size: usize,
     blocks_per_segment: u64,
 ) -> Result<ChecksumVerdict, Error> {
+    let saw_tli = std::sync::atomic::AtomicBool::new(false);
     for target in targets {
         let Target::File { path, segment } = target else {
             continue;
@@ -1053,7 +1054,26 @@ fn probe_files(
             let Ok(n) = read_at(&file, &mut head, block * block_size as u64) else {
                 return Ok(false);
             };
-            Ok(n == head.len() && stored_checksum(&head).is_some_and(|c| c != 0))
+            let stored = match stored_checksum(&head) {
+                Some(c) if n == head.len() && c != 0 => c,
+                _ => return Ok(false),
+            };
+            if stored > crate::model::postgres::PD_TLI_MAX {
+                return Ok(true);
+            }
+            // A small value may be pd_tli, the timeline pages written before
+            // PostgreSQL 9.3 hold there: evidence of checksums only if it is one.
+            let mut page = vec![0u8; block_size];
+            let Ok(n) = read_at(&file, &mut page, block * block_size as u64) else {
+                return Ok(false);
+            };
+            let blkno = segment.saturating_mul(blocks_per_segment) + block;
+            let valid =
+                n == block_size && pg_checksum_page(&page, blkno, Endian::Little) == Some(stored);
+            if !valid {
+                saw_tli.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+            Ok(valid)
         };
         let mut found = None;
         for block in 0..blocks.min(PROBE_SEQUENTIAL) {
@@ -1081,6 +1101,14 @@ fn probe_files(
                 ),
             });
         }
+    }
+    if saw_tli.load(std::sync::atomic::Ordering::Relaxed) {
+        return Ok(ChecksumVerdict {
+            enabled: false,
+            reason: "auto: no written page has a checksum; small values that fail it are \
+                     pd_tli, the timeline pages written before PostgreSQL 9.3 hold there"
+                .to_string(),
+        });
     }
     Ok(ChecksumVerdict {
         enabled: false,

@@ -541,6 +541,19 @@ pub struct ChecksumCheck {
     pub valid: bool,
 }
 
+/// Largest pd_checksum read as a timeline ID (pd_tli) of a page written
+/// before PostgreSQL 9.3: timelines count promotions and stay small.
+pub const PD_TLI_MAX: u16 = 255;
+
+impl ChecksumCheck {
+    /// The stored value fails but is small enough to be `pd_tli`, the
+    /// timeline that PostgreSQL 8.3 to 9.2 wrote in this slot (layout version
+    /// 4 then too): such a page, kept by pg_upgrade, carries no checksum.
+    pub fn looks_like_tli(&self) -> bool {
+        !self.valid && self.computed.is_some() && (1..=PD_TLI_MAX).contains(&self.stored)
+    }
+}
+
 /// One decoded PostgreSQL page.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct PgPage {
@@ -578,6 +591,14 @@ pub struct BtPageOpaque {
     pub btpo_flags: u16,
     /// `btpo_cycleid`: vacuum cycle ID of the latest split.
     pub btpo_cycleid: u16,
+}
+
+impl BtPageOpaque {
+    /// A page deleted before PostgreSQL 14 (BTP_DELETED without
+    /// BTP_HAS_FULLXID): the union `btpo` holds `xact`, not `level`.
+    pub fn holds_xact(&self) -> bool {
+        self.btpo_flags & 0x0004 != 0 && self.btpo_flags & 0x0100 == 0
+    }
 }
 
 /// `BTMetaPageData` (nbtree.h), at the start of block 0's contents.

@@ -72,10 +72,11 @@ pub(crate) fn parse(
     }
 
     let deleted = opaque.btpo_flags & BTP_DELETED != 0;
+    let full_xid = opaque.btpo_flags & BTP_HAS_FULLXID != 0;
     let mut safexid = None;
     let mut items = Vec::new();
-    if deleted {
-        if opaque.btpo_flags & BTP_HAS_FULLXID != 0 {
+    if deleted && full_xid {
+        {
             // BTDeletedPageData: a FullTransactionId at the start of the contents.
             r.set_context(Region::TupleData, None);
             let lo = r.peek_u32(SIZE_OF_PAGE_HEADER, "safexid")?;
@@ -92,8 +93,12 @@ pub(crate) fn parse(
     } else {
         let leaf = opaque.btpo_flags & BTP_LEAF != 0;
         let rightmost = opaque.btpo_next == P_NONE;
+        // A half-dead leaf (and, before PostgreSQL 14, a deleted page, which
+        // keeps what it held when half-dead) stores the top parent of the
+        // subtree being deleted in its high key's t_tid.
+        let unlinking = opaque.btpo_flags & (BTP_HALF_DEAD | BTP_DELETED) != 0;
         for id in ids {
-            items.push(parse_item(r, *id, leaf, rightmost, problems));
+            items.push(parse_item(r, *id, leaf, rightmost, unlinking, problems));
         }
     }
     let stats = page_stats(h, &opaque, &items);
@@ -148,7 +153,15 @@ fn read_meta(r: &mut Reader) -> Result<BtMetaPageData, ReadError> {
         btm_allequalimage: false,
     };
     if btm_version >= BTREE_NOVAC_VERSION {
-        meta.btm_last_cleanup_num_delpages = r.u32(at + 24, "btm_last_cleanup_num_delpages")?;
+        // Version 3 (PostgreSQL 11) names this word btm_oldest_btpo_xact;
+        // PostgreSQL 14 renamed it (a version 4 metapage written by 12 or 13
+        // holds the xid there too).
+        let name = if btm_version == BTREE_NOVAC_VERSION {
+            "btm_oldest_btpo_xact"
+        } else {
+            "btm_last_cleanup_num_delpages"
+        };
+        meta.btm_last_cleanup_num_delpages = r.u32(at + 24, name)?;
         let lo = r.peek_u32(at + 32, "btm_last_cleanup_num_heap_tuples")?;
         let hi = r.peek_u32(at + 36, "btm_last_cleanup_num_heap_tuples")?;
         let bits = (u64::from(hi) << 32) | u64::from(lo);
@@ -159,7 +172,9 @@ fn read_meta(r: &mut Reader) -> Result<BtMetaPageData, ReadError> {
             "btm_last_cleanup_num_heap_tuples",
             meta.btm_last_cleanup_num_heap_tuples.to_string(),
         );
-        meta.btm_allequalimage = r.u8(at + 40, "btm_allequalimage")? != 0;
+        if btm_version > BTREE_NOVAC_VERSION {
+            meta.btm_allequalimage = r.u8(at + 40, "btm_allequalimage")? != 0;
+        }
     }
     Ok(meta)
 }
@@ -169,6 +184,7 @@ fn parse_item(
     id: ItemId,
     leaf: bool,
     rightmost: bool,
+    unlinking: bool,
     problems: &mut Vec<Problem>,
 ) -> BtItem {
     if !id.has_storage() {
@@ -181,7 +197,11 @@ fn parse_item(
     }
     match read_index_tuple(r, &id, leaf, rightmost) {
         Ok(t) => {
-            let verdict = describe(&t, id.lp, leaf);
+            let verdict = if unlinking && leaf && t.role == BtTupleRole::HighKey {
+                top_parent(&t)
+            } else {
+                describe(&t, id.lp, leaf)
+            };
             if usize::from(t.itemlen) != usize::from(id.lp_len) {
                 problems.push(Problem::new(
                     Severity::Error,
@@ -344,6 +364,20 @@ fn read_index_tuple(
     })
 }
 
+/// The high key of a half-dead leaf (or of a page deleted before PostgreSQL
+/// 14): its t_tid block is the top parent link (`BTreeTupleGetTopParent`),
+/// InvalidBlockNumber when the leaf itself is the top of the subtree.
+fn top_parent(t: &BtIndexTuple) -> String {
+    if t.t_tid.block == u32::MAX {
+        "high key of a page being deleted: top parent link none (InvalidBlockNumber: the leaf is the top of the subtree being removed)".to_string()
+    } else {
+        format!(
+            "high key of a page being deleted: top parent link to block {} (the topmost internal page of the subtree being removed)",
+            t.t_tid.block
+        )
+    }
+}
+
 /// Plain words for an index tuple.
 fn describe(t: &BtIndexTuple, lp: u16, leaf: bool) -> String {
     let keys = match t.pivot_natts {
@@ -397,7 +431,10 @@ fn page_stats(h: &PageHeader, o: &BtPageOpaque, items: &[BtItem]) -> BtPageStats
     let mut live = 0u32;
     let mut dead = 0u32;
     let mut total = 0u32;
-    for item in items {
+    // Before PostgreSQL 14 a deleted page keeps its high key, but
+    // GetBTPageStatistics counts no items on a deleted page.
+    let counted = if deleted { &[][..] } else { items };
+    for item in counted {
         if let Some(t) = &item.tuple {
             total += u32::from(t.itemlen);
         }

@@ -222,8 +222,12 @@ pub(crate) fn line_pointers_in_use(
     let special = usize::from(h.pd_special);
     let special_u16 = |at: usize| r.peek_u16(special + at, "special").unwrap_or(0);
     match kind {
-        // btpo_flags (nbtree.h): BTP_DELETED | BTP_META
-        PageKind::Btree => special_u16(12) & (0x0004 | 0x0008) == 0,
+        // btpo_flags (nbtree.h): BTP_META, or BTP_DELETED with BTP_HAS_FULLXID
+        // (PostgreSQL 14+); a page deleted before 14 keeps its line pointers.
+        PageKind::Btree => {
+            let f = special_u16(12);
+            f & 0x0008 == 0 && (f & 0x0004 == 0 || f & 0x0100 == 0)
+        }
         // hasho_flag (hash.h): LH_BITMAP_PAGE | LH_META_PAGE
         PageKind::Hash => special_u16(12) & (0x0004 | 0x0008) == 0,
         // GISTPageOpaqueData.flags (gist.h): F_DELETED
@@ -405,14 +409,43 @@ pub(crate) fn check_checksum(
 ) -> ChecksumCheck {
     let computed = checksum::pg_checksum_page(data, opts.blkno, opts.endian);
     let valid = computed == Some(h.pd_checksum);
-    if h.pd_checksum != 0 && !valid {
-        problems.push(checksum_problem(data, h.pd_checksum, computed, opts));
-    }
-    ChecksumCheck {
+    let check = ChecksumCheck {
         stored: h.pd_checksum,
         computed,
         valid,
+    };
+    // Without a known block number every value fits some block, so a small
+    // one is read as pd_tli only where the block number is known.
+    if check.looks_like_tli() && opts.blkno_known {
+        problems.push(Problem::new(
+            Severity::Info,
+            ProblemClass::Header,
+            Some(8),
+            "pd_checksum",
+            format!(
+                "pd_checksum {} is not this page's checksum (0x{:04x} for block {}): pages \
+                 written before PostgreSQL 9.3 hold pd_tli there, the timeline that wrote \
+                 them (here {}); such a page, as a pg_upgraded cluster keeps, carries no \
+                 checksum, so none is checked (a cluster with data checksums on cannot hold \
+                 one: there it is a checksum failure)",
+                h.pd_checksum,
+                computed.unwrap_or(0),
+                opts.blkno,
+                h.pd_checksum
+            ),
+        ));
+    } else if h.pd_checksum != 0 && !valid {
+        let mut p = checksum_problem(data, h.pd_checksum, computed, opts);
+        if check.looks_like_tli() {
+            p.message.push_str(&format!(
+                "; or, on a page written before PostgreSQL 9.3, pd_tli (timeline {}), no \
+                 checksum (pass --blkno to tell)",
+                h.pd_checksum
+            ));
+        }
+        problems.push(p);
     }
+    check
 }
 
 /// Smallest block numbers listed when a checksum fits another block than the assumed one.

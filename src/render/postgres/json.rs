@@ -271,7 +271,11 @@ fn pg_float<S: serde::Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
     }
 }
 
-/// `bt_metap()` columns (PostgreSQL 14+ names).
+/// `bt_metap()` columns, as the metapage's version names them: version 2
+/// (PostgreSQL 10) has none of the cleanup fields, version 3 (11) has
+/// `oldest_xact` (btm_oldest_btpo_xact) and `last_cleanup_num_tuples`,
+/// version 4 adds `allequalimage` and carries PostgreSQL 14's name
+/// `last_cleanup_num_delpages` for the word 12 and 13 call `oldest_xact`.
 #[derive(Serialize)]
 pub struct BtMetaJson {
     pub magic: u32,
@@ -280,10 +284,24 @@ pub struct BtMetaJson {
     pub level: u32,
     pub fastroot: u32,
     pub fastlevel: u32,
-    pub last_cleanup_num_delpages: u32,
-    #[serde(serialize_with = "pg_float")]
-    pub last_cleanup_num_tuples: f64,
-    pub allequalimage: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub oldest_xact: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_cleanup_num_delpages: Option<u32>,
+    #[serde(
+        serialize_with = "pg_float_opt",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub last_cleanup_num_tuples: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub allequalimage: Option<bool>,
+}
+
+fn pg_float_opt<S: serde::Serializer>(v: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
+    match v {
+        Some(v) => pg_float(v, s),
+        None => s.serialize_none(),
+    }
 }
 
 impl BtMetaJson {
@@ -295,9 +313,12 @@ impl BtMetaJson {
             level: m.btm_level,
             fastroot: m.btm_fastroot,
             fastlevel: m.btm_fastlevel,
-            last_cleanup_num_delpages: m.btm_last_cleanup_num_delpages,
-            last_cleanup_num_tuples: m.btm_last_cleanup_num_heap_tuples,
-            allequalimage: m.btm_allequalimage,
+            oldest_xact: (m.btm_version == 3).then_some(m.btm_last_cleanup_num_delpages),
+            last_cleanup_num_delpages: (m.btm_version >= 4)
+                .then_some(m.btm_last_cleanup_num_delpages),
+            last_cleanup_num_tuples: (m.btm_version >= 3)
+                .then_some(m.btm_last_cleanup_num_heap_tuples),
+            allequalimage: (m.btm_version >= 4).then_some(m.btm_allequalimage),
         }
     }
 }
@@ -315,7 +336,12 @@ pub struct BtStatsJson {
     pub free_size: u32,
     pub btpo_prev: u32,
     pub btpo_next: u32,
-    pub btpo_level: u32,
+    /// Absent on a page deleted before PostgreSQL 14, whose word holds `btpo_xact`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub btpo_level: Option<u32>,
+    /// Before PostgreSQL 14, a deleted page's `btpo.xact` (the union's other member).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub btpo_xact: Option<u32>,
     pub btpo_flags: u16,
 }
 
@@ -331,7 +357,8 @@ impl BtStatsJson {
             free_size: s.free_size,
             btpo_prev: o.btpo_prev,
             btpo_next: o.btpo_next,
-            btpo_level: o.btpo_level,
+            btpo_level: (!o.holds_xact()).then_some(o.btpo_level),
+            btpo_xact: o.holds_xact().then_some(o.btpo_level),
             btpo_flags: o.btpo_flags,
         }
     }
@@ -342,7 +369,12 @@ impl BtStatsJson {
 pub struct BtOpaqueJson {
     pub btpo_prev: u32,
     pub btpo_next: u32,
-    pub btpo_level: u32,
+    /// Absent on a page deleted before PostgreSQL 14, whose word holds `btpo_xact`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub btpo_level: Option<u32>,
+    /// Before PostgreSQL 14, a deleted page's `btpo.xact` (the union's other member).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub btpo_xact: Option<u32>,
     pub btpo_flags: u16,
     pub btpo_cycleid: u16,
     pub flags: Vec<&'static str>,
@@ -353,7 +385,8 @@ impl BtOpaqueJson {
         BtOpaqueJson {
             btpo_prev: o.btpo_prev,
             btpo_next: o.btpo_next,
-            btpo_level: o.btpo_level,
+            btpo_level: (!o.holds_xact()).then_some(o.btpo_level),
+            btpo_xact: o.holds_xact().then_some(o.btpo_level),
             btpo_flags: o.btpo_flags,
             btpo_cycleid: o.btpo_cycleid,
             flags: flags::names(o.btpo_flags, flags::BTPO_FLAGS, 0xFFFF)

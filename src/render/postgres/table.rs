@@ -117,6 +117,10 @@ fn header_table(h: &PageHeader, page: &PgPage, opts: &RenderOptions) -> Fitted {
     };
     let checksum_meaning = match page.checksum {
         Some(c) if c.valid => format!("matches pg_checksum_page for block {}", page.blkno),
+        Some(c) if c.looks_like_tli() => format!(
+            "fails for block {}; small enough to be pd_tli, the timeline pages written before PostgreSQL 9.3 hold here",
+            page.blkno
+        ),
         Some(c) if c.stored == 0 => match c.computed {
             Some(v) => format!("not set (would be 0x{v:04x} for block {})", page.blkno),
             None => "not set".to_string(),
@@ -467,15 +471,23 @@ fn bt_opaque_table(o: &BtPageOpaque, opts: &RenderOptions) -> Fitted {
         o.btpo_next.to_string(),
         format!("right sibling: {}", block(o.btpo_next)),
     ]);
-    t.add_row(vec![
-        "btpo_level".to_string(),
-        o.btpo_level.to_string(),
-        if o.btpo_level == 0 {
-            "leaf level".to_string()
-        } else {
-            format!("{} above the leaves", o.btpo_level)
-        },
-    ]);
+    if o.holds_xact() {
+        t.add_row(vec![
+            "btpo.xact".to_string(),
+            o.btpo_level.to_string(),
+            "deleted before PostgreSQL 14: next xid at deletion (union btpo holds xact, not level); recyclable once no snapshot is older".to_string(),
+        ]);
+    } else {
+        t.add_row(vec![
+            "btpo_level".to_string(),
+            o.btpo_level.to_string(),
+            if o.btpo_level == 0 {
+                "leaf level".to_string()
+            } else {
+                format!("{} above the leaves", o.btpo_level)
+            },
+        ]);
+    }
     t.add_row(vec![
         "btpo_flags".to_string(),
         format!("{} (0x{:04x})", o.btpo_flags, o.btpo_flags),
@@ -491,7 +503,7 @@ fn bt_opaque_table(o: &BtPageOpaque, opts: &RenderOptions) -> Fitted {
 
 fn bt_meta_table(m: &BtMetaPageData, opts: &RenderOptions) -> Fitted {
     let mut t = new_table(opts, &["BTMetaPageData", "value", "meaning"]);
-    let rows: Vec<(&str, String, String)> = vec![
+    let mut rows: Vec<(&str, String, String)> = vec![
         (
             "btm_magic",
             format!("0x{:06x}", m.btm_magic),
@@ -547,6 +559,19 @@ fn bt_meta_table(m: &BtMetaPageData, opts: &RenderOptions) -> Fitted {
             },
         ),
     ];
+    match m.btm_version {
+        // Version 2 (PostgreSQL 10 and before) ends at btm_fastlevel.
+        ..=2 => rows.truncate(6),
+        3 => {
+            rows.pop();
+            rows[6] = (
+                "btm_oldest_btpo_xact",
+                m.btm_last_cleanup_num_delpages.to_string(),
+                "oldest btpo.xact of the deleted pages (version 3 name)".into(),
+            );
+        }
+        _ => {}
+    }
     for (f, v, meaning) in rows {
         t.add_row(vec![f.to_string(), v, meaning]);
     }
