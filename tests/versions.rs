@@ -360,7 +360,7 @@ fn pages_before_9_3_carry_the_timeline_not_a_checksum() {
     );
     assert!(problems
         .iter()
-        .any(|p| p["severity"] == "info" && p["message"].as_str().unwrap().contains("pd_tli")));
+        .any(|p| p["severity"] == "warning" && p["message"].as_str().unwrap().contains("pd_tli")));
     let items = v["items"].as_array().unwrap();
     assert_eq!(items.len(), 3);
     for (i, item) in items.iter().enumerate() {

@@ -417,8 +417,10 @@ pub(crate) fn check_checksum(
     // Without a known block number every value fits some block, so a small
     // one is read as pd_tli only where the block number is known.
     if check.looks_like_tli() && opts.blkno_known {
+        // A warning, not an error: it may be a timeline, but one damaged
+        // page in 256 also fails with a value this small.
         problems.push(Problem::new(
-            Severity::Info,
+            Severity::Warning,
             ProblemClass::Header,
             Some(8),
             "pd_checksum",
@@ -427,7 +429,8 @@ pub(crate) fn check_checksum(
                  written before PostgreSQL 9.3 hold pd_tli there, the timeline that wrote \
                  them (here {}); such a page, as a pg_upgraded cluster keeps, carries no \
                  checksum, so none is checked (a cluster with data checksums on cannot hold \
-                 one: there it is a checksum failure)",
+                 one: there it is a checksum failure, and any damaged page can fail with a \
+                 value this small)",
                 h.pd_checksum,
                 computed.unwrap_or(0),
                 opts.blkno,
