@@ -38,12 +38,9 @@ pub(crate) enum Command {
     },
 }
 
-#[derive(Args, Debug)]
-pub(crate) struct ShowArgs {
-    /// Files of pages (raw or text dumps); `-` or nothing reads standard
-    /// input. Several are shown one after the other, each titled by its name.
-    pub inputs: Vec<PathBuf>,
-
+/// How pages are read: options `show` and `diff` share.
+#[derive(Args, Clone, Debug)]
+pub(crate) struct PageArgs {
     /// How the input is written.
     #[arg(long = "input", value_enum, default_value_t = InputArg::Auto)]
     pub input_format: InputArg,
@@ -56,11 +53,11 @@ pub(crate) struct ShowArgs {
     #[arg(long, value_enum)]
     pub kind: Option<KindArg>,
 
-    /// Blocks to show, by block number: `3`, `0..9` (inclusive), `5..`, `..4`.
+    /// Blocks, by block number: `3`, `0..9` (inclusive), `5..`, `..4`.
     #[arg(long, value_name = "RANGE", conflicts_with = "block")]
     pub blocks: Option<String>,
 
-    /// One block to show, by block number.
+    /// One block, by block number.
     #[arg(long, value_name = "N")]
     pub block: Option<u64>,
 
@@ -68,26 +65,10 @@ pub(crate) struct ShowArgs {
     #[arg(long, value_name = "BYTES")]
     pub block_size: Option<usize>,
 
-    /// Segment number of a relation file (default: from a `.N` file-name suffix).
-    #[arg(long, value_name = "N", conflicts_with = "blkno")]
-    pub segment: Option<u64>,
-
     /// Block number of the input's first page (for page images cut out of a
     /// relation, e.g. by get_raw_page; the checksum depends on it).
     #[arg(long, value_name = "N")]
     pub blkno: Option<u64>,
-
-    /// Output format.
-    #[arg(long, short = 'f', value_enum, default_value_t = FormatArg::Table)]
-    pub format: FormatArg,
-
-    /// Show wide fields in full (t_data, flag names).
-    #[arg(long)]
-    pub wide: bool,
-
-    /// Colour the hex view by region.
-    #[arg(long, value_enum, default_value_t = ColorArg::Auto)]
-    pub color: ColorArg,
 
     /// Split heap tuples into these columns and print their values: a
     /// comma-separated list of types (`int4,varchar(20),timestamptz`), each
@@ -109,6 +90,35 @@ pub(crate) struct ShowArgs {
     /// images): out-of-line values are read back from their chunks.
     #[arg(long, value_name = "FILE")]
     pub toast: Vec<PathBuf>,
+
+    #[command(flatten)]
+    pub oracle: OracleArgs,
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct ShowArgs {
+    /// Files of pages (raw or text dumps); `-` or nothing reads standard
+    /// input. Several are shown one after the other, each titled by its name.
+    pub inputs: Vec<PathBuf>,
+
+    #[command(flatten)]
+    pub pages: PageArgs,
+
+    /// Segment number of a relation file (default: from a `.N` file-name suffix).
+    #[arg(long, value_name = "N", conflicts_with = "blkno")]
+    pub segment: Option<u64>,
+
+    /// Output format.
+    #[arg(long, short = 'f', value_enum, default_value_t = FormatArg::Table)]
+    pub format: FormatArg,
+
+    /// Show wide fields in full (t_data, flag names).
+    #[arg(long)]
+    pub wide: bool,
+
+    /// Colour the hex view by region.
+    #[arg(long, value_enum, default_value_t = ColorArg::Auto)]
+    pub color: ColorArg,
 
     /// Tables: list every problem of a page (default: repeats of one kind
     /// collapse into one row with a count, and at most 25 rows a page; JSON
@@ -138,9 +148,6 @@ pub(crate) struct ShowArgs {
     /// file sits in, if any).
     #[arg(long, value_name = "DIR")]
     pub data_dir: Option<PathBuf>,
-
-    #[command(flatten)]
-    pub oracle: OracleArgs,
 }
 
 #[derive(Args, Debug)]
@@ -244,48 +251,8 @@ pub(crate) struct DiffArgs {
     #[arg(long, value_name = "FIELD,…", value_delimiter = ',')]
     pub ignore: Vec<String>,
 
-    /// How the inputs are written (JSON documents are always detected).
-    #[arg(long = "input", value_enum, default_value_t = InputArg::Auto)]
-    pub input_format: InputArg,
-
-    /// Which database wrote the pages.
-    #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
-    pub engine: EngineArg,
-
-    /// Decode every page as this kind instead of detecting it.
-    #[arg(long, value_enum)]
-    pub kind: Option<KindArg>,
-
-    /// Blocks to compare, by block number: `3`, `0..9` (inclusive), `5..`, `..4`.
-    #[arg(long, value_name = "RANGE", conflicts_with = "block")]
-    pub blocks: Option<String>,
-
-    /// One block to compare, by block number.
-    #[arg(long, value_name = "N")]
-    pub block: Option<u64>,
-
-    /// Page size in bytes (default: read from the first page header, else 8192).
-    #[arg(long, value_name = "BYTES")]
-    pub block_size: Option<usize>,
-
-    /// Block number of each input's first page (as `show --blkno`).
-    #[arg(long, value_name = "N")]
-    pub blkno: Option<u64>,
-
-    /// Compare tuple values too: the column list, as `show --columns`.
-    #[arg(long, value_name = "LIST", conflicts_with = "schema")]
-    pub columns: Option<String>,
-
-    /// Like --columns, from a file (as `show --schema`).
-    #[arg(long, value_name = "FILE")]
-    pub schema: Option<PathBuf>,
-
-    /// The TOAST relation's file (as `show --toast`).
-    #[arg(long, value_name = "FILE")]
-    pub toast: Vec<PathBuf>,
-
     #[command(flatten)]
-    pub oracle: OracleArgs,
+    pub pages: PageArgs,
 }
 
 /// Output formats of `diff`.

@@ -67,7 +67,8 @@ pub(crate) struct TableSpec {
 
 impl ShowConfig {
     pub(crate) fn from_args(args: &ShowArgs) -> Result<ShowConfig, Error> {
-        let range = match (&args.blocks, args.block) {
+        let pages = &args.pages;
+        let range = match (&pages.blocks, pages.block) {
             (Some(r), _) => BlockRange::parse(r)?,
             (None, Some(n)) => {
                 let n = block_number("--block", n)?;
@@ -75,8 +76,11 @@ impl ShowConfig {
             }
             (None, None) => BlockRange::ALL,
         };
-        let blkno = args.blkno.map(|n| block_number("--blkno", n)).transpose()?;
-        let columns = match (&args.columns, &args.schema) {
+        let blkno = pages
+            .blkno
+            .map(|n| block_number("--blkno", n))
+            .transpose()?;
+        let columns = match (&pages.columns, &pages.schema) {
             (Some(list), _) => Some(ColumnSpec::List(list.clone())),
             (None, Some(path)) => Some(ColumnSpec::File {
                 path: path.clone(),
@@ -84,7 +88,7 @@ impl ShowConfig {
             }),
             (None, None) => None,
         };
-        let o = &args.oracle;
+        let o = &pages.oracle;
         let is_tty = io::stdout().is_terminal();
         let output = Options {
             format: args.format.into(),
@@ -111,22 +115,22 @@ impl ShowConfig {
                 address_digits: None,
             },
         };
-        for path in args.toast.iter().filter(|p| p.as_os_str() != "-") {
+        for path in pages.toast.iter().filter(|p| p.as_os_str() != "-") {
             not_special("--toast", path)?;
         }
         Ok(ShowConfig {
             input: args.inputs.first().cloned(),
             inputs: args.inputs.clone(),
-            input_format: args.input_format.into(),
-            engine: args.engine.into(),
-            kind: args.kind.map(PageKind::from),
+            input_format: pages.input_format.into(),
+            engine: pages.engine.into(),
+            kind: pages.kind.map(PageKind::from),
             range,
-            block_size: args.block_size,
+            block_size: pages.block_size,
             segment: args.segment,
             blkno,
             output,
             columns,
-            toast: args.toast.clone(),
+            toast: pages.toast.clone(),
             charset: o.oracle_charset.into(),
             endian: o.endian.into(),
             evidence: args.evidence,
@@ -162,26 +166,16 @@ impl DiffConfig {
     pub(crate) fn from_args(args: &DiffArgs) -> Result<DiffConfig, Error> {
         let show = ShowArgs {
             inputs: Vec::new(),
-            input_format: args.input_format,
-            engine: args.engine,
-            kind: args.kind,
-            blocks: args.blocks.clone(),
-            block: args.block,
-            block_size: args.block_size,
+            pages: args.pages.clone(),
             segment: None,
-            blkno: args.blkno,
             format: FormatArg::Json,
             wide: false,
             color: ColorArg::Never,
-            columns: args.columns.clone(),
-            schema: args.schema.clone(),
-            toast: args.toast.clone(),
             table: None,
             database: None,
             evidence: false,
             data_dir: None,
             all_problems: true,
-            oracle: args.oracle.clone(),
         };
         let names: Vec<String> = args
             .ignore
