@@ -401,7 +401,7 @@ pub struct ToastPointer {
 }
 
 /// How an attribute is stored in the tuple.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Storage {
     /// Fixed length (`attlen` > 0).
@@ -432,6 +432,7 @@ pub enum Storage {
     /// Past the tuple's natts: a column added later (its missing value or NULL).
     Missing,
     /// Not read: an earlier attribute did not fit the tuple.
+    #[default]
     Unread,
 }
 
@@ -455,7 +456,7 @@ impl Storage {
 
 /// One attribute of a heap tuple: its bytes (as `tuple_data_split` gives
 /// them) and its value (as `SELECT` prints it).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Attr {
     /// `attnum` (1-based).
     pub attnum: u16,

@@ -342,18 +342,7 @@ fn split_tuple(
         let attnum = (i + 1) as u16;
         let label = col_label(attnum, col);
         let field = format!("tuple {lp} {label}");
-        let mut a = Attr {
-            attnum,
-            name: col.name.clone(),
-            type_name: col.type_name(),
-            dropped: col.dropped,
-            offset: None,
-            raw: None,
-            storage: Storage::Unread,
-            toast: None,
-            value: None,
-            problems: Vec::new(),
-        };
+        let mut a = unread(attnum, col);
         match slots.get(i) {
             Some(Slot::Missing) => {
                 a.storage = Storage::Missing;
@@ -486,18 +475,7 @@ pub(crate) fn index_attrs(
     let mut attrs = Vec::with_capacity(columns.len());
     for (i, col) in columns.iter().enumerate() {
         let attnum = (i + 1) as u16;
-        let mut a = Attr {
-            attnum,
-            name: col.name.clone(),
-            type_name: col.type_name(),
-            dropped: col.dropped,
-            offset: None,
-            raw: None,
-            storage: Storage::Unread,
-            toast: None,
-            value: None,
-            problems: Vec::new(),
-        };
+        let mut a = unread(attnum, col);
         match slots.get(i) {
             Some(Slot::Missing) | Some(Slot::Null) => a.storage = Storage::Null,
             Some(&Slot::Present { off, len, .. }) => {
@@ -519,6 +497,17 @@ pub(crate) fn index_attrs(
 }
 
 /// `col 2 name` (or `col 2` when the name is unknown).
+/// Column `attnum` (`col`) before its bytes are read.
+fn unread(attnum: u16, col: &Column) -> Attr {
+    Attr {
+        attnum,
+        name: col.name.clone(),
+        type_name: col.type_name(),
+        dropped: col.dropped,
+        ..Attr::default()
+    }
+}
+
 fn col_label(attnum: u16, col: &Column) -> String {
     match &col.name {
         Some(n) => format!("col {attnum} {n}"),
@@ -868,18 +857,8 @@ pub(crate) fn slot_value(
         Slot::Present { .. } if col.dropped => Ok(None),
         Slot::Present { off, len, .. } => {
             let raw = data.get(off..off + len).unwrap_or_default();
-            let mut a = Attr {
-                attnum: 0,
-                name: None,
-                type_name: String::new(),
-                dropped: false,
-                offset: None,
-                raw: None,
-                storage: Storage::Unread,
-                toast: None,
-                value: None,
-                problems: Vec::new(),
-            };
+            // Only the value is wanted: a scratch attribute.
+            let mut a = Attr::default();
             read_value(col, raw, &mut a, toast, budget);
             match a.value {
                 Some(v) => Ok(Some(v)),
