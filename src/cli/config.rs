@@ -21,7 +21,8 @@ use crate::verify::{ChecksumMode, VerifyOptions};
 
 use super::args::{
     ChecksumsArg, ColorArg, DiffArgs, DiffFormatArg, DumpPartArg, EndianArg, EngineArg, FormatArg,
-    InputArg, KindArg, OracleCharsetArg, OracleVersionArg, ShowArgs, VerifyArgs, VerifyFormatArg,
+    InputArg, KindArg, MapArgs, OracleCharsetArg, OracleVersionArg, ShowArgs, VerifyArgs,
+    VerifyFormatArg,
 };
 use crate::diff::Ignore;
 use crate::render::diff::DiffFormat;
@@ -233,11 +234,7 @@ impl VerifyConfig {
                 block_size: args.block_size,
                 segment_bytes: args.segment_size,
                 segment: args.segment,
-                checksums: match args.checksums {
-                    ChecksumsArg::Auto => ChecksumMode::Auto,
-                    ChecksumsArg::On => ChecksumMode::On,
-                    ChecksumsArg::Off => ChecksumMode::Off,
-                },
+                checksums: args.checksums.into(),
                 evidence: args.evidence,
                 deep: args.deep,
                 key_columns: args.columns.clone(),
@@ -256,6 +253,31 @@ impl VerifyConfig {
                 .map(|n| block_number("--first-block", n))
                 .transpose()?,
         })
+    }
+}
+
+/// The verify pass `map` runs: verify's per-block checks with the map's
+/// input options; `table_block_size` is the cluster's when `--table` found
+/// the relation.
+pub(crate) fn map_verify_options(args: &MapArgs, table_block_size: Option<usize>) -> VerifyOptions {
+    VerifyOptions {
+        block_size: args.block_size.or(table_block_size),
+        segment_bytes: args.segment_size,
+        segment: args.segment,
+        checksums: args.checksums.into(),
+        evidence: false,
+        deep: false,
+        key_columns: None,
+    }
+}
+
+impl From<ChecksumsArg> for ChecksumMode {
+    fn from(c: ChecksumsArg) -> Self {
+        match c {
+            ChecksumsArg::Auto => ChecksumMode::Auto,
+            ChecksumsArg::On => ChecksumMode::On,
+            ChecksumsArg::Off => ChecksumMode::Off,
+        }
     }
 }
 

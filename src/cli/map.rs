@@ -15,10 +15,11 @@ use crate::engine::{verify_plan, Engine, VerifyPlan};
 use crate::error::Error;
 use crate::render::map::{MapFormat, MapOptions, MapPrinter, Shade};
 use crate::source::RelationFileName;
+use crate::verify;
 use crate::verify::oracle::{map_datafile, map_trace, OracleInput};
-use crate::verify::{self, ChecksumMode, VerifyOptions};
 
-use super::args::{ChecksumsArg, ColorArg, MapArgs, MapFormatArg, MapShadeArg};
+use super::args::{ColorArg, MapArgs, MapFormatArg, MapShadeArg};
+use super::config::map_verify_options;
 use super::{is_broken_pipe, stdout_error};
 
 /// Segments looked for after a relation's first file: a relation of 32 TB
@@ -73,19 +74,7 @@ pub(crate) fn run(args: &MapArgs) -> Result<ExitCode, Error> {
     let mut printer = MapPrinter::new(BufWriter::new(stdout.lock()), opts);
     let failed = match plan {
         VerifyPlan::Postgres => {
-            let options = VerifyOptions {
-                block_size: args.block_size.or(table.as_ref().map(|t| t.1)),
-                segment_bytes: args.segment_size,
-                segment: args.segment,
-                checksums: match args.checksums {
-                    ChecksumsArg::Auto => ChecksumMode::Auto,
-                    ChecksumsArg::On => ChecksumMode::On,
-                    ChecksumsArg::Off => ChecksumMode::Off,
-                },
-                evidence: false,
-                deep: false,
-                key_columns: None,
-            };
+            let options = map_verify_options(args, table.as_ref().map(|t| t.1));
             let summary = match verify::run(&inputs, &options, &mut printer) {
                 Ok(summary) => summary,
                 Err(e) if is_broken_pipe(&e) => return Ok(ExitCode::from(1)),
