@@ -905,6 +905,20 @@ fn verify_and_show_read_big_endian_relations() {
     assert_eq!(count(&v.stdout, "Blocks scanned:"), 3, "{}", v.stdout);
     assert_eq!(count(&v.stdout, "Bad checksums:"), 0, "{}", v.stdout);
     assert_eq!(count(&v.stdout, "Blocks bad:"), 0, "{}", v.stdout);
+    // The deep checks leave big-endian pages alone rather than misread them.
+    let d = run(&["verify", "--deep", rel]);
+    assert_eq!(d.code, 0, "{}{}", d.stdout, d.stderr);
+    // map reads the same pages (kinds, free space, checksums).
+    let m = run(&["map", rel, "--format", "json"]);
+    assert_eq!(m.code, 0, "{}{}", m.stdout, m.stderr);
+    let map: Value = serde_json::from_str(&m.stdout).unwrap();
+    let blocks = map["blocks"].as_array().unwrap();
+    assert_eq!(blocks.len(), 3);
+    for b in blocks {
+        assert_eq!(b["kind"], "heap", "{b}");
+        assert_eq!(b["checksum"], "ok", "{b}");
+        assert_eq!(b["errors"], 0, "{b}");
+    }
 
     let s = run(&["show", rel, "--format", "json"]);
     assert_eq!(s.code, 0, "{}", s.stderr);
