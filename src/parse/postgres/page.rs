@@ -638,6 +638,53 @@ mod tests {
         page
     }
 
+    /// An empty page of `size` bytes with its header in `endian`.
+    fn empty_page(size: usize, endian: Endian) -> Vec<u8> {
+        let mut page = vec![0u8; size];
+        let put = |p: &mut Vec<u8>, at: usize, v: u16| {
+            let b = match endian {
+                Endian::Little => v.to_le_bytes(),
+                Endian::Big => v.to_be_bytes(),
+            };
+            p[at..at + 2].copy_from_slice(&b);
+        };
+        put(&mut page, 12, 28);
+        put(&mut page, 14, (size - 64) as u16);
+        put(&mut page, 16, size as u16);
+        put(&mut page, 18, size as u16 | 4);
+        page
+    }
+
+    #[test]
+    fn byte_order_from_the_page() {
+        for size in [1024, 2048, 8192, 32768] {
+            for e in [Endian::Little, Endian::Big] {
+                assert_eq!(detect_endian(&empty_page(size, e)), e, "{size} {e:?}");
+            }
+        }
+        // 1 KB stores pd_pagesize_version as 04 04 either way: pd_lower,
+        // pd_upper and pd_special decide.
+        let be = empty_page(1024, Endian::Big);
+        assert_eq!(be[18..20], [4, 4]);
+        assert_eq!(detect_endian(&be), Endian::Big);
+        // Nothing to tell: little-endian.
+        assert_eq!(detect_endian(&[0xff; 8192]), Endian::Little);
+        assert_eq!(detect_endian(&[1, 2, 3]), Endian::Little);
+        assert_eq!(
+            page_size_from_header(&empty_page(16384, Endian::Big)),
+            Some(16384)
+        );
+        // A big-endian line pointer: lp_off in the top 15 bits.
+        let mut page = empty_page(8192, Endian::Big);
+        let word: u32 = (8000 << 17) | (1 << 15) | 40;
+        page[24..28].copy_from_slice(&word.to_be_bytes());
+        let r = Reader::new(&page, Endian::Big);
+        let h = peek_header(&r).unwrap();
+        let ids = item_ids(&r, &h, &mut Vec::new());
+        assert_eq!((ids[0].lp_off, ids[0].lp_len), (8000, 40));
+        assert_eq!(ids[0].lp_flags, crate::model::postgres::LpFlags::Normal);
+    }
+
     fn checksum_problems(page: &[u8], opts: PageOptions) -> Vec<(Severity, String)> {
         parse_page(page, &opts)
             .problems
