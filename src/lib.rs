@@ -96,8 +96,8 @@ pub mod postgres {
     pub use crate::parse::postgres::schema::{parse_columns, parse_schema};
     pub use crate::parse::postgres::toast::ToastStore;
     pub use crate::parse::postgres::{
-        check_page, detect_kind, page_size_from_header, parse_page, parse_page_without_spans,
-        PageOptions,
+        check_page, detect_endian, detect_kind, page_size_from_header, parse_page,
+        parse_page_without_spans, PageOptions,
     };
     pub use crate::render::postgres::json::{bytea_text, PgPageJson as PageJson};
     pub use crate::render::postgres::ndjson::append_page_line;

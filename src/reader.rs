@@ -144,6 +144,11 @@ impl<'a> Reader<'a> {
         self.data
     }
 
+    /// The byte order this reader reads integers in.
+    pub(crate) fn endian(&self) -> Endian {
+        self.endian
+    }
+
     /// A 16-bit integer from two bytes in this reader's byte order.
     pub(crate) fn decode_u16(&self, bytes: [u8; 2]) -> u16 {
         self.endian.u16_from(bytes)

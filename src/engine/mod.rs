@@ -138,7 +138,9 @@ impl Engine {
                     blkno_known: opts.blkno_known,
                     from_text: opts.from_text,
                     kind: opts.kind,
-                    endian: opts.endian.unwrap_or(Endian::Little),
+                    endian: opts
+                        .endian
+                        .unwrap_or_else(|| crate::parse::postgres::detect_endian(bytes)),
                 };
                 Page::Postgres(if opts.spans {
                     parse_page(bytes, &po)
@@ -545,7 +547,7 @@ pub struct ParseOptions {
     pub kind: Option<PageKind>,
     /// Record byte spans for the hex view.
     pub spans: bool,
-    /// Byte order; `None` detects (Oracle) or means little-endian (PostgreSQL).
+    /// Byte order; `None` detects it from the block itself.
     pub endian: Option<Endian>,
     /// The block number was given (`--blkno`, a segment, a relation file's
     /// position), not assumed: a checksum mismatch is then an error, not a

@@ -14,6 +14,7 @@
 //! checksum at the block's position.
 
 use crate::model::oracle::names::block_type_name;
+use crate::model::postgres::ItemId;
 use crate::parse::oracle::checksum::xor16;
 use crate::parse::postgres::checksum::pg_checksum_page;
 use crate::reader::Endian;
@@ -140,10 +141,10 @@ pub(super) fn oracle(head: &[u8], blkno: u64) -> Evidence {
 /// The PostgreSQL signals of `head`, a page at position `blkno` of its input.
 pub(super) fn postgres(head: &[u8], blkno: u64) -> Evidence {
     let mut e = Evidence::default();
-    let u16_at = |at: usize| -> Option<usize> {
-        let b = head.get(at..at + 2)?;
-        Some(usize::from(u16::from_le_bytes([b[0], b[1]])))
-    };
+    // The host's byte order, from pd_pagesize_version (little-endian unless
+    // the page says otherwise).
+    let endian = crate::parse::postgres::detect_endian(head);
+    let u16_at = |at: usize| -> Option<usize> { endian.read_u16(head.get(at..)?).map(usize::from) };
     let (Some(lower), Some(upper), Some(special), Some(psv)) =
         (u16_at(12), u16_at(14), u16_at(16), u16_at(18))
     else {
@@ -187,8 +188,13 @@ pub(super) fn postgres(head: &[u8], blkno: u64) -> Evidence {
             let Some(b) = head.get(PG_HEADER_SIZE + 4 * i..PG_HEADER_SIZE + 4 * i + 4) else {
                 break;
             };
-            let lp = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-            let (off, flags, len) = ((lp & 0x7fff) as usize, (lp >> 15) & 3, (lp >> 17) as usize);
+            let lp =
+                ItemId::from_word_in(0, endian.read_u32(b).unwrap_or(0), endian == Endian::Big);
+            let (off, flags, len) = (
+                usize::from(lp.lp_off),
+                u32::from(lp.lp_flags.code()),
+                usize::from(lp.lp_len),
+            );
             let ok = match flags {
                 0 => len == 0,
                 1 | 3 => off >= upper && len > 0 && off + len <= special,
@@ -213,10 +219,7 @@ pub(super) fn postgres(head: &[u8], blkno: u64) -> Evidence {
         e.holds(1, "special space");
     }
     let stored = u16_at(8).unwrap_or(0) as u16;
-    if stored != 0
-        && head.len() == size
-        && pg_checksum_page(head, blkno, Endian::Little) == Some(stored)
-    {
+    if stored != 0 && head.len() == size && pg_checksum_page(head, blkno, endian) == Some(stored) {
         e.holds(3, "pd_checksum");
     }
     e

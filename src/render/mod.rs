@@ -106,13 +106,7 @@ pub fn page(out: &mut dyn Write, d: &Decoded, opts: &Options) -> io::Result<()> 
         }
         (Page::Postgres(p), Format::Table) => table::render_page(out, p, &opts.render),
         (Page::Postgres(p), Format::Hex) => {
-            writeln!(
-                out,
-                "block {} · {} page · {} bytes",
-                p.blkno,
-                p.kind.name(),
-                p.size
-            )?;
+            writeln!(out, "{}", table::title(p))?;
             hex::render(out, &d.bytes, &p.spans, &opts.render)
         }
         (Page::Postgres(_), Format::Dump) => Ok(()),

@@ -40,6 +40,11 @@ pub(crate) struct Deep<'a> {
 }
 
 fn kind(page: &[u8]) -> PageKind {
+    // The deep checks read little-endian pages only: a big-endian host's
+    // page is left to the structural pass, not misread as damaged.
+    if crate::parse::postgres::detect_endian(page) == Endian::Big {
+        return PageKind::Unknown;
+    }
     let r = Reader::new(page, Endian::Little);
     match peek_header(&r) {
         Ok(h) => detect_kind(&h, page, Endian::Little),

@@ -41,9 +41,9 @@ use crate::parse::postgres::checksum::pg_checksum_page;
 use crate::parse::postgres::control::{parse_control_file, ControlFile};
 use crate::parse::postgres::figures::page_figures;
 use crate::parse::postgres::page::is_new_page;
-use crate::parse::postgres::page_size_from_header;
 use crate::parse::postgres::{check_page_in, PageOptions, Relation};
-use crate::reader::{Endian, Reader};
+use crate::parse::postgres::{detect_endian, page_size_from_header};
+use crate::reader::Reader;
 use crate::source::{
     open_file, segment_from_name, RelationFileName, Source, DEFAULT_BLOCK_SIZE,
     DEFAULT_SEGMENT_BYTES, MAX_TEXT_INPUT,
@@ -642,7 +642,7 @@ fn check_relation_blocks(
         let mut page = vec![0u8; block_size];
         // An unreadable block 0 is reported when the blocks are read.
         if read_at(file, &mut page, 0).is_ok() {
-            ctx.btree_index = is_btree_metapage(&page, Endian::Little);
+            ctx.btree_index = is_btree_metapage(&page, detect_endian(&page));
         }
     }
     check_file(file, len, &ctx, summary, report, hash)?;
@@ -996,7 +996,7 @@ fn read_full(reader: &mut dyn Read, buf: &mut [u8]) -> io::Result<usize> {
 
 /// pd_lsn of a page image as one 64-bit LSN (0 without a header).
 fn pd_lsn(page: &[u8]) -> u64 {
-    let r = Reader::new(page, Endian::Little);
+    let r = Reader::new(page, detect_endian(page));
     let half = |at| u64::from(r.peek_u32(at, "pd_lsn").unwrap_or(0));
     half(0) << 32 | half(4)
 }
@@ -1008,7 +1008,7 @@ fn lsn_text(lsn: u64) -> String {
 
 /// pd_checksum of a page image, if it has a header.
 fn stored_checksum(page: &[u8]) -> Option<u16> {
-    Reader::new(page, Endian::Little)
+    Reader::new(page, detect_endian(page))
         .peek_u16(8, "pd_checksum")
         .ok()
 }
@@ -1068,8 +1068,8 @@ fn probe_files(
                 return Ok(false);
             };
             let blkno = segment.saturating_mul(blocks_per_segment) + block;
-            let valid =
-                n == block_size && pg_checksum_page(&page, blkno, Endian::Little) == Some(stored);
+            let valid = n == block_size
+                && pg_checksum_page(&page, blkno, detect_endian(&page)) == Some(stored);
             if !valid {
                 saw_tli.store(true, std::sync::atomic::Ordering::Relaxed);
             }
@@ -1650,7 +1650,7 @@ fn block_figures(
 ) -> BlockFigures {
     let mut f = BlockFigures::empty(blkno, verdict.checked.kind.name());
     f.zero = verdict.new;
-    page_figures(page, &verdict.checked, Endian::Little, &mut f);
+    page_figures(page, &verdict.checked, detect_endian(page), &mut f);
     for p in problems {
         match p.severity {
             Severity::Error => f.errors += 1,
@@ -1713,7 +1713,7 @@ fn check_block(
         blkno_known: true,
         from_text: ctx.from_text,
         kind: None,
-        endian: Endian::Little,
+        endian: detect_endian(page),
     };
     let rel = Relation {
         btree_index: ctx.btree_index,
@@ -1736,7 +1736,7 @@ fn check_block(
 /// warning, since a get_raw_page() copy can carry a stale checksum.
 fn checksum_problem(page: &[u8], blkno: u64, from_text: bool) -> Option<Problem> {
     let stored = stored_checksum(page)?;
-    let computed = pg_checksum_page(page, blkno, Endian::Little);
+    let computed = pg_checksum_page(page, blkno, detect_endian(page));
     let (severity, message) = match computed {
         None => (
             Severity::Error,
@@ -1815,7 +1815,7 @@ mod tests {
                 };
                 let mut problems = Vec::new();
                 check_block(&page, round % 5, &ctx, &mut problems);
-                is_btree_metapage(&page, Endian::Little);
+                is_btree_metapage(&page, detect_endian(&page));
             }
         }
     }

@@ -54,6 +54,52 @@ pub fn maxalign(n: usize) -> usize {
     n.saturating_add(MAXALIGN - 1) & !(MAXALIGN - 1)
 }
 
+/// How the build that wrote a page laid it out: its byte order and its
+/// `MAXIMUM_ALIGNOF`. PostgreSQL pages are in the writing host's native
+/// order; 32-bit builds (i386, 32-bit ARM) align to 4 bytes where 64-bit
+/// builds align to 8, for MAXALIGN and for `typalign` `d` (`ALIGNOF_DOUBLE`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PageLayout {
+    /// Integers are stored most significant byte first (s390x, SPARC, POWER big-endian).
+    pub big_endian: bool,
+    /// `MAXIMUM_ALIGNOF`: 8 (64-bit builds) or 4 (32-bit builds).
+    pub max_align: usize,
+}
+
+impl Default for PageLayout {
+    fn default() -> Self {
+        PageLayout {
+            big_endian: false,
+            max_align: MAXALIGN,
+        }
+    }
+}
+
+impl PageLayout {
+    /// `MAXALIGN(n)` for this build.
+    pub fn maxalign(self, n: usize) -> usize {
+        let a = self.max_align.max(1);
+        n.saturating_add(a - 1) / a * a
+    }
+
+    /// The boundary in bytes of `typalign` `align` on this build: `d`
+    /// (ALIGNOF_DOUBLE) is 4 on 32-bit builds.
+    pub fn align_bytes(self, align: types::Align) -> usize {
+        align.bytes().min(self.max_align.max(1))
+    }
+
+    /// `att_align_nominal` for this build.
+    pub fn align(self, align: types::Align, offset: usize) -> usize {
+        let a = self.align_bytes(align);
+        offset.saturating_add(a - 1) / a * a
+    }
+
+    /// This is the 64-bit little-endian layout (the default).
+    pub fn is_default(&self) -> bool {
+        *self == PageLayout::default()
+    }
+}
+
 /// `PageXLogRecPtr` (bufpage.h): two 32-bit halves, printed as `%X/%X`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct Lsn {
@@ -190,8 +236,9 @@ impl Serialize for LpFlags {
     }
 }
 
-/// `ItemIdData` (itemid.h): a 32-bit bitfield, lp_off:15, lp_flags:2, lp_len:15
-/// (little-endian GCC allocation).
+/// `ItemIdData` (itemid.h): a 32-bit bitfield, lp_off:15, lp_flags:2, lp_len:15.
+/// GCC allocates the first member in the least significant bits on
+/// little-endian hosts and in the most significant bits on big-endian ones.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct ItemId {
     /// 1-based offset number of this line pointer.
@@ -215,6 +262,28 @@ impl ItemId {
             lp_off: (raw & 0x7FFF) as u16,
             lp_flags: LpFlags::from_bits(raw >> 15),
             lp_len: ((raw >> 17) & 0x7FFF) as u16,
+        }
+    }
+
+    /// Splits the `ItemIdData` word `raw` (read in the page's byte order) as
+    /// a big-endian host lays the bitfield out: lp_off in the top 15 bits,
+    /// then lp_flags, then lp_len in the low 15 bits.
+    pub fn from_word_big_endian(lp: u16, raw: u32) -> ItemId {
+        ItemId {
+            lp,
+            raw,
+            lp_off: ((raw >> 17) & 0x7FFF) as u16,
+            lp_flags: LpFlags::from_bits(raw >> 15),
+            lp_len: (raw & 0x7FFF) as u16,
+        }
+    }
+
+    /// [`ItemId::from_word`] or [`ItemId::from_word_big_endian`].
+    pub fn from_word_in(lp: u16, raw: u32, big_endian: bool) -> ItemId {
+        if big_endian {
+            ItemId::from_word_big_endian(lp, raw)
+        } else {
+            ItemId::from_word(lp, raw)
         }
     }
 
@@ -577,6 +646,9 @@ pub struct PgPage {
     /// Byte ranges and the fields they hold, for the annotated hex view.
     #[serde(skip)]
     pub spans: Vec<Span>,
+    /// Byte order and MAXALIGN of the build that wrote the page (detected).
+    #[serde(skip)]
+    pub layout: PageLayout,
 }
 
 /// `BTPageOpaqueData` (nbtree.h): the 16-byte special space of every btree page.

@@ -29,8 +29,8 @@
 
 use crate::model::postgres::types::{Column, PgType, Schema};
 use crate::model::postgres::{
-    Attr, Compression, HeapTuple, ItemId, PageKind, PgPage, Storage, ToastPointer, Typed, Value,
-    HEAP_HASNULL, SIZEOF_HEAP_TUPLE_HEADER,
+    Attr, Compression, HeapTuple, ItemId, PageKind, PageLayout, PgPage, Storage, ToastPointer,
+    Typed, Value, HEAP_HASNULL, SIZEOF_HEAP_TUPLE_HEADER,
 };
 use crate::model::span::Region;
 use crate::model::{Problem, ProblemClass, Severity};
@@ -82,6 +82,18 @@ pub(crate) fn layout(
     bitmap: Option<&[u8]>,
     columns: &[Column],
 ) -> (Vec<Slot>, usize, Option<LayoutError>) {
+    layout_in(data, natts, bitmap, columns, PageLayout::default())
+}
+
+/// [`layout`] for a page of the build `pl` (its byte order for varlena
+/// headers, its MAXALIGN for typalign `d`).
+pub(crate) fn layout_in(
+    data: &[u8],
+    natts: usize,
+    bitmap: Option<&[u8]>,
+    columns: &[Column],
+    pl: PageLayout,
+) -> (Vec<Slot>, usize, Option<LayoutError>) {
     let mut slots = Vec::with_capacity(columns.len());
     let mut off = 0usize;
     for (i, col) in columns.iter().enumerate() {
@@ -99,14 +111,14 @@ pub(crate) fn layout(
         let aligned = if col.attlen == -1 && data.get(off).is_some_and(|&b| b != 0) {
             off
         } else {
-            col.align.align(off)
+            pl.align(col.align, off)
         };
         let fail = |message: String| LayoutError {
             index: i,
             off,
             message,
         };
-        let len = match datum_len(data, aligned, col.attlen) {
+        let len = match datum_len(data, aligned, col.attlen, pl.big_endian) {
             Ok(len) => len,
             Err(message) => return (slots, off, Some(fail(message))),
         };
@@ -131,10 +143,10 @@ pub(crate) fn layout(
 }
 
 /// `att_addlength_pointer`: how many bytes the attribute at `at` takes.
-fn datum_len(data: &[u8], at: usize, attlen: i16) -> Result<usize, String> {
+fn datum_len(data: &[u8], at: usize, attlen: i16, big: bool) -> Result<usize, String> {
     match attlen {
         n if n > 0 => Ok(n as usize),
-        -1 => varlena_size(data, at),
+        -1 => varlena_size(data, at, big),
         -2 => data
             .get(at..)
             .and_then(|rest| rest.iter().position(|&b| b == 0))
@@ -145,10 +157,13 @@ fn datum_len(data: &[u8], at: usize, attlen: i16) -> Result<usize, String> {
 }
 
 /// `VARSIZE_ANY`: total size of the varlena at `at`, header included.
-fn varlena_size(data: &[u8], at: usize) -> Result<usize, String> {
+fn varlena_size(data: &[u8], at: usize, big: bool) -> Result<usize, String> {
     let b0 = *data
         .get(at)
         .ok_or_else(|| format!("no varlena header at data offset {at}: tuple data ends"))?;
+    if big {
+        return varlena_size_big(data, at, b0);
+    }
     if b0 == 0x01 {
         let tag = *data
             .get(at + 1)
@@ -178,6 +193,46 @@ fn varlena_size(data: &[u8], at: usize) -> Result<usize, String> {
     Ok(size)
 }
 
+/// The size in bytes of the external pointer with vartag at `at + 1`.
+fn external_size(data: &[u8], at: usize) -> Result<usize, String> {
+    let tag = *data
+        .get(at + 1)
+        .ok_or_else(|| format!("external varlena at data offset {at} has no vartag"))?;
+    match tag {
+        VARTAG_ONDISK => Ok(2 + 16),
+        // indirect and expanded pointers hold a memory pointer
+        1..=3 => Ok(2 + 8),
+        t => Err(format!(
+            "external varlena at data offset {at} has unknown vartag {t}"
+        )),
+    }
+}
+
+/// `VARSIZE_ANY` as a big-endian host reads it (postgres.h): the flag bits
+/// are the high bits of the first byte. `10000000` then a vartag is an
+/// external pointer, `1xxxxxxx` a 1-byte header holding the length, `00`
+/// and `01` a 4-byte header (plain, compressed) whose low 30 bits are the
+/// length.
+fn varlena_size_big(data: &[u8], at: usize, b0: u8) -> Result<usize, String> {
+    if b0 == 0x80 {
+        return external_size(data, at);
+    }
+    if b0 & 0x80 != 0 {
+        return Ok(usize::from(b0 & 0x7F));
+    }
+    let word = Reader::new(data, Endian::Big)
+        .peek_u32(at, "varlena header")
+        .map_err(|e| format!("4-byte varlena header at data offset {at}: {e}"))?;
+    let size = (word & 0x3FFF_FFFF) as usize;
+    let min = if b0 & 0xC0 == 0x40 { 8 } else { 4 };
+    if size < min {
+        return Err(format!(
+            "varlena header 0x{word:08x} at data offset {at} gives length {size}, shorter than the header"
+        ));
+    }
+    Ok(size)
+}
+
 /// A varlena's bytes, classified.
 enum Varlena<'a> {
     Short(&'a [u8]),
@@ -192,11 +247,18 @@ enum Varlena<'a> {
 }
 
 /// Classify a whole varlena (as sized by [`varlena_size`]).
-fn classify(raw: &[u8]) -> Result<Varlena<'_>, String> {
-    let r = Reader::new(raw, Endian::Little);
+fn classify(raw: &[u8], big: bool) -> Result<Varlena<'_>, String> {
+    let r = Reader::new(raw, if big { Endian::Big } else { Endian::Little });
     let e = |e: crate::reader::ReadError| e.to_string();
     let b0 = raw.first().copied().unwrap_or(0);
-    if b0 == 0x01 {
+    // The flag bits of the first byte, as a little-endian host has them
+    // (postgres.h: the low bits; a big-endian host keeps them in the high bits).
+    let (external, short, plain) = if big {
+        (b0 == 0x80, b0 & 0x80 != 0, b0 & 0xC0 == 0)
+    } else {
+        (b0 == 0x01, b0 & 0x01 == 1, b0 & 0x03 == 0)
+    };
+    if external {
         let tag = raw.get(1).copied().unwrap_or(0);
         if tag != VARTAG_ONDISK {
             return Ok(Varlena::OtherExternal(tag));
@@ -218,10 +280,10 @@ fn classify(raw: &[u8]) -> Result<Varlena<'_>, String> {
             chunks: None,
         }));
     }
-    if b0 & 0x01 == 1 {
+    if short {
         return Ok(Varlena::Short(raw.get(1..).unwrap_or_default()));
     }
-    if b0 & 0x03 == 0 {
+    if plain {
         return Ok(Varlena::Long(raw.get(4..).unwrap_or_default()));
     }
     let tcinfo = r.peek_u32(4, "va_tcinfo").map_err(e)?;
@@ -295,18 +357,26 @@ pub fn decode_page(
         super::index::decode_keys(page, data, schema);
         return;
     }
-    let mut r = Reader::new(data, Endian::Little);
+    let pl = page.layout;
+    let mut r = Reader::new(
+        data,
+        if pl.big_endian {
+            Endian::Big
+        } else {
+            Endian::Little
+        },
+    );
     let mut problems = Vec::new();
     let mut budget = PAGE_VALUE_BUDGET;
     for item in &mut page.items {
         let attrs = match &item.tuple {
             Some(t) if t.t_data.is_some() => split_tuple(
                 &mut r,
-                &item.id,
-                t,
+                (&item.id, t),
                 schema,
                 toast.as_deref_mut(),
                 &mut budget,
+                pl,
                 &mut problems,
             ),
             _ => Vec::new(),
@@ -321,11 +391,11 @@ pub fn decode_page(
 
 fn split_tuple(
     r: &mut Reader,
-    id: &ItemId,
-    t: &HeapTuple,
+    (id, t): (&ItemId, &HeapTuple),
     schema: &Schema,
     mut toast: Option<&mut ToastStore>,
     budget: &mut usize,
+    pl: PageLayout,
     problems: &mut Vec<Problem>,
 ) -> Vec<Attr> {
     let lp = id.lp;
@@ -335,7 +405,7 @@ fn split_tuple(
     let natts = usize::from(t.header.natts());
     let bitmap = tuple_bitmap(r.data(), id, t);
     r.set_context(Region::TupleData, Some(format!("tuple {lp}")));
-    let (slots, end_off, error) = layout(data, natts, bitmap, &schema.columns);
+    let (slots, end_off, error) = layout_in(data, natts, bitmap, &schema.columns, pl);
 
     let mut attrs = Vec::with_capacity(schema.columns.len());
     for (i, col) in schema.columns.iter().enumerate() {
@@ -356,7 +426,7 @@ fn split_tuple(
                 let raw = data.get(off..off + len).unwrap_or_default();
                 a.offset = Some(start + off);
                 a.raw = Some(raw.to_vec());
-                read_value(col, raw, &mut a, toast.as_deref_mut(), budget);
+                read_value(col, raw, &mut a, toast.as_deref_mut(), budget, pl);
                 r.mark(start + off, len, &label, span_value(&a));
                 for message in &a.problems {
                     let severity = if a.storage == Storage::ExternalToast
@@ -470,7 +540,11 @@ pub(crate) fn index_attrs(
         .data()
         .get(start..start.saturating_add(len))
         .unwrap_or_default();
-    let (slots, _, error) = layout(data, columns.len(), bitmap, columns);
+    let pl = PageLayout {
+        big_endian: r.endian() == Endian::Big,
+        ..PageLayout::default()
+    };
+    let (slots, _, error) = layout_in(data, columns.len(), bitmap, columns, pl);
     r.set_context(Region::TupleData, Some(owner.to_string()));
     let mut attrs = Vec::with_capacity(columns.len());
     for (i, col) in columns.iter().enumerate() {
@@ -482,7 +556,7 @@ pub(crate) fn index_attrs(
                 let raw = data.get(off..off + len).unwrap_or_default();
                 a.offset = Some(start + off);
                 a.raw = Some(raw.to_vec());
-                read_value(col, raw, &mut a, None, budget);
+                read_value(col, raw, &mut a, None, budget, pl);
                 r.mark(start + off, len, &col_label(attnum, col), span_value(&a));
             }
             None => {
@@ -564,6 +638,7 @@ fn read_value(
     a: &mut Attr,
     toast: Option<&mut ToastStore>,
     left: &mut usize,
+    pl: PageLayout,
 ) {
     let ty = col.ty.as_ref().map(|t| &t.ty);
     // A fixed-length type with a layout other than its own is not printed.
@@ -580,7 +655,7 @@ fn read_value(
                 .unwrap_or_default()
                 .to_vec())
         }
-        _ => match classify(raw) {
+        _ => match classify(raw, pl.big_endian) {
             Err(e) => Err(e),
             Ok(Varlena::Short(d)) => {
                 a.storage = Storage::Short;
@@ -664,6 +739,18 @@ fn read_value(
         ));
         a.value = Some(Value::hex(&payload));
         return;
+    };
+    let payload = if pl.big_endian {
+        match values::big_endian_to_little(ty, &payload) {
+            Ok(p) => p,
+            Err(e) => {
+                a.problems.push(format!("{e}; shown as hex"));
+                a.value = Some(Value::hex(&payload));
+                return;
+            }
+        }
+    } else {
+        payload
     };
     match values::decode(ty, &payload) {
         Ok(v) => {
@@ -759,7 +846,7 @@ pub(crate) fn toast_columns() -> Vec<Column> {
 /// The data of a plain (uncompressed, inline) varlena: what a TOAST chunk's
 /// `chunk_data` holds.
 pub(crate) fn plain_varlena_data(raw: &[u8]) -> Result<&[u8], String> {
-    match classify(raw)? {
+    match classify(raw, false)? {
         Varlena::Short(d) | Varlena::Long(d) => Ok(d),
         _ => Err("chunk_data is compressed or external, which TOAST chunks never are".into()),
     }
@@ -833,7 +920,7 @@ pub(crate) fn inline_value<'a>(col: &Column, raw: &'a [u8]) -> Option<Inline<'a>
             raw.try_into().ok()?,
         )))),
         PgType::Int8 => Some(Inline::Int(i64::from_le_bytes(raw.try_into().ok()?))),
-        PgType::Text | PgType::Varchar | PgType::Bpchar => match classify(raw).ok()? {
+        PgType::Text | PgType::Varchar | PgType::Bpchar => match classify(raw, false).ok()? {
             Varlena::Short(d) | Varlena::Long(d) => std::str::from_utf8(d).ok().map(Inline::Str),
             _ => None,
         },
@@ -859,7 +946,7 @@ pub(crate) fn slot_value(
             let raw = data.get(off..off + len).unwrap_or_default();
             // Only the value is wanted: a scratch attribute.
             let mut a = Attr::default();
-            read_value(col, raw, &mut a, toast, budget);
+            read_value(col, raw, &mut a, toast, budget, PageLayout::default());
             match a.value {
                 Some(v) => Ok(Some(v)),
                 None => Err(a
@@ -974,7 +1061,7 @@ mod tests {
             0x01, 0x12, 0x04, 0x50, 0x00, 0x00, 0x4c, 0x2e, 0x00, 0x00, 0x71, 0x40, 0x00, 0x00,
             0x6e, 0x40, 0x00, 0x00,
         ];
-        let Ok(Varlena::Toast(p)) = classify(&raw) else {
+        let Ok(Varlena::Toast(p)) = classify(&raw, false) else {
             panic!("not a TOAST pointer")
         };
         assert_eq!(p.va_rawsize, 20484);

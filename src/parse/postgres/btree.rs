@@ -162,9 +162,8 @@ fn read_meta(r: &mut Reader) -> Result<BtMetaPageData, ReadError> {
             "btm_last_cleanup_num_delpages"
         };
         meta.btm_last_cleanup_num_delpages = r.u32(at + 24, name)?;
-        let lo = r.peek_u32(at + 32, "btm_last_cleanup_num_heap_tuples")?;
-        let hi = r.peek_u32(at + 36, "btm_last_cleanup_num_heap_tuples")?;
-        let bits = (u64::from(hi) << 32) | u64::from(lo);
+        // A float8 in the host's byte order.
+        let bits = r.peek_u64(at + 32, "btm_last_cleanup_num_heap_tuples")?;
         meta.btm_last_cleanup_num_heap_tuples = f64::from_bits(bits);
         r.mark(
             at + 32,

@@ -97,9 +97,16 @@ pub(crate) fn check_page_in(
         .unwrap_or_else(|| detect_kind(&h, data, opts.endian));
     if usable && line_pointers_in_use(kind, &h, data, opts.endian) {
         let ids = item_ids(&r, &h, problems);
-        line_pointers(&ids, &h, data.len(), problems);
+        let mut max_align = MAXALIGN;
         if kind == PageKind::Heap {
-            heap::check_tuples(&r, &ids, problems);
+            if let Some(note) = heap::detect_max_align(&r, &ids) {
+                max_align = 4;
+                problems.push(note);
+            }
+        }
+        line_pointers(&ids, &h, data.len(), max_align, problems);
+        if kind == PageKind::Heap {
+            heap::check_tuples(&r, &ids, max_align, problems);
         }
     }
     if kind == PageKind::Btree {
@@ -263,6 +270,7 @@ pub(crate) fn line_pointers(
     ids: &[ItemId],
     h: &PageHeader,
     size: usize,
+    max_align: usize,
     problems: &mut Vec<Problem>,
 ) {
     let lower = usize::from(h.pd_lower).max(SIZE_OF_PAGE_HEADER);
@@ -341,7 +349,7 @@ pub(crate) fn line_pointers(
                         ),
                     );
                 }
-                if !start.is_multiple_of(MAXALIGN) {
+                if !start.is_multiple_of(max_align.max(1)) {
                     err(
                         problems,
                         id.lp,
@@ -529,7 +537,7 @@ mod tests {
 
     fn problems(ids: &[ItemId], h: &PageHeader) -> Vec<(String, String)> {
         let mut p = Vec::new();
-        line_pointers(ids, h, 8192, &mut p);
+        line_pointers(ids, h, 8192, MAXALIGN, &mut p);
         p.into_iter().map(|p| (p.field, p.message)).collect()
     }
 

@@ -6,8 +6,8 @@ use crate::model::postgres::verdict::{
     Change, ItemVerdict, LockMode, TupleVerdict, XidStatus, Xmax,
 };
 use crate::model::postgres::{
-    maxalign, HeapItem, HeapTuple, HeapTupleHeader, ItemId, ItemPointer, LpFlags, HEAP_HASNULL,
-    HEAP_HASOID_OLD, HEAP_NATTS_MASK, MIN_HEAP_TUPLE_SIZE, SIZEOF_HEAP_TUPLE_HEADER,
+    HeapItem, HeapTuple, HeapTupleHeader, ItemId, ItemPointer, LpFlags, PageLayout, HEAP_HASNULL,
+    HEAP_HASOID_OLD, HEAP_NATTS_MASK, MAXALIGN, MIN_HEAP_TUPLE_SIZE, SIZEOF_HEAP_TUPLE_HEADER,
 };
 use crate::model::span::Region;
 use crate::model::{Problem, ProblemClass, Severity};
@@ -40,10 +40,11 @@ pub(crate) fn parse_item(
     r: &mut Reader,
     id: ItemId,
     blkno: u64,
+    layout: PageLayout,
     problems: &mut Vec<Problem>,
 ) -> HeapItem {
-    let tuple = if has_readable_tuple(&id, r.len()) {
-        match read_tuple(r, &id, problems) {
+    let tuple = if has_readable_tuple_aligned(&id, r.len(), layout.max_align) {
+        match read_tuple(r, &id, layout, problems) {
             Ok(t) => Some(t),
             Err(e) => {
                 problems.push(Problem::new(
@@ -74,12 +75,85 @@ pub(crate) fn parse_item(
 /// heap_page_items' conditions for looking at the tuple behind `id` at all:
 /// storage, at least a tuple header long, MAXALIGNed, inside the page.
 pub(crate) fn has_readable_tuple(id: &ItemId, page_len: usize) -> bool {
+    has_readable_tuple_aligned(id, page_len, MAXALIGN)
+}
+
+/// [`has_readable_tuple`] on a page of a build whose MAXALIGN is `max_align`.
+pub(crate) fn has_readable_tuple_aligned(id: &ItemId, page_len: usize, max_align: usize) -> bool {
     let lp_off = usize::from(id.lp_off);
     let lp_len = usize::from(id.lp_len);
     id.has_storage()
         && lp_len >= MIN_HEAP_TUPLE_SIZE
-        && lp_off == maxalign(lp_off)
+        && lp_off.is_multiple_of(max_align.max(1))
         && lp_off + lp_len <= page_len
+}
+
+/// `t_hoff` a build with MAXALIGN `max_align` gives a tuple header:
+/// MAXALIGN(23 + null bitmap bytes + 4 for an OID).
+fn expected_hoff(t_infomask2: u16, t_infomask: u16, max_align: usize) -> usize {
+    let natts = usize::from(t_infomask2 & HEAP_NATTS_MASK);
+    let bitmap = if t_infomask & HEAP_HASNULL != 0 {
+        natts.div_ceil(8)
+    } else {
+        0
+    };
+    let oid = if t_infomask & HEAP_HASOID_OLD != 0 {
+        4
+    } else {
+        0
+    };
+    PageLayout {
+        max_align,
+        ..PageLayout::default()
+    }
+    .maxalign(SIZEOF_HEAP_TUPLE_HEADER + bitmap + oid)
+}
+
+/// Whether the heap page's tuples were laid out by a 32-bit build
+/// (MAXIMUM_ALIGNOF 4): then a note saying how that was told, else `None`.
+///
+/// A 64-bit build places every tuple at a multiple of 8. A 32-bit build
+/// places tuples at multiples of 4, so a tuple whose MAXALIGNed length is
+/// 4 mod 8 leaves the next one at an lp_off of 4 mod 8. The page is read as
+/// 32-bit only when some normal item sits at 4 mod 8 and every normal item
+/// sits at a multiple of 4 with the t_hoff a 32-bit build gives its header
+/// (MAXALIGN(23 + null bitmap + OID) with MAXALIGN 4: 24, 28, 32, …).
+/// Pages whose tuples all happen to sit at multiples of 8 cannot be told
+/// apart this way.
+pub(crate) fn detect_max_align(r: &Reader, ids: &[ItemId]) -> Option<Problem> {
+    let normal = |id: &&ItemId| id.lp_flags == LpFlags::Normal && id.has_storage();
+    // The common case costs one pass over the line pointers already read.
+    let first = ids.iter().filter(normal).find(|id| id.lp_off % 8 == 4)?;
+    let mut seen = 0usize;
+    for id in ids.iter().filter(normal) {
+        let base = usize::from(id.lp_off);
+        if base % 4 != 0 || usize::from(id.lp_len) < MIN_HEAP_TUPLE_SIZE {
+            return None;
+        }
+        let Ok(&[a, b, c, d, t_hoff]) = r.peek(base + 18, 5, "t_infomask2") else {
+            return None;
+        };
+        let (t_infomask2, t_infomask) = (r.decode_u16([a, b]), r.decode_u16([c, d]));
+        if usize::from(t_hoff) != expected_hoff(t_infomask2, t_infomask, 4)
+            || usize::from(t_hoff) > usize::from(id.lp_len)
+        {
+            return None;
+        }
+        seen += 1;
+    }
+    Some(Problem::new(
+        Severity::Info,
+        ProblemClass::LinePointer,
+        Some(super::page::item_id_offset(usize::from(first.lp))),
+        format!("lp[{}]", first.lp),
+        format!(
+            "tuples laid out by a 32-bit build (MAXALIGN 4): lp[{}] starts at lp_off {} (4 \
+             mod 8, which a 64-bit build never writes), and all {seen} tuples start at \
+             multiples of 4 with the t_hoff MAXALIGN 4 gives their headers; decoded with \
+             4-byte MAXALIGN and 4-byte alignment for typalign d",
+            first.lp, first.lp_off
+        ),
+    ))
 }
 
 /// The fixed part of the tuple header at `base`, read without recording spans.
@@ -107,6 +181,7 @@ pub(crate) fn check_tuple_header(
     t_infomask2: u16,
     t_infomask: u16,
     t_hoff: u8,
+    max_align: usize,
     problems: &mut Vec<Problem>,
 ) {
     let base = usize::from(id.lp_off);
@@ -115,11 +190,7 @@ pub(crate) fn check_tuple_header(
     let natts = usize::from(t_infomask2 & HEAP_NATTS_MASK);
     let has_null = t_infomask & HEAP_HASNULL != 0;
     let has_oid = t_infomask & HEAP_HASOID_OLD != 0;
-    let expected_hoff = maxalign(
-        SIZEOF_HEAP_TUPLE_HEADER
-            + if has_null { natts.div_ceil(8) } else { 0 }
-            + if has_oid { 4 } else { 0 },
-    );
+    let expected_hoff = expected_hoff(t_infomask2, t_infomask, max_align);
     if hoff == expected_hoff && hoff <= lp_len {
         return;
     }
@@ -148,9 +219,14 @@ pub(crate) fn check_tuple_header(
 
 /// The tuple-header checks of [`check_tuple_header`] for every readable tuple
 /// of a heap page, reading only the three fields they need.
-pub(crate) fn check_tuples(r: &Reader, ids: &[ItemId], problems: &mut Vec<Problem>) {
+pub(crate) fn check_tuples(
+    r: &Reader,
+    ids: &[ItemId],
+    max_align: usize,
+    problems: &mut Vec<Problem>,
+) {
     for id in ids {
-        if !has_readable_tuple(id, r.len()) {
+        if !has_readable_tuple_aligned(id, r.len(), max_align) {
             continue;
         }
         // t_infomask2, t_infomask, t_hoff: bytes 18..23 of the tuple header.
@@ -159,13 +235,14 @@ pub(crate) fn check_tuples(r: &Reader, ids: &[ItemId], problems: &mut Vec<Proble
             continue;
         };
         let (t_infomask2, t_infomask) = (r.decode_u16([a, b]), r.decode_u16([c, d]));
-        check_tuple_header(id, t_infomask2, t_infomask, t_hoff, problems);
+        check_tuple_header(id, t_infomask2, t_infomask, t_hoff, max_align, problems);
     }
 }
 
 fn read_tuple(
     r: &mut Reader,
     id: &ItemId,
+    layout: PageLayout,
     problems: &mut Vec<Problem>,
 ) -> Result<HeapTuple, ReadError> {
     let base = usize::from(id.lp_off);
@@ -179,6 +256,7 @@ fn read_tuple(
         header.t_infomask2,
         header.t_infomask,
         header.t_hoff,
+        layout.max_align,
         problems,
     );
 
@@ -189,7 +267,8 @@ fn read_tuple(
     let has_oid = t_infomask & HEAP_HASOID_OLD != 0;
 
     // pageinspect shows t_bits and t_oid only when t_hoff is sane.
-    let hoff_sane = hoff >= SIZEOF_HEAP_TUPLE_HEADER && hoff <= lp_len && hoff == maxalign(hoff);
+    let hoff_sane =
+        hoff >= SIZEOF_HEAP_TUPLE_HEADER && hoff <= lp_len && hoff == layout.maxalign(hoff);
     let mut t_bits = None;
     let mut t_oid = None;
     if hoff_sane {

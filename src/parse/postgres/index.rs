@@ -410,10 +410,15 @@ pub(crate) fn items_mut(am: &mut AmData) -> Option<&mut Vec<IndexItem>> {
 /// what `index_deform_tuple` gives (GIN: the key, after the attnum of a
 /// multi-column index; BRIN: each column's stored values).
 pub(crate) fn decode_keys(page: &mut PgPage, data: &[u8], schema: &Schema) {
+    let endian = if page.layout.big_endian {
+        crate::reader::Endian::Big
+    } else {
+        crate::reader::Endian::Little
+    };
     let Some(am) = page.am.as_mut() else {
         return;
     };
-    let mut r = Reader::new(data, crate::reader::Endian::Little);
+    let mut r = Reader::new(data, endian);
     let mut budget = PAGE_VALUE_BUDGET;
     if let AmData::Btree { items, .. } = am {
         for item in items.iter_mut() {

@@ -32,5 +32,6 @@ mod proptests;
 pub use check::check_page;
 pub(crate) use check::{check_page_in, Relation};
 pub use page::{
-    detect_kind, page_size_from_header, parse_page, parse_page_without_spans, PageOptions,
+    detect_endian, detect_kind, page_size_from_header, parse_page, parse_page_without_spans,
+    PageOptions,
 };

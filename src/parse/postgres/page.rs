@@ -2,8 +2,8 @@
 //! Heap tuples are decoded by [`super::heap`].
 
 use crate::model::postgres::{
-    ChecksumCheck, HeapItem, ItemId, Lsn, PageHeader, PageKind, PgPage, SIZE_OF_ITEM_ID,
-    SIZE_OF_PAGE_HEADER,
+    ChecksumCheck, HeapItem, ItemId, Lsn, PageHeader, PageKind, PageLayout, PgPage,
+    SIZE_OF_ITEM_ID, SIZE_OF_PAGE_HEADER,
 };
 use crate::model::span::Region;
 use crate::model::{Problem, ProblemClass, Severity};
@@ -67,6 +67,10 @@ fn parse(data: &[u8], opts: &PageOptions, spans: bool) -> PgPage {
         am: None,
         problems: Vec::new(),
         spans: Vec::new(),
+        layout: PageLayout {
+            big_endian: opts.endian == Endian::Big,
+            ..PageLayout::default()
+        },
     };
     let mut r = Reader::new(data, opts.endian);
     if !spans {
@@ -102,7 +106,19 @@ fn parse(data: &[u8], opts: &PageOptions, spans: bool) -> PgPage {
 
     let line_pointers = if usable && line_pointers_in_use(page.kind, &header, data, opts.endian) {
         let ids = read_line_pointers(&mut r, &header, &mut page.problems);
-        check::line_pointers(&ids, &header, data.len(), &mut page.problems);
+        if page.kind == PageKind::Heap {
+            if let Some(note) = heap::detect_max_align(&r, &ids) {
+                page.layout.max_align = 4;
+                page.problems.push(note);
+            }
+        }
+        check::line_pointers(
+            &ids,
+            &header,
+            data.len(),
+            page.layout.max_align,
+            &mut page.problems,
+        );
         ids
     } else {
         Vec::new()
@@ -161,7 +177,7 @@ fn parse(data: &[u8], opts: &PageOptions, spans: bool) -> PgPage {
     } else if page.kind != PageKind::Btree {
         for id in line_pointers {
             let item = if matches!(page.kind, PageKind::Heap | PageKind::Sequence) {
-                heap::parse_item(&mut r, id, opts.blkno, &mut page.problems)
+                heap::parse_item(&mut r, id, opts.blkno, page.layout, &mut page.problems)
             } else {
                 HeapItem {
                     id,
@@ -366,11 +382,12 @@ pub(crate) fn item_ids(r: &Reader, h: &PageHeader, problems: &mut Vec<Problem>) 
         ));
     }
     let mut ids = Vec::with_capacity(count);
+    let big = r.endian() == Endian::Big;
     for i in 0..count {
         let Ok(word) = r.peek_u32(item_id_offset(i + 1), "lp") else {
             break;
         };
-        ids.push(ItemId::from_word((i + 1) as u16, word));
+        ids.push(ItemId::from_word_in((i + 1) as u16, word, big));
     }
     ids
 }
@@ -527,12 +544,82 @@ fn checksum_problem(
 
 /// The page size a PostgreSQL page header announces in pd_pagesize_version
 /// (bytes 18–19: size in the high byte, layout version 4 in the low), if it
-/// is a plausible one.
+/// is a plausible one, read in either byte order (a big-endian host stores
+/// 0x2004 as `20 04`).
 pub fn page_size_from_header(head: &[u8]) -> Option<usize> {
-    let v = Endian::Little.read_u16(head.get(18..20)?)?;
+    let b = head.get(18..20)?;
+    [Endian::Little, Endian::Big].into_iter().find_map(|e| {
+        let v = e.read_u16(b)?;
+        let size = usize::from(v & 0xFF00);
+        let version = v & 0x00FF;
+        (size >= 1024 && size.is_power_of_two() && version == 4).then_some(size)
+    })
+}
+
+/// pd_pagesize_version `v` read in some byte order is a page size PostgreSQL
+/// supports (1 KB to 32 KB) and a layout version it ever wrote (1 to 4);
+/// when `len` is given, the size is the image's.
+fn plausible_size_version(v: u16, len: Option<usize>) -> bool {
     let size = usize::from(v & 0xFF00);
     let version = v & 0x00FF;
-    (size >= 1024 && size.is_power_of_two() && version == 4).then_some(size)
+    (1..=4).contains(&version)
+        && (1024..=32768).contains(&size)
+        && size.is_power_of_two()
+        && len.is_none_or(|l| l == size)
+}
+
+/// pd_lower, pd_upper and pd_special read in `endian` are in order inside
+/// a `len`-byte page (bufpage.h's PageHeaderIsValid ordering).
+fn header_in_order(data: &[u8], endian: Endian) -> bool {
+    let r = Reader::new(data, endian);
+    let Ok(h) = peek_header(&r) else {
+        return false;
+    };
+    let (lower, upper, special) = (
+        usize::from(h.pd_lower),
+        usize::from(h.pd_upper),
+        usize::from(h.pd_special),
+    );
+    SIZE_OF_PAGE_HEADER <= lower && lower <= upper && upper <= special && special <= data.len()
+}
+
+/// The byte order of the host that wrote `data`, from the page itself.
+/// pd_pagesize_version is 0x2004 on an 8 KB page: `04 20` on little-endian
+/// hosts, `20 04` on big-endian ones, and read in the wrong order it names no
+/// page size and layout version (0x0420: version 32). When the word settles
+/// nothing (a 1 KB page stores `04 04` either way; a damaged header), the
+/// order in which pd_lower ≤ pd_upper ≤ pd_special ≤ the page size holds
+/// decides; little-endian when neither or both do.
+pub fn detect_endian(data: &[u8]) -> Endian {
+    let Some(b) = data.get(18..20) else {
+        return Endian::Little;
+    };
+    let (le, be) = (
+        u16::from_le_bytes([b[0], b[1]]),
+        u16::from_be_bytes([b[0], b[1]]),
+    );
+    let len = Some(data.len());
+    match (
+        plausible_size_version(le, len),
+        plausible_size_version(be, len),
+    ) {
+        (true, false) => return Endian::Little,
+        (false, true) => return Endian::Big,
+        _ => {}
+    }
+    match (
+        plausible_size_version(le, None),
+        plausible_size_version(be, None),
+    ) {
+        (true, false) => return Endian::Little,
+        (false, true) => return Endian::Big,
+        _ => {}
+    }
+    if !header_in_order(data, Endian::Little) && header_in_order(data, Endian::Big) {
+        Endian::Big
+    } else {
+        Endian::Little
+    }
 }
 
 #[cfg(test)]
@@ -549,6 +636,53 @@ mod tests {
         let c = checksum::pg_checksum_page(&page, blkno, Endian::Little).unwrap();
         page[8..10].copy_from_slice(&c.to_le_bytes());
         page
+    }
+
+    /// An empty page of `size` bytes with its header in `endian`.
+    fn empty_page(size: usize, endian: Endian) -> Vec<u8> {
+        let mut page = vec![0u8; size];
+        let put = |p: &mut Vec<u8>, at: usize, v: u16| {
+            let b = match endian {
+                Endian::Little => v.to_le_bytes(),
+                Endian::Big => v.to_be_bytes(),
+            };
+            p[at..at + 2].copy_from_slice(&b);
+        };
+        put(&mut page, 12, 28);
+        put(&mut page, 14, (size - 64) as u16);
+        put(&mut page, 16, size as u16);
+        put(&mut page, 18, size as u16 | 4);
+        page
+    }
+
+    #[test]
+    fn byte_order_from_the_page() {
+        for size in [1024, 2048, 8192, 32768] {
+            for e in [Endian::Little, Endian::Big] {
+                assert_eq!(detect_endian(&empty_page(size, e)), e, "{size} {e:?}");
+            }
+        }
+        // 1 KB stores pd_pagesize_version as 04 04 either way: pd_lower,
+        // pd_upper and pd_special decide.
+        let be = empty_page(1024, Endian::Big);
+        assert_eq!(be[18..20], [4, 4]);
+        assert_eq!(detect_endian(&be), Endian::Big);
+        // Nothing to tell: little-endian.
+        assert_eq!(detect_endian(&[0xff; 8192]), Endian::Little);
+        assert_eq!(detect_endian(&[1, 2, 3]), Endian::Little);
+        assert_eq!(
+            page_size_from_header(&empty_page(16384, Endian::Big)),
+            Some(16384)
+        );
+        // A big-endian line pointer: lp_off in the top 15 bits.
+        let mut page = empty_page(8192, Endian::Big);
+        let word: u32 = (8000 << 17) | (1 << 15) | 40;
+        page[24..28].copy_from_slice(&word.to_be_bytes());
+        let r = Reader::new(&page, Endian::Big);
+        let h = peek_header(&r).unwrap();
+        let ids = item_ids(&r, &h, &mut Vec::new());
+        assert_eq!((ids[0].lp_off, ids[0].lp_len), (8000, 40));
+        assert_eq!(ids[0].lp_flags, crate::model::postgres::LpFlags::Normal);
     }
 
     fn checksum_problems(page: &[u8], opts: PageOptions) -> Vec<(Severity, String)> {

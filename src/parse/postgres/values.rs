@@ -112,6 +112,62 @@ pub(crate) fn decode(ty: &PgType, data: &[u8]) -> Result<Value, String> {
     }
 }
 
+/// The datum of type `ty` a big-endian host stored, rewritten in the
+/// little-endian form [`decode`] reads: each integer and float field of the
+/// type's C layout byte-swapped, strings and byte arrays left as they are.
+/// `Err` for the types whose inner layout is not rewritten (arrays, ranges,
+/// multiranges, composites, jsonb, types blockscope does not print).
+pub(crate) fn big_endian_to_little(ty: &PgType, data: &[u8]) -> Result<Vec<u8>, String> {
+    use PgType::*;
+    let mut out = data.to_vec();
+    // Field widths from the start of the datum; `None` repeats the last
+    // width over the rest.
+    let swap = |out: &mut Vec<u8>, widths: &[usize], repeat: bool| {
+        let mut at = 0;
+        let mut iter = widths.iter().copied();
+        let mut last = 0;
+        loop {
+            let w = match iter.next() {
+                Some(w) => w,
+                None if repeat && last > 0 => last,
+                None => break,
+            };
+            last = w;
+            match out.get_mut(at..at + w) {
+                Some(field) => field.reverse(),
+                None => break,
+            }
+            at += w;
+        }
+    };
+    match ty {
+        Bool | Char | Text | Varchar | Bpchar | Json | Xml | Name | Bytea | Uuid | Inet | Cidr
+        | Macaddr | Macaddr8 => {}
+        Int2 => swap(&mut out, &[2], false),
+        Int4 | Oid | Xid | Cid | RegOid(_) | Float4 | Date | Enum { .. } => {
+            swap(&mut out, &[4], false)
+        }
+        Int8 | Xid8 | Float8 | Money | Time | Timestamp | TimestampTz | PgLsn => {
+            swap(&mut out, &[8], false)
+        }
+        TimeTz => swap(&mut out, &[8, 4], false),
+        Interval => swap(&mut out, &[8, 4, 4], false),
+        Tid => swap(&mut out, &[2, 2, 2], false),
+        Point | GeoBox => swap(&mut out, &[8], true),
+        // NumericShort / NumericLong (numeric.c): every field a 16-bit word.
+        Numeric => swap(&mut out, &[2], true),
+        // VarBit (varbit.h): bit_len, then the bits as bytes.
+        Bit | Varbit => swap(&mut out, &[4], false),
+        Array(_) | Range { .. } | Multirange { .. } | Composite { .. } | Jsonb | Other { .. } => {
+            return Err(format!(
+                "a {} value of a big-endian page is not decoded",
+                ty.sql_name()
+            ))
+        }
+    }
+    Ok(out)
+}
+
 fn bool_value(b: bool) -> Value {
     Value {
         text: if b { "t" } else { "f" }.to_string(),

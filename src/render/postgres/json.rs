@@ -17,6 +17,15 @@ use crate::model::postgres::{
 };
 use crate::model::Problem;
 
+/// How the build that wrote a page laid it out (see [`PgPageJson::layout`]).
+#[derive(Serialize)]
+pub struct LayoutJson {
+    /// `little-endian` or `big-endian`.
+    pub byte_order: &'static str,
+    /// `MAXIMUM_ALIGNOF`: 8, or 4 on 32-bit builds.
+    pub maxalign: usize,
+}
+
 /// `page_header()` columns.
 #[derive(Serialize)]
 pub struct HeaderJson {
@@ -191,6 +200,10 @@ pub struct PgPageJson<'a> {
     pub blkno: u64,
     /// The page kind (heap, btree, …), as detected or forced.
     pub kind: &'static str,
+    /// Byte order and MAXALIGN of the build that wrote the page, when not
+    /// the usual little-endian 64-bit one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub layout: Option<LayoutJson>,
     /// PageHeaderData (page_header() columns); `None` when the page is too short for one.
     pub header: Option<HeaderJson>,
     /// bt_metap() columns, on a btree metapage.
@@ -223,6 +236,14 @@ impl<'a> PgPageJson<'a> {
             engine: "postgres",
             blkno: page.blkno,
             kind: page.kind.name(),
+            layout: (!page.layout.is_default()).then_some(LayoutJson {
+                byte_order: if page.layout.big_endian {
+                    "big-endian"
+                } else {
+                    "little-endian"
+                },
+                maxalign: page.layout.max_align,
+            }),
             header: page.header.as_ref().map(HeaderJson::from_header),
             meta: None,
             stats: None,

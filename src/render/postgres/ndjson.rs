@@ -19,7 +19,10 @@ use super::json::{push_hex, HeaderJson, PgPageJson};
 /// Heap pages take the hand-written path; pages with access-method data or
 /// decoded attributes go through serde (the same bytes, less hot).
 pub fn append_page_line(buf: &mut Vec<u8>, page: &PgPage) {
-    if page.am.is_some() || page.items.iter().any(|i| i.attrs.is_some()) {
+    if page.am.is_some()
+        || !page.layout.is_default()
+        || page.items.iter().any(|i| i.attrs.is_some())
+    {
         if serde_json::to_writer(&mut *buf, &PgPageJson::from_page(page)).is_ok() {
             buf.push(b'\n');
         }

@@ -13,15 +13,31 @@ use crate::render::postgres::json::{spaced_hex, AmJson};
 use crate::render::fit::{new_table, right, Fitted, WIDE_CELL_CHARS};
 use crate::render::RenderOptions;
 
-/// Render one PostgreSQL page as tables.
-pub fn render_page(out: &mut dyn Write, page: &PgPage, opts: &RenderOptions) -> io::Result<()> {
-    writeln!(
-        out,
-        "block {} · {} page · {} bytes",
+/// The first line of a page's table and hex views:
+/// `block 0 · heap page · 8192 bytes`, then ` · big-endian` and
+/// ` · MAXALIGN 4 (32-bit)` for pages of such builds.
+pub(crate) fn title(page: &PgPage) -> String {
+    format!(
+        "block {} · {} page · {} bytes{}{}",
         page.blkno,
         page.kind.name(),
-        page.size
-    )?;
+        page.size,
+        if page.layout.big_endian {
+            " · big-endian"
+        } else {
+            ""
+        },
+        if page.layout.max_align == 4 {
+            " · MAXALIGN 4 (32-bit)"
+        } else {
+            ""
+        }
+    )
+}
+
+/// Render one PostgreSQL page as tables.
+pub fn render_page(out: &mut dyn Write, page: &PgPage, opts: &RenderOptions) -> io::Result<()> {
+    writeln!(out, "{}", title(page))?;
     if page.kind == PageKind::New {
         writeln!(
             out,
