@@ -7,7 +7,9 @@
 //!   links, levels and the metapage's roots are checked over them, then a
 //!   second pass checks each page's downlinks and, with `--columns`, its
 //!   keys (a leaf's last key against its right sibling's first, read when
-//!   needed);
+//!   needed, past half-dead and deleted siblings); every page of the tree
+//!   but the root must have a downlink, except a half-dead leaf (noted) and
+//!   the right half of an incomplete split;
 //! * a heap (main fork): each page's tuples against pg_control's nextXid
 //!   and oldestXid (when the relation lies under a data directory), its HOT
 //!   chains and redirects, the visibility map's bits (`_vm` beside it) and
@@ -123,6 +125,10 @@ fn btree(
     findings.sort_by_key(|(b, _)| *b);
     let mut findings = findings.into_iter().peekable();
     let mut right = vec![0u8; block_size];
+    // What the internal pages point at, and the half-dead leaves' top parent
+    // links, for the missing-downlink check after the pass.
+    let mut has_downlink = vec![false; summaries.len()];
+    let mut top_parents = Vec::new();
     for b in 0..blocks {
         // The structure's findings of blocks up to this one first.
         while let Some((fb, p)) = findings.next_if(|(fb, _)| *fb <= b) {
@@ -134,13 +140,29 @@ fn btree(
         if read_block(file, b, &mut page).is_none() {
             continue;
         }
+        for child in amcheck::bt_downlinks(&page) {
+            if let Some(slot) = has_downlink.get_mut(child as usize) {
+                *slot = true;
+            }
+        }
+        if let Some(link) = amcheck::bt_top_parent(&page) {
+            top_parents.push((b, link));
+        }
         for (fb, p) in amcheck::btree_items(&page, b, &summaries, deep.key_types) {
             emit(fb, p)?;
         }
         let Some(types) = deep.key_types else {
             continue;
         };
-        let next = s.btpo_next;
+        // The right sibling, past half-dead and deleted pages as amcheck
+        // steps past them (at most once around the file).
+        let mut next = s.btpo_next;
+        for _ in 0..blocks {
+            match summaries.get(next as usize).copied().flatten() {
+                Some(r) if next != 0 && r.ignored() => next = r.btpo_next,
+                _ => break,
+            }
+        }
         if next == 0 || u64::from(next) >= blocks {
             continue;
         }
@@ -157,6 +179,9 @@ fn btree(
         }
     }
     for (fb, p) in findings {
+        emit(fb, p)?;
+    }
+    for (fb, p) in amcheck::btree_missing_downlinks(&summaries, &has_downlink, &top_parents) {
         emit(fb, p)?;
     }
     Ok(())

@@ -78,6 +78,7 @@ const BTP_ROOT: u16 = 0x0002;
 const BTP_DELETED: u16 = 0x0004;
 const BTP_META: u16 = 0x0008;
 const BTP_HALF_DEAD: u16 = 0x0010;
+const BTP_INCOMPLETE_SPLIT: u16 = 0x0080;
 const BTREE_MAGIC: u32 = 0x053162;
 const P_NONE: u32 = 0;
 const SIZE_OF_BT_OPAQUE: usize = 16;
@@ -102,6 +103,13 @@ impl BtSummary {
     /// In the tree: neither the metapage nor a deleted page.
     fn live(&self) -> bool {
         !self.deleted() && !self.meta()
+    }
+    fn half_dead(&self) -> bool {
+        self.btpo_flags & BTP_HALF_DEAD != 0
+    }
+    /// `P_IGNORE`: deleted or half-dead, skipped by scans (and by amcheck).
+    pub(crate) fn ignored(&self) -> bool {
+        self.deleted() || self.half_dead()
     }
 }
 
@@ -615,6 +623,121 @@ pub(crate) fn btree_items(
                 ));
             }
         }
+    }
+    out
+}
+
+/// The child blocks a live internal page's downlinks point at (its data
+/// items' t_tid blocks), for the missing-downlink check.
+pub(crate) fn bt_downlinks(page: &[u8]) -> Vec<u32> {
+    let Some(s) = bt_summary(page) else {
+        return Vec::new();
+    };
+    if !s.live() || s.btpo_flags & BTP_LEAF != 0 {
+        return Vec::new();
+    }
+    bt_items(page, &s)
+        .data
+        .iter()
+        .filter_map(|(_, lp)| {
+            let hi = u16_at(page, lp.off)?;
+            let lo = u16_at(page, lp.off + 2)?;
+            Some((u32::from(hi) << 16) | u32::from(lo))
+        })
+        .collect()
+}
+
+/// A half-dead leaf's top parent link: its high key's t_tid block
+/// (`BTreeTupleGetTopParent`); `Some(None)` for InvalidBlockNumber (the leaf
+/// is itself the top of the subtree being deleted), `None` when the page
+/// is no half-dead leaf or has no high key.
+pub(crate) fn bt_top_parent(page: &[u8]) -> Option<Option<u32>> {
+    let s = bt_summary(page)?;
+    if !s.live() || !s.half_dead() || s.btpo_flags & BTP_LEAF == 0 {
+        return None;
+    }
+    let (_, lp) = bt_items(page, &s).high_key?;
+    let hi = u16_at(page, lp.off)?;
+    let lo = u16_at(page, lp.off + 2)?;
+    let block = (u32::from(hi) << 16) | u32::from(lo);
+    Some((block != u32::MAX).then_some(block))
+}
+
+/// amcheck's missing-downlink check (`bt_index_parent_check`), over the
+/// summaries and what the internal pages point at (`has_downlink[i]`: some
+/// live internal page has a downlink to block `i`) and the top parent links
+/// of the half-dead leaves (`top_parents`: block, link).
+///
+/// As amcheck: the root needs none; the right half of an incomplete split
+/// (its left sibling flagged BTP_INCOMPLETE_SPLIT) has none yet; a half-dead
+/// leaf has none (the first stage of page deletion removed it) and is
+/// reported as a note; an internal page between such a leaf and the parent
+/// it names as its top parent has none either. Any other page of the tree
+/// without a downlink is an error.
+pub(crate) fn btree_missing_downlinks(
+    pages: &[Option<BtSummary>],
+    has_downlink: &[bool],
+    top_parents: &[(u64, Option<u32>)],
+) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let get = |b: u32| pages.get(b as usize).copied().flatten();
+    for (blkno, link) in top_parents {
+        let how = match link {
+            None => "the leaf is itself the top of the subtree being removed".to_string(),
+            Some(b) => format!(
+                "the subtree being removed reaches up to block {b}, its top parent \
+                 (BTreeTupleGetTopParent)"
+            ),
+        };
+        out.push((
+            *blkno,
+            problem(
+                Severity::Info,
+                ProblemClass::Btree,
+                None,
+                "btpo_flags",
+                format!(
+                    "half-dead leaf (BTP_HALF_DEAD): the first stage of page deletion emptied it \
+                     and removed its downlink, the second (unlinking it from its siblings) has \
+                     not run: a VACUUM was interrupted; the next VACUUM finishes it, and scans \
+                     and amcheck skip it; {how}"
+                ),
+            ),
+        ));
+    }
+    for (i, s) in pages.iter().enumerate() {
+        let Some(s) = s else { continue };
+        if !s.live() || s.half_dead() || s.btpo_flags & BTP_ROOT != 0 {
+            continue;
+        }
+        if has_downlink.get(i).copied().unwrap_or(false) {
+            continue;
+        }
+        let blkno = i as u64;
+        // The right half of an incomplete split.
+        if s.btpo_prev != P_NONE
+            && get(s.btpo_prev).is_some_and(|l| l.btpo_flags & BTP_INCOMPLETE_SPLIT != 0)
+        {
+            continue;
+        }
+        let leaf = s.btpo_flags & BTP_LEAF != 0;
+        if !leaf
+            && top_parents
+                .iter()
+                .any(|(_, link)| *link == Some(blkno as u32))
+        {
+            continue;
+        }
+        out.push(bt(
+            blkno,
+            None,
+            "downlink",
+            format!(
+                "{} index block lacks downlink: no page of level {} points at block {blkno}",
+                if leaf { "leaf" } else { "internal" },
+                s.btpo_level.saturating_add(1)
+            ),
+        ));
     }
     out
 }
