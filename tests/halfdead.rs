@@ -80,7 +80,7 @@ fn every_block_matches_pageinspect_and_the_half_dead_leaf_is_explained() {
     for (major, dir) in majors() {
         let doc = read_json(&dir.join("btree.json"));
         let info = read_json(&dir.join("halfdead.json"));
-        let rel = fs::read(dir.join("btree.rel")).unwrap();
+        let rel = fs::read(dir.join(info["file"].as_str().unwrap())).unwrap();
         let target = info["half_dead_block"].as_u64().unwrap();
         for page in doc["pages"].as_array().unwrap() {
             let blkno = page["blkno"].as_u64().unwrap();
@@ -219,8 +219,8 @@ fn verify_deep_treats_the_half_dead_leaf_as_amcheck_does() {
                 Some(e) => panic!("pg{major}: {stmt}: {e}"),
             }
         }
-        let rel = fs::read(dir.join("btree.rel")).unwrap();
-        let path = as_relation_file(&format!("pg{major}"), &rel);
+        let path = dir.join(info["file"].as_str().unwrap());
+        let rel = fs::read(&path).unwrap();
         let (code, problems) = verify_deep(&path, &[]);
         assert_eq!(code, 0, "pg{major}: {problems:?}");
         assert!(
