@@ -682,11 +682,13 @@ pub(crate) fn btree_missing_downlinks(
     let mut out = Vec::new();
     let get = |b: u32| pages.get(b as usize).copied().flatten();
     for (blkno, link) in top_parents {
-        let how = match link {
-            None => "the leaf is itself the top of the subtree being removed".to_string(),
+        let removed = match link {
+            None => {
+                "its downlink (the leaf is itself the top of the subtree being removed)".to_string()
+            }
             Some(b) => format!(
-                "the subtree being removed reaches up to block {b}, its top parent \
-                 (BTreeTupleGetTopParent)"
+                "the downlink to block {b}, its top parent (BTreeTupleGetTopParent): the \
+                 internal page at the top of the subtree being removed with it"
             ),
         };
         out.push((
@@ -698,9 +700,9 @@ pub(crate) fn btree_missing_downlinks(
                 "btpo_flags",
                 format!(
                     "half-dead leaf (BTP_HALF_DEAD): the first stage of page deletion emptied it \
-                     and removed its downlink, the second (unlinking it from its siblings) has \
-                     not run: a VACUUM was interrupted; the next VACUUM finishes it, and scans \
-                     and amcheck skip it; {how}"
+                     and removed {removed}; the second (unlinking it from its siblings) has not \
+                     run: a VACUUM was interrupted. The next VACUUM finishes it; scans and \
+                     amcheck skip it"
                 ),
             ),
         ));
