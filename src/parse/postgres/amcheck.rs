@@ -1249,6 +1249,60 @@ mod tests {
     }
 
     #[test]
+    fn missing_downlinks_spare_the_root_incomplete_splits_and_half_dead_subtrees() {
+        let page = |prev, next, level, flags| {
+            Some(BtSummary {
+                btpo_prev: prev,
+                btpo_next: next,
+                btpo_level: level,
+                btpo_flags: flags,
+            })
+        };
+        // 0 meta; 1 root (level 2); 2, 3 internal; 4..7 leaves.
+        let pages = vec![
+            page(0, 0, 0, BTP_META),
+            page(0, 0, 2, BTP_ROOT),
+            page(0, 3, 1, 0),
+            page(2, 0, 1, 0),
+            page(0, 5, 0, BTP_LEAF | BTP_INCOMPLETE_SPLIT),
+            page(4, 6, 0, BTP_LEAF),
+            page(5, 7, 0, BTP_LEAF | BTP_HALF_DEAD),
+            page(6, 0, 0, BTP_LEAF),
+        ];
+        // The root points at 2 and 3, 2 at 4, 3 at 7; 5 is the right half of
+        // 4's incomplete split, 6 is half-dead.
+        let mut has = vec![false; pages.len()];
+        for b in [2, 3, 4, 7] {
+            has[b] = true;
+        }
+        let findings = btree_missing_downlinks(&pages, &has, &[(6, None)]);
+        let errors: Vec<u64> = findings
+            .iter()
+            .filter(|(_, p)| p.severity == Severity::Error)
+            .map(|(b, _)| *b)
+            .collect();
+        assert!(errors.is_empty(), "{findings:?}");
+        assert_eq!(findings.len(), 1);
+        assert_eq!(findings[0].0, 6);
+        // Without the split flag, 5 lacks its downlink.
+        let mut no_split = pages.clone();
+        no_split[4] = page(0, 5, 0, BTP_LEAF);
+        let findings = btree_missing_downlinks(&no_split, &has, &[(6, None)]);
+        assert!(findings
+            .iter()
+            .any(|(b, p)| *b == 5 && p.message.starts_with("leaf index block lacks downlink")));
+        // An internal page without a downlink is spared only while a
+        // half-dead leaf names it as its top parent.
+        has[3] = false;
+        let named = btree_missing_downlinks(&pages, &has, &[(6, Some(3))]);
+        assert!(named.iter().all(|(_, p)| p.severity == Severity::Info));
+        let unnamed = btree_missing_downlinks(&pages, &has, &[(6, None)]);
+        assert!(unnamed
+            .iter()
+            .any(|(b, p)| *b == 3 && p.message.starts_with("internal index block lacks downlink")));
+    }
+
+    #[test]
     fn garbage_never_panics() {
         let mut seed = 7u32;
         for _ in 0..200 {
