@@ -301,5 +301,22 @@ fn verify_deep_treats_the_half_dead_leaf_as_amcheck_does() {
             .as_str()
             .unwrap()
             .contains(&format!("{kind} index block lacks downlink")));
+        // With the parent unreadable, its downlinks are unknown: no page is
+        // said to lack one (the damaged page itself is reported).
+        let parent = usize::try_from(info["parent"].as_u64().unwrap()).unwrap();
+        bytes[parent * 8192..(parent + 1) * 8192].fill(0xA5);
+        let path = as_relation_file(&format!("{tag}-noparent"), &bytes);
+        let (code, problems) = verify_deep(&path, &["--checksums", "off"]);
+        assert_eq!(code, 1, "{tag}: {problems:?}");
+        assert!(
+            problems.iter().any(|p| p["blkno"] == parent as u64),
+            "{tag}: {problems:?}"
+        );
+        assert!(
+            !problems
+                .iter()
+                .any(|p| p["message"].as_str().unwrap().contains("lacks downlink")),
+            "{tag}: {problems:?}"
+        );
     }
 }

@@ -9,14 +9,16 @@
 //!   keys (a leaf's last key against its right sibling's first, read when
 //!   needed, past half-dead and deleted siblings); every page of the tree
 //!   but the root must have a downlink, except a half-dead leaf (noted) and
-//!   the right half of an incomplete split;
+//!   the right half of an incomplete split (not judged when a page that is
+//!   not new could not be read as a btree page, or the index has more
+//!   segment files);
 //! * a heap (main fork): each page's tuples against pg_control's nextXid
 //!   and oldestXid (when the relation lies under a data directory), its HOT
 //!   chains and redirects, the visibility map's bits (`_vm` beside it) and
 //!   the free space map's value (`_fsm`, a note only).
 //!
-//! Memory: the summaries (16 bytes a block), two pages, one visibility map
-//! and one FSM page at a time.
+//! Memory: the summaries (16 bytes a block) and a downlink flag a block,
+//! two pages, one visibility map and one FSM page at a time.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -118,10 +120,15 @@ fn btree(
     let mut page = vec![0u8; block_size];
     let mut summaries: Vec<Option<BtSummary>> = Vec::new();
     let mut meta = None;
+    // A page that is neither new nor a readable btree page may have held
+    // downlinks: then no page is said to lack one.
+    let mut unknown = false;
     for b in 0..blocks {
-        let s = read_block(file, b, &mut page)
-            .filter(|_| !is_new_page(&page) && kind(&page) == PageKind::Btree)
-            .and_then(|_| bt_summary(&page));
+        let read = read_block(file, b, &mut page).is_some();
+        let s = (read && !is_new_page(&page) && kind(&page) == PageKind::Btree)
+            .then(|| bt_summary(&page))
+            .flatten();
+        unknown |= s.is_none() && !(read && is_new_page(&page));
         if b == 0 {
             meta = bt_meta(&page);
         }
@@ -187,7 +194,7 @@ fn btree(
     for (fb, p) in findings {
         emit(fb, p)?;
     }
-    if whole {
+    if whole && !unknown {
         for (fb, p) in amcheck::btree_missing_downlinks(&summaries, &has_downlink, &top_parents) {
             emit(fb, p)?;
         }
