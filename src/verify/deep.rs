@@ -7,14 +7,18 @@
 //!   links, levels and the metapage's roots are checked over them, then a
 //!   second pass checks each page's downlinks and, with `--columns`, its
 //!   keys (a leaf's last key against its right sibling's first, read when
-//!   needed);
+//!   needed, past half-dead and deleted siblings); every page of the tree
+//!   but the root must have a downlink, except a half-dead leaf (noted) and
+//!   the right half of an incomplete split (not judged when a page that is
+//!   not new could not be read as a btree page, or the index has more
+//!   segment files);
 //! * a heap (main fork): each page's tuples against pg_control's nextXid
 //!   and oldestXid (when the relation lies under a data directory), its HOT
 //!   chains and redirects, the visibility map's bits (`_vm` beside it) and
 //!   the free space map's value (`_fsm`, a note only).
 //!
-//! Memory: the summaries (16 bytes a block), two pages, one visibility map
-//! and one FSM page at a time.
+//! Memory: the summaries (16 bytes a block) and a downlink flag a block,
+//! two pages, one visibility map and one FSM page at a time.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -91,7 +95,12 @@ pub(crate) fn check_file(
         && bt_meta(&page).is_some()
         && kind(&page) == PageKind::Btree
     {
-        return btree(&file, blocks, block_size, deep, emit);
+        // An index past one segment file: its other pages' downlinks are
+        // not read here, so the missing-downlink check would be unfounded.
+        let whole = !path
+            .with_file_name(format!("{}.1", rel.relfilenode))
+            .exists();
+        return btree(&file, blocks, block_size, whole, deep, emit);
     }
     heap(
         path,
@@ -109,16 +118,22 @@ fn btree(
     file: &File,
     blocks: u64,
     block_size: usize,
+    whole: bool,
     deep: &Deep,
     emit: &mut dyn FnMut(u64, Problem) -> Result<(), Error>,
 ) -> Result<(), Error> {
     let mut page = vec![0u8; block_size];
     let mut summaries: Vec<Option<BtSummary>> = Vec::new();
     let mut meta = None;
+    // A page that is neither new nor a readable btree page may have held
+    // downlinks: then no page is said to lack one.
+    let mut unknown = false;
     for b in 0..blocks {
-        let s = read_block(file, b, &mut page)
-            .filter(|_| !is_new_page(&page) && kind(&page) == PageKind::Btree)
-            .and_then(|_| bt_summary(&page));
+        let read = read_block(file, b, &mut page).is_some();
+        let s = (read && !is_new_page(&page) && kind(&page) == PageKind::Btree)
+            .then(|| bt_summary(&page))
+            .flatten();
+        unknown |= s.is_none() && !(read && is_new_page(&page));
         if b == 0 {
             meta = bt_meta(&page);
         }
@@ -128,6 +143,10 @@ fn btree(
     findings.sort_by_key(|(b, _)| *b);
     let mut findings = findings.into_iter().peekable();
     let mut right = vec![0u8; block_size];
+    // What the internal pages point at, and the half-dead leaves' top parent
+    // links, for the missing-downlink check after the pass.
+    let mut has_downlink = vec![false; summaries.len()];
+    let mut top_parents = Vec::new();
     for b in 0..blocks {
         // The structure's findings of blocks up to this one first.
         while let Some((fb, p)) = findings.next_if(|(fb, _)| *fb <= b) {
@@ -139,13 +158,29 @@ fn btree(
         if read_block(file, b, &mut page).is_none() {
             continue;
         }
+        for child in amcheck::bt_downlinks(&page) {
+            if let Some(slot) = has_downlink.get_mut(child as usize) {
+                *slot = true;
+            }
+        }
+        if let Some(link) = amcheck::bt_top_parent(&page) {
+            top_parents.push((b, link));
+        }
         for (fb, p) in amcheck::btree_items(&page, b, &summaries, deep.key_types) {
             emit(fb, p)?;
         }
         let Some(types) = deep.key_types else {
             continue;
         };
-        let next = s.btpo_next;
+        // The right sibling, past half-dead and deleted pages as amcheck
+        // steps past them (at most once around the file).
+        let mut next = s.btpo_next;
+        for _ in 0..blocks {
+            match summaries.get(next as usize).copied().flatten() {
+                Some(r) if next != 0 && r.ignored() => next = r.btpo_next,
+                _ => break,
+            }
+        }
         if next == 0 || u64::from(next) >= blocks {
             continue;
         }
@@ -163,6 +198,11 @@ fn btree(
     }
     for (fb, p) in findings {
         emit(fb, p)?;
+    }
+    if whole && !unknown {
+        for (fb, p) in amcheck::btree_missing_downlinks(&summaries, &has_downlink, &top_parents) {
+            emit(fb, p)?;
+        }
     }
     Ok(())
 }

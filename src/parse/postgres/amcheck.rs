@@ -78,6 +78,7 @@ const BTP_ROOT: u16 = 0x0002;
 const BTP_DELETED: u16 = 0x0004;
 const BTP_META: u16 = 0x0008;
 const BTP_HALF_DEAD: u16 = 0x0010;
+const BTP_INCOMPLETE_SPLIT: u16 = 0x0080;
 const BTREE_MAGIC: u32 = 0x053162;
 const P_NONE: u32 = 0;
 const SIZE_OF_BT_OPAQUE: usize = 16;
@@ -102,6 +103,13 @@ impl BtSummary {
     /// In the tree: neither the metapage nor a deleted page.
     fn live(&self) -> bool {
         !self.deleted() && !self.meta()
+    }
+    fn half_dead(&self) -> bool {
+        self.btpo_flags & BTP_HALF_DEAD != 0
+    }
+    /// `P_IGNORE`: deleted or half-dead, skipped by scans (and by amcheck).
+    pub(crate) fn ignored(&self) -> bool {
+        self.deleted() || self.half_dead()
     }
 }
 
@@ -619,6 +627,123 @@ pub(crate) fn btree_items(
     out
 }
 
+/// The child blocks a live internal page's downlinks point at (its data
+/// items' t_tid blocks), for the missing-downlink check.
+pub(crate) fn bt_downlinks(page: &[u8]) -> Vec<u32> {
+    let Some(s) = bt_summary(page) else {
+        return Vec::new();
+    };
+    if !s.live() || s.btpo_flags & BTP_LEAF != 0 {
+        return Vec::new();
+    }
+    bt_items(page, &s)
+        .data
+        .iter()
+        .filter_map(|(_, lp)| {
+            let hi = u16_at(page, lp.off)?;
+            let lo = u16_at(page, lp.off + 2)?;
+            Some((u32::from(hi) << 16) | u32::from(lo))
+        })
+        .collect()
+}
+
+/// A half-dead leaf's top parent link: its high key's t_tid block
+/// (`BTreeTupleGetTopParent`); `Some(None)` for InvalidBlockNumber (the leaf
+/// is itself the top of the subtree being deleted), `None` when the page
+/// is no half-dead leaf or has no high key.
+pub(crate) fn bt_top_parent(page: &[u8]) -> Option<Option<u32>> {
+    let s = bt_summary(page)?;
+    if !s.live() || !s.half_dead() || s.btpo_flags & BTP_LEAF == 0 {
+        return None;
+    }
+    let (_, lp) = bt_items(page, &s).high_key?;
+    let hi = u16_at(page, lp.off)?;
+    let lo = u16_at(page, lp.off + 2)?;
+    let block = (u32::from(hi) << 16) | u32::from(lo);
+    Some((block != u32::MAX).then_some(block))
+}
+
+/// amcheck's missing-downlink check (`bt_index_parent_check`), over the
+/// summaries and what the internal pages point at (`has_downlink[i]`: some
+/// live internal page has a downlink to block `i`) and the top parent links
+/// of the half-dead leaves (`top_parents`: block, link).
+///
+/// As amcheck: the root needs none; the right half of an incomplete split
+/// (its left sibling flagged BTP_INCOMPLETE_SPLIT) has none yet; a half-dead
+/// leaf has none (the first stage of page deletion removed it) and is
+/// reported as a note; an internal page between such a leaf and the parent
+/// it names as its top parent has none either. Any other page of the tree
+/// without a downlink is an error.
+pub(crate) fn btree_missing_downlinks(
+    pages: &[Option<BtSummary>],
+    has_downlink: &[bool],
+    top_parents: &[(u64, Option<u32>)],
+) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let get = |b: u32| pages.get(b as usize).copied().flatten();
+    for (blkno, link) in top_parents {
+        let removed = match link {
+            None => {
+                "its downlink (the leaf is itself the top of the subtree being removed)".to_string()
+            }
+            Some(b) => format!(
+                "the downlink to block {b}, its top parent (BTreeTupleGetTopParent): the \
+                 internal page at the top of the subtree being removed with it"
+            ),
+        };
+        out.push((
+            *blkno,
+            problem(
+                Severity::Info,
+                ProblemClass::Btree,
+                None,
+                "btpo_flags",
+                format!(
+                    "half-dead leaf (BTP_HALF_DEAD): the first stage of page deletion emptied it \
+                     and removed {removed}; the second (unlinking it from its siblings) has not \
+                     run: a VACUUM was interrupted. The next VACUUM finishes it; scans and \
+                     amcheck skip it"
+                ),
+            ),
+        ));
+    }
+    for (i, s) in pages.iter().enumerate() {
+        let Some(s) = s else { continue };
+        if !s.live() || s.half_dead() || s.btpo_flags & BTP_ROOT != 0 {
+            continue;
+        }
+        if has_downlink.get(i).copied().unwrap_or(false) {
+            continue;
+        }
+        let blkno = i as u64;
+        // The right half of an incomplete split.
+        if s.btpo_prev != P_NONE
+            && get(s.btpo_prev).is_some_and(|l| l.btpo_flags & BTP_INCOMPLETE_SPLIT != 0)
+        {
+            continue;
+        }
+        let leaf = s.btpo_flags & BTP_LEAF != 0;
+        if !leaf
+            && top_parents
+                .iter()
+                .any(|(_, link)| *link == Some(blkno as u32))
+        {
+            continue;
+        }
+        out.push(bt(
+            blkno,
+            None,
+            "downlink",
+            format!(
+                "{} index block lacks downlink: no page of level {} points at block {blkno}",
+                if leaf { "leaf" } else { "internal" },
+                s.btpo_level.saturating_add(1)
+            ),
+        ));
+    }
+    out
+}
+
 /// This leaf's last key against its right sibling's first (amcheck's
 /// cross-page order check); `last` of block `blkno`, `first` of `right`.
 pub(crate) fn btree_sibling_order(
@@ -1121,6 +1246,60 @@ mod tests {
         let d: Key = vec![Some(KeyValue::Bytes(b"abc".to_vec()))];
         assert_eq!(compare(&c, &d), Some(Ordering::Less));
         assert_eq!(compare(&vec![None], &c), None);
+    }
+
+    #[test]
+    fn missing_downlinks_spare_the_root_incomplete_splits_and_half_dead_subtrees() {
+        let page = |prev, next, level, flags| {
+            Some(BtSummary {
+                btpo_prev: prev,
+                btpo_next: next,
+                btpo_level: level,
+                btpo_flags: flags,
+            })
+        };
+        // 0 meta; 1 root (level 2); 2, 3 internal; 4..7 leaves.
+        let pages = vec![
+            page(0, 0, 0, BTP_META),
+            page(0, 0, 2, BTP_ROOT),
+            page(0, 3, 1, 0),
+            page(2, 0, 1, 0),
+            page(0, 5, 0, BTP_LEAF | BTP_INCOMPLETE_SPLIT),
+            page(4, 6, 0, BTP_LEAF),
+            page(5, 7, 0, BTP_LEAF | BTP_HALF_DEAD),
+            page(6, 0, 0, BTP_LEAF),
+        ];
+        // The root points at 2 and 3, 2 at 4, 3 at 7; 5 is the right half of
+        // 4's incomplete split, 6 is half-dead.
+        let mut has = vec![false; pages.len()];
+        for b in [2, 3, 4, 7] {
+            has[b] = true;
+        }
+        let findings = btree_missing_downlinks(&pages, &has, &[(6, None)]);
+        let errors: Vec<u64> = findings
+            .iter()
+            .filter(|(_, p)| p.severity == Severity::Error)
+            .map(|(b, _)| *b)
+            .collect();
+        assert!(errors.is_empty(), "{findings:?}");
+        assert_eq!(findings.len(), 1);
+        assert_eq!(findings[0].0, 6);
+        // Without the split flag, 5 lacks its downlink.
+        let mut no_split = pages.clone();
+        no_split[4] = page(0, 5, 0, BTP_LEAF);
+        let findings = btree_missing_downlinks(&no_split, &has, &[(6, None)]);
+        assert!(findings
+            .iter()
+            .any(|(b, p)| *b == 5 && p.message.starts_with("leaf index block lacks downlink")));
+        // An internal page without a downlink is spared only while a
+        // half-dead leaf names it as its top parent.
+        has[3] = false;
+        let named = btree_missing_downlinks(&pages, &has, &[(6, Some(3))]);
+        assert!(named.iter().all(|(_, p)| p.severity == Severity::Info));
+        let unnamed = btree_missing_downlinks(&pages, &has, &[(6, None)]);
+        assert!(unnamed
+            .iter()
+            .any(|(b, p)| *b == 3 && p.message.starts_with("internal index block lacks downlink")));
     }
 
     #[test]
