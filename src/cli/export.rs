@@ -444,6 +444,16 @@ pub(crate) fn export_relation(
         block_size,
         first_undecided: std::sync::Mutex::new(None),
     };
+    for col in rel.schema.columns.iter().filter(|c| !c.dropped) {
+        if let Some(t) = col.ty.as_ref().filter(|t| !t.ty.is_decoded()) {
+            report_error(&format!(
+                "blockscope: note: {name}: column {} is of type {}, which blockscope does not \
+                 decode: its values are written as bytea's hex text (\\x…)\n",
+                col.name.as_deref().unwrap_or("?"),
+                t.display()
+            ));
+        }
+    }
     let mut head = Vec::new();
     if opts.header {
         fmt.header(&mut head);
