@@ -444,15 +444,25 @@ pub(crate) fn export_relation(
         block_size,
         first_undecided: std::sync::Mutex::new(None),
     };
-    for col in rel.schema.columns.iter().filter(|c| !c.dropped) {
-        if let Some(t) = col.ty.as_ref().filter(|t| !t.ty.is_decoded()) {
-            report_error(&format!(
-                "blockscope: note: {name}: column {} is of type {}, which blockscope does not \
-                 decode: its values are written as bytea's hex text (\\x…)\n",
-                col.name.as_deref().unwrap_or("?"),
+    let undecoded: Vec<String> = rel
+        .schema
+        .columns
+        .iter()
+        .filter(|c| !c.dropped)
+        .filter_map(|c| {
+            let t = c.ty.as_ref().filter(|t| !t.ty.is_decoded())?;
+            Some(format!(
+                "{} ({})",
+                c.name.as_deref().unwrap_or("?"),
                 t.display()
-            ));
-        }
+            ))
+        })
+        .collect();
+    if !undecoded.is_empty() {
+        report_error(&format!(
+            "blockscope: note: {name}: not decoded, written as bytea's hex text (\\x…): {}\n",
+            undecoded.join(", ")
+        ));
     }
     let mut head = Vec::new();
     if opts.header {
