@@ -18,7 +18,7 @@
 //!   `~`, `-` for an open end, or 0).
 
 use super::datum::{byte, u16_at, u32_at, u64_at};
-use super::values::float8_out;
+use super::values::{float8_out, MAX_VALUE_TEXT};
 
 const HS_FLAG_NEWVERSION: u32 = 0x8000_0000;
 const HENTRY_ISFIRST: u32 = 0x8000_0000;
@@ -73,6 +73,11 @@ pub(crate) fn hstore_out(data: &[u8]) -> Result<String, String> {
         out.push(b'"');
     };
     for i in 0..count {
+        if out.len() > MAX_VALUE_TEXT {
+            return Err(format!(
+                "hstore text passes blockscope's limit of {MAX_VALUE_TEXT} bytes per value; not shown"
+            ));
+        }
         if i > 0 {
             out.extend_from_slice(b", ");
         }

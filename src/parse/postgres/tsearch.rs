@@ -18,6 +18,13 @@
 //!   operands' NUL-terminated texts.
 
 use super::datum::{byte, u16_at, u32_at};
+use super::values::MAX_VALUE_TEXT;
+
+/// Entries may share their text (a damaged value can point every lexeme or
+/// operand at the same long string): the text is capped.
+fn too_long(what: &str) -> String {
+    format!("{what} text passes blockscope's limit of {MAX_VALUE_TEXT} bytes per value; not shown")
+}
 
 /// `tsvectorout`: each lexeme in single quotes (`'` and `\` doubled), then
 /// `:` and its positions with their weight letters; space-separated.
@@ -46,6 +53,9 @@ pub(crate) fn tsvector_out(data: &[u8]) -> Result<String, String> {
                 i + 1
             )
         })?;
+        if out.len() > MAX_VALUE_TEXT {
+            return Err(too_long("tsvector"));
+        }
         if i > 0 {
             out.push(b' ');
         }
@@ -152,6 +162,9 @@ pub(crate) fn tsquery_out(data: &[u8]) -> Result<String, String> {
                 right_phrase,
             } => (at, parent, right_phrase),
         };
+        if out.len() > MAX_VALUE_TEXT {
+            return Err(too_long("tsquery"));
+        }
         visited += 1;
         if at >= size || visited > size {
             return Err(format!(
@@ -268,6 +281,20 @@ mod tests {
         assert_eq!(tsvector_out(&v).unwrap(), "'a':1A,3 'b''c'");
         assert_eq!(tsvector_out(&[0, 0, 0, 0]).unwrap(), "");
         assert!(tsvector_out(&[9, 0, 0, 0]).is_err());
+    }
+
+    #[test]
+    fn shared_lexemes_cannot_blow_up_the_text() {
+        // 40,000 entries all naming the same 2,047-byte lexeme: 80 MB of text
+        // from 162 kB, refused past the cap.
+        let n: u32 = 40_000;
+        let mut v = n.to_le_bytes().to_vec();
+        for _ in 0..n {
+            v.extend((2047u32 << 1).to_le_bytes());
+        }
+        v.extend(std::iter::repeat_n(b'x', 2047));
+        let e = tsvector_out(&v).unwrap_err();
+        assert!(e.contains("limit"), "{e}");
     }
 
     fn operand(weight: u8, prefix: bool, distance: u32) -> Vec<u8> {
