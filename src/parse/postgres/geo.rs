@@ -9,8 +9,8 @@
 //!
 //! - `line`: float8 A, B, C (24 bytes) → `{A,B,C}`
 //! - `lseg`: two points (32 bytes) → `[(x1,y1),(x2,y2)]`
-//! - `path`: int32 npts, int32 closed, int32 padding, then npts points →
-//!   `[(x,y),…]` open, `((x,y),…)` closed
+//! - `path`: int32 npts, int32 closed (non-zero: closed), int32 padding,
+//!   then npts points → `[(x,y),…]` open, `((x,y),…)` closed
 //! - `polygon`: int32 npts, a bounding box (four float8), then npts points →
 //!   `((x,y),…)`
 //! - `circle`: centre point, float8 radius (24 bytes) → `<(x,y),r>`
@@ -111,11 +111,11 @@ fn npts(data: &[u8]) -> Result<usize, String> {
 /// `path_out`: open paths in brackets, closed ones in parentheses.
 pub(crate) fn path_out(data: &[u8]) -> Result<String, String> {
     let n = npts(data)?;
-    let closed = u32_at(data, 4)?;
-    let (open, close) = match closed {
-        0 => ('[', ']'),
-        1 => ('(', ')'),
-        c => return Err(format!("path closed flag is {c}, not 0 or 1")),
+    // path_out tests the flag for non-zero.
+    let (open, close) = if u32_at(data, 4)? != 0 {
+        ('(', ')')
+    } else {
+        ('[', ']')
     };
     points(data, 12, n, open, close)
 }
@@ -155,6 +155,8 @@ mod tests {
         assert_eq!(path_out(&p).unwrap(), "((1,2),(3,4))");
         p[4] = 0;
         assert_eq!(path_out(&p).unwrap(), "[(1,2),(3,4)]");
+        p[4] = 7;
+        assert_eq!(path_out(&p).unwrap(), "((1,2),(3,4))");
         p[0] = 3;
         assert!(path_out(&p).is_err());
         p[0] = 0xff;
