@@ -178,10 +178,19 @@ pub(crate) fn tsquery_out(data: &[u8]) -> Result<String, String> {
                 let weight = byte(data, base + 1)?;
                 let prefix = byte(data, base + 2)? != 0;
                 let word = u32_at(data, base + 8)?;
-                let distance = (word >> 12) as usize;
+                let (length, distance) = ((word & 0xFFF) as usize, (word >> 12) as usize);
+                // tsqueryout stops at the NUL that ends the operand, which
+                // is `length` bytes on; looking no further keeps the work
+                // linear when damaged items all point at one long string.
+                let start = operands + distance;
                 let text = data
-                    .get(operands + distance..)
-                    .and_then(|t| t.iter().position(|&b| b == 0).map(|n| &t[..n]))
+                    .get(start..(start + length + 1).min(data.len()))
+                    .map(|t| {
+                        &t[..t
+                            .iter()
+                            .position(|&b| b == 0)
+                            .unwrap_or(length.min(t.len()))]
+                    })
                     .ok_or_else(|| format!("tsquery operand {} runs past the end", at + 1))?;
                 out.push(b'\'');
                 for &b in text {
