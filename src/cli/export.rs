@@ -444,6 +444,26 @@ pub(crate) fn export_relation(
         block_size,
         first_undecided: std::sync::Mutex::new(None),
     };
+    let undecoded: Vec<String> = rel
+        .schema
+        .columns
+        .iter()
+        .filter(|c| !c.dropped)
+        .filter_map(|c| {
+            let t = c.ty.as_ref().filter(|t| !t.ty.is_decoded())?;
+            Some(format!(
+                "{} ({})",
+                c.name.as_deref().unwrap_or("?"),
+                t.display()
+            ))
+        })
+        .collect();
+    if !undecoded.is_empty() {
+        report_error(&format!(
+            "blockscope: note: {name}: not decoded, written as bytea's hex text (\\x…): {}\n",
+            undecoded.join(", ")
+        ));
+    }
     let mut head = Vec::new();
     if opts.header {
         fmt.header(&mut head);

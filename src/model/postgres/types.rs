@@ -144,6 +144,23 @@ pub enum PgType {
     Point,
     /// `box`: two points, the high corner first (four float8).
     GeoBox,
+    /// `line`: the coefficients A, B, C of Ax + By + C = 0 (three float8).
+    Line,
+    /// `lseg`: two points (four float8).
+    Lseg,
+    /// `path`: varlena point count, closed flag, padding, points.
+    Path,
+    /// `polygon`: varlena point count, bounding box, points.
+    Polygon,
+    /// `circle`: centre point and radius (three float8).
+    Circle,
+    /// `tsvector`: varlena lexeme count, WordEntry array, lexemes and positions.
+    TsVector,
+    /// `tsquery`: varlena item count, QueryItem array in polish notation, operands.
+    TsQuery,
+    /// An extension's type whose layout is fixed in its sources, recognised
+    /// by its `pg_type.typname` (and its length and alignment).
+    Ext(ExtType),
     /// A one- or more-dimensional array of the element type.
     Array(Box<PgType>),
     /// An enum (from the catalogs): stored as the OID of its label's
@@ -209,7 +226,9 @@ impl PgType {
             Int8 | Xid8 | Float8 | Money | Time | Timestamp | TimestampTz | PgLsn => 8,
             TimeTz => 12,
             Interval | Uuid | Point => 16,
-            GeoBox => 32,
+            GeoBox | Lseg => 32,
+            Line | Circle => 24,
+            Ext(ExtType::Seg) => 12,
             Name => 64,
             Macaddr | Tid => 6,
             Macaddr8 => 8,
@@ -228,7 +247,12 @@ impl PgType {
             | Array(_)
             | Range { .. }
             | Multirange { .. }
-            | Composite { .. } => -1,
+            | Composite { .. }
+            | Path
+            | Polygon
+            | TsVector
+            | TsQuery
+            | Ext(_) => -1,
             Enum { .. } => 4,
             Other { attlen, .. } => *attlen,
         }
@@ -241,7 +265,8 @@ impl PgType {
             Bool | Char | Name | Uuid => Align::Char,
             Int2 | Tid => Align::Short,
             Int8 | Xid8 | Float8 | Money | Time | TimeTz | Timestamp | TimestampTz | Interval
-            | PgLsn | Point | GeoBox => Align::Double,
+            | PgLsn | Point | GeoBox | Line | Lseg | Path | Polygon | Circle
+            | Ext(ExtType::Cube) => Align::Double,
             // An array is aligned like its element, but at least on 4 bytes.
             Array(elem) if elem.align() == Align::Double => Align::Double,
             // A range is aligned like its subtype, at least on 4 bytes.
@@ -281,7 +306,14 @@ impl PgType {
             Json => 114,
             Xml => 142,
             Point => 600,
+            Lseg => 601,
+            Path => 602,
             GeoBox => 603,
+            Polygon => 604,
+            Line => 628,
+            Circle => 718,
+            TsVector => 3614,
+            TsQuery => 3615,
             Cidr => 650,
             Float4 => 700,
             Float8 => 701,
@@ -309,7 +341,7 @@ impl PgType {
             | Range { oid, .. }
             | Multirange { oid, .. }
             | Composite { oid, .. } => *oid,
-            Array(_) | Other { .. } => return None,
+            Array(_) | Other { .. } | Ext(_) => return None,
         })
     }
 
@@ -333,6 +365,13 @@ impl PgType {
             Xml,
             Point,
             GeoBox,
+            Line,
+            Lseg,
+            Path,
+            Polygon,
+            Circle,
+            TsVector,
+            TsQuery,
             Cidr,
             Float4,
             Float8,
@@ -408,6 +447,14 @@ impl PgType {
             Varbit => "bit varying",
             Point => "point",
             GeoBox => "box",
+            Line => "line",
+            Lseg => "lseg",
+            Path => "path",
+            Polygon => "polygon",
+            Circle => "circle",
+            TsVector => "tsvector",
+            TsQuery => "tsquery",
+            Ext(e) => e.name(),
             Array(elem) => return format!("{}[]", elem.sql_name()),
             Enum { name, .. }
             | Range { name, .. }
@@ -432,6 +479,59 @@ impl PgType {
                 .all(|c| c.ty.as_ref().is_some_and(|t| t.ty.is_decoded())),
             _ => true,
         }
+    }
+}
+
+/// Types of contrib extensions that blockscope prints: their layouts are
+/// fixed in the extensions' sources, their OIDs are not (each database
+/// assigns its own when the extension is created), so they are known by
+/// name — `pg_type.typname` in the catalogs, the name in `--columns`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExtType {
+    /// `citext`: text (case-insensitive comparison only).
+    Citext,
+    /// `hstore`: count, HEntry array of key/value end offsets, strings.
+    Hstore,
+    /// `ltree`: level count, then each level's length and label.
+    Ltree,
+    /// `cube`: dimension and point flag, then the coordinates (float8).
+    Cube,
+    /// `seg`: two float4 bounds, their significant digits and extensions (12 bytes).
+    Seg,
+}
+
+impl ExtType {
+    const ALL: [ExtType; 5] = [
+        ExtType::Citext,
+        ExtType::Hstore,
+        ExtType::Ltree,
+        ExtType::Cube,
+        ExtType::Seg,
+    ];
+
+    /// The extension's type name (`pg_type.typname`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ExtType::Citext => "citext",
+            ExtType::Hstore => "hstore",
+            ExtType::Ltree => "ltree",
+            ExtType::Cube => "cube",
+            ExtType::Seg => "seg",
+        }
+    }
+
+    /// The type of this name, if it is one of them.
+    pub fn from_name(name: &str) -> Option<ExtType> {
+        ExtType::ALL.into_iter().find(|e| e.name() == name)
+    }
+
+    /// The type a catalog's `pg_type` row describes: the name must be one
+    /// of these and `typlen`/`typalign` the extension's own (a user type
+    /// that merely shares the name stays undecoded).
+    pub fn from_catalog(typname: &str, typlen: i16, typalign: char) -> Option<ExtType> {
+        let e = ExtType::from_name(typname)?;
+        let t = PgType::Ext(e);
+        (t.attlen() == typlen && t.align().code() == typalign).then_some(e)
     }
 }
 
@@ -568,7 +668,7 @@ fn base_type(name: &str, typmod: Option<&str>) -> Option<PgType> {
         },
         "numeric" | "decimal" | "dec" => Numeric,
         "money" => Money,
-        "text" | "citext" => Text,
+        "text" => Text,
         "varchar" | "character varying" | "char varying" => Varchar,
         "bpchar" | "character" | "char" | "nchar" | "national character" => Bpchar,
         "name" => Name,
@@ -592,8 +692,20 @@ fn base_type(name: &str, typmod: Option<&str>) -> Option<PgType> {
         "varbit" | "bit varying" => Varbit,
         "point" => Point,
         "box" => GeoBox,
+        "line" => Line,
+        "lseg" => Lseg,
+        "path" => Path,
+        "polygon" => Polygon,
+        "circle" => Circle,
+        "tsvector" => TsVector,
+        "tsquery" => TsQuery,
         n if n == "interval" || n.starts_with("interval ") => Interval,
-        n => return REG_TYPES.iter().find(|r| r.0 == n).map(|r| RegOid(r.0)),
+        n => {
+            if let Some(e) = ExtType::from_name(n) {
+                return Some(Ext(e));
+            }
+            return REG_TYPES.iter().find(|r| r.0 == n).map(|r| RegOid(r.0));
+        }
     })
 }
 
@@ -671,7 +783,10 @@ mod tests {
         assert_eq!(parse("char").ty, PgType::Bpchar);
         assert_eq!(parse("interval year to month").ty, PgType::Interval);
         assert_eq!(parse("regclass").ty, PgType::RegOid("regclass"));
-        assert!(TypeSpec::parse("hstore").is_none());
+        assert_eq!(parse("hstore").ty, PgType::Ext(ExtType::Hstore));
+        assert_eq!(parse("citext[]").display(), "citext[]");
+        assert_eq!(parse("tsvector").ty, PgType::TsVector);
+        assert!(TypeSpec::parse("lquery").is_none());
         assert!(TypeSpec::parse("").is_none());
     }
 

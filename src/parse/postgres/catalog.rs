@@ -26,7 +26,7 @@
 
 use std::collections::HashMap;
 
-use crate::model::postgres::types::{Align, Column, PgType, Schema, TypeSpec};
+use crate::model::postgres::types::{Align, Column, ExtType, PgType, Schema, TypeSpec};
 use crate::model::postgres::{Attr, PageKind, Storage};
 use crate::model::Severity;
 
@@ -787,8 +787,9 @@ const MAX_TYPE_DEPTH: u32 = 16;
 /// The type blockscope decodes for pg_type OID `oid` (`depth` types deep): a built-in type by its
 /// fixed OID, an array through `typelem`, a domain through `typbasetype`, an
 /// enum with its pg_enum labels, a range with its pg_range subtype, a
-/// multirange through its range, a composite with its attributes; others
-/// (extension types) are `Other` and shown as hex.
+/// multirange through its range, a composite with its attributes, the
+/// extension types blockscope prints by their name (`ExtType`); others are
+/// `Other` and shown as hex.
 fn resolve_depth(oid: u32, cat: &TypeCatalog, depth: u32) -> Option<PgType> {
     if depth > MAX_TYPE_DEPTH {
         return None;
@@ -847,6 +848,11 @@ fn resolve_depth(oid: u32, cat: &TypeCatalog, depth: u32) -> Option<PgType> {
                     name: row.typname.clone(),
                     fields,
                 })
+                .unwrap_or_else(|| other(row)),
+        ),
+        'b' => Some(
+            ExtType::from_catalog(&row.typname, row.typlen, row.typalign)
+                .map(PgType::Ext)
                 .unwrap_or_else(|| other(row)),
         ),
         _ => Some(other(row)),

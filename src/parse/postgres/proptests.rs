@@ -42,6 +42,20 @@ const TYPES: &[&str] = &[
     "bit",
     "varbit",
     "point",
+    "line",
+    "lseg",
+    "box",
+    "path",
+    "polygon",
+    "circle",
+    "tsvector",
+    "tsquery",
+    "citext",
+    "hstore",
+    "ltree",
+    "cube",
+    "seg",
+    "tsvector[]",
     "int4[]",
     "text[]",
     "numeric[]",
@@ -58,7 +72,7 @@ proptest! {
 
     #[test]
     fn random_datums_of_every_type(
-        t in 0usize..37,
+        t in 0usize..51,
         data in proptest::collection::vec(any::<u8>(), 0..80),
     ) {
         let spec = TypeSpec::parse(TYPES[t]).unwrap();

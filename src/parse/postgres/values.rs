@@ -8,13 +8,14 @@
 //! JSON, whether that text is a number or a boolean. Malformed bytes are an
 //! `Err` with a message, never a panic.
 
-use crate::model::postgres::types::{Align, PgType};
+use crate::model::postgres::types::{Align, ExtType, PgType};
 use crate::model::postgres::{Float, Typed, Value};
 use crate::reader::Endian;
 
 use super::datum::numeric_out;
 use super::datum::{byte, inner_varlena, u16_at, u32_at, u64_at};
 use super::jsonb;
+use super::{contrib, geo, tsearch};
 
 /// Print one datum of type `ty`.
 pub(crate) fn decode(ty: &PgType, data: &[u8]) -> Result<Value, String> {
@@ -96,6 +97,18 @@ pub(crate) fn decode(ty: &PgType, data: &[u8]) -> Result<Value, String> {
                 float8_out(f[3])
             )))
         }
+        Line => geo::line_out(data).map(Value::text),
+        Lseg => geo::lseg_out(data).map(Value::text),
+        Path => geo::path_out(data).map(Value::text),
+        Polygon => geo::poly_out(data).map(Value::text),
+        Circle => geo::circle_out(data).map(Value::text),
+        TsVector => tsearch::tsvector_out(data).map(Value::text),
+        TsQuery => tsearch::tsquery_out(data).map(Value::text),
+        Ext(ExtType::Citext) => utf8(data).map(Value::text),
+        Ext(ExtType::Hstore) => contrib::hstore_out(data).map(Value::text),
+        Ext(ExtType::Ltree) => contrib::ltree_out(data).map(Value::text),
+        Ext(ExtType::Cube) => contrib::cube_out(data).map(Value::text),
+        Ext(ExtType::Seg) => contrib::seg_out(data).map(Value::text),
         Array(elem) => array_out(elem, data).map(Value::text),
         Enum { name, labels, .. } => {
             let oid = u32_at(data, 0)?;

@@ -1,0 +1,342 @@
+//! Contrib extensions' types whose layouts their sources fix: the output
+//! functions of hstore (`hstore_out`), ltree (`ltree_out`), cube
+//! (`cube_out`) and seg (`seg_out`). citext is text and printed as such.
+//!
+//! Layouts (payload after the 4-byte varlena header):
+//!
+//! - hstore: uint32 count | 0x80000000 (the 9.0+ format flag), then
+//!   2 × count HEntry words (uint32: 0x80000000 first entry, 0x40000000
+//!   NULL value, low 30 bits end offset of its string), key then value of
+//!   each pair, then the strings (not NUL-terminated).
+//! - ltree: uint16 level count, padding to 8 bytes from the header's start,
+//!   then per level a uint16 length and its label, each level padded to 8.
+//! - cube: uint32 dimension | 0x80000000 for a point, then float8
+//!   coordinates: `dim` for a point, else the lower-left corner's `dim` and
+//!   the upper-right's `dim`.
+//! - seg (12 bytes, fixed): float4 lower, float4 upper, then the bytes
+//!   l_sigd, u_sigd (significant digits given), l_ext, u_ext (`<`, `>`,
+//!   `~`, `-` for an open end, or 0).
+
+use super::datum::{byte, u16_at, u32_at, u64_at};
+use super::values::{float8_out, MAX_VALUE_TEXT};
+
+const HS_FLAG_NEWVERSION: u32 = 0x8000_0000;
+const HENTRY_ISFIRST: u32 = 0x8000_0000;
+const HENTRY_ISNULL: u32 = 0x4000_0000;
+const HENTRY_POSMASK: u32 = 0x3FFF_FFFF;
+
+/// `hstore_out`: `"key"=>"value"` pairs (`"` and `\` escaped with `\`),
+/// `NULL` for a NULL value, joined by `, `; an empty hstore is empty text.
+pub(crate) fn hstore_out(data: &[u8]) -> Result<String, String> {
+    let word = u32_at(data, 0)?;
+    if word & HS_FLAG_NEWVERSION == 0 && word != 0 {
+        return Err(
+            "hstore in the format before PostgreSQL 9.0 (no version flag) is not decoded".into(),
+        );
+    }
+    let count = (word & !HS_FLAG_NEWVERSION) as usize;
+    let strings = count
+        .checked_mul(8)
+        .and_then(|n| n.checked_add(4))
+        .filter(|&n| n <= data.len())
+        .ok_or_else(|| {
+            format!(
+                "hstore of {count} pairs does not fit in {} bytes",
+                data.len()
+            )
+        })?;
+    let mut out = Vec::with_capacity(data.len() + count * 8);
+    let mut prev_end = 0usize;
+    let mut entry = |i: usize| -> Result<(&[u8], u32), String> {
+        let he = u32_at(data, 4 + i * 4)?;
+        let start = if he & HENTRY_ISFIRST != 0 {
+            0
+        } else {
+            prev_end
+        };
+        let end = (he & HENTRY_POSMASK) as usize;
+        prev_end = end;
+        let s = data
+            .get(strings + start..strings + end)
+            .filter(|_| start <= end)
+            .ok_or_else(|| format!("hstore entry {} ({start}..{end}) runs past the end", i + 1))?;
+        Ok((s, he))
+    };
+    let quoted = |out: &mut Vec<u8>, s: &[u8]| {
+        out.push(b'"');
+        for &b in s {
+            if b == b'"' || b == b'\\' {
+                out.push(b'\\');
+            }
+            out.push(b);
+        }
+        out.push(b'"');
+    };
+    for i in 0..count {
+        if out.len() > MAX_VALUE_TEXT {
+            return Err(format!(
+                "hstore text passes blockscope's limit of {MAX_VALUE_TEXT} bytes per value; not shown"
+            ));
+        }
+        if i > 0 {
+            out.extend_from_slice(b", ");
+        }
+        let (key, _) = entry(2 * i)?;
+        quoted(&mut out, key);
+        out.extend_from_slice(b"=>");
+        let (value, he) = entry(2 * i + 1)?;
+        if he & HENTRY_ISNULL != 0 {
+            out.extend_from_slice(b"NULL");
+        } else {
+            quoted(&mut out, value);
+        }
+    }
+    String::from_utf8(out).map_err(|e| {
+        format!(
+            "hstore text is not valid UTF-8 at byte {}",
+            e.utf8_error().valid_up_to()
+        )
+    })
+}
+
+/// `ltree_out`: the labels joined by `.`.
+pub(crate) fn ltree_out(data: &[u8]) -> Result<String, String> {
+    const HDR: usize = 4;
+    let levels = usize::from(u16_at(data, 0)?);
+    // LTREE_HDRSIZE: MAXALIGN(4 + 2), counted from the varlena header.
+    let mut at = 8 - HDR;
+    let mut out = Vec::with_capacity(data.len());
+    for i in 0..levels {
+        let len = usize::from(u16_at(data, at)?);
+        let label = data
+            .get(at + 2..at + 2 + len)
+            .ok_or_else(|| format!("ltree level {} runs past the end", i + 1))?;
+        if i > 0 {
+            out.push(b'.');
+        }
+        out.extend_from_slice(label);
+        at += (2 + len + 7) & !7;
+    }
+    String::from_utf8(out).map_err(|e| {
+        format!(
+            "ltree text is not valid UTF-8 at byte {}",
+            e.utf8_error().valid_up_to()
+        )
+    })
+}
+
+const CUBE_POINT_BIT: u32 = 0x8000_0000;
+const CUBE_DIM_MASK: u32 = 0x7FFF_FFFF;
+
+/// `cube_out`: `(x1, x2, …)` for a point (or a box whose corners are equal),
+/// else `(ll…),(ur…)`; coordinates as float8out prints them.
+pub(crate) fn cube_out(data: &[u8]) -> Result<String, String> {
+    let header = u32_at(data, 0)?;
+    let dim = (header & CUBE_DIM_MASK) as usize;
+    let point = header & CUBE_POINT_BIT != 0;
+    let n = if point { dim } else { dim.saturating_mul(2) };
+    let need = n.checked_mul(8).and_then(|b| b.checked_add(4));
+    if need != Some(data.len()) {
+        return Err(format!(
+            "cube of {dim} dimensions{} does not fill its {} bytes",
+            if point { " (a point)" } else { "" },
+            data.len()
+        ));
+    }
+    let coord = |i: usize| -> Result<f64, String> { u64_at(data, 4 + 8 * i).map(f64::from_bits) };
+    let list = |from: usize| -> Result<String, String> {
+        let mut s = String::from("(");
+        for i in 0..dim {
+            if i > 0 {
+                s.push_str(", ");
+            }
+            s.push_str(&float8_out(coord(from + i)?));
+        }
+        s.push(')');
+        Ok(s)
+    };
+    let mut out = list(0)?;
+    // cube_is_point_internal: equal corners print as a point.
+    let is_point = point
+        || (0..dim).all(|i| match (coord(i), coord(dim + i)) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => false,
+        });
+    if !is_point {
+        out.push(',');
+        out.push_str(&list(dim)?);
+    }
+    Ok(out)
+}
+
+/// `seg_out`: a single point, or `lower .. upper` with either end left
+/// out when open, each bound with its `<`, `>` or `~` and printed with the
+/// significant digits it was given (`restore`).
+pub(crate) fn seg_out(data: &[u8]) -> Result<String, String> {
+    if data.len() != 12 {
+        return Err(format!(
+            "a seg takes 12 bytes, the value has {}",
+            data.len()
+        ));
+    }
+    let lower = f32::from_bits(u32_at(data, 0)?);
+    let upper = f32::from_bits(u32_at(data, 4)?);
+    let (l_sigd, u_sigd) = (byte(data, 8)? as i8, byte(data, 9)? as i8);
+    let (l_ext, u_ext) = (byte(data, 10)?, byte(data, 11)?);
+    let mut out = Vec::new();
+    if matches!(l_ext, b'>' | b'<' | b'~') {
+        out.push(l_ext);
+    }
+    if lower == upper && l_ext == u_ext {
+        out.extend_from_slice(restore(lower, l_sigd).as_bytes());
+    } else {
+        if l_ext != b'-' {
+            out.extend_from_slice(restore(lower, l_sigd).as_bytes());
+            out.push(b' ');
+        }
+        out.extend_from_slice(b"..");
+        if u_ext != b'-' {
+            out.push(b' ');
+            // seg_out tests l_ext here, so after `~lower` the upper bound's
+            // extension byte is written even when it is 0, which ends the
+            // C string: nothing after it is printed.
+            if matches!(u_ext, b'>' | b'<') || l_ext == b'~' {
+                if u_ext == 0 {
+                    return utf8(out);
+                }
+                out.push(u_ext);
+            }
+            out.extend_from_slice(restore(upper, u_sigd).as_bytes());
+        }
+    }
+    utf8(out)
+}
+
+fn utf8(out: Vec<u8>) -> Result<String, String> {
+    String::from_utf8(out).map_err(|_| "seg extension bytes are not text".into())
+}
+
+/// C's `%.{digits-1}e` of a float promoted to double: the mantissa's digits
+/// (without the point) and the decimal exponent; `None` for NaN and
+/// infinities.
+fn sci_digits(v: f64, digits: usize) -> Option<(bool, String, i32)> {
+    if !v.is_finite() {
+        return None;
+    }
+    let s = format!("{:.*e}", digits - 1, v.abs());
+    let (mantissa, exp) = s.split_once('e')?;
+    Some((
+        v.is_sign_negative(),
+        mantissa.replace('.', ""),
+        exp.parse().ok()?,
+    ))
+}
+
+/// seg.c's `restore`: `val` with exactly `n` significant digits (at most
+/// FLT_DIG, 6; 6 when not positive), `%e` style when the exponent is
+/// beyond ±4, else positional, keeping trailing zeros (`8.00`); between
+/// exponent 1 and 4 a value whose digits end before the point is written
+/// `d.dde4` (no sign, no padding in the exponent).
+fn restore(val: f32, n: i8) -> String {
+    const FLT_DIG: i8 = 6;
+    let n = if n <= 0 { FLT_DIG } else { n.min(FLT_DIG) } as usize;
+    let v = f64::from(val);
+    let Some((neg, digits, exp)) = sci_digits(v, n) else {
+        return if v.is_nan() {
+            if v.is_sign_negative() { "-nan" } else { "nan" }.into()
+        } else if v < 0.0 {
+            "-inf".into()
+        } else {
+            "inf".into()
+        };
+    };
+    let sign = if neg { "-" } else { "" };
+    let mantissa = |d: &str| -> String {
+        if d.len() > 1 {
+            format!("{}.{}", &d[..1], &d[1..])
+        } else {
+            d.to_string()
+        }
+    };
+    if exp == 0 {
+        return format!("{sign}{}", mantissa(&digits));
+    }
+    if exp.unsigned_abs() > 4 {
+        let esign = if exp < 0 { '-' } else { '+' };
+        return format!(
+            "{sign}{}e{esign}{:02}",
+            mantissa(&digits),
+            exp.unsigned_abs()
+        );
+    }
+    if exp > 0 {
+        let e = exp as usize;
+        if 1 + e >= n {
+            format!("{sign}{}e{exp}", mantissa(&digits))
+        } else {
+            format!("{sign}{}.{}", &digits[..1 + e], &digits[1 + e..])
+        }
+    } else {
+        let zeros = (-exp - 1) as usize;
+        format!("{sign}0.{}{digits}", "0".repeat(zeros))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hstore_pairs_nulls_and_escapes() {
+        // "a"=>"1", "b"=>NULL, "q\"d"=>""
+        let mut h = (3u32 | HS_FLAG_NEWVERSION).to_le_bytes().to_vec();
+        for he in [1 | HENTRY_ISFIRST, 2, 3, 3 | HENTRY_ISNULL, 6, 6] {
+            h.extend(u32::to_le_bytes(he));
+        }
+        h.extend(b"a1bq\"d");
+        assert_eq!(
+            hstore_out(&h).unwrap(),
+            r#""a"=>"1", "b"=>NULL, "q\"d"=>"""#
+        );
+        assert_eq!(hstore_out(&HS_FLAG_NEWVERSION.to_le_bytes()).unwrap(), "");
+        h[0] = 9;
+        assert!(hstore_out(&h).is_err());
+    }
+
+    #[test]
+    fn ltree_levels() {
+        let mut t = vec![2, 0, 0, 0];
+        t.extend([3, 0]);
+        t.extend(b"Top");
+        t.extend([0, 0, 0]);
+        t.extend([1, 0, b'x']);
+        assert_eq!(ltree_out(&t).unwrap(), "Top.x");
+        assert_eq!(ltree_out(&[0, 0, 0, 0]).unwrap(), "");
+    }
+
+    #[test]
+    fn cubes() {
+        let mut c = (2u32 | CUBE_POINT_BIT).to_le_bytes().to_vec();
+        c.extend(1.5f64.to_le_bytes());
+        c.extend((-2.0f64).to_le_bytes());
+        assert_eq!(cube_out(&c).unwrap(), "(1.5, -2)");
+        let mut b = 1u32.to_le_bytes().to_vec();
+        b.extend(1.0f64.to_le_bytes());
+        b.extend(2.0f64.to_le_bytes());
+        assert_eq!(cube_out(&b).unwrap(), "(1),(2)");
+        assert!(cube_out(&b[..8]).is_err());
+    }
+
+    #[test]
+    fn seg_significant_digits() {
+        assert_eq!(restore(2.5, 2), "2.5");
+        assert_eq!(restore(1.0, 3), "1.00");
+        assert_eq!(restore(12345678.0, 8), "1.23457e+07");
+        assert_eq!(restore(100000.0, 6), "1.00000e+05");
+        assert_eq!(restore(0.0001, 1), "0.0001");
+        assert_eq!(restore(-12000.0, 2), "-1.2e4");
+        assert_eq!(restore(123.4, 4), "123.4");
+        assert_eq!(restore(1e10, 1), "1e+10");
+        assert_eq!(restore(-0.5, 1), "-0.5");
+    }
+}
