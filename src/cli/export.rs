@@ -218,11 +218,17 @@ fn export_table(args: &ExportArgs, table: &str, opts: &ExportOptions) -> Result<
     let database = args.database.as_deref().unwrap_or("postgres");
     let cluster = crate::engine::cluster::Cluster::open(datadir)?;
     let info = cluster.find_table(database, table).map_err(|e| {
-        Error::Usage(format!(
-            "{}: {e}; to export anyway, name the table's relation file (base/DBOID/RELFILENODE) \
-             with --columns or --schema",
-            datadir.display()
-        ))
+        let e = e.to_string();
+        // A message that already says how to go on (a damaged catalog) ends with that.
+        Error::Usage(if e.contains('\n') {
+            format!("{}: {e}", datadir.display())
+        } else {
+            format!(
+                "{}: {e}; to export anyway, name the table's relation file \
+                 (base/DBOID/RELFILENODE) with --columns or --schema",
+                datadir.display()
+            )
+        })
     })?;
     let mut err = io::stderr().lock();
     for note in cluster.notes.iter().chain(&info.notes) {

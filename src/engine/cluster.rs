@@ -503,14 +503,14 @@ impl Cluster {
                         );
                         if damaged(&bad, Catalog::Database) {
                             msg.push_str(&format!(
-                                "; {}, and its row may have been there",
+                                "\n{}\nthe database's row may have been there",
                                 list_unreadable(&bad, Catalog::Database)
                             ));
                             if !unnamed.is_empty() {
                                 let dirs: Vec<String> =
                                     unnamed.iter().map(|o| format!("base/{o}")).collect();
                                 msg.push_str(&format!(
-                                    "; no readable row names the database directories {}: \
+                                    "\nno readable row names the database directories {}: \
                                      give its OID as --database OID to read one of them",
                                     dirs.join(", ")
                                 ));
@@ -564,7 +564,7 @@ impl Cluster {
                 format!("schema {schema_name:?} is not in pg_namespace of database {database:?}");
             if damaged(lookup.bad, Catalog::Namespace) {
                 msg.push_str(&format!(
-                    "; {}, and its row may have been there",
+                    "\n{}\nthe schema's row may have been there",
                     list_unreadable(lookup.bad, Catalog::Namespace)
                 ));
                 let known: HashSet<u32> = namespaces.iter().filter_map(|r| r.oid("oid")).collect();
@@ -573,7 +573,7 @@ impl Cluster {
                         && r.oid("relnamespace").is_some_and(|n| !known.contains(&n))
                 }) {
                     msg.push_str(&format!(
-                        "; pg_class has a relation {name} (oid {}) in namespace {}, whose \
+                        "\npg_class has a relation {name} (oid {}) in namespace {}, whose \
                          pg_namespace row is unreadable{}",
                         rel.oid("oid").unwrap_or(0),
                         rel.oid("relnamespace").unwrap_or(0),
@@ -590,7 +590,7 @@ impl Cluster {
                 format!("table {schema_name}.{name} is not in pg_class of database {database:?}");
             if damaged(lookup.bad, Catalog::Class) {
                 msg.push_str(&format!(
-                    "; {}, and its row may have been there",
+                    "\n{}\nthe table's row may have been there",
                     list_unreadable(lookup.bad, Catalog::Class)
                 ));
                 msg.push_str(&lookup.lost_class_row_advice(nsp, &schema_name, &name));
@@ -1013,7 +1013,7 @@ impl Lookup<'_> {
             .map(|t| t.2);
         let Some(oid) = relid else {
             return format!(
-                "; no readable pg_type row is the row type of {schema_name}.{name} either, so \
+                "\nno readable pg_type row is the row type of {schema_name}.{name} either, so \
                  its OID is not known: find its file (base/{}/…) and give the columns with \
                  --columns",
                 self.dboid
@@ -1033,7 +1033,7 @@ impl Lookup<'_> {
             .map(|(n, d)| d.join(n.to_string()));
         let columns = self.columns(oid, None);
         let mut out =
-            format!("; pg_type's row type of {schema_name}.{name} says its pg_class OID is {oid}");
+            format!("\npg_type's row type of {schema_name}.{name} says its pg_class OID is {oid}");
         if !file.is_file() {
             out.push_str(&format!(
                 ", but {} does not exist (the table was rewritten: TRUNCATE, VACUUM FULL, \
@@ -1044,7 +1044,7 @@ impl Lookup<'_> {
             return out;
         }
         out.push_str(&format!(
-            "; unless the table was rewritten (TRUNCATE, VACUUM FULL, CLUSTER, ALTER TABLE … \
+            "\nunless the table was rewritten (TRUNCATE, VACUUM FULL, CLUSTER, ALTER TABLE … \
              TYPE), its file is {}, which exists",
             file.display()
         ));
@@ -1076,18 +1076,22 @@ fn export_advice(
             .join(", "),
         Err(c) => c.hint_list(),
     };
-    let mut out = format!(
-        "; to export {qualified} by its file: blockscope export {} --columns {}",
-        file.display(),
-        shell_quote(&list)
-    );
-    if let Some(t) = toast {
-        out.push_str(&format!(" --toast {}", t.display()));
-    }
+    let mut out = String::new();
     if let Err(c) = columns {
         out.push_str(&format!(
-            " (its columns are not all readable: {}; replace each <…> with NAME TYPE)",
+            "\nits columns are not all readable ({}): replace each <…> below with NAME TYPE",
             c.causes.join("; ")
+        ));
+    }
+    out.push_str(&format!(
+        "\nto export {qualified} by its file:\n  blockscope export {} --columns {}",
+        shell_quote(&file.display().to_string()),
+        shell_quote(&list)
+    ));
+    if let Some(t) = toast {
+        out.push_str(&format!(
+            " --toast {}",
+            shell_quote(&t.display().to_string())
         ));
     }
     out
