@@ -32,12 +32,16 @@ struct Copy(PathBuf);
 
 impl Copy {
     fn new(name: &str) -> Copy {
+        Copy::of(&common::fixture("postgres/catalog/18/datadir"), name)
+    }
+
+    fn of(datadir: &Path, name: &str) -> Copy {
         let dir = std::env::temp_dir().join(format!(
             "blockscope-catalog-damage-{}-{name}",
             std::process::id()
         ));
         let _ = std::fs::remove_dir_all(&dir);
-        copy_dir(&common::fixture("postgres/catalog/18/datadir"), &dir);
+        copy_dir(datadir, &dir);
         Copy(dir)
     }
 
@@ -143,8 +147,11 @@ fn class_block(datadir: &Path, oid: u32) -> usize {
 /// The server's columns of a table, as `--columns` takes them
 /// (attributes.txt: `table|attnum|attname|format_type|attlen|attalign|attisdropped|…`).
 fn server_columns(table: &str) -> String {
-    let text =
-        std::fs::read_to_string(common::fixture("postgres/catalog/18/attributes.txt")).unwrap();
+    server_columns_in(&common::fixture("postgres/catalog/18"), table)
+}
+
+fn server_columns_in(dir: &Path, table: &str) -> String {
+    let text = std::fs::read_to_string(dir.join("attributes.txt")).unwrap();
     text.lines()
         .map(|l| l.split('|').collect::<Vec<_>>())
         .filter(|f| f[0] == table)
@@ -610,4 +617,79 @@ fn lost_pg_type_row_of_a_column_type() {
         "{}",
         run.stderr
     );
+}
+
+/// The pg_attribute fallback on clusters of several majors (10: catalog
+/// OIDs in the tuple header; 12–15 and 16+: other pg_attribute layouts),
+/// each made by make.sh with a real server of that major into a temp dir.
+/// Needs root (servers run as postgres) and the servers of servers.sh;
+/// skipped unless BLOCKSCOPE_LIVE_CATALOG=1 (it takes a few minutes).
+/// BLOCKSCOPE_PG_PORT sets the port (default 56231).
+#[test]
+fn live_pg_attribute_fallback_on_several_majors() {
+    if std::env::var("BLOCKSCOPE_LIVE_CATALOG").ok().as_deref() != Some("1") {
+        eprintln!("live catalog damage test skipped: set BLOCKSCOPE_LIVE_CATALOG=1");
+        return;
+    }
+    let out = std::env::temp_dir().join(format!(
+        "blockscope-catalog-damage-live-{}",
+        std::process::id()
+    ));
+    let port = std::env::var("BLOCKSCOPE_PG_PORT").unwrap_or_else(|_| "56231".into());
+    let majors = ["10", "12", "15", "17"];
+    let status = std::process::Command::new("bash")
+        .arg(common::fixture("postgres/catalog/make.sh"))
+        .args(["--out", out.to_str().unwrap(), "--port", &port, "--datadir"])
+        .args(majors)
+        .status();
+    if !status.is_ok_and(|s| s.success()) {
+        eprintln!("live catalog damage test skipped: make.sh could not build the clusters");
+        return;
+    }
+    for major in majors {
+        let dir = out.join(major);
+        let tables = std::fs::read_to_string(dir.join("tables.txt")).unwrap();
+        // app.big|postgres|DBOID|OID|RELFILENODE|TOAST
+        let f: Vec<&str> = tables
+            .lines()
+            .find(|l| l.starts_with("app.big|"))
+            .unwrap()
+            .split('|')
+            .collect();
+        let (dboid, oid): (u32, u32) = (f[2].parse().unwrap(), f[3].parse().unwrap());
+        let copy = Copy::of(&dir.join("datadir"), &format!("live-{major}"));
+        let rel = format!("base/{dboid}/1249");
+        let blocks: Vec<usize> = raw_rows(&copy.file(&rel), 4)
+            .into_iter()
+            .filter(|r| r.1 == oid)
+            .map(|r| r.0)
+            .collect();
+        assert!(!blocks.is_empty(), "{major}");
+        for &b in &blocks {
+            copy.garble(&rel, b);
+        }
+        let run = common::run(&["export", copy.path(), "--table", "app.big"]);
+        assert_eq!(run.code, 2, "{major}: {}", run.stderr);
+        assert!(
+            run.stderr
+                .contains(&format!("pg_attribute block {}: ", blocks[0])),
+            "{major}: {}",
+            run.stderr
+        );
+        let columns = server_columns_in(&dir, "app.big");
+        let run = common::run(&[
+            "export",
+            copy.path(),
+            "--table",
+            "app.big",
+            "--format",
+            "copy",
+            "--columns",
+            &columns,
+        ]);
+        assert_eq!(run.code, 1, "{major}: {}", run.stderr);
+        let want = sorted(&std::fs::read_to_string(dir.join("postgres.app.big.copy")).unwrap());
+        assert_eq!(sorted(&run.stdout), want, "{major}");
+    }
+    std::fs::remove_dir_all(&out).unwrap();
 }

@@ -266,8 +266,10 @@ pub(crate) fn table_columns(
             Ok((given, true))
         }
         (Err(unread), None) => {
-            let mut words: Vec<String> =
-                std::env::args().skip(1).map(|a| shell_quote(&a)).collect();
+            let mut words: Vec<String> = std::env::args_os()
+                .skip(1)
+                .map(|a| shell_quote(&a.to_string_lossy()))
+                .collect();
             words.insert(0, "blockscope".into());
             words.push("--columns".into());
             words.push(shell_quote(&unread.hint_list()));

@@ -1226,8 +1226,14 @@ pub(crate) fn column_item(col: &Column) -> String {
         };
         item = format!("{name} {typname}:{}:{}", col.attlen, col.align.code());
     }
+    // A default with a comma cannot be written in a list (the list is split
+    // on commas); one with a quote or outer spaces is quoted as a literal.
     if let Some(m) = col.missing.as_deref().filter(|m| !m.contains(',')) {
-        item.push_str(&format!(" default {m}"));
+        if m.contains('\'') || m.trim() != m || m.is_empty() {
+            item.push_str(&format!(" default '{}'", m.replace('\'', "''")));
+        } else {
+            item.push_str(&format!(" default {m}"));
+        }
     }
     item
 }
