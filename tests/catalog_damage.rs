@@ -693,3 +693,28 @@ fn live_pg_attribute_fallback_on_several_majors() {
     }
     std::fs::remove_dir_all(&out).unwrap();
 }
+
+/// pg_attribute cut off inside the block holding the table's rows (a
+/// truncated copy): that block is named as the cause, with the file.
+#[test]
+fn truncated_pg_attribute_is_named() {
+    let copy = Copy::new("truncated");
+    let blocks = attribute_blocks(&copy.0, BIG_OID);
+    let blkno = blocks[0].0;
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .open(copy.file(PG_ATTRIBUTE))
+        .unwrap();
+    file.set_len((blkno * BLCKSZ + 3000) as u64).unwrap();
+    drop(file);
+    let run = common::run(&["export", copy.path(), "--table", "app.big"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(&format!(
+            "(pg_attribute block {blkno}: {}: the file ends 3000 bytes into the block (truncated)",
+            copy.file(PG_ATTRIBUTE).display()
+        )),
+        "{}",
+        run.stderr
+    );
+}

@@ -360,11 +360,18 @@ impl Cluster {
                 match read_block(&mut file, &mut page) {
                     Ok(0) => break,
                     Ok(n) if n < page.len() => {
-                        notes.push(format!(
-                            "{}: {} ends {n} bytes into block {blkno}; that part is not read",
-                            path.display(),
-                            catalog.name()
-                        ));
+                        unreadable.push(Unreadable {
+                            catalog,
+                            blkno,
+                            lp: None,
+                            key: Vec::new(),
+                            reason: format!(
+                                "{}: the file ends {n} bytes into the block (truncated); \
+                                 that part is not read",
+                                path.display()
+                            ),
+                            benign: false,
+                        });
                         break;
                     }
                     Ok(n) => total += n as u64,
