@@ -1357,6 +1357,30 @@ mod tests {
         assert!(s("a.b.c").is_err());
         assert!(s("").is_err());
     }
+
+    /// A column read from pg_attribute, written as a `--columns` item, reads
+    /// back as the same column.
+    #[test]
+    fn column_items_read_back() {
+        let list = "id integer, \"My Col\" numeric(10,2), t3 time(3) without time zone, \
+                    -:4:i, tags text[], n int default 42, q text default 'it''s', \
+                    h hstore:-1:i";
+        let schema = parse_columns(list).unwrap();
+        let items: Vec<String> = schema.columns.iter().map(column_item).collect();
+        let again = parse_columns(&items.join(", ")).unwrap();
+        assert_eq!(again, schema, "{items:?}");
+        assert_eq!(items[1], "\"My Col\" numeric(10,2)");
+        assert_eq!(items[3], "-:4:i");
+        assert_eq!(items[6], "q text default 'it''s'");
+    }
+
+    #[test]
+    fn shell_words_are_quoted_when_needed() {
+        assert_eq!(shell_quote("base/5/16405"), "base/5/16405");
+        assert_eq!(shell_quote("id integer"), "'id integer'");
+        assert_eq!(shell_quote("it's"), "'it'\\''s'");
+        assert_eq!(shell_quote(""), "''");
+    }
 }
 
 /// A data directory file that is not relation pages, as read.
