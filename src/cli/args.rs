@@ -129,8 +129,9 @@ pub(crate) struct ShowArgs {
     /// With a data directory as the input: the table to decode, `SCHEMA.NAME`
     /// (or `NAME` in public), found through the catalogs read offline; its
     /// files, columns and TOAST table come from pg_class, pg_attribute and
-    /// pg_type.
-    #[arg(long, value_name = "SCHEMA.NAME", conflicts_with_all = ["columns", "schema", "toast"])]
+    /// pg_type. `--columns`/`--schema` given too replace the catalog's
+    /// columns (or stand in for them when a catalog page is unreadable).
+    #[arg(long, value_name = "SCHEMA.NAME", conflicts_with = "toast")]
     pub table: Option<String>,
 
     /// The database of `--table` (default: postgres).

@@ -218,15 +218,24 @@ fn export_table(args: &ExportArgs, table: &str, opts: &ExportOptions) -> Result<
     let database = args.database.as_deref().unwrap_or("postgres");
     let cluster = crate::engine::cluster::Cluster::open(datadir)?;
     let info = cluster.find_table(database, table).map_err(|e| {
-        Error::Usage(format!(
-            "{}: {e}; to export anyway, name the table's relation file (base/DBOID/RELFILENODE) \
-             with --columns or --schema",
-            datadir.display()
-        ))
+        let e = e.to_string();
+        // A message that already says how to go on (a damaged catalog) ends with that.
+        Error::Usage(if e.contains('\n') {
+            format!("{}: {e}", datadir.display())
+        } else {
+            format!(
+                "{}: {e}; to export anyway, name the table's relation file \
+                 (base/DBOID/RELFILENODE) with --columns or --schema",
+                datadir.display()
+            )
+        })
     })?;
     let mut err = io::stderr().lock();
     for note in cluster.notes.iter().chain(&info.notes) {
         let _ = writeln!(err, "blockscope: note: {}: {note}", datadir.display());
+    }
+    for u in info.damage() {
+        let _ = writeln!(err, "blockscope: warning: {}: {u}", datadir.display());
     }
     let spec = match (&args.columns, &args.schema) {
         (Some(list), _) => Some(crate::engine::ColumnSpec::List(list.clone())),
@@ -236,20 +245,17 @@ fn export_table(args: &ExportArgs, table: &str, opts: &ExportOptions) -> Result<
         }),
         (None, None) => None,
     };
-    let schema = match spec {
+    let given = match &spec {
         Some(spec) => {
-            let _ = writeln!(
-                err,
-                "blockscope: note: {}: the columns given replace the catalog's",
-                datadir.display()
-            );
-            match Engine::Postgres.columns(Some(&spec), &[], args.block_size, Default::default())? {
-                Some(crate::engine::Columns::Postgres { schema, .. }) => schema,
-                _ => info.columns.clone(),
+            match Engine::Postgres.columns(Some(spec), &[], args.block_size, Default::default())? {
+                Some(crate::engine::Columns::Postgres { schema, .. }) => Some(schema),
+                _ => None,
             }
         }
-        None => info.columns.clone(),
+        None => None,
     };
+    let (schema, fallback) =
+        super::show_cluster::table_columns(&info, given, &datadir.display().to_string(), &mut err)?;
     drop(err);
     let rel = Relation {
         segments: info
@@ -281,6 +287,9 @@ fn export_table(args: &ExportArgs, table: &str, opts: &ExportOptions) -> Result<
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
     let name = format!("{}.{}", info.schema_name, info.name);
     match export_relation(&rel, &opts, &mut out, &name) {
+        // Columns given by hand for a damaged catalog, or catalog pages
+        // skipped: something was not read.
+        Ok(_) if fallback || info.catalog_damaged() => Ok(ExitCode::from(1)),
         Ok(code) => Ok(code),
         Err(e) if super::is_broken_pipe(&e) => Ok(ExitCode::SUCCESS),
         Err(e) => Err(e),

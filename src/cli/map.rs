@@ -192,6 +192,21 @@ fn table_inputs(args: &MapArgs, name: &str) -> Result<TableFiles, Error> {
     for n in &info.notes {
         let _ = writeln!(err, "blockscope: note: {}: {n}", datadir.display());
     }
+    for u in info.damage() {
+        let _ = writeln!(err, "blockscope: warning: {}: {u}", datadir.display());
+    }
+    // The picture needs the files only: columns that could not be read
+    // from pg_attribute do not stop it.
+    if let Err(unread) = &info.columns {
+        let _ = writeln!(
+            err,
+            "blockscope: note: {}: the pages of {}.{} are drawn without its columns: {}",
+            datadir.display(),
+            info.schema_name,
+            info.name,
+            unread.causes.join("; ")
+        );
+    }
     let files = info
         .main_segments
         .iter()

@@ -7,10 +7,13 @@ use std::process::ExitCode;
 
 use serde_json::json;
 
-use crate::engine::cluster::{cluster_file, Cluster, ClusterFile};
-use crate::engine::ColumnSpec;
+use crate::engine::cluster::{
+    cluster_file, column_item, shell_quote, AttrRead, Cluster, ClusterFile, TableInfo,
+};
+use crate::engine::{ColumnSpec, Engine};
 use crate::error::Error;
 use crate::input::InputFormat;
+use crate::model::postgres::types::{Column, Schema};
 use crate::parse::postgres::catalog::mapped_relation_name;
 use crate::render::postgres::cluster::{write_control, write_relmap};
 use crate::render::Format;
@@ -118,10 +121,19 @@ pub(crate) fn run_table(cfg: &ShowConfig, table: &TableSpec) -> Result<ExitCode,
     let info = cluster
         .find_table(&table.database, &table.name)
         .map_err(|e| Error::Usage(format!("{}: {e}", datadir.display())))?;
+    let given = match &cfg.columns {
+        Some(spec) => {
+            match Engine::Postgres.columns(Some(spec), &[], cfg.block_size, Default::default())? {
+                Some(crate::engine::Columns::Postgres { schema, .. }) => Some(schema),
+                _ => None,
+            }
+        }
+        None => None,
+    };
     let mut err = io::stderr().lock();
     let _ = writeln!(
         err,
-        "blockscope: note: {}: {}.{} in database {} (oid {}): PostgreSQL {}, file {}, {} columns{}",
+        "blockscope: note: {}: {}.{} in database {} (oid {}): PostgreSQL {}, file {}, {}{}",
         datadir.display(),
         info.schema_name,
         info.name,
@@ -131,7 +143,10 @@ pub(crate) fn run_table(cfg: &ShowConfig, table: &TableSpec) -> Result<ExitCode,
         info.main_segments
             .first()
             .map_or_else(|| "(none)".to_string(), |p| p.display().to_string()),
-        info.columns.columns.len(),
+        match &info.columns {
+            Ok(s) => format!("{} columns", s.columns.len()),
+            Err(_) => "columns not all readable".to_string(),
+        },
         match &info.toast_segments {
             Some(t) if !t.is_empty() => format!(", TOAST {}", t[0].display()),
             _ => String::new(),
@@ -140,6 +155,11 @@ pub(crate) fn run_table(cfg: &ShowConfig, table: &TableSpec) -> Result<ExitCode,
     for n in &info.notes {
         let _ = writeln!(err, "blockscope: note: {}: {n}", datadir.display());
     }
+    for u in info.damage() {
+        let _ = writeln!(err, "blockscope: warning: {}: {u}", datadir.display());
+    }
+    let (columns, fallback) =
+        table_columns(&info, given, &datadir.display().to_string(), &mut err)?;
     drop(err);
     let nonempty: Vec<_> = info
         .main_segments
@@ -162,10 +182,157 @@ pub(crate) fn run_table(cfg: &ShowConfig, table: &TableSpec) -> Result<ExitCode,
         c.input = Some(seg.clone());
         c.input_format = InputFormat::Raw;
         c.block_size = Some(cluster.block_size());
-        c.columns = Some(ColumnSpec::Resolved(info.columns.clone()));
+        c.columns = Some(ColumnSpec::Resolved(columns.clone()));
         c.toast = info.toast_segments.clone().unwrap_or_default();
         c.inputs = vec![seg.clone()];
         segments.push(c);
     }
-    super::show::show_segments(&segments)
+    let code = super::show::show_segments(&segments)?;
+    Ok(if fallback || info.catalog_damaged() {
+        ExitCode::from(1)
+    } else {
+        code
+    })
+}
+
+/// The columns to read a table found with `--table` with, and whether they
+/// stand in for catalog rows that could not be read.
+///
+/// - The catalog's columns, when they were all read and none were given.
+/// - Columns given with `--columns`/`--schema` replace the catalog's (the
+///   user said what they are; a catalog can be readable and still not be
+///   the one the pages were written with); a note says so, and where they
+///   differ from the catalog's.
+/// - When a pg_attribute row of the table (or the pg_type row of a
+///   column's type) could not be read, the columns given are used instead,
+///   with a warning naming the unreadable catalog rows (`true`: the caller
+///   exits 1); without them, the error names those rows, lists the columns
+///   that were read, and gives the command line to rerun with `--columns`.
+pub(crate) fn table_columns(
+    info: &TableInfo,
+    given: Option<Schema>,
+    datadir: &str,
+    err: &mut dyn Write,
+) -> Result<(Schema, bool), Error> {
+    let table = format!("{}.{}", info.schema_name, info.name);
+    match (&info.columns, given) {
+        (Ok(catalog), None) => Ok((catalog.clone(), false)),
+        (Ok(catalog), Some(given)) => {
+            let _ = writeln!(
+                err,
+                "blockscope: note: {datadir}: the columns given replace the catalog's"
+            );
+            if let Some(d) = first_difference(&catalog.columns, &given.columns) {
+                let _ = writeln!(
+                    err,
+                    "blockscope: warning: {datadir}: the columns given differ from what \
+                     pg_attribute says of {table}: {d}"
+                );
+            }
+            Ok((given, false))
+        }
+        (Err(unread), Some(given)) => {
+            let _ = writeln!(
+                err,
+                "blockscope: warning: {datadir}: {table}: {}; the columns given are used \
+                 instead, with the files its pg_class row names",
+                unread.causes.join("; "),
+            );
+            let given_live = given.columns.len();
+            if let Some(n) = unread.relnatts.filter(|&n| n != given_live as i64) {
+                let _ = writeln!(
+                    err,
+                    "blockscope: warning: {datadir}: pg_class.relnatts says {table} has {n} \
+                     attributes (dropped ones included), the columns given are {given_live}"
+                );
+            }
+            for (attnum, a) in &unread.attributes {
+                let AttrRead::Read(item) = a else { continue };
+                let Some(g) = given.columns.get(*attnum as usize - 1) else {
+                    continue;
+                };
+                let read = crate::parse::postgres::schema::parse_columns(item)
+                    .ok()
+                    .and_then(|s| s.columns.into_iter().next());
+                if read.is_some_and(|r| !same_type(&r, g)) {
+                    let _ = writeln!(
+                        err,
+                        "blockscope: warning: {datadir}: attnum {attnum} of {table} is {item} in \
+                         pg_attribute, given as {}",
+                        column_item(g)
+                    );
+                }
+            }
+            Ok((given, true))
+        }
+        (Err(unread), None) => {
+            let mut words: Vec<String> = std::env::args_os()
+                .skip(1)
+                .map(|a| shell_quote(&a.to_string_lossy()))
+                .collect();
+            words.insert(0, "blockscope".into());
+            words.push("--columns".into());
+            words.push(shell_quote(&unread.hint_list()));
+            let read: Vec<String> = unread
+                .attributes
+                .iter()
+                .map(|(attnum, a)| match a {
+                    AttrRead::Read(item) => format!("  attnum {attnum}: {item}"),
+                    AttrRead::Unreadable => format!("  attnum {attnum}: (unreadable)"),
+                    AttrRead::TypeUnreadable {
+                        name,
+                        typid,
+                        attlen,
+                        attalign,
+                    } => format!(
+                        "  attnum {attnum}: {name} (type OID {typid} unreadable; attlen \
+                         {attlen}, attalign {attalign})"
+                    ),
+                })
+                .collect();
+            Err(Error::Usage(format!(
+                "{datadir}: {table}: {}\n\
+                 its pg_class row was read (relnatts {}); its columns as pg_attribute has them:\n\
+                 {}\n\
+                 to read its files with the columns given by hand, replace each <…> below with \
+                 the column's NAME TYPE (a dropped column: -:LEN:ALIGN) and run:\n  {}",
+                unread.causes.join("; "),
+                unread
+                    .relnatts
+                    .map_or_else(|| "unknown".to_string(), |n| n.to_string()),
+                read.join("\n"),
+                words.join(" ")
+            )))
+        }
+    }
+}
+
+/// Whether two columns read tuples alike: dropped or not, length,
+/// alignment and type (names are not compared: `--columns` may leave them out).
+fn same_type(a: &Column, b: &Column) -> bool {
+    a.dropped == b.dropped
+        && a.attlen == b.attlen
+        && a.align == b.align
+        && (a.dropped || a.ty.as_ref().map(|t| &t.ty) == b.ty.as_ref().map(|t| &t.ty))
+}
+
+/// The first place where the columns given read tuples differently from the catalog's.
+fn first_difference(catalog: &[Column], given: &[Column]) -> Option<String> {
+    for (i, (c, g)) in catalog.iter().zip(given).enumerate() {
+        if !same_type(c, g) {
+            return Some(format!(
+                "attnum {} is {} in pg_attribute, given as {}",
+                i + 1,
+                column_item(c),
+                column_item(g)
+            ));
+        }
+    }
+    (catalog.len() != given.len()).then(|| {
+        format!(
+            "pg_attribute has {} attributes (dropped ones included), the columns given are {}",
+            catalog.len(),
+            given.len()
+        )
+    })
 }

@@ -3,19 +3,20 @@
 //! are. Files are found and read here; their bytes are decoded by
 //! `parse::postgres::{control, relmap, catalog}`.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
-use std::io::{self, Read};
+use std::io::{self, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use crate::model::postgres::cluster::{ControlFileImage, RelMapFile};
-use crate::model::postgres::types::Schema;
+use crate::model::postgres::types::{Column, PgType, Schema};
 use crate::parse::postgres::catalog::{
     catalog_schema, column_from_attribute, one_per_key, page_rows, Catalog, CatalogRow,
-    TypeCatalog, TypeRow, MAJORS,
+    TypeCatalog, TypeRow, Unreadable, MAJORS,
 };
 use crate::parse::postgres::control::{crc_mismatch, parse_control_image};
 use crate::parse::postgres::relmap::parse_relmap;
+use crate::parse::postgres::schema::parse_columns;
 use crate::source::open_file;
 
 /// `DEFAULTTABLESPACE_OID` (pg_default) and `GLOBALTABLESPACE_OID` (pg_global).
@@ -85,12 +86,30 @@ pub(crate) struct TableInfo {
     /// The main fork's segment files, `N`, `N.1`, … in order.
     pub main_segments: Vec<PathBuf>,
     /// The columns in attnum order; dropped columns kept (as dropped), so
-    /// tuples decode; `atthasmissing` defaults carried.
-    pub columns: Schema,
+    /// tuples decode; `atthasmissing` defaults carried. `Err` when a
+    /// pg_attribute row of the table (or a pg_type row of a column's type)
+    /// could not be read: what was read, and which catalog rows were not.
+    pub columns: Result<Schema, Box<ColumnsUnread>>,
     /// The TOAST relation's main fork segments (through reltoastrelid).
     pub toast_segments: Option<Vec<PathBuf>>,
     /// What could not be read or is worth knowing (catalog rows skipped…).
     pub notes: Vec<String>,
+    /// Every catalog page and row that could not be read (all-zero pages
+    /// included, marked as such).
+    pub unreadable: Vec<Unreadable>,
+}
+
+impl TableInfo {
+    /// Whether a catalog page or row could not be read (an all-zero page
+    /// does not count: a relation extended before a crash leaves them).
+    pub(crate) fn catalog_damaged(&self) -> bool {
+        self.unreadable.iter().any(|u| !u.benign)
+    }
+
+    /// The catalog pages and rows that could not be read because they are damaged.
+    pub(crate) fn damage(&self) -> impl Iterator<Item = &Unreadable> {
+        self.unreadable.iter().filter(|u| !u.benign)
+    }
 }
 
 /// What pg_xact says about a transaction id: `Some(true)` committed,
@@ -111,6 +130,20 @@ pub(crate) struct Cluster {
     xact: Option<XactLookup>,
     /// What was found wrong while opening (pg_control, the shared map).
     pub(crate) notes: Vec<String>,
+}
+
+/// Read one block, or what is left of the file when less: the bytes read.
+fn read_block(file: &mut std::fs::File, buf: &mut [u8]) -> io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match file.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
 }
 
 /// Read a whole small file.
@@ -273,13 +306,17 @@ impl Cluster {
         out
     }
 
-    /// The live rows of a catalog relation stored in `dir/filenode`.
+    /// The live rows of a catalog relation stored in `dir/filenode`, block
+    /// by block: a block that cannot be read (an I/O error, a damaged page, a
+    /// checksum mismatch) or a row that does not decode goes to `unreadable`
+    /// and the rest is still read.
     fn read_catalog(
         &self,
         catalog: Catalog,
         dir: &Path,
         filenode: u32,
         notes: &mut Vec<String>,
+        unreadable: &mut Vec<Unreadable>,
     ) -> Result<Vec<CatalogRow>, ClusterError> {
         let schema = catalog_schema(catalog, self.major).ok_or_else(|| {
             ClusterError::Catalog(format!(
@@ -304,22 +341,59 @@ impl Cluster {
         };
         let mut rows = Vec::new();
         let mut total = 0u64;
+        let mut page = vec![0u8; self.block_size];
         for (segno, path) in segments.iter().enumerate() {
-            let bytes = read_small(path, MAX_CATALOG_BYTES.saturating_sub(total))?;
-            total += bytes.len() as u64;
-            if bytes.len() % self.block_size != 0 {
-                notes.push(format!(
-                    "{}: {} bytes is not a whole number of {}-byte blocks; the last {} bytes of {} are not read",
-                    path.display(),
-                    bytes.len(),
-                    self.block_size,
-                    bytes.len() % self.block_size,
-                    catalog.name()
-                ));
-            }
-            for (i, page) in bytes.chunks_exact(self.block_size).enumerate() {
-                let blkno = segno as u64 * self.relseg_size + i as u64;
-                page_rows(catalog, &schema, blkno, page, xact, &mut rows, notes);
+            let mut file = open_file(path).map_err(|source| ClusterError::Io {
+                path: path.clone(),
+                source,
+            })?;
+            for i in 0u64.. {
+                let blkno = segno as u64 * self.relseg_size + i;
+                if total >= MAX_CATALOG_BYTES {
+                    notes.push(format!(
+                        "{}: {} is larger than {MAX_CATALOG_BYTES} bytes; the rest is not read",
+                        path.display(),
+                        catalog.name()
+                    ));
+                    break;
+                }
+                match read_block(&mut file, &mut page) {
+                    Ok(0) => break,
+                    Ok(n) if n < page.len() => {
+                        unreadable.push(Unreadable {
+                            catalog,
+                            blkno,
+                            lp: None,
+                            key: Vec::new(),
+                            reason: format!(
+                                "{}: the file ends {n} bytes into the block (truncated); \
+                                 that part is not read",
+                                path.display()
+                            ),
+                            benign: false,
+                        });
+                        break;
+                    }
+                    Ok(n) => total += n as u64,
+                    Err(e) => {
+                        unreadable.push(Unreadable {
+                            catalog,
+                            blkno,
+                            lp: None,
+                            key: Vec::new(),
+                            reason: format!("{}: {e}; its rows are not read", path.display()),
+                            benign: false,
+                        });
+                        // Past the block that could not be read.
+                        let next = (i + 1) * self.block_size as u64;
+                        if file.seek(SeekFrom::Start(next)).is_err() {
+                            break;
+                        }
+                        total += self.block_size as u64;
+                        continue;
+                    }
+                }
+                page_rows(catalog, &schema, blkno, &page, xact, &mut rows, unreadable);
             }
         }
         Ok(rows)
@@ -345,10 +419,11 @@ impl Cluster {
         }
     }
 
-    /// The live rows of pg_database.
+    /// The live rows of pg_database (what could not be read goes to `unreadable`).
     pub(crate) fn databases(
         &self,
         notes: &mut Vec<String>,
+        unreadable: &mut Vec<Unreadable>,
     ) -> Result<Vec<CatalogRow>, ClusterError> {
         let filenode = Self::mapped(
             self.global_map.as_ref(),
@@ -361,6 +436,7 @@ impl Cluster {
             &self.datadir.join("global"),
             filenode,
             notes,
+            unreadable,
         )?;
         Ok(one_per_key(
             Catalog::Database,
@@ -370,8 +446,34 @@ impl Cluster {
         ))
     }
 
+    /// The database directories under base/ that no readable pg_database row names.
+    fn unnamed_database_dirs(&self, dbs: &[CatalogRow]) -> Vec<u32> {
+        let known: HashSet<u32> = dbs.iter().filter_map(|r| r.oid("oid")).collect();
+        let mut out: Vec<u32> = std::fs::read_dir(self.datadir.join("base"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|e| e.path().is_dir())
+            .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+            .filter(|oid| !known.contains(oid))
+            .take(100)
+            .collect();
+        out.sort_unstable();
+        out
+    }
+
     /// Find `qualified_name` (`schema.table`, or `table` in `public`; double
-    /// quotes keep dots and case) in `database`.
+    /// quotes keep dots and case) in `database` (its name; or its OID, when
+    /// no readable pg_database row has that name and `base/OID` exists).
+    ///
+    /// The catalogs are salvaged: a page or row that cannot be read is
+    /// skipped, kept in [`TableInfo::unreadable`], and the rest is read. When
+    /// the table's pg_class row is readable but its columns are not (a
+    /// pg_attribute row, or the pg_type row of a column's type), the table
+    /// is still returned, its `columns` saying what was read and what not.
+    /// When the database's, schema's or table's own row is not readable, the
+    /// error names the unreadable pages and rows and what other catalogs
+    /// still say of the table.
     pub(crate) fn find_table(
         &self,
         database: &str,
@@ -379,56 +481,129 @@ impl Cluster {
     ) -> Result<TableInfo, ClusterError> {
         let (schema_name, name) = split_qualified(qualified_name)?;
         let mut notes = self.notes.clone();
-        let dbs = self.databases(&mut notes)?;
-        let db = dbs
-            .iter()
-            .find(|r| r.text("datname") == Some(database))
-            .ok_or_else(|| {
-                let names: Vec<&str> = dbs.iter().filter_map(|r| r.text("datname")).collect();
-                ClusterError::NotFound(format!(
-                    "database {database:?} is not in pg_database (it has: {})",
-                    names.join(", ")
-                ))
-            })?;
-        let dboid = db
-            .oid("oid")
-            .ok_or_else(|| ClusterError::Catalog(format!("pg_database {}: no oid", db.place())))?;
-        let db_tablespace = db.oid("dattablespace").unwrap_or(DEFAULT_TABLESPACE);
+        let mut bad: Vec<Unreadable> = Vec::new();
+        let dbs = self.databases(&mut notes, &mut bad)?;
+        let (dboid, db_tablespace) = match dbs.iter().find(|r| r.text("datname") == Some(database))
+        {
+            Some(db) => (
+                db.oid("oid").ok_or_else(|| {
+                    ClusterError::Catalog(format!("pg_database {}: no oid", db.place()))
+                })?,
+                db.oid("dattablespace").unwrap_or(DEFAULT_TABLESPACE),
+            ),
+            None => {
+                let unnamed = self.unnamed_database_dirs(&dbs);
+                match database.parse::<u32>() {
+                    Ok(oid) if self.datadir.join("base").join(database).is_dir() => {
+                        notes.push(format!(
+                            "no readable pg_database row is named {database:?}; \
+                             base/{oid} is read as database {oid}"
+                        ));
+                        (oid, DEFAULT_TABLESPACE)
+                    }
+                    _ => {
+                        let names: Vec<&str> =
+                            dbs.iter().filter_map(|r| r.text("datname")).collect();
+                        let mut msg = format!(
+                            "database {database:?} is not in pg_database (it has: {})",
+                            names.join(", ")
+                        );
+                        if damaged(&bad, Catalog::Database) {
+                            msg.push_str(&format!(
+                                "\n{}\nthe database's row may have been there",
+                                list_unreadable(&bad, Catalog::Database)
+                            ));
+                            if !unnamed.is_empty() {
+                                let dirs: Vec<String> =
+                                    unnamed.iter().map(|o| format!("base/{o}")).collect();
+                                msg.push_str(&format!(
+                                    "\nno readable row names the database directories {}: \
+                                     give its OID as --database OID to read one of them",
+                                    dirs.join(", ")
+                                ));
+                            }
+                        }
+                        return Err(ClusterError::NotFound(msg));
+                    }
+                }
+            }
+        };
         let db_dir = self.database_dir(db_tablespace, dboid);
         let map_path = db_dir.join("pg_filenode.map");
         let db_map = read_map(&map_path, &mut notes);
         let what = format!("{}", map_path.display());
         let class_node = Self::mapped(db_map.as_ref(), Catalog::Class, &what, &mut notes);
-        let class_rows = self.read_catalog(Catalog::Class, &db_dir, class_node, &mut notes)?;
+        let class_rows =
+            self.read_catalog(Catalog::Class, &db_dir, class_node, &mut notes, &mut bad)?;
         let classes = one_per_key(Catalog::Class, class_rows, |r| r.oid("oid"), &mut notes);
         let by_oid: HashMap<u32, &CatalogRow> = classes
             .iter()
             .filter_map(|r| Some((r.oid("oid")?, r)))
             .collect();
+        let mut lookup = Lookup {
+            cluster: self,
+            dboid,
+            db_tablespace,
+            db_dir: db_dir.clone(),
+            db_map: db_map.as_ref(),
+            by_oid: &by_oid,
+            catalogs: None,
+            notes: &mut notes,
+            bad: &mut bad,
+        };
 
         // pg_namespace is not mapped: its file is in its pg_class row.
-        let ns_node = unmapped_node(&by_oid, Catalog::Namespace, &mut notes);
-        let ns_rows = self.read_catalog(Catalog::Namespace, &db_dir, ns_node, &mut notes)?;
-        let namespaces = one_per_key(Catalog::Namespace, ns_rows, |r| r.oid("oid"), &mut notes);
-        let nsp = namespaces
+        let ns_node = unmapped_node(&by_oid, Catalog::Namespace, lookup.notes);
+        let ns_rows = self.read_catalog(
+            Catalog::Namespace,
+            &db_dir,
+            ns_node,
+            lookup.notes,
+            lookup.bad,
+        )?;
+        let namespaces = one_per_key(Catalog::Namespace, ns_rows, |r| r.oid("oid"), lookup.notes);
+        let Some(nsp) = namespaces
             .iter()
             .find(|r| r.text("nspname") == Some(schema_name.as_str()))
             .and_then(|r| r.oid("oid"))
-            .ok_or_else(|| {
-                ClusterError::NotFound(format!(
-                    "schema {schema_name:?} is not in pg_namespace of database {database:?}"
-                ))
-            })?;
-        let rel = classes
-            .iter()
-            .find(|r| {
-                r.text("relname") == Some(name.as_str()) && r.oid("relnamespace") == Some(nsp)
-            })
-            .ok_or_else(|| {
-                ClusterError::NotFound(format!(
-                    "table {schema_name}.{name} is not in pg_class of database {database:?}"
-                ))
-            })?;
+        else {
+            let mut msg =
+                format!("schema {schema_name:?} is not in pg_namespace of database {database:?}");
+            if damaged(lookup.bad, Catalog::Namespace) {
+                msg.push_str(&format!(
+                    "\n{}\nthe schema's row may have been there",
+                    list_unreadable(lookup.bad, Catalog::Namespace)
+                ));
+                let known: HashSet<u32> = namespaces.iter().filter_map(|r| r.oid("oid")).collect();
+                for rel in classes.iter().filter(|r| {
+                    r.text("relname") == Some(name.as_str())
+                        && r.oid("relnamespace").is_some_and(|n| !known.contains(&n))
+                }) {
+                    msg.push_str(&format!(
+                        "\npg_class has a relation {name} (oid {}) in namespace {}, whose \
+                         pg_namespace row is unreadable{}",
+                        rel.oid("oid").unwrap_or(0),
+                        rel.oid("relnamespace").unwrap_or(0),
+                        lookup.by_file_advice(rel, &format!("{schema_name}.{name}")),
+                    ));
+                }
+            }
+            return Err(ClusterError::NotFound(msg));
+        };
+        let Some(rel) = classes.iter().find(|r| {
+            r.text("relname") == Some(name.as_str()) && r.oid("relnamespace") == Some(nsp)
+        }) else {
+            let mut msg =
+                format!("table {schema_name}.{name} is not in pg_class of database {database:?}");
+            if damaged(lookup.bad, Catalog::Class) {
+                msg.push_str(&format!(
+                    "\n{}\nthe table's row may have been there",
+                    list_unreadable(lookup.bad, Catalog::Class)
+                ));
+                msg.push_str(&lookup.lost_class_row_advice(nsp, &schema_name, &name));
+            }
+            return Err(ClusterError::NotFound(msg));
+        };
         let oid = rel.oid("oid").unwrap_or(0);
         let relkind = rel.char("relkind").unwrap_or('?');
         if !matches!(relkind, 'r' | 't' | 'm') {
@@ -437,148 +612,44 @@ impl Cluster {
                  (r, t or m)"
             )));
         }
-        let (relfilenode, dir) =
-            self.relation_file(rel, dboid, db_tablespace, db_map.as_ref(), &mut notes)?;
+        let (relfilenode, dir) = self.relation_file(rel, dboid, db_tablespace, db_map.as_ref())?;
         let main_segments = self.segments(&dir, relfilenode);
         if main_segments.is_empty() {
-            notes.push(format!(
+            lookup.notes.push(format!(
                 "{}: file {relfilenode} of {schema_name}.{name} does not exist",
                 dir.display()
             ));
         }
-
-        // Columns: pg_attribute rows of this relation, pg_type for their types.
-        let att_node = Self::mapped(db_map.as_ref(), Catalog::Attribute, &what, &mut notes);
-        let att_rows = self.read_catalog(Catalog::Attribute, &db_dir, att_node, &mut notes)?;
-        let type_node = Self::mapped(db_map.as_ref(), Catalog::Type, &what, &mut notes);
-        let type_rows = self.read_catalog(Catalog::Type, &db_dir, type_node, &mut notes)?;
-        let types: HashMap<u32, TypeRow> =
-            one_per_key(Catalog::Type, type_rows, |r| r.oid("oid"), &mut notes)
-                .iter()
-                .filter_map(TypeRow::from_row)
-                .map(|t| (t.oid, t))
-                .collect();
-        // Composite types' attributes: pg_attribute rows of their typrelid.
-        let composite_rels: std::collections::HashSet<u32> = types
-            .values()
-            .filter(|t| t.typtype == 'c' && t.typrelid != 0)
-            .map(|t| t.typrelid)
-            .collect();
-        let (att_rows, other_atts): (Vec<CatalogRow>, Vec<CatalogRow>) = att_rows
-            .into_iter()
-            .filter(|r| r.num("attnum").is_some_and(|n| n > 0))
-            .filter(|r| {
-                r.oid("attrelid")
-                    .is_some_and(|a| a == oid || composite_rels.contains(&a))
-            })
-            .partition(|r| r.oid("attrelid") == Some(oid));
-        let mut cat = TypeCatalog {
-            types,
-            ..TypeCatalog::default()
-        };
-        for row in one_per_key(
-            Catalog::Attribute,
-            other_atts,
-            |r| Some((r.oid("attrelid")?, r.num("attnum")?)),
-            &mut notes,
-        ) {
-            if let Some(rel) = row.oid("attrelid") {
-                cat.attributes.entry(rel).or_default().push(row);
-            }
-        }
-        let mut atts = one_per_key(
-            Catalog::Attribute,
-            att_rows,
-            |r| r.num("attnum"),
-            &mut notes,
-        );
-        atts.sort_by_key(|r| r.num("attnum"));
-        // Enum labels and range subtypes, when the database has such types.
-        let used = used_typtypes(&atts, &cat);
-        if used.contains(&'e') {
-            let node = unmapped_node(&by_oid, Catalog::Enum, &mut notes);
-            match self.read_catalog(Catalog::Enum, &db_dir, node, &mut notes) {
-                Ok(rows) => {
-                    for row in one_per_key(Catalog::Enum, rows, |r| r.oid("oid"), &mut notes) {
-                        if let (Some(oid), Some(typ), Some(label)) =
-                            (row.oid("oid"), row.oid("enumtypid"), row.text("enumlabel"))
-                        {
-                            cat.enums
-                                .entry(typ)
-                                .or_default()
-                                .push((oid, label.to_string()));
-                        }
-                    }
-                }
-                Err(e) => notes.push(format!("{e}; enum values are shown as hex")),
-            }
-        }
-        if used.contains(&'r') || used.contains(&'m') {
-            let node = unmapped_node(&by_oid, Catalog::Range, &mut notes);
-            match self.read_catalog(Catalog::Range, &db_dir, node, &mut notes) {
-                Ok(rows) => {
-                    for row in rows {
-                        if let (Some(t), Some(sub)) = (row.oid("rngtypid"), row.oid("rngsubtype")) {
-                            cat.ranges.insert(t, sub);
-                            if let Some(m) = row.oid("rngmultitypid").filter(|&m| m != 0) {
-                                cat.multiranges.insert(m, t);
-                            }
-                        }
-                    }
-                }
-                Err(e) => notes.push(format!("{e}; range values are shown as hex")),
-            }
-        }
-        let mut columns = Schema::default();
-        let relnatts = rel.num("relnatts").unwrap_or(atts.len() as i64);
-        for (i, row) in atts.iter().enumerate() {
-            let attnum = row.num("attnum").unwrap_or(0);
-            if attnum != i as i64 + 1 {
-                return Err(ClusterError::Catalog(format!(
-                    "pg_attribute of {schema_name}.{name}: attribute {} is missing (next read: \
-                     attnum {attnum}); a catalog row is unreadable — give the columns with --columns",
-                    i + 1
-                )));
-            }
-            let col = column_from_attribute(row, &cat, &mut notes).ok_or_else(|| {
-                ClusterError::Catalog(format!(
-                    "pg_attribute {} (attnum {attnum} of {schema_name}.{name}) is unreadable; \
-                     give the columns with --columns",
-                    row.place()
-                ))
-            })?;
-            columns.columns.push(col);
-        }
-        if columns.columns.len() as i64 != relnatts {
-            return Err(ClusterError::Catalog(format!(
-                "pg_attribute has {} attributes of {schema_name}.{name}, pg_class.relnatts says \
-                 {relnatts}: a catalog row is unreadable — give the columns with --columns",
-                columns.columns.len()
-            )));
-        }
+        let columns = lookup.columns(oid, rel.num("relnatts"));
 
         let toast_segments = match rel.oid("reltoastrelid").filter(|&t| t != 0) {
             None => None,
             Some(toid) => match by_oid.get(&toid) {
                 Some(trow) => {
-                    let (tnode, tdir) = self.relation_file(
-                        trow,
-                        dboid,
-                        db_tablespace,
-                        db_map.as_ref(),
-                        &mut notes,
-                    )?;
+                    let (tnode, tdir) =
+                        self.relation_file(trow, dboid, db_tablespace, db_map.as_ref())?;
                     Some(self.segments(&tdir, tnode))
                 }
                 None => {
-                    notes.push(format!(
+                    let mut note = format!(
                         "the TOAST table {toid} of {schema_name}.{name} is not in pg_class; \
                          out-of-line values are not read"
-                    ));
+                    );
+                    if damaged(lookup.bad, Catalog::Class) {
+                        note.push_str(&format!(
+                            " ({}; unless it was rewritten, its file is {}: give it with --toast)",
+                            list_unreadable(lookup.bad, Catalog::Class),
+                            db_dir.join(toid.to_string()).display()
+                        ));
+                    }
+                    lookup.notes.push(note);
                     None
                 }
             },
         };
+        for u in bad.iter().filter(|u| u.benign && u.lp.is_some()) {
+            notes.push(format!("{u}"));
+        }
         Ok(TableInfo {
             database_oid: dboid,
             oid,
@@ -589,6 +660,7 @@ impl Cluster {
             columns,
             toast_segments,
             notes,
+            unreadable: bad,
         })
     }
 
@@ -599,7 +671,6 @@ impl Cluster {
         dboid: u32,
         db_tablespace: u32,
         db_map: Option<&RelMapFile>,
-        notes: &mut Vec<String>,
     ) -> Result<(u32, PathBuf), ClusterError> {
         let oid = rel.oid("oid").unwrap_or(0);
         let shared = rel.bool("relisshared") == Some(true);
@@ -631,9 +702,547 @@ impl Cluster {
         if shared {
             return Ok((node, self.datadir.join("global")));
         }
-        let _ = notes;
         Ok((node, self.database_dir(ts, dboid)))
     }
+}
+
+/// pg_attribute and pg_type of one database, read once for a lookup.
+struct DbCatalogs {
+    /// pg_attribute rows (attnum > 0) by attrelid, one version per key.
+    attributes: HashMap<u32, Vec<CatalogRow>>,
+    /// pg_type, as type resolution reads it.
+    types: HashMap<u32, TypeRow>,
+    /// (typname, typnamespace, typrelid) of the types that are a relation's row type.
+    row_types: Vec<(String, u32, u32)>,
+    /// Why pg_attribute or pg_type could not be read at all.
+    errors: Vec<(Catalog, String)>,
+}
+
+/// What a table lookup in one database has read so far.
+struct Lookup<'a> {
+    cluster: &'a Cluster,
+    dboid: u32,
+    db_tablespace: u32,
+    db_dir: PathBuf,
+    db_map: Option<&'a RelMapFile>,
+    by_oid: &'a HashMap<u32, &'a CatalogRow>,
+    catalogs: Option<DbCatalogs>,
+    notes: &'a mut Vec<String>,
+    bad: &'a mut Vec<Unreadable>,
+}
+
+impl Lookup<'_> {
+    /// pg_attribute and pg_type, read on first use; a catalog that cannot
+    /// be read at all is an entry in `errors`, not an error.
+    fn catalogs(&mut self) -> &DbCatalogs {
+        if self.catalogs.is_none() {
+            let what = self.db_dir.join("pg_filenode.map").display().to_string();
+            let mut errors = Vec::new();
+            let mut read =
+                |catalog: Catalog, notes: &mut Vec<String>, bad: &mut Vec<Unreadable>| {
+                    let node = Cluster::mapped(self.db_map, catalog, &what, notes);
+                    match self
+                        .cluster
+                        .read_catalog(catalog, &self.db_dir, node, notes, bad)
+                    {
+                        Ok(rows) => rows,
+                        Err(e) => {
+                            errors.push((catalog, e.to_string()));
+                            Vec::new()
+                        }
+                    }
+                };
+            let att_rows = read(Catalog::Attribute, self.notes, self.bad);
+            let type_rows = read(Catalog::Type, self.notes, self.bad);
+            let type_rows = one_per_key(Catalog::Type, type_rows, |r| r.oid("oid"), self.notes);
+            let row_types = type_rows
+                .iter()
+                .filter_map(|r| {
+                    let relid = r.oid("typrelid").filter(|&t| t != 0)?;
+                    Some((
+                        r.text("typname")?.to_string(),
+                        r.oid("typnamespace")?,
+                        relid,
+                    ))
+                })
+                .collect();
+            let types = type_rows
+                .iter()
+                .filter_map(TypeRow::from_row)
+                .map(|t| (t.oid, t))
+                .collect();
+            let mut attributes: HashMap<u32, Vec<CatalogRow>> = HashMap::new();
+            for row in one_per_key(
+                Catalog::Attribute,
+                att_rows
+                    .into_iter()
+                    .filter(|r| r.num("attnum").is_some_and(|n| n > 0))
+                    .collect(),
+                |r| Some((r.oid("attrelid")?, r.num("attnum")?)),
+                self.notes,
+            ) {
+                if let Some(rel) = row.oid("attrelid") {
+                    attributes.entry(rel).or_default().push(row);
+                }
+            }
+            self.catalogs = Some(DbCatalogs {
+                attributes,
+                types,
+                row_types,
+                errors,
+            });
+        }
+        self.catalogs.as_ref().expect("just read")
+    }
+
+    /// The columns of relation `oid` (`relnatts` from its pg_class row, when
+    /// known), or what was read of them and why the rest was not.
+    fn columns(&mut self, oid: u32, relnatts: Option<i64>) -> Result<Schema, Box<ColumnsUnread>> {
+        self.catalogs();
+        let catalogs = self.catalogs.take().expect("read above");
+        let result = self.columns_with(&catalogs, oid, relnatts);
+        self.catalogs = Some(catalogs);
+        result
+    }
+
+    fn columns_with(
+        &mut self,
+        catalogs: &DbCatalogs,
+        oid: u32,
+        relnatts: Option<i64>,
+    ) -> Result<Schema, Box<ColumnsUnread>> {
+        let mut atts: Vec<CatalogRow> = catalogs.attributes.get(&oid).cloned().unwrap_or_default();
+        atts.sort_by_key(|r| r.num("attnum"));
+        let composite_rels: HashSet<u32> = catalogs
+            .types
+            .values()
+            .filter(|t| t.typtype == 'c' && t.typrelid != 0)
+            .map(|t| t.typrelid)
+            .collect();
+        let mut cat = TypeCatalog {
+            types: catalogs.types.clone(),
+            ..TypeCatalog::default()
+        };
+        for rel in &composite_rels {
+            if let Some(rows) = catalogs.attributes.get(rel) {
+                cat.attributes.insert(*rel, rows.clone());
+            }
+        }
+        // Enum labels and range subtypes, when the table has such types.
+        let used = used_typtypes(&atts, &cat);
+        if used.contains(&'e') {
+            let node = unmapped_node(self.by_oid, Catalog::Enum, self.notes);
+            match self
+                .cluster
+                .read_catalog(Catalog::Enum, &self.db_dir, node, self.notes, self.bad)
+            {
+                Ok(rows) => {
+                    for row in one_per_key(Catalog::Enum, rows, |r| r.oid("oid"), self.notes) {
+                        if let (Some(oid), Some(typ), Some(label)) =
+                            (row.oid("oid"), row.oid("enumtypid"), row.text("enumlabel"))
+                        {
+                            cat.enums
+                                .entry(typ)
+                                .or_default()
+                                .push((oid, label.to_string()));
+                        }
+                    }
+                }
+                Err(e) => self
+                    .notes
+                    .push(format!("{e}; enum values are shown as hex")),
+            }
+        }
+        if used.contains(&'r') || used.contains(&'m') {
+            let node = unmapped_node(self.by_oid, Catalog::Range, self.notes);
+            match self.cluster.read_catalog(
+                Catalog::Range,
+                &self.db_dir,
+                node,
+                self.notes,
+                self.bad,
+            ) {
+                Ok(rows) => {
+                    for row in rows {
+                        if let (Some(t), Some(sub)) = (row.oid("rngtypid"), row.oid("rngsubtype")) {
+                            cat.ranges.insert(t, sub);
+                            if let Some(m) = row.oid("rngmultitypid").filter(|&m| m != 0) {
+                                cat.multiranges.insert(m, t);
+                            }
+                        }
+                    }
+                }
+                Err(e) => self
+                    .notes
+                    .push(format!("{e}; range values are shown as hex")),
+            }
+        }
+        let types_damaged = damaged(self.bad, Catalog::Type)
+            || catalogs.errors.iter().any(|e| e.0 == Catalog::Type);
+        let last = atts.last().and_then(|r| r.num("attnum")).unwrap_or(0);
+        // attnum is an int2: at most 32767 attributes, whatever relnatts says.
+        let count = relnatts
+            .unwrap_or(last)
+            .max(last)
+            .clamp(0, i64::from(i16::MAX));
+        let mut columns = Schema::default();
+        let mut attributes = Vec::new();
+        let mut complete = true;
+        let mut type_oids = Vec::new();
+        for attnum in 1..=count {
+            let Some(row) = atts.iter().find(|r| r.num("attnum") == Some(attnum)) else {
+                attributes.push((attnum, AttrRead::Unreadable));
+                complete = false;
+                continue;
+            };
+            let typid = row.oid("atttypid").unwrap_or(0);
+            if types_damaged
+                && row.bool("attisdropped") != Some(true)
+                && PgType::from_oid(typid).is_none()
+                && !cat.types.contains_key(&typid)
+            {
+                type_oids.push(typid);
+                attributes.push((
+                    attnum,
+                    AttrRead::TypeUnreadable {
+                        name: row.text("attname").unwrap_or("?").to_string(),
+                        typid,
+                        attlen: row.num("attlen").unwrap_or(0),
+                        attalign: row.char("attalign").unwrap_or('?'),
+                    },
+                ));
+                complete = false;
+                continue;
+            }
+            match column_from_attribute(row, &cat, self.notes) {
+                Some(col) => {
+                    attributes.push((attnum, AttrRead::Read(column_item(&col))));
+                    columns.columns.push(col);
+                }
+                None => {
+                    attributes.push((attnum, AttrRead::Unreadable));
+                    complete = false;
+                }
+            }
+        }
+        let mut causes = Vec::new();
+        if let Some(n) = relnatts.filter(|&n| n < last) {
+            complete = false;
+            causes.push(format!(
+                "pg_attribute has attributes up to attnum {last}, pg_class.relnatts says {n}"
+            ));
+        }
+        if complete {
+            return Ok(columns);
+        }
+        let missing: Vec<i64> = attributes
+            .iter()
+            .filter(|a| matches!(a.1, AttrRead::Unreadable))
+            .map(|a| a.0)
+            .collect();
+        for (catalog, e) in &catalogs.errors {
+            causes.push(format!("{} could not be read: {e}", catalog.name()));
+        }
+        if !missing.is_empty() {
+            let mut found: Vec<String> = self
+                .bad
+                .iter()
+                .filter(|u| {
+                    u.catalog == Catalog::Attribute
+                        && u.key_num("attrelid").is_none_or(|o| o == i64::from(oid))
+                })
+                .map(|u| u.to_string())
+                .collect();
+            if found.is_empty() {
+                found.push("no damaged pg_attribute page was found: the rows are missing".into());
+            }
+            causes.push(format!(
+                "the pg_attribute rows of attnum {} could not be read ({})",
+                join_nums(&missing),
+                found.join("; ")
+            ));
+        }
+        if !type_oids.is_empty() {
+            let types: Vec<String> = type_oids.iter().map(u32::to_string).collect();
+            causes.push(format!(
+                "the pg_type rows of type OID {} could not be read ({})",
+                types.join(", "),
+                list_unreadable(self.bad, Catalog::Type)
+            ));
+        }
+        Err(Box::new(ColumnsUnread {
+            relnatts,
+            attributes,
+            causes,
+        }))
+    }
+
+    /// How to export relation `rel` by its file when the lookup cannot
+    /// reach it by name: its file, its TOAST file and the columns read.
+    fn by_file_advice(&mut self, rel: &CatalogRow, qualified: &str) -> String {
+        let oid = rel.oid("oid").unwrap_or(0);
+        let Ok((node, dir)) =
+            self.cluster
+                .relation_file(rel, self.dboid, self.db_tablespace, self.db_map)
+        else {
+            return String::new();
+        };
+        let toast = rel
+            .oid("reltoastrelid")
+            .filter(|&t| t != 0)
+            .and_then(|t| self.by_oid.get(&t).copied())
+            .and_then(|t| {
+                self.cluster
+                    .relation_file(t, self.dboid, self.db_tablespace, self.db_map)
+                    .ok()
+            })
+            .map(|(n, d)| d.join(n.to_string()));
+        let columns = self.columns(oid, rel.num("relnatts"));
+        export_advice(
+            qualified,
+            &dir.join(node.to_string()),
+            None,
+            toast.as_deref(),
+            &columns,
+        )
+    }
+
+    /// What the other catalogs still say of a table whose pg_class row is
+    /// unreadable: its row type in pg_type gives its OID, that its
+    /// pg_attribute rows and its file as it was created; its TOAST table's
+    /// pg_class row (`pg_toast_OID`) its TOAST file.
+    fn lost_class_row_advice(&mut self, nsp: u32, schema_name: &str, name: &str) -> String {
+        let relid = self
+            .catalogs()
+            .row_types
+            .iter()
+            .find(|(typname, typnamespace, _)| typname == name && *typnamespace == nsp)
+            .map(|t| t.2);
+        let Some(oid) = relid else {
+            return format!(
+                "\nno readable pg_type row is the row type of {schema_name}.{name} either, so \
+                 its OID is not known: find its file (base/{}/…) and give the columns with \
+                 --columns",
+                self.dboid
+            );
+        };
+        let file = self.db_dir.join(oid.to_string());
+        let toast_name = format!("pg_toast_{oid}");
+        let toast = self
+            .by_oid
+            .values()
+            .find(|r| r.text("relname") == Some(toast_name.as_str()))
+            .and_then(|t| {
+                self.cluster
+                    .relation_file(t, self.dboid, self.db_tablespace, self.db_map)
+                    .ok()
+            })
+            .map(|(n, d)| d.join(n.to_string()));
+        let columns = self.columns(oid, None);
+        let mut out =
+            format!("\npg_type's row type of {schema_name}.{name} says its pg_class OID is {oid}");
+        if !file.is_file() {
+            out.push_str(&format!(
+                ", but {} does not exist (the table was rewritten: TRUNCATE, VACUUM FULL, \
+                 CLUSTER or ALTER TABLE … TYPE give it a new file number, which only its \
+                 pg_class row knows)",
+                file.display()
+            ));
+            return out;
+        }
+        out.push_str(&format!(
+            "\nunless the table was rewritten (TRUNCATE, VACUUM FULL, CLUSTER, ALTER TABLE … \
+             TYPE), its file is {}, which exists",
+            file.display()
+        ));
+        out.push_str(&export_advice(
+            &format!("{schema_name}.{name}"),
+            &file,
+            Some(oid),
+            toast.as_deref(),
+            &columns,
+        ));
+        out
+    }
+}
+
+/// `; to export it by its file: blockscope export FILE --columns '…' [--toast FILE]`.
+fn export_advice(
+    qualified: &str,
+    file: &Path,
+    _oid: Option<u32>,
+    toast: Option<&Path>,
+    columns: &Result<Schema, Box<ColumnsUnread>>,
+) -> String {
+    let list = match columns {
+        Ok(schema) => schema
+            .columns
+            .iter()
+            .map(column_item)
+            .collect::<Vec<_>>()
+            .join(", "),
+        Err(c) => c.hint_list(),
+    };
+    let mut out = String::new();
+    if let Err(c) = columns {
+        out.push_str(&format!(
+            "\nits columns are not all readable ({}): replace each <…> below with NAME TYPE",
+            c.causes.join("; ")
+        ));
+    }
+    out.push_str(&format!(
+        "\nto export {qualified} by its file:\n  blockscope export {} --columns {}",
+        shell_quote(&file.display().to_string()),
+        shell_quote(&list)
+    ));
+    if let Some(t) = toast {
+        out.push_str(&format!(
+            " --toast {}",
+            shell_quote(&t.display().to_string())
+        ));
+    }
+    out
+}
+
+/// Whether `catalog` had a damaged page or row (an all-zero page does not count).
+fn damaged(bad: &[Unreadable], catalog: Catalog) -> bool {
+    bad.iter().any(|u| u.catalog == catalog && !u.benign)
+}
+
+/// `pg_class block 3: checksum mismatch …; pg_class block 7 lp 2: …`, or a
+/// plain statement when nothing of `catalog` was unreadable.
+fn list_unreadable(bad: &[Unreadable], catalog: Catalog) -> String {
+    let all: Vec<String> = bad
+        .iter()
+        .filter(|u| u.catalog == catalog)
+        .map(|u| u.to_string())
+        .collect();
+    if all.is_empty() {
+        format!("no page of {} was found damaged", catalog.name())
+    } else {
+        format!("unreadable: {}", all.join("; "))
+    }
+}
+
+fn join_nums(n: &[i64]) -> String {
+    n.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")
+}
+
+/// A word for a POSIX shell: as is when plain, else in single quotes.
+pub(crate) fn shell_quote(word: &str) -> String {
+    if !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,@%+".contains(c))
+    {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
+
+/// What was read of one attribute of a table whose columns are not all readable.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum AttrRead {
+    /// Read: the column as `--columns` takes it.
+    Read(String),
+    /// Its pg_attribute row was not read.
+    Unreadable,
+    /// Its pg_attribute row was read, but its type's pg_type row was not.
+    TypeUnreadable {
+        /// `attname`.
+        name: String,
+        /// `atttypid`.
+        typid: u32,
+        /// `attlen`.
+        attlen: i64,
+        /// `attalign`.
+        attalign: char,
+    },
+}
+
+/// A table whose pg_class row was read but whose columns were not all.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct ColumnsUnread {
+    /// `pg_class.relnatts`.
+    pub relnatts: Option<i64>,
+    /// Attnum 1, 2, … and what was read of each.
+    pub attributes: Vec<(i64, AttrRead)>,
+    /// The catalog pages and rows that could not be read, and what follows.
+    pub causes: Vec<String>,
+}
+
+impl ColumnsUnread {
+    /// The columns as `--columns` takes them, an unreadable one as
+    /// `<attnum N: unreadable>` (or, when only its type is, `<NAME: type OID
+    /// T, attlen L, attalign A>`), to be filled in by hand.
+    pub(crate) fn hint_list(&self) -> String {
+        self.attributes
+            .iter()
+            .map(|(attnum, a)| match a {
+                AttrRead::Read(item) => item.clone(),
+                AttrRead::Unreadable => format!("<attnum {attnum}: unreadable>"),
+                AttrRead::TypeUnreadable {
+                    name,
+                    typid,
+                    attlen,
+                    attalign,
+                } => format!("<{name}: type OID {typid}, attlen {attlen}, attalign {attalign}>"),
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// A column as a `--columns` item: `NAME TYPE [default VALUE]`, a dropped
+/// one `-:LEN:ALIGN`, a type the list does not know by name `NAME
+/// TYPNAME:LEN:ALIGN` (shown as hex).
+pub(crate) fn column_item(col: &Column) -> String {
+    if col.dropped {
+        return format!("-:{}:{}", col.attlen, col.align.code());
+    }
+    let name = col.name.as_deref().unwrap_or("?");
+    let plain = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_lowercase() || c == '_')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '$');
+    let name = if plain {
+        name.to_string()
+    } else {
+        format!("\"{}\"", name.replace('"', "\"\""))
+    };
+    let ty = col.ty.as_ref().map(|t| t.display()).unwrap_or_default();
+    let mut item = format!("{name} {ty}");
+    let round_trip = parse_columns(&item).ok().is_some_and(|s| {
+        s.columns.len() == 1
+            && s.columns[0].attlen == col.attlen
+            && s.columns[0].ty.as_ref().map(|t| &t.ty) == col.ty.as_ref().map(|t| &t.ty)
+    });
+    if !round_trip {
+        let typname: String = ty
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        let typname = if typname.is_empty() {
+            "other".into()
+        } else {
+            typname
+        };
+        item = format!("{name} {typname}:{}:{}", col.attlen, col.align.code());
+    }
+    // A default with a comma cannot be written in a list (the list is split
+    // on commas); one with a quote or outer spaces is quoted as a literal.
+    if let Some(m) = col.missing.as_deref().filter(|m| !m.contains(',')) {
+        if m.contains('\'') || m.trim() != m || m.is_empty() {
+            item.push_str(&format!(" default '{}'", m.replace('\'', "''")));
+        } else {
+            item.push_str(&format!(" default {m}"));
+        }
+    }
+    item
 }
 
 /// The `typtype`s of the columns' types and of every type they are made of
@@ -747,6 +1356,30 @@ mod tests {
         );
         assert!(s("a.b.c").is_err());
         assert!(s("").is_err());
+    }
+
+    /// A column read from pg_attribute, written as a `--columns` item, reads
+    /// back as the same column.
+    #[test]
+    fn column_items_read_back() {
+        let list = "id integer, \"My Col\" numeric(10,2), t3 time(3) without time zone, \
+                    -:4:i, tags text[], n int default 42, q text default 'it''s', \
+                    h hstore:-1:i";
+        let schema = parse_columns(list).unwrap();
+        let items: Vec<String> = schema.columns.iter().map(column_item).collect();
+        let again = parse_columns(&items.join(", ")).unwrap();
+        assert_eq!(again, schema, "{items:?}");
+        assert_eq!(items[1], "\"My Col\" numeric(10,2)");
+        assert_eq!(items[3], "-:4:i");
+        assert_eq!(items[6], "q text default 'it''s'");
+    }
+
+    #[test]
+    fn shell_words_are_quoted_when_needed() {
+        assert_eq!(shell_quote("base/5/16405"), "base/5/16405");
+        assert_eq!(shell_quote("id integer"), "'id integer'");
+        assert_eq!(shell_quote("it's"), "'it'\\''s'");
+        assert_eq!(shell_quote(""), "''");
     }
 }
 

@@ -617,9 +617,68 @@ fn visible(infomask: u16, xmin: u32, xmax: u32, xact: XactStatus) -> bool {
     xact(xmax) == Some(false)
 }
 
-/// The live rows of one page of `catalog`, decoded with `schema`; what
-/// could not be read goes to `notes` (naming the catalog, block and line
-/// pointer).
+/// A catalog page or row that could not be read, where it is and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Unreadable {
+    /// The catalog.
+    pub catalog: Catalog,
+    /// Its block number.
+    pub blkno: u64,
+    /// The line pointer, for one row; `None` for the whole page.
+    pub lp: Option<u16>,
+    /// What could still be read of the row's identifying columns
+    /// (`attrelid`, `attnum`, `relname`…), to say whose row it was.
+    pub key: Vec<(String, String)>,
+    /// Why.
+    pub reason: String,
+    /// Not damage, but named when a row is missing: an all-zero page (what
+    /// a relation extended before a crash also leaves), or a value stored
+    /// out of line in the catalog's TOAST table (which is not read).
+    pub benign: bool,
+}
+
+impl Unreadable {
+    /// The value of an identifying column that could be read.
+    pub(crate) fn key_num(&self, name: &str) -> Option<i64> {
+        self.key
+            .iter()
+            .find(|(k, _)| k == name)
+            .and_then(|(_, v)| v.parse().ok())
+    }
+}
+
+impl std::fmt::Display for Unreadable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} block {}", self.catalog.name(), self.blkno)?;
+        if let Some(lp) = self.lp {
+            write!(f, " lp {lp}")?;
+        }
+        if !self.key.is_empty() {
+            let key: Vec<String> = self.key.iter().map(|(k, v)| format!("{k} {v}")).collect();
+            write!(f, " ({})", key.join(", "))?;
+        }
+        write!(f, ": {}", self.reason)
+    }
+}
+
+/// The columns that say whose a catalog row is, read from a row that is
+/// otherwise unreadable.
+fn key_columns(catalog: Catalog) -> &'static [&'static str] {
+    match catalog {
+        Catalog::Database => &["oid", "datname"],
+        Catalog::Class => &["oid", "relname", "relnamespace"],
+        Catalog::Namespace => &["oid", "nspname"],
+        Catalog::Attribute => &["attrelid", "attnum", "attname"],
+        Catalog::Type => &["oid", "typname"],
+        Catalog::Enum => &["oid", "enumtypid"],
+        Catalog::Range => &["rngtypid"],
+    }
+}
+
+/// The live rows of one page of `catalog`, decoded with `schema`; a page or
+/// row that cannot be read (a damaged header, a checksum mismatch, a page
+/// that is not a heap page, a column that does not decode) goes to
+/// `unreadable`, and the rest of the page is still read.
 pub(crate) fn page_rows(
     catalog: Catalog,
     schema: &Schema,
@@ -627,9 +686,16 @@ pub(crate) fn page_rows(
     data: &[u8],
     xact: XactStatus,
     rows: &mut Vec<CatalogRow>,
-    notes: &mut Vec<String>,
+    unreadable: &mut Vec<Unreadable>,
 ) {
-    let name = catalog.name();
+    let page_damage = |reason: String, benign: bool| Unreadable {
+        catalog,
+        blkno,
+        lp: None,
+        key: Vec::new(),
+        reason,
+        benign,
+    };
     let mut page = parse_page_without_spans(
         data,
         &PageOptions {
@@ -639,46 +705,88 @@ pub(crate) fn page_rows(
         },
     );
     if page.kind == PageKind::New {
+        if data.iter().all(|&b| b == 0) {
+            unreadable.push(page_damage("all zeros; no rows read".into(), true));
+        }
         return;
     }
     if page.kind != PageKind::Heap {
-        notes.push(format!(
-            "{name} block {blkno}: not a heap page ({:?}); its rows are not read",
-            page.kind
+        unreadable.push(page_damage(
+            format!("not a heap page ({:?}); its rows are not read", page.kind),
+            false,
         ));
         return;
     }
     if let Some(p) = page.problems.iter().find(|p| {
         p.severity == Severity::Error && matches!(p.field.as_str(), f if f.starts_with("pd_"))
     }) {
-        notes.push(format!(
-            "{name} block {blkno}: page header unusable ({}: {}); its rows are not read",
-            p.field, p.message
-        ));
+        let reason = if p.field == "pd_checksum" {
+            format!("{}; its rows are not read", p.message)
+        } else {
+            format!(
+                "page header unusable ({}: {}); its rows are not read",
+                p.field, p.message
+            )
+        };
+        unreadable.push(page_damage(reason, false));
         return;
     }
     attrs::decode_page(&mut page, data, schema, None);
     for item in page.items {
-        let Some(t) = &item.tuple else { continue };
+        let Some(t) = &item.tuple else {
+            if item.id.lp_flags == crate::model::postgres::LpFlags::Normal && item.id.lp_len > 0 {
+                unreadable.push(Unreadable {
+                    lp: Some(item.id.lp),
+                    reason: format!(
+                        "no readable tuple at lp_off {}, lp_len {}; the row is skipped",
+                        item.id.lp_off, item.id.lp_len
+                    ),
+                    ..page_damage(String::new(), false)
+                });
+            }
+            continue;
+        };
         let h = &t.header;
         if !visible(h.t_infomask, h.t_xmin, h.t_xmax, xact) {
             continue;
         }
         let attrs = item.attrs.unwrap_or_default();
-        let unreadable = attrs.iter().find(|a| {
+        let bad = attrs.iter().find(|a| {
             a.storage == Storage::Unread
                 || (!a.problems.is_empty() && a.value.is_none() && a.storage != Storage::Null)
         });
-        if let Some(a) = unreadable {
-            notes.push(format!(
-                "{name} block {blkno} lp {}: column {} unreadable{}; the row is skipped",
-                item.id.lp,
-                a.name.as_deref().unwrap_or("?"),
-                a.problems
-                    .first()
-                    .map(|p| format!(" ({p})"))
-                    .unwrap_or_default()
-            ));
+        if let Some(a) = bad {
+            // Whose row it was, from the identifying columns that still read.
+            let mut key = Vec::new();
+            for &k in key_columns(catalog) {
+                if k == "oid" {
+                    if let Some(oid) = t.t_oid {
+                        key.push((k.to_string(), oid.to_string()));
+                        continue;
+                    }
+                }
+                let good = attrs
+                    .iter()
+                    .take_while(|x| !std::ptr::eq(*x, a))
+                    .find(|x| x.name.as_deref() == Some(k));
+                if let Some(v) = good.and_then(|x| x.value.as_ref()) {
+                    key.push((k.to_string(), v.text.clone()));
+                }
+            }
+            unreadable.push(Unreadable {
+                lp: Some(item.id.lp),
+                key,
+                reason: format!(
+                    "column {} unreadable{}; the row is skipped",
+                    a.name.as_deref().unwrap_or("?"),
+                    a.problems
+                        .first()
+                        .map(|p| format!(" ({p})"))
+                        .unwrap_or_default()
+                ),
+                benign: a.storage == Storage::ExternalToast,
+                ..page_damage(String::new(), false)
+            });
             continue;
         }
         rows.push(CatalogRow {
