@@ -40,9 +40,11 @@ mod oracle;
 
 /// Blocks read at a time with a TOAST relation (decoded one by one).
 const WINDOW: usize = 256;
-/// Blocks a worker decodes at a time, and tasks in flight at most.
+/// Blocks a worker decodes at a time, and tasks in flight at most (deep
+/// enough that the workers do not wait when the reading thread is
+/// descheduled for a while on a busy machine: 8 MiB of blocks).
 const TASK: usize = 32;
-const DEPTH: usize = 8;
+const DEPTH: usize = 32;
 
 /// Which tuple versions to write.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -21,9 +21,10 @@ use super::{is_broken_pipe, stdout_error};
 
 /// Pages `show --format ndjson` parses and serialises in one task on one
 /// core.
-const NDJSON_TASK: usize = 16;
-/// Tasks in flight at most (their pages and lines in memory).
-const NDJSON_DEPTH: usize = 8;
+const NDJSON_TASK: usize = 4;
+/// Tasks in flight at most: 64 pages and their lines in memory (a dense
+/// page can take over 500 kB of JSON).
+const NDJSON_DEPTH: usize = 16;
 
 /// Where the loop's blocks come from (one value a run).
 #[allow(clippy::large_enum_variant)]
