@@ -38,9 +38,13 @@ use super::{report_error, stdout_error};
 
 mod oracle;
 
-/// Blocks read and decoded at a time, in tasks of [`TASK`] blocks.
+/// Blocks read at a time with a TOAST relation (decoded one by one).
 const WINDOW: usize = 256;
-const TASK: usize = 16;
+/// Blocks a worker decodes at a time, and tasks in flight at most (deep
+/// enough that the workers do not wait when the reading thread is
+/// descheduled for a while on a busy machine: 8 MiB of blocks).
+const TASK: usize = 32;
+const DEPTH: usize = 32;
 
 /// Which tuple versions to write.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -479,75 +483,46 @@ pub(crate) fn export_relation(
     }
     out.write_all(&head).map_err(stdout_error)?;
 
-    let per_segment = DEFAULT_SEGMENT_BYTES / block_size as u64;
-    let mut inputs = Vec::new();
+    let mut segments = Segments {
+        paths: &rel.segments,
+        next: 0,
+        file: None,
+        blkno: 0,
+        per_segment: DEFAULT_SEGMENT_BYTES / block_size as u64,
+        block_size,
+        evidence: opts.evidence,
+        current: None,
+        inputs: Vec::new(),
+    };
     let mut counts = Counts::default();
-    let mut outs: Vec<BlockOut> = Vec::new();
-    let mut window = vec![0u8; WINDOW * block_size];
-    for (i, path) in rel.segments.iter().enumerate() {
-        let segno = path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .and_then(RelationFileName::parse)
-            .and_then(|r| r.segment)
-            .unwrap_or(i as u64);
-        let mut file = crate::source::open_file(path).map_err(|source| Error::Io {
-            path: path.clone(),
-            source,
-        })?;
-        let mut evidence = opts.evidence.then(|| Evidence::start(path, &file));
-        let mut blkno = segno * per_segment;
-        loop {
-            let got = read_full(&mut file, &mut window).map_err(|source| Error::Io {
-                path: path.clone(),
-                source,
-            })?;
-            if let Some(e) = evidence.as_mut() {
-                e.read(&window[..got]);
-            }
-            if got == 0 {
-                break;
-            }
-            let data = &window[..got];
-            let blocks = got.div_ceil(block_size);
-            match toast.as_mut() {
-                Some(store) => {
-                    outs.resize_with(1, BlockOut::default);
-                    let o = &mut outs[0];
-                    o.buf.clear();
-                    for (k, bytes) in data.chunks(block_size).enumerate() {
-                        export_block(&ctx, blkno + k as u64, bytes, Some(store), o);
-                    }
-                    write_outs(out, &mut outs[..1], &mut counts, name)?;
+    match toast.as_mut() {
+        // TOAST lookups read a file by seeking: one block after the other.
+        Some(store) => {
+            let (mut chunk, mut o) = (Chunk::default(), BlockOut::default());
+            while segments.fill(&mut chunk, WINDOW)? {
+                o.buf.clear();
+                for (k, bytes) in chunk.bytes.chunks(block_size).enumerate() {
+                    export_block(&ctx, chunk.blkno + k as u64, bytes, Some(store), &mut o);
                 }
-                None => {
-                    use rayon::prelude::*;
-                    let tasks = blocks.div_ceil(TASK);
-                    if outs.len() < tasks {
-                        outs.resize_with(tasks, BlockOut::default);
-                    }
-                    data.par_chunks(TASK * block_size)
-                        .zip(outs.par_iter_mut())
-                        .enumerate()
-                        .for_each(|(t, (chunk, o))| {
-                            o.buf.clear();
-                            for (k, bytes) in chunk.chunks(block_size).enumerate() {
-                                let b = blkno + (t * TASK + k) as u64;
-                                export_block(&ctx, b, bytes, None, o);
-                            }
-                        });
-                    write_outs(out, &mut outs[..tasks], &mut counts, name)?;
-                }
-            }
-            blkno += blocks as u64;
-            if got < window.len() {
-                break;
+                write_out(out, &mut o, &mut counts, name)?;
             }
         }
-        if let Some(e) = evidence {
-            inputs.push(e.finish());
-        }
+        // Chunks of blocks read in order, decoded on every core, written
+        // in order.
+        None => super::pipeline::ordered(
+            super::pipeline::threads(None),
+            DEPTH,
+            |chunk| segments.fill(chunk, TASK),
+            |chunk: &Chunk, o: &mut BlockOut| {
+                o.buf.clear();
+                for (k, bytes) in chunk.bytes.chunks(block_size).enumerate() {
+                    export_block(&ctx, chunk.blkno + k as u64, bytes, None, o);
+                }
+            },
+            |_, o| write_out(out, o, &mut counts, name),
+        )?,
     }
+    let inputs = segments.inputs;
     out.flush().map_err(stdout_error)?;
     if opts.evidence {
         write_provenance(inputs);
@@ -612,22 +587,97 @@ pub(crate) fn read_full(f: &mut File, buf: &mut [u8]) -> io::Result<usize> {
     Ok(got)
 }
 
-fn write_outs(
+fn write_out(
     out: &mut dyn Write,
-    outs: &mut [BlockOut],
+    o: &mut BlockOut,
     counts: &mut Counts,
     name: &str,
 ) -> Result<(), Error> {
-    for o in outs.iter_mut() {
-        out.write_all(&o.buf).map_err(stdout_error)?;
-        o.buf.clear();
-        for m in o.messages.drain(..) {
-            report_error(&format!("blockscope: {name}: {m}\n"));
-        }
-        counts.add(&o.counts);
-        o.counts = Counts::default();
+    out.write_all(&o.buf).map_err(stdout_error)?;
+    o.buf.clear();
+    for m in o.messages.drain(..) {
+        report_error(&format!("blockscope: {name}: {m}\n"));
     }
+    counts.add(&o.counts);
+    o.counts = Counts::default();
     Ok(())
+}
+
+/// A run of blocks read from a relation file: the first one's number and
+/// their bytes.
+#[derive(Default)]
+struct Chunk {
+    blkno: u64,
+    bytes: Vec<u8>,
+}
+
+/// The relation's segment files read one after the other, a chunk of
+/// blocks at a time, with `--evidence` hashing what is read.
+struct Segments<'a> {
+    paths: &'a [PathBuf],
+    /// The next path to open.
+    next: usize,
+    file: Option<File>,
+    /// The number of the next block read.
+    blkno: u64,
+    per_segment: u64,
+    block_size: usize,
+    evidence: bool,
+    current: Option<Evidence>,
+    /// `--evidence`: the files read to their end.
+    inputs: Vec<ProvenanceInput>,
+}
+
+impl Segments<'_> {
+    /// Fill `chunk` with up to `blocks` blocks (fewer at the end of a
+    /// file); false when every file has been read.
+    fn fill(&mut self, chunk: &mut Chunk, blocks: usize) -> Result<bool, Error> {
+        loop {
+            if self.file.is_none() {
+                let Some(path) = self.paths.get(self.next) else {
+                    return Ok(false);
+                };
+                let segno = path
+                    .file_name()
+                    .and_then(|n| n.to_str())
+                    .and_then(RelationFileName::parse)
+                    .and_then(|r| r.segment)
+                    .unwrap_or(self.next as u64);
+                let file = crate::source::open_file(path).map_err(|source| Error::Io {
+                    path: path.clone(),
+                    source,
+                })?;
+                self.current = self.evidence.then(|| Evidence::start(path, &file));
+                self.file = Some(file);
+                self.blkno = segno * self.per_segment;
+                self.next += 1;
+            }
+            let Some(file) = self.file.as_mut() else {
+                continue;
+            };
+            chunk.bytes.resize(blocks * self.block_size, 0);
+            let got = read_full(file, &mut chunk.bytes).map_err(|source| Error::Io {
+                path: self.paths[self.next - 1].clone(),
+                source,
+            })?;
+            chunk.bytes.truncate(got);
+            if let Some(e) = self.current.as_mut() {
+                e.read(&chunk.bytes);
+            }
+            if got < blocks * self.block_size {
+                // The end of this file.
+                self.file = None;
+                if let Some(e) = self.current.take() {
+                    self.inputs.push(e.finish());
+                }
+            }
+            if got > 0 {
+                chunk.blkno = self.blkno;
+                self.blkno += got.div_ceil(self.block_size) as u64;
+                return Ok(true);
+            }
+        }
+    }
 }
 
 /// The output columns: system columns, the row status (`--rows all`), and
@@ -767,6 +817,8 @@ fn export_block(
     let mut budget = attrs::PAGE_VALUE_BUDGET;
     let log = ctx.log.map(|l| l as &dyn XactLookup);
     let mut owned: Vec<Option<Value>> = Vec::with_capacity(ctx.schema.columns.len());
+    // The values read in place (ints, short strings), by column.
+    let mut inline: Vec<Option<attrs::Inline>> = Vec::with_capacity(ctx.schema.columns.len());
     for id in &ids {
         let lp = id.lp;
         if id.lp_flags != LpFlags::Normal {
@@ -856,18 +908,21 @@ fn export_block(
         // Values that are not read in place, read first: a value that cannot
         // be read skips the row before any of it is written.
         owned.clear();
+        inline.clear();
         let mut failed = None;
         for (k, (col, slot)) in ctx.schema.columns.iter().zip(&slots).enumerate() {
-            let inline = match *slot {
+            let value = match *slot {
                 attrs::Slot::Present { off, len, .. } if !col.dropped => data
                     .get(off..off + len)
-                    .is_some_and(|raw| attrs::inline_value(col, raw).is_some()),
-                _ => false,
+                    .and_then(|raw| attrs::inline_value(col, raw)),
+                _ => None,
             };
-            if inline {
+            if value.is_some() {
+                inline.push(value);
                 owned.push(None);
                 continue;
             }
+            inline.push(None);
             match attrs::slot_value(col, data, slot, toast.as_deref_mut(), &mut budget) {
                 Ok(v) => owned.push(v),
                 Err(why) => {
@@ -896,12 +951,11 @@ fn export_block(
         if ctx.opts.rows == Rows::All {
             fmt.field(&mut row, Cell::text(d.status.name()), out);
         }
-        let mut ib = itoa::Buffer::new();
-        for ((col, slot), v) in ctx.schema.columns.iter().zip(&slots).zip(&owned) {
+        for ((col, v), inl) in ctx.schema.columns.iter().zip(&owned).zip(&inline) {
             if col.dropped {
                 continue;
             }
-            let c = match (v, *slot) {
+            let c = match (v, inl) {
                 (Some(v), _) => {
                     let mut c = cell(v);
                     if matches!(col.ty.as_ref().map(|t| &t.ty), Some(PgType::Numeric)) {
@@ -909,17 +963,12 @@ fn export_block(
                     }
                     c
                 }
-                (None, attrs::Slot::Present { off, len, .. }) => {
-                    match data
-                        .get(off..off + len)
-                        .and_then(|r| attrs::inline_value(col, r))
-                    {
-                        Some(attrs::Inline::Int(n)) => Cell::number(ib.format(n)),
-                        Some(attrs::Inline::Str(t)) => Cell::text(t),
-                        None => Cell::NULL,
-                    }
+                (None, Some(attrs::Inline::Int(n))) => {
+                    fmt.int_field(&mut row, *n, out);
+                    continue;
                 }
-                (None, _) => Cell::NULL,
+                (None, Some(attrs::Inline::Str(t))) => Cell::text(t),
+                (None, None) => Cell::NULL,
             };
             fmt.field(&mut row, c, out);
         }

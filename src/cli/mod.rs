@@ -16,6 +16,7 @@ mod decode;
 mod diff;
 mod export;
 mod map;
+mod pipeline;
 mod show;
 mod show_cluster;
 mod verify;

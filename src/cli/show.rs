@@ -19,10 +19,12 @@ use crate::source::{segment_from_name, Blocks, RelationFileName, Source, Tap};
 use super::config::{BlockRange, ShowConfig};
 use super::{is_broken_pipe, stdout_error};
 
-/// Pages `show --format ndjson` parses and serialises in parallel at a time,
-/// in tasks of [`NDJSON_TASK`] pages.
-const NDJSON_WINDOW: usize = 64;
-const NDJSON_TASK: usize = 16;
+/// Pages `show --format ndjson` parses and serialises in one task on one
+/// core.
+const NDJSON_TASK: usize = 4;
+/// Tasks in flight at most: 64 pages and their lines in memory (a dense
+/// page can take over 500 kB of JSON).
+const NDJSON_DEPTH: usize = 16;
 
 /// Where the loop's blocks come from (one value a run).
 #[allow(clippy::large_enum_variant)]
@@ -508,27 +510,12 @@ fn write_pages(
 ) -> Result<(), Error> {
     let opts = cfg.output;
     let format = opts.format;
-    let mut pending: Vec<(u64, Vec<u8>)> = Vec::new();
-    let mut buffers: Vec<Vec<u8>> = Vec::new();
-    while let Some(next) = input.next(cfg.range, parallel.is_some()) {
+    if let Some(parallel) = parallel {
+        return write_parallel(cfg, out, input, parallel, seen);
+    }
+    while let Some(next) = input.next(cfg.range, false) {
         let mut d = match next? {
-            Next::Raw(blkno, bytes) => {
-                pending.push((blkno, bytes));
-                if pending.len() == NDJSON_WINDOW {
-                    if let Some((engine, po, xact)) = parallel {
-                        write_window(
-                            out,
-                            &mut pending,
-                            &mut buffers,
-                            (engine, po, xact),
-                            &opts,
-                            seen,
-                        )?;
-                    }
-                }
-                seen.shown += 1;
-                continue;
-            }
+            Next::Raw(..) => unreachable!("not asked for raw blocks"),
             Next::Page(d) => *d,
         };
         if let (Page::Postgres(p), Some(log)) = (&mut d.page, xact) {
@@ -561,41 +548,49 @@ fn write_pages(
         }
         seen.shown += 1;
     }
-    if let Some((engine, po, xact)) = parallel {
-        write_window(
-            out,
-            &mut pending,
-            &mut buffers,
-            (engine, po, xact),
-            &opts,
-            seen,
-        )?;
-    }
     Ok(())
 }
 
-/// Parse and serialise the `pending` blocks in parallel into `buffers` (kept
-/// from window to window, so their memory is reused), write the lines in
-/// order, and empty `pending`.
-fn write_window(
+/// The NDJSON path: blocks read in order on this thread, [`NDJSON_TASK`]
+/// at a time parsed and serialised on every core, written in order. An
+/// error reading the input stops the reading; the lines of the blocks read
+/// before it are written, then the error returned.
+fn write_parallel(
+    cfg: &ShowConfig,
     out: &mut dyn Write,
-    pending: &mut Vec<(u64, Vec<u8>)>,
-    buffers: &mut Vec<Vec<u8>>,
+    input: &mut Input,
     (engine, po, xact): (Engine, ParseOptions, Option<&XactLog>),
-    opts: &render::Options,
     seen: &mut Seen,
 ) -> Result<(), Error> {
-    use rayon::prelude::*;
-    let tasks = pending.len().div_ceil(NDJSON_TASK);
-    if buffers.len() < tasks {
-        buffers.resize_with(tasks, Vec::new);
+    #[derive(Default)]
+    struct Task {
+        buf: Vec<u8>,
+        seen: Seen,
     }
-    let found = pending
-        .par_chunks(NDJSON_TASK)
-        .zip(buffers.par_iter_mut())
-        .map(|(pages, buf)| {
-            buf.clear();
-            let mut seen = Seen::default();
+    let opts = cfg.output;
+    let mut failed = None;
+    let mut end = false;
+    super::pipeline::ordered(
+        super::pipeline::threads(None),
+        NDJSON_DEPTH,
+        |pages: &mut Vec<(u64, Vec<u8>)>| {
+            pages.clear();
+            while !end && pages.len() < NDJSON_TASK {
+                match input.next(cfg.range, true) {
+                    Some(Ok(Next::Raw(blkno, bytes))) => pages.push((blkno, bytes)),
+                    Some(Ok(Next::Page(_))) => unreachable!("asked for raw blocks"),
+                    Some(Err(e)) => {
+                        failed = Some(e);
+                        end = true;
+                    }
+                    None => end = true,
+                }
+            }
+            Ok(!pages.is_empty())
+        },
+        |pages, task: &mut Task| {
+            task.buf.clear();
+            task.seen = Seen::default();
             for (blkno, data) in pages {
                 let mut page = engine.parse(
                     data,
@@ -607,23 +602,22 @@ fn write_window(
                 if let (Page::Postgres(p), Some(log)) = (&mut page, xact) {
                     resolve_verdicts(p, log);
                 }
-                seen.page(&page);
-                render::append_ndjson(buf, &page, opts);
+                task.seen.page(&page);
+                render::append_ndjson(&mut task.buf, &page, &opts);
             }
-            seen
-        })
-        .reduce(Seen::default, |a, b| Seen {
-            shown: 0,
-            recognised: a.recognised || b.recognised,
-            errors: a.errors || b.errors,
-        });
-    seen.recognised |= found.recognised;
-    seen.errors |= found.errors;
-    for buf in &buffers[..tasks] {
-        out.write_all(buf).map_err(stdout_error)?;
+            task.seen.shown = pages.len();
+        },
+        |_, task| {
+            seen.shown += task.seen.shown;
+            seen.recognised |= task.seen.recognised;
+            seen.errors |= task.seen.errors;
+            out.write_all(&task.buf).map_err(stdout_error)
+        },
+    )?;
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(()),
     }
-    pending.clear();
-    Ok(())
 }
 
 /// `--format dump` asked of pages that are not Oracle blocks.

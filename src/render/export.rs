@@ -214,6 +214,27 @@ impl RowFormat {
         }
     }
 
+    /// The next field of the row: an integer (never escaped or quoted).
+    pub(crate) fn int_field(&self, row: &mut RowState, n: i64, out: &mut Vec<u8>) {
+        let mut b = itoa::Buffer::new();
+        match self.format {
+            ExportFormat::Copy | ExportFormat::Csv => {
+                if row.index > 0 {
+                    out.push(if self.format == ExportFormat::Copy {
+                        b'\t'
+                    } else {
+                        b','
+                    });
+                }
+                row.index += 1;
+                out.extend_from_slice(b.format(n).as_bytes());
+            }
+            ExportFormat::Sql | ExportFormat::Ndjson => {
+                self.field(row, Cell::number(b.format(n)), out)
+            }
+        }
+    }
+
     /// End the row.
     pub(crate) fn end(&self, row: RowState, out: &mut Vec<u8>) {
         match self.format {

@@ -10,6 +10,7 @@
 //! [`PgPageJson`]: super::json::PgPageJson
 //! [`PgPageJson::from_page`]: super::json::PgPageJson::from_page
 
+use crate::model::postgres::verdict::ItemVerdict;
 use crate::model::postgres::{ChecksumCheck, HeapItem, PgPage};
 use crate::model::Problem;
 
@@ -28,7 +29,7 @@ pub fn append_page_line(buf: &mut Vec<u8>, page: &PgPage) {
         }
         return;
     }
-    let mut w = JsonWriter { buf };
+    let mut w = JsonWriter { buf, verdict: None };
     w.raw(b"{\"engine\":\"postgres\",\"blkno\":");
     w.int(page.blkno);
     w.raw(b",\"kind\":");
@@ -67,6 +68,9 @@ fn needs_escape(b: u8) -> bool {
 
 struct JsonWriter<'a> {
     buf: &'a mut Vec<u8>,
+    /// The last verdict written and its JSON string: the items of a page
+    /// mostly say the same, and formatting it is the costly part of an item.
+    verdict: Option<(ItemVerdict, Vec<u8>)>,
 }
 
 impl JsonWriter<'_> {
@@ -225,7 +229,14 @@ impl JsonWriter<'_> {
         self.raw(b",\"combined_flags\":");
         self.string_list(t.map(|t| t.combined_flags.as_slice()));
         self.raw(b",\"verdict\":");
-        self.string(&item.verdict.to_string());
+        match &self.verdict {
+            Some((v, json)) if *v == item.verdict => self.buf.extend_from_slice(json),
+            _ => {
+                let start = self.buf.len();
+                self.string(&item.verdict.to_string());
+                self.verdict = Some((item.verdict, self.buf[start..].to_vec()));
+            }
+        }
         self.raw(b"}");
     }
 
@@ -279,7 +290,11 @@ mod tests {
             "",
         ] {
             let mut buf = Vec::new();
-            JsonWriter { buf: &mut buf }.string(s);
+            JsonWriter {
+                buf: &mut buf,
+                verdict: None,
+            }
+            .string(s);
             assert_eq!(buf, serde_json::to_vec(s).unwrap(), "{s:?}");
         }
     }
