@@ -271,3 +271,15 @@ fn a_cut_compression_header_is_reported_not_a_panic() {
     assert!(r.code == 0 || r.code == 1, "{}", r.stderr);
     assert!(!r.stderr.contains("panicked"), "{}", r.stderr);
 }
+
+#[test]
+fn compressed_fixture_is_current() {
+    // `fixtures/oracle/compressed_10g.blk` (used by docs/oracle.md) is the
+    // little-endian rebuild above; `BLOCKSCOPE_BLESS=1` rewrites it.
+    let want = biti_rainy_block(false);
+    let path = fixture("oracle/compressed_10g.blk");
+    if common::bless() {
+        std::fs::write(&path, &want).unwrap();
+    }
+    assert_eq!(std::fs::read(&path).unwrap(), want);
+}
