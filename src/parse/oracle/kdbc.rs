@@ -84,7 +84,9 @@ enum Piece {
 fn symbol_cc(data: &[u8], p: usize, symbols: &[Option<u16>], row: usize) -> Option<usize> {
     let offs = usize::from((*symbols.get(row)?)?);
     let b = *data.get(p + offs + 2)?;
-    Some(if b < 0xc8 { usize::from(b) } else { 1 })
+    // A symbol-table row of no columns is not a row: refused, which also
+    // makes every piece add at least one column (at most 255 pieces a row).
+    Some(if b < 0xc8 { usize::from(b) } else { 1 }).filter(|&cc| cc > 0)
 }
 
 /// Read pieces from `at` until they make `cc` columns; `None` when they do
