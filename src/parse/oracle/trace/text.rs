@@ -906,6 +906,55 @@ mod tests {
     }
 
     #[test]
+    fn compression_header_lines_of_10g_and_11g() {
+        // 10g (biti_rainy) and 11g (an OLTP block) as published.
+        let mut c = None;
+        for t in [
+            "r0_9ir2=0x0",
+            "mec_kdbh9ir2=0x1",
+            "r1_9ir2=0x0",
+            "flag_9ir2=-------C",
+            "fcls_9ir2[4]={ 0 32768 32768 32768 }",
+        ] {
+            assert!(kdbh9ir2_line(line(t), t, &mut c).unwrap());
+        }
+        let v = c.unwrap().value;
+        assert_eq!(
+            (v.r0_9ir2, v.mec_kdbh9ir2, v.r1_9ir2),
+            (Some(0), Some(1), Some(0))
+        );
+        assert_eq!((v.flag_9ir2, v.size), (0x01, 16));
+        assert_eq!(v.fcls_9ir2, [0, 32768, 32768, 32768]);
+        let mut c = None;
+        for t in [
+            "r0_9ir2=0x1",
+            "mec_kdbh9ir2=0x0",
+            "shcf_kdbh9ir2=----------",
+            "flag_9ir2=--R-LN-C      Archive compression: N",
+            "fcls_9ir2[0]={ }",
+            "perm_9ir2[3]={ 2 0 1 }",
+        ] {
+            assert!(kdbh9ir2_line(line(t), t, &mut c).unwrap());
+        }
+        let v = c.unwrap().value;
+        assert_eq!(v.shcf_kdbh9ir2.as_deref(), Some("----------"));
+        assert_eq!((v.flag_9ir2, v.archive_compression), (0x2d, Some('N')));
+        assert_eq!(
+            (v.fcls_9ir2.len(), v.perm_9ir2.clone(), v.size),
+            (0, vec![2, 0, 1], 11)
+        );
+        let mut c = None;
+        for bad in [
+            "fcls_9ir2[3]={ 1 2 }",
+            "flag_9ir2=--R-LN-C  Archive",
+            "r0_9ir2=zz",
+        ] {
+            assert!(kdbh9ir2_line(line(bad), bad, &mut c).is_err(), "{bad}");
+        }
+        assert!(!kdbh9ir2_line(line("tosp=0xd"), "tosp=0xd", &mut c).unwrap());
+    }
+
+    #[test]
     fn columns_and_rowids() {
         let t = "col  0: [ 3]  41 42 43";
         let c = col_line(line(t), &t[3..]).unwrap();
