@@ -324,3 +324,19 @@ fn a_trace_with_hex_agrees_with_its_own_text() {
     let fields: Vec<&str> = found.iter().filter_map(|p| p["field"].as_str()).collect();
     assert_eq!(fields, ["fcls_9ir2", "tab 1, row 0 bindmp"], "{found:?}");
 }
+
+#[test]
+fn export_skips_a_compressed_block_and_says_so() {
+    // Its rows are symbol-table references; export does not follow them
+    // (rather than write the stored bytes as if they were columns).
+    let r = run(&[
+        "export",
+        "--engine",
+        "oracle",
+        "--columns",
+        "a varchar2,b varchar2,c varchar2",
+        fixture("oracle/compressed_10g.blk").to_str().unwrap(),
+    ]);
+    assert!(r.stdout.trim().is_empty(), "{}", r.stdout);
+    assert!(r.stderr.contains("a compressed block"), "{}", r.stderr);
+}
