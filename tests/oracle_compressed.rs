@@ -333,6 +333,8 @@ fn export_skips_a_compressed_block_and_says_so() {
         "export",
         "--engine",
         "oracle",
+        "--object-id",
+        "30583",
         "--columns",
         "a varchar2,b varchar2,c varchar2",
         fixture("oracle/compressed_10g.blk").to_str().unwrap(),
