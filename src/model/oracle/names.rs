@@ -74,9 +74,37 @@ pub fn itl_flag_string(flg: u16) -> String {
 /// `kdbhflag` under its `76543210` ruler, bit 7 first. The letters Oracle prints
 /// for set bits are not established (§4.1, §13), so a set bit shows as `X`.
 pub fn kdbh_flag_string(flag: u8) -> String {
+    // Bit 0x40 of a basic/OLTP compressed block prints `0` (`flag=-0------`,
+    // `flag=-0----X-` in published dumps); other set bits print `X`.
     (0..8)
         .rev()
-        .map(|b| if flag & (1 << b) != 0 { 'X' } else { '-' })
+        .map(|b| match (flag & (1 << b) != 0, b) {
+            (false, _) => '-',
+            (true, 6) => '0',
+            (true, _) => 'X',
+        })
+        .collect()
+}
+
+/// `flag_9ir2=` of a compressed block's 9iR2 header under its `76543210`
+/// ruler. Letters as published dumps print them (`-------C`, `--R-LN-C`):
+/// `C` 0x01, `N` 0x04, `L` 0x08, `R` 0x20; other set bits show as `?`.
+pub fn flag_9ir2_string(flag: u8) -> String {
+    (0..8)
+        .rev()
+        .map(|b| {
+            if flag & (1 << b) == 0 {
+                '-'
+            } else {
+                match b {
+                    0 => 'C',
+                    2 => 'N',
+                    3 => 'L',
+                    5 => 'R',
+                    _ => '?',
+                }
+            }
+        })
         .collect()
 }
 
@@ -185,6 +213,10 @@ mod tests {
         assert_eq!(itl_flag_string(0x8000), "C---");
         assert_eq!(itl_flag_string(0xa000), "C-U-");
         assert_eq!(kdbh_flag_string(0), "--------");
+        assert_eq!(kdbh_flag_string(0x40), "-0------");
+        assert_eq!(kdbh_flag_string(0x42), "-0----X-");
+        assert_eq!(flag_9ir2_string(0x01), "-------C");
+        assert_eq!(flag_9ir2_string(0x2d), "--R-LN-C");
         assert_eq!(ktbbh_flag_letter(0x32), 'E');
         assert_eq!(ktbbh_flag_letter(0x02), '-');
         assert_eq!(ktbbh_flag_letter(0x03), 'O');

@@ -53,12 +53,29 @@ pub(crate) fn read_table_data(
             return None;
         }
     };
+    let mut kdbh = kdbh;
+    if kdbh.compressed() {
+        // Basic/OLTP compression: the 9iR2 header follows kdbh, and the
+        // directories follow it.
+        match super::kdbc::read_9ir2(r, p + KDBH_SIZE) {
+            Ok(c) => {
+                kdbh.hsiz += c.size;
+                kdbh.kdbh9ir2 = Some(Box::new(c));
+            }
+            Err(e) => problems.push(read_problem(
+                ProblemClass::Kdbh,
+                &e,
+                "9iR2 compression header cut short",
+            )),
+        }
+    }
     check_kdbh(&kdbh, problems);
+    let hdr = kdbh.header_size();
 
     // Directories, limited to what fits before the tail.
     let ntab = usize::from(kdbh.kdbhntab);
     let nrow = usize::from(kdbh.kdbhnrow);
-    let room = end.saturating_sub(p + KDBH_SIZE);
+    let room = end.saturating_sub(p + hdr);
     let ntab_fit = ntab.min(room / 4);
     let nrow_fit = nrow.min(room.saturating_sub(4 * ntab_fit) / 2);
     if ntab_fit < ntab || nrow_fit < nrow {
@@ -77,7 +94,7 @@ pub(crate) fn read_table_data(
     r.set_context(Region::LinePointer, None);
     let mut kdbt = Vec::with_capacity(ntab_fit);
     for t in 0..ntab_fit {
-        let at = p + KDBH_SIZE + 4 * t;
+        let at = p + hdr + 4 * t;
         let name = format!("kdbt[{t}]");
         let (Ok(kdbtoffs), Ok(kdbtnrow)) = (r.peek_u16(at, &name), r.peek_u16(at + 2, &name))
         else {
@@ -90,7 +107,7 @@ pub(crate) fn read_table_data(
             kdbtnrow,
         });
     }
-    let dir = p + KDBH_SIZE + 4 * ntab_fit;
+    let dir = p + hdr + 4 * ntab_fit;
     let mut kdbr = Vec::with_capacity(nrow_fit);
     for slot in 0..nrow_fit {
         let at = dir + 2 * slot;
@@ -134,14 +151,21 @@ pub(crate) fn read_table_data(
     let mut rows = Vec::new();
     let mut claimed = vec![false; kdbr.len()];
     let mut budget = kdbh.tsiz;
-    'tables: for t in &kdbt {
+    let plain = if kdbh.kdbh9ir2.is_some() {
+        // Symbol table and data rows of a compressed block.
+        rows = super::kdbc::read_rows(r, p, end, &kdbt, &kdbr, problems);
+        &kdbt[..0]
+    } else {
+        &kdbt[..]
+    };
+    'tables: for t in plain {
         for row in 0..usize::from(t.kdbtnrow) {
             let slot = usize::from(t.kdbtoffs) + row;
             if claimed.get(slot).copied().unwrap_or(false) {
                 problems.push(Problem::new(
                     Severity::Error,
                     ProblemClass::Kdbr,
-                    Some(p + KDBH_SIZE + 4 * t.table),
+                    Some(p + hdr + 4 * t.table),
                     format!("kdbt[{}]", t.table),
                     format!(
                         "table {} claims row directory slot {slot}, which an earlier table already uses",
@@ -157,7 +181,7 @@ pub(crate) fn read_table_data(
                 problems.push(Problem::new(
                     Severity::Error,
                     ProblemClass::Kdbr,
-                    Some(p + KDBH_SIZE + 4 * t.table),
+                    Some(p + hdr + 4 * t.table),
                     format!("kdbt[{}]", t.table),
                     format!(
                         "table {} row {row} refers to row directory slot {slot}, but there are only {} slots",
@@ -229,6 +253,7 @@ fn read_kdbh(r: &mut Reader, p: usize, size: usize) -> Result<Kdbh, ReadError> {
         kdbhtosp,
         tsiz: size.saturating_sub(p + TAIL_SIZE),
         hsiz: KDBH_SIZE + 4 * usize::from(kdbhntab) + 2 * usize::from(kdbhnrow),
+        kdbh9ir2: None,
     })
 }
 
@@ -407,6 +432,7 @@ fn read_row(
         tl: 0,
         hrid: None,
         nrid: None,
+        bindmp: None,
         cols: Vec::new(),
         trailing_nulls: Vec::new(),
     };
@@ -611,7 +637,15 @@ fn check_rows(
         .any(|i| !i.committed() && i.ktbitun != 0);
     let packed: usize = rows.iter().map(|r| r.tl).sum();
     let contiguous = packed == h.tsiz.saturating_sub(fseo);
-    if !deleted && !free_slots && !credit && contiguous && h.kdbhfsbo <= h.kdbhfseo {
+    // A compressed block's avsp is not fseo − fsbo (a published 10g basic
+    // compression dump has avsp=0xd with 0xb59 bytes between fsbo and fseo).
+    if !deleted
+        && !free_slots
+        && !credit
+        && contiguous
+        && h.kdbhfsbo <= h.kdbhfseo
+        && !h.compressed()
+    {
         let free = i32::from(h.kdbhfseo) - i32::from(h.kdbhfsbo);
         if i32::from(h.kdbhavsp) != free {
             problems.push(Problem::new(

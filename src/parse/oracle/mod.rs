@@ -14,6 +14,7 @@ pub(crate) mod checksum;
 pub(crate) mod columns;
 pub(crate) mod datatype;
 pub(crate) mod kdb;
+pub(crate) mod kdbc;
 pub(crate) mod kdx;
 pub(crate) mod ktb;
 pub(crate) mod rowbytes;

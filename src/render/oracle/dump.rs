@@ -17,8 +17,8 @@ use std::io::{self, Write};
 use crate::model::oracle::names;
 use crate::model::oracle::text::{scn_fsc_text, uba_text, xid_text};
 use crate::model::oracle::{
-    hex_string, IndexData, IndexEntry, Kcbh, Ktbbh, OracleBlock, OracleKind, OracleVersion, Rdba,
-    RowPiece, Scn, TableData,
+    hex_string, IndexData, IndexEntry, Kcbh, Kdbh9ir2, Ktbbh, OracleBlock, OracleKind,
+    OracleVersion, Rdba, RowPiece, Scn, TableData,
 };
 use crate::reader::Endian;
 
@@ -479,17 +479,21 @@ impl Dump<'_> {
         line!(self, "fseo=0x{:x}", k.kdbhfseo);
         line!(self, "avsp=0x{:x}", k.kdbhavsp as u16);
         line!(self, "tosp=0x{:x}", k.kdbhtosp as u16);
+        if let Some(c) = &k.kdbh9ir2 {
+            self.kdbh9ir2(c);
+        }
+        let hdr = k.header_size();
         for e in &tab.kdbt {
             line!(
                 self,
                 "0x{:x}:pti[{}]\tnrow={}\toffs={}",
-                14 + 4 * e.table,
+                hdr + 4 * e.table,
                 e.table,
                 e.kdbtnrow,
                 e.kdbtoffs
             );
         }
-        let dir = 14 + 4 * tab.kdbt.len();
+        let dir = hdr + 4 * tab.kdbt.len();
         for e in &tab.kdbr {
             if e.free {
                 line!(
@@ -514,6 +518,52 @@ impl Dump<'_> {
             self.row(row);
         }
         line!(self, "end_of_block_dump");
+    }
+
+    /// The 9iR2 compression header lines after `tosp=`. Fields the bytes do
+    /// not establish (`r0_9ir2`, `mec_kdbh9ir2`, `r1_9ir2`/`shcf_kdbh9ir2`,
+    /// `Archive compression:`) are printed only when a trace's text gave them.
+    fn kdbh9ir2(&mut self, c: &Kdbh9ir2) {
+        if let Some(v) = c.r0_9ir2 {
+            line!(self, "r0_9ir2=0x{v:x}");
+        }
+        if let Some(v) = c.mec_kdbh9ir2 {
+            line!(self, "mec_kdbh9ir2=0x{v:x}");
+        }
+        if let Some(v) = c.r1_9ir2 {
+            line!(self, "r1_9ir2=0x{v:x}");
+        }
+        if let Some(v) = &c.shcf_kdbh9ir2 {
+            line!(self, "              76543210");
+            line!(self, "shcf_kdbh9ir2={v}");
+        }
+        line!(self, "          76543210");
+        let flag = names::flag_9ir2_string(c.flag_9ir2);
+        match c.archive_compression {
+            Some(a) => line!(self, "flag_9ir2={flag}      Archive compression: {a}"),
+            None => line!(self, "flag_9ir2={flag}"),
+        }
+        let list = |v: Vec<String>| {
+            if v.is_empty() {
+                "{ }".to_string()
+            } else {
+                format!("{{ {} }}", v.join(" "))
+            }
+        };
+        line!(
+            self,
+            "fcls_9ir2[{}]={}",
+            c.fcls_9ir2.len(),
+            list(c.fcls_9ir2.iter().map(u16::to_string).collect())
+        );
+        if !c.perm_9ir2.is_empty() {
+            line!(
+                self,
+                "perm_9ir2[{}]={}",
+                c.perm_9ir2.len(),
+                list(c.perm_9ir2.iter().map(u8::to_string).collect())
+            );
+        }
     }
 
     fn row(&mut self, row: &RowPiece) {
@@ -542,6 +592,9 @@ impl Dump<'_> {
                     }
                 }
             }
+        }
+        if let Some(b) = &row.bindmp {
+            line!(self, "bindmp: {}", hex_string(b));
         }
     }
 

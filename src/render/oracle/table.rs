@@ -448,7 +448,7 @@ fn write_table_data(out: &mut dyn Write, tab: &TableData, opts: &RenderOptions) 
     let k = &tab.kdbh;
     let p = k.offset;
     let mut t = new_table(opts, &["field", "offset", "value", "meaning"]);
-    let rows: Vec<(&str, usize, String, String)> = vec![
+    let mut rows: Vec<(&str, usize, String, String)> = vec![
         (
             "kdbhflag",
             p,
@@ -509,13 +509,44 @@ fn write_table_data(out: &mut dyn Write, tab: &TableData, opts: &RenderOptions) 
             format!("0x{:x}", k.tsiz),
             "data area: block size − header offset − 4".into(),
         ),
-        (
-            "hsiz",
-            p,
-            format!("0x{:x}", k.hsiz),
-            "14 + 4·ntab + 2·nrow".into(),
-        ),
     ];
+    if let Some(c) = &k.kdbh9ir2 {
+        // The 9iR2 header of a basic/OLTP compressed block (kdbhflag 0x40).
+        rows.push((
+            "flag_9ir2",
+            p + 21,
+            format!(
+                "0x{:02x} {}",
+                c.flag_9ir2,
+                names::flag_9ir2_string(c.flag_9ir2)
+            ),
+            "compressed block (kdbhflag 0x40): 9iR2 header after kdbh".into(),
+        ));
+        rows.push((
+            "fcls_9ir2",
+            p + 22,
+            format!("{:?}", c.fcls_9ir2),
+            format!("{} entries", c.fcls_9ir2.len()),
+        ));
+        if !c.perm_9ir2.is_empty() {
+            rows.push((
+                "perm_9ir2",
+                p + 22 + 2 * c.fcls_9ir2.len(),
+                format!("{:?}", c.perm_9ir2),
+                format!("{} entries", c.perm_9ir2.len()),
+            ));
+        }
+    }
+    rows.push((
+        "hsiz",
+        p,
+        format!("0x{:x}", k.hsiz),
+        if k.kdbh9ir2.is_some() {
+            "14 + 9iR2 header + 4·ntab + 2·nrow".into()
+        } else {
+            "14 + 4·ntab + 2·nrow".into()
+        },
+    ));
     for (f, off, v, m) in rows {
         t.add_row(vec![f.to_string(), off.to_string(), v, m]);
     }
@@ -525,12 +556,12 @@ fn write_table_data(out: &mut dyn Write, tab: &TableData, opts: &RenderOptions) 
     for e in &tab.kdbt {
         d.add_row(vec![
             format!("kdbt[{}]", e.table),
-            (p + 14 + 4 * e.table).to_string(),
+            (p + k.header_size() + 4 * e.table).to_string(),
             format!("nrow={} offs={}", e.kdbtnrow, e.kdbtoffs),
             format!("table {}: slots {}..", e.table, e.kdbtoffs),
         ]);
     }
-    let dir = p + 14 + 4 * tab.kdbt.len();
+    let dir = p + k.header_size() + 4 * tab.kdbt.len();
     for e in &tab.kdbr {
         d.add_row(vec![
             format!("kdbr[{}]", e.slot),

@@ -99,15 +99,23 @@ fn data(d: &TextData, out: &mut Vec<Problem>) {
     // hsiz and fsbo.
     let hsiz = d.hsiz.map(|a| (a.value, a.line));
     if let (Some((h, line)), Some((nt, _)), Some((nr, _))) = (hsiz, ntab, nrow) {
-        let want = KDBH_SIZE + 4 * usize::from(nt) + 2 * usize::from(nr);
+        // A compressed block's 9iR2 header (8 + 2·fcls + perm bytes) sits
+        // between kdbh and the table directory.
+        let comp = d.kdbh9ir2.as_ref().map_or(0, |c| c.value.size);
+        let want = KDBH_SIZE + comp + 4 * usize::from(nt) + 2 * usize::from(nr);
         if h != want {
+            let terms = if comp > 0 {
+                format!("14 + {comp} (9iR2 header)")
+            } else {
+                "14".to_string()
+            };
             out.push(problem(
                 ProblemClass::Kdbh,
                 line,
                 "hsiz",
                 format!(
                     "hsiz: 0x{h:x}, but ntab={nt} and nrow={nr} make a header of \
-                     14 + 4×{nt} + 2×{nr} = 0x{want:x} bytes"
+                     {terms} + 4×{nt} + 2×{nr} = 0x{want:x} bytes"
                 ),
             ));
         }
@@ -221,7 +229,10 @@ fn tl_sum(r: &TextRow) -> Option<Problem> {
     if flag & 0xc0 != 0 {
         return None;
     }
-    let want = if flag & 0x10 != 0 {
+    let want = if let Some(b) = &r.bindmp {
+        // A row of a compressed block: tl is its stored bytes.
+        b.len()
+    } else if flag & 0x10 != 0 {
         2
     } else {
         // Only whole columns can be summed.

@@ -288,14 +288,48 @@ fn data(d: &mut Diffs, raw: &OracleBlock, td: &crate::model::oracle::TextData) {
             hex(td.header_address),
         );
     }
+    // The 9iR2 compression header of a compressed block.
+    if let (Some(a), Some(b)) = (&td.kdbh9ir2, &k.kdbh9ir2) {
+        let at = Some(o + 14);
+        d.eq(
+            a.line,
+            at.map(|x| x + 7),
+            "flag_9ir2",
+            names::flag_9ir2_string(a.value.flag_9ir2),
+            names::flag_9ir2_string(b.flag_9ir2),
+        );
+        d.eq(
+            a.line,
+            at.map(|x| x + 8),
+            "fcls_9ir2",
+            format!("{:?}", a.value.fcls_9ir2),
+            format!("{:?}", b.fcls_9ir2),
+        );
+        d.eq(
+            a.line,
+            at.map(|x| x + 8 + 2 * b.fcls_9ir2.len()),
+            "perm_9ir2",
+            format!("{:?}", a.value.perm_9ir2),
+            format!("{:?}", b.perm_9ir2),
+        );
+    } else {
+        d.eq(
+            td.line,
+            Some(o + 14),
+            "9iR2 compression header",
+            td.kdbh9ir2.is_some(),
+            k.kdbh9ir2.is_some(),
+        );
+    }
+    let hs = k.header_size();
     d.eq(td.line, Some(o), "pti lines", td.kdbt.len(), tab.kdbt.len());
     for (a, b) in td.kdbt.iter().zip(&tab.kdbt) {
-        let off = Some(o + 14 + 4 * b.table);
+        let off = Some(o + hs + 4 * b.table);
         d.eq(a.line, off, "kdbt table", a.value.table, b.table);
         d.eq(a.line, off, "kdbt.kdbtnrow", a.value.kdbtnrow, b.kdbtnrow);
         d.eq(a.line, off, "kdbt.kdbtoffs", a.value.kdbtoffs, b.kdbtoffs);
     }
-    let dir = o + 14 + 4 * tab.kdbt.len();
+    let dir = o + hs + 4 * tab.kdbt.len();
     d.eq(
         td.line,
         Some(dir),
@@ -347,6 +381,15 @@ fn data(d: &mut Diffs, raw: &OracleBlock, td: &crate::model::oracle::TextData) {
         }
         if let Some(n) = &a.nrid {
             d.eq(n.line, off, &f("nrid"), rid(Some(n.value)), rid(b.nrid));
+        }
+        if let (Some(x), Some(y)) = (&a.bindmp, &b.bindmp) {
+            d.eq(
+                a.line,
+                off,
+                &f("bindmp"),
+                crate::model::oracle::hex_string(x),
+                crate::model::oracle::hex_string(y),
+            );
         }
         d.eq(
             a.line,

@@ -90,6 +90,7 @@ pub fn render_view(t: &TextBlock, blkno: u64) -> Option<OracleBlock> {
             kdbhtosp: d.kdbhtosp?.value,
             tsiz: d.tsiz?.value,
             hsiz: d.hsiz?.value,
+            kdbh9ir2: d.kdbh9ir2.as_ref().map(|c| Box::new(c.value.clone())),
         };
         let rows = d
             .rows
@@ -106,6 +107,7 @@ pub fn render_view(t: &TextBlock, blkno: u64) -> Option<OracleBlock> {
                 tl: r.tl.unwrap_or(0),
                 hrid: r.hrid.map(|h| h.value),
                 nrid: r.nrid.map(|h| h.value),
+                bindmp: r.bindmp.clone(),
                 cols: r
                     .cols
                     .iter()

@@ -14,8 +14,8 @@ use nom::Parser;
 
 use crate::error::TextError;
 use crate::model::oracle::{
-    At, Itl, KdbrEntry, Kdbt, KtbbhExtension, OracleVersion, RowRef, TextCache, TextColumn,
-    TextData, TextHeader, TextRow,
+    At, Itl, Kdbh9ir2, KdbrEntry, Kdbt, KtbbhExtension, OracleVersion, RowRef, TextCache,
+    TextColumn, TextData, TextHeader, TextRow,
 };
 
 use super::grammar::{blanks, clip, dec, hex_u16, hex_u32, hex_value, Line, PResult, Words};
@@ -451,6 +451,7 @@ pub(super) fn tab_line(line: Line<'_>, r: &str) -> Result<TextRow, TextError> {
         hrid: None,
         nrid: None,
         cols: Vec::new(),
+        bindmp: None,
     })
 }
 
@@ -556,6 +557,103 @@ pub(super) fn col_line(line: Line<'_>, r: &str) -> Result<TextColumn, TextError>
     })
 }
 
+/// One line of a compressed block's 9iR2 header (`r0_9ir2=0x0`,
+/// `mec_kdbh9ir2=0x1`, `r1_9ir2=0x0`, `shcf_kdbh9ir2=----------`,
+/// `flag_9ir2=-------C[      Archive compression: N]`, `fcls_9ir2[4]={ 0 … }`,
+/// `perm_9ir2[3]={ 2 0 1 }`), folded into `c`. `Ok(false)`: not such a line.
+pub(super) fn kdbh9ir2_line(
+    line: Line<'_>,
+    t: &str,
+    c: &mut Option<At<Kdbh9ir2>>,
+) -> Result<bool, TextError> {
+    const NAMES: [&str; 7] = [
+        "r0_9ir2=",
+        "mec_kdbh9ir2=",
+        "r1_9ir2=",
+        "shcf_kdbh9ir2=",
+        "flag_9ir2=",
+        "fcls_9ir2[",
+        "perm_9ir2[",
+    ];
+    let Some(name) = NAMES.iter().find(|n| t.starts_with(*n)) else {
+        return Ok(false);
+    };
+    let r = &t[name.len()..];
+    let h = c.get_or_insert_with(|| At {
+        value: Kdbh9ir2::default(),
+        line: line.no,
+    });
+    let v = &mut h.value;
+    let list = |r: &str, what: &str| -> Result<Vec<u32>, TextError> {
+        let (n, body) = r
+            .split_once("]={")
+            .ok_or_else(|| line.error(r, format!("expected `{what}[N]={{ … }}`")))?;
+        let body = body
+            .trim()
+            .strip_suffix('}')
+            .ok_or_else(|| line.error(r, format!("expected `{what}[N]={{ … }}` ending in `}}`")))?;
+        let n: usize = dec(line, n, what)?;
+        let items = body
+            .split_whitespace()
+            .map(|x| dec::<u32>(line, x, what))
+            .collect::<Result<Vec<_>, _>>()?;
+        if items.len() != n {
+            return Err(line.error(r, format!("`{what}[{n}]` lists {} values", items.len())));
+        }
+        Ok(items)
+    };
+    match *name {
+        "r0_9ir2=" => v.r0_9ir2 = Some(hex_u8_text(line, r, "`r0_9ir2=0x…`")?),
+        "mec_kdbh9ir2=" => v.mec_kdbh9ir2 = Some(hex_u8_text(line, r, "`mec_kdbh9ir2=0x…`")?),
+        "r1_9ir2=" => v.r1_9ir2 = Some(hex_u8_text(line, r, "`r1_9ir2=0x…`")?),
+        "shcf_kdbh9ir2=" => v.shcf_kdbh9ir2 = Some(r.trim().to_string()),
+        "flag_9ir2=" => {
+            let mut w = r.split_whitespace();
+            let bits = w.next().unwrap_or("");
+            v.flag_9ir2 = flag_string(line, bits)?;
+            let tail: Vec<&str> = w.collect();
+            v.archive_compression = match tail.as_slice() {
+                [] => None,
+                ["Archive", "compression:", a] if a.chars().count() == 1 => a.chars().next(),
+                _ => {
+                    return Err(line.error(
+                        r,
+                        format!(
+                            "expected `flag_9ir2=BITS` and optionally `Archive compression: Y|N`,                              found {:?}",
+                            clip(r)
+                        ),
+                    ))
+                }
+            };
+        }
+        "fcls_9ir2[" => {
+            v.fcls_9ir2 = list(r, "fcls_9ir2")?
+                .into_iter()
+                .map(|x| {
+                    u16::try_from(x)
+                        .map_err(|_| line.error(r, "fcls_9ir2 value above 65535".into()))
+                })
+                .collect::<Result<_, _>>()?;
+        }
+        _ => {
+            v.perm_9ir2 = list(r, "perm_9ir2")?
+                .into_iter()
+                .map(|x| {
+                    u8::try_from(x).map_err(|_| line.error(r, "perm_9ir2 value above 255".into()))
+                })
+                .collect::<Result<_, _>>()?;
+        }
+    }
+    v.size = crate::model::oracle::KDBH9IR2_FIXED + 2 * v.fcls_9ir2.len() + v.perm_9ir2.len();
+    Ok(true)
+}
+
+/// `0x1` as a byte.
+fn hex_u8_text(line: Line<'_>, r: &str, what: &str) -> Result<u8, TextError> {
+    let v = hex_u32(line, r, what)?;
+    u8::try_from(v).map_err(|_| line.error(r, format!("expected {what}: a byte, found 0x{v:x}")))
+}
+
 /// A value read at line `line`.
 fn at<T>(value: T, line: usize) -> Option<At<T>> {
     Some(At { value, line })
@@ -597,6 +695,7 @@ pub(super) fn data(
         kdbhfseo: None,
         kdbhavsp: None,
         kdbhtosp: None,
+        kdbh9ir2: None,
         kdbt: Vec::new(),
         kdbr: Vec::new(),
         rows: Vec::new(),
@@ -664,6 +763,21 @@ pub(super) fn data(
             d.kdbhavsp = at(hex_u16(l, r, "`avsp=0x…`")? as i16, n);
         } else if let Some(r) = t.strip_prefix("tosp=") {
             d.kdbhtosp = at(hex_u16(l, r, "`tosp=0x…`")? as i16, n);
+        } else if kdbh9ir2_line(l, t, &mut d.kdbh9ir2)? {
+            // A 9iR2 compression header line of a compressed block.
+        } else if let Some(r) = t
+            .strip_prefix("bindmp:")
+            .or_else(|| t.strip_prefix("bindmp :"))
+        {
+            let row = d.rows.last_mut().ok_or_else(|| {
+                l.error(t, "expected `tab T, row R, @0x…` before `bindmp:`".into())
+            })?;
+            row.bindmp = Some(hex_pairs(r).ok_or_else(|| {
+                l.error(
+                    r,
+                    format!("expected `bindmp:` and hex pairs, found {:?}", clip(r)),
+                )
+            })?);
         } else if t.contains(":pti[") {
             d.kdbt.push(At {
                 value: pti_line(l, t)?,
@@ -789,6 +903,55 @@ mod tests {
         let t = "tl: 2 fb: --HXFL-- lb: 0x2";
         let e = tl_line(line(t), &t[3..], &mut r).unwrap_err();
         assert_eq!(e.column, 11);
+    }
+
+    #[test]
+    fn compression_header_lines_of_10g_and_11g() {
+        // 10g (biti_rainy) and 11g (an OLTP block) as published.
+        let mut c = None;
+        for t in [
+            "r0_9ir2=0x0",
+            "mec_kdbh9ir2=0x1",
+            "r1_9ir2=0x0",
+            "flag_9ir2=-------C",
+            "fcls_9ir2[4]={ 0 32768 32768 32768 }",
+        ] {
+            assert!(kdbh9ir2_line(line(t), t, &mut c).unwrap());
+        }
+        let v = c.unwrap().value;
+        assert_eq!(
+            (v.r0_9ir2, v.mec_kdbh9ir2, v.r1_9ir2),
+            (Some(0), Some(1), Some(0))
+        );
+        assert_eq!((v.flag_9ir2, v.size), (0x01, 16));
+        assert_eq!(v.fcls_9ir2, [0, 32768, 32768, 32768]);
+        let mut c = None;
+        for t in [
+            "r0_9ir2=0x1",
+            "mec_kdbh9ir2=0x0",
+            "shcf_kdbh9ir2=----------",
+            "flag_9ir2=--R-LN-C      Archive compression: N",
+            "fcls_9ir2[0]={ }",
+            "perm_9ir2[3]={ 2 0 1 }",
+        ] {
+            assert!(kdbh9ir2_line(line(t), t, &mut c).unwrap());
+        }
+        let v = c.unwrap().value;
+        assert_eq!(v.shcf_kdbh9ir2.as_deref(), Some("----------"));
+        assert_eq!((v.flag_9ir2, v.archive_compression), (0x2d, Some('N')));
+        assert_eq!(
+            (v.fcls_9ir2.len(), v.perm_9ir2.clone(), v.size),
+            (0, vec![2, 0, 1], 11)
+        );
+        let mut c = None;
+        for bad in [
+            "fcls_9ir2[3]={ 1 2 }",
+            "flag_9ir2=--R-LN-C  Archive",
+            "r0_9ir2=zz",
+        ] {
+            assert!(kdbh9ir2_line(line(bad), bad, &mut c).is_err(), "{bad}");
+        }
+        assert!(!kdbh9ir2_line(line("tosp=0xd"), "tosp=0xd", &mut c).unwrap());
     }
 
     #[test]
