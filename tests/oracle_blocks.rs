@@ -370,7 +370,7 @@ fn undecoded_types_show_their_body_as_hex_with_a_note_in_both_byte_orders() {
     let dir = std::env::temp_dir().join(format!("blockscope-oracle-undec-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     for big in [false, true] {
-        for ty in [0x26u8, 0x1d, 0x23] {
+        for ty in [0x26u8, 0x1e, 0x23] {
             let bytes = block_of_type(ty, big);
             let p = dir.join(format!("t{ty:02x}-{big}.blk"));
             std::fs::write(&p, &bytes).unwrap();

@@ -658,6 +658,112 @@ pub struct FileHeader {
     pub kcvfhckp_scn: Scn,
     /// Checkpoint time (`kcvcptim`, at 492), Oracle's internal time word as stored.
     pub kcvfhckp_time: u32,
+    /// The recovery fields a DBA reads to judge whether the file needs
+    /// recovery (more of BBED's `kcvfh`), with times and flags decoded.
+    pub recovery: FileRecovery,
+}
+
+/// A redo byte address (`kcvcprba`): log sequence, block, byte offset; the
+/// dump prints it `rba:(0x35.2.10)`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Rba {
+    /// `kcrbaseq`: log sequence number.
+    pub kcrbaseq: u32,
+    /// `kcrbabno`: block in the log.
+    pub kcrbabno: u32,
+    /// `kcrbabof`: byte offset in the block.
+    pub kcrbabof: u16,
+}
+
+/// More of a datafile header (`kcvfh`), at the offsets BBED's `print kcvfh`
+/// shows (10g, 11g): the checkpoint's thread and redo address, the backup
+/// and previous-resetlogs fields, and decoded forms of the times and status
+/// flags.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct FileRecovery {
+    /// Activation id (`kccfhacid`, at 56).
+    pub kccfhacid: u32,
+    /// Backup SCN (`kcvfhbsc`, at 128): set while the file is in hot backup.
+    pub kcvfhbsc: Scn,
+    /// `kcvfhrts` (at 144).
+    pub kcvfhrts: u32,
+    /// Checkpoint thread (`kcvcpthr`, at 496).
+    pub kcvcpthr: u16,
+    /// Checkpoint redo address (`kcvcprba`, at 500).
+    pub kcvcprba: Rba,
+    /// Previous resetlogs count (`kcvfhprc`, at 416).
+    pub kcvfhprc: u32,
+    /// Previous resetlogs SCN (`kcvfhprs`, at 420).
+    pub kcvfhprs: Scn,
+    /// `kcvfhcrt` as Oracle prints a time (`MM/DD/YYYY HH:MI:SS`).
+    pub creation_time: String,
+    /// `kcvcptim` as Oracle prints a time.
+    pub checkpoint_time: String,
+    /// The names of the `kcvfhsta` bits set (kcv3.h's `KCVFHHBP`, `KCVFHOFZ` …;
+    /// an unnamed bit as `0x…`).
+    pub kcvfhsta_names: Vec<String>,
+    /// A fuzzy bit is set (`KCVFH_FUZZY`: hot backup, online, media recovery,
+    /// absolute, proxy copy or standby fuzzy): the file was open, in backup or
+    /// in recovery when the header was written; a copy in this state is not
+    /// consistent and needs media recovery.
+    pub fuzzy: bool,
+}
+
+/// Oracle's internal time word (a datafile header's `kcvfhcrt`, `kcvcptim`):
+/// seconds since 1988-01-01 00:00:00 counting every month as 31 days,
+/// `((((yy*12+mm-1)*31+dd-1)*24+hh)*60+mi)*60+ss` with `yy` years since 1988.
+/// Returns `(year, month, day, hour, minute, second)`.
+pub fn oracle_time_parts(t: u32) -> (u32, u32, u32, u32, u32, u32) {
+    let ss = t % 60;
+    let t = t / 60;
+    let mi = t % 60;
+    let t = t / 60;
+    let hh = t % 24;
+    let t = t / 24;
+    let dd = t % 31 + 1;
+    let t = t / 31;
+    let mm = t % 12 + 1;
+    let yy = t / 12 + 1988;
+    (yy, mm, dd, hh, mi, ss)
+}
+
+/// [`oracle_time_parts`] as Oracle's dumps print a time: `04/08/2018 16:34:42`.
+pub fn oracle_time_text(t: u32) -> String {
+    let (yy, mm, dd, hh, mi, ss) = oracle_time_parts(t);
+    format!("{mm:02}/{dd:02}/{yy} {hh:02}:{mi:02}:{ss:02}")
+}
+
+/// The `kcvfhsta` bits with kcv3.h's names, as published with BBED sessions.
+pub const KCVFHSTA_BITS: [(u16, &str); 12] = [
+    (0x0001, "KCVFHHBP"),
+    (0x0004, "KCVFHOFZ"),
+    (0x0010, "KCVFHMFZ"),
+    (0x0040, "KCVFHAFZ"),
+    (0x0100, "KCVFHBCP"),
+    (0x0200, "KCVFHFMH"),
+    (0x0400, "KCVFHXCH"),
+    (0x0800, "KCVFHZBA"),
+    (0x1000, "KCVFHPCP"),
+    (0x2000, "KCVFHRBS"),
+    (0x4000, "KCVFHSBY"),
+    (0x8000, "KCVFHL0C"),
+];
+
+/// `KCVFH_FUZZY`: `KCVFHHBP|KCVFHOFZ|KCVFHMFZ|KCVFHAFZ|KCVFHPCP|KCVFHSBY`.
+pub const KCVFH_FUZZY: u16 = 0x0001 | 0x0004 | 0x0010 | 0x0040 | 0x1000 | 0x4000;
+
+/// The names of the `kcvfhsta` bits set; an unnamed bit as `0x…`.
+pub fn kcvfhsta_names(sta: u16) -> Vec<String> {
+    (0..16)
+        .map(|i| 1u16 << i)
+        .filter(|bit| sta & bit != 0)
+        .map(|bit| {
+            KCVFHSTA_BITS
+                .iter()
+                .find(|(b, _)| *b == bit)
+                .map_or_else(|| format!("0x{bit:04x}"), |(_, n)| (*n).to_string())
+        })
+        .collect()
 }
 
 /// What a block is.

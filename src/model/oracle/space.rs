@@ -1,13 +1,17 @@
 //! Space-management blocks as Oracle's dump prints them: segment headers
 //! (MSSM type 0x10 `DATA SEGMENT HEADER - UNLIMITED`, ASSM type 0x23
-//! `PAGETABLE SEGMENT HEADER`) and ASSM bitmap blocks (types 0x20/0x21
-//! `FIRST`/`SECOND LEVEL BITMAP BLOCK`). Field names follow the dump's
-//! labels (`spare1`, `extents`, `ext#`, `nbits`, `parent dba` …).
+//! `PAGETABLE SEGMENT HEADER`), ASSM bitmap blocks (types 0x20/0x21
+//! `FIRST`/`SECOND LEVEL BITMAP BLOCK`), undo blocks and the KTFB file space
+//! header and bitmap blocks of a locally managed file (types 0x1d/0x1e).
+//! Field names follow the dump's labels (`spare1`, `extents`, `ext#`,
+//! `nbits`, `parent dba`, `RelFno` …).
 //!
-//! The byte layouts of these bodies are not established by any public
-//! source this project uses, so these structures are filled from a trace's
-//! formatted text only; from raw bytes the body is shown as hex with a note
-//! ([`Undecoded`]).
+//! The byte layouts of segment headers, ASSM bitmap blocks and undo blocks
+//! are not established by any public source this project uses, so those
+//! structures are filled from a trace's formatted text only; from raw bytes
+//! the body is shown as hex with a note ([`Undecoded`]). The KTFB file space
+//! header is read from bytes too, for the fields whose offsets a published
+//! block shows ([`FileSpaceHeader`]).
 
 use serde::Serialize;
 
@@ -439,6 +443,76 @@ pub enum SpaceBody {
     SecondLevelBitmap(SecondLevelBitmap),
     /// `UNDO BLK:` (type 0x02).
     UndoBlock(UndoBlock),
+    /// `File Space Header Block:` (type 0x1d, KTFB bitmapped file space header).
+    FileSpaceHeader(FileSpaceHeader),
+    /// `File Space Bitmap Block:` (type 0x1e, KTFB bitmapped file space bitmap).
+    FileSpaceBitmap(FileSpaceBitmap),
+}
+
+/// `File Space Header Block:` of a locally managed datafile (type 0x1d,
+/// block 2 of the file): `Header Control:` and `Header Opcode:`.
+///
+/// From raw bytes, the fields of the `Header Control:` lines are read at the
+/// offsets a published block shows in both forms (hex and text, 11.2 on
+/// i686): `RelFno` at 20, `Unit` 24, `Size` 28, `Flag` 32, `Increment` 36,
+/// `MaxSize` 40, `Initial Area` 44, `Tail` 48, `First` 52, `Free` 56, each a
+/// native 4-byte word. Where `Deallocation scn` and the opcode are stored is
+/// not established: from bytes they are `None`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct FileSpaceHeader {
+    /// `RelFno:`: the relative file number.
+    pub relfno: u32,
+    /// `Unit:`: blocks per bit of the file's bitmap (the uniform extent size,
+    /// or 8 for autoallocate).
+    pub unit: u32,
+    /// `Size:`: the file's size in blocks.
+    pub size: u32,
+    /// `Flag:`.
+    pub flag: u32,
+    /// `AutoExtend:` (`YES`/`NO`); `None` when the dump has no such line.
+    /// From bytes: `YES` when `Increment` is not 0 (as `DBA_DATA_FILES`
+    /// derives `AUTOEXTENSIBLE` from the increment; both published dumps
+    /// agree).
+    pub autoextend: Option<bool>,
+    /// `Increment:`: blocks added per extension (0: not autoextensible).
+    pub increment: u32,
+    /// `MaxSize:`: the largest size in blocks.
+    pub maxsize: u32,
+    /// `Initial Area:`: blocks before the first bitmap-managed block.
+    pub initial_area: u32,
+    /// `Tail:`.
+    pub tail: u32,
+    /// `First:`: the first free bit.
+    pub first: u32,
+    /// `Free:`: free units.
+    pub free: u32,
+    /// `Deallocation scn:` as printed (10g and later); `None` when absent or
+    /// read from bytes.
+    pub dealloc_scn: Option<String>,
+    /// `Save:` under `Header Opcode:` as printed (`No Pending Op`); `None`
+    /// when absent or read from bytes.
+    pub opcode_save: Option<String>,
+    /// Read from bytes: the dump says which lines are not decoded.
+    #[serde(skip)]
+    pub from_bytes: bool,
+}
+
+/// `File Space Bitmap Block:` (type 0x1e): `BitMap Control:` and the
+/// bitmap as printed (16 hex digits a word, four words a line).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct FileSpaceBitmap {
+    /// `RelFno:`.
+    pub relfno: u32,
+    /// `BeginBlock:`: the first block this bitmap block maps.
+    pub begin_block: u32,
+    /// `Flag:`.
+    pub flag: u32,
+    /// `First:`: the first free bit.
+    pub first: u32,
+    /// `Free:`: free bits.
+    pub free: u32,
+    /// The bitmap lines as printed (trailing blanks dropped).
+    pub bitmap: Vec<String>,
 }
 
 /// A block body that is not decoded: where it is and why. Renderers show its

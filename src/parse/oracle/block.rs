@@ -1,7 +1,7 @@
 //! The cache layer: block 0's OS header, the cache header `kcbh`, the tail, the
 //! check value, and the dispatch to the transaction and data layers (§2, §9).
 
-use crate::model::oracle::space::Undecoded;
+use crate::model::oracle::space::{SpaceBody, Undecoded};
 use crate::model::oracle::{
     ByteOrder, FileHeader, Kcbh, OracleBlock, OracleChecksum, OracleKind, OsHeader, Scn, KCBH_SIZE,
     OS_HEADER_MAGIC, TAIL_SIZE,
@@ -10,7 +10,7 @@ use crate::model::span::Region;
 use crate::model::{Problem, ProblemClass, Severity};
 use crate::reader::{Endian, ReadError, Reader};
 
-use super::{checksum, kdb, kdx, ktb, read_problem};
+use super::{checksum, fileheader, kdb, kdx, ktb, ktfb, read_problem};
 use crate::model::oracle::names;
 
 /// How to read one block.
@@ -231,6 +231,27 @@ pub fn parse_block(data: &[u8], opts: &BlockOptions) -> OracleBlock {
                         ProblemClass::Header,
                         &e,
                         "file header cut short",
+                    )),
+                }
+            }
+            0x1d => {
+                block.kind = OracleKind::Other;
+                match ktfb::read_file_space_header(&mut r) {
+                    Ok(h) => {
+                        block.space = Some(Box::new(SpaceBody::FileSpaceHeader(h)));
+                        r.set_context(Region::Unknown, None);
+                        r.mark(
+                            60,
+                            body_end.saturating_sub(60),
+                            "block body",
+                            "after Header Control: not decoded (offsets not established)"
+                                .to_string(),
+                        );
+                    }
+                    Err(e) => block.problems.push(read_problem(
+                        ProblemClass::Header,
+                        &e,
+                        "file space header cut short",
                     )),
                 }
             }
@@ -545,6 +566,7 @@ fn read_file_header(r: &mut Reader) -> Result<FileHeader, ReadError> {
     let kcvfhtnm = text(r, 338, tln, "kcvfh.kcvfhtnm")?;
     let kcvfhckp_scn = scn(r, 484, "kcvfh.kcvfhckp")?;
     let kcvfhckp_time = r.u32(492, "kcvfh.kcvcptim")?;
+    let recovery = fileheader::read_recovery(r, kcvfhcrt, kcvfhckp_time, kcvfhsta)?;
     Ok(FileHeader {
         kccfhcvn,
         kccfhdbi,
@@ -567,6 +589,7 @@ fn read_file_header(r: &mut Reader) -> Result<FileHeader, ReadError> {
         kcvfhtnm,
         kcvfhckp_scn,
         kcvfhckp_time,
+        recovery,
     })
 }
 /// The block size an Oracle datafile announces: block 0's OS header (size at

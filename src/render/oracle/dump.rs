@@ -254,6 +254,14 @@ impl Dump<'_> {
                     "Block {} (file header) not dumped: use dump file header command",
                     b.blkno
                 );
+                if let Some(fh) = &b.file_header {
+                    line!(
+                        self,
+                        "[blockscope: from the block's kcvfh, the lines `dump file header` prints for it]"
+                    );
+                    let scn16 = self.v == OracleVersion::V12_2;
+                    self.s.push_str(&super::space::file_header_text(fh, scn16));
+                }
                 self.end(&tsn, &file, blk);
                 return;
             }
@@ -294,6 +302,9 @@ impl Dump<'_> {
         if !b.encrypted {
             if let Some(body) = &b.space {
                 self.s.push_str(&super::space::space_text(body));
+            } else if let Some(fh) = &b.file_header {
+                let scn16 = self.v == OracleVersion::V12_2;
+                self.s.push_str(&super::space::file_header_text(fh, scn16));
             } else if let Some(u) = &b.undecoded {
                 line!(self, "[blockscope: {}]", u.note);
                 // The body as hex: Oracle's own hex dump of the block, unless

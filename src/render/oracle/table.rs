@@ -122,8 +122,8 @@ pub fn render_block(
             (
                 "kcvfhcrt",
                 108,
-                fh.kcvfhcrt.to_string(),
-                "creation time (internal word)",
+                format!("{} ({})", fh.kcvfhcrt, fh.recovery.creation_time),
+                "creation time",
             ),
             ("kcvfhrlc", 112, fh.kcvfhrlc.to_string(), "resetlogs count"),
             (
@@ -135,8 +135,20 @@ pub fn render_block(
             (
                 "kcvfhsta",
                 138,
-                format!("0x{:04x}", fh.kcvfhsta),
-                "status / fuzziness flags",
+                if fh.recovery.kcvfhsta_names.is_empty() {
+                    format!("0x{:04x}", fh.kcvfhsta)
+                } else {
+                    format!(
+                        "0x{:04x} ({})",
+                        fh.kcvfhsta,
+                        fh.recovery.kcvfhsta_names.join(" ")
+                    )
+                },
+                if fh.recovery.fuzzy {
+                    "status flags: fuzzy (a copy in this state needs media recovery)"
+                } else {
+                    "status flags: not fuzzy"
+                },
             ),
             ("kcvfhcpc", 140, fh.kcvfhcpc.to_string(), "checkpoint count"),
             (
@@ -155,8 +167,25 @@ pub fn render_block(
             (
                 "kcvcptim",
                 492,
-                fh.kcvfhckp_time.to_string(),
-                "checkpoint time (internal word)",
+                format!("{} ({})", fh.kcvfhckp_time, fh.recovery.checkpoint_time),
+                "checkpoint time",
+            ),
+            (
+                "kcvcpthr",
+                496,
+                fh.recovery.kcvcpthr.to_string(),
+                "checkpoint thread",
+            ),
+            (
+                "kcvcprba",
+                500,
+                format!(
+                    "0x{:x}.{:x}.{:x}",
+                    fh.recovery.kcvcprba.kcrbaseq,
+                    fh.recovery.kcvcprba.kcrbabno,
+                    fh.recovery.kcvcprba.kcrbabof
+                ),
+                "checkpoint redo address (log seq.block.offset)",
             ),
         ] {
             t.add_row(vec![f.to_string(), off.to_string(), v, m.to_string()]);

@@ -6,6 +6,7 @@
 
 use std::fmt::Display;
 
+use crate::model::oracle::space::SpaceBody;
 use crate::model::oracle::{OracleBlock, Rdba, TextBlock, KCBH_SIZE};
 use crate::model::{Problem, ProblemClass, Severity};
 
@@ -154,7 +155,51 @@ pub fn compare(raw: &OracleBlock, text: &TextBlock) -> Vec<Problem> {
     if let Some(td) = &text.data {
         data(&mut d, raw, td);
     }
+    if let Some(ts) = &text.space {
+        file_space_header(&mut d, raw, ts.line, &ts.value);
+    }
     d.out
+}
+
+/// The `Header Control:` fields of a KTFB file space header (type 0x1d), the
+/// only space body read from bytes.
+fn file_space_header(d: &mut Diffs, raw: &OracleBlock, line: usize, text: &SpaceBody) {
+    let (SpaceBody::FileSpaceHeader(t), Some(SpaceBody::FileSpaceHeader(b))) =
+        (text, raw.space.as_deref())
+    else {
+        return;
+    };
+    let pairs = [
+        t.relfno,
+        t.unit,
+        t.size,
+        t.flag,
+        t.increment,
+        t.maxsize,
+        t.initial_area,
+        t.tail,
+        t.first,
+        t.free,
+    ]
+    .into_iter()
+    .zip([
+        b.relfno,
+        b.unit,
+        b.size,
+        b.flag,
+        b.increment,
+        b.maxsize,
+        b.initial_area,
+        b.tail,
+        b.first,
+        b.free,
+    ]);
+    for ((tv, bv), (field, at)) in pairs.zip(crate::parse::oracle::ktfb::FIELDS) {
+        d.eq(line, Some(at), field, dec(tv), dec(bv));
+    }
+    if let (Some(ta), Some(ba)) = (t.autoextend, b.autoextend) {
+        d.eq(line, Some(36), "ktfbh.AutoExtend", ta, ba);
+    }
 }
 
 fn header(d: &mut Diffs, raw: &OracleBlock, th: &crate::model::oracle::TextHeader) {

@@ -122,6 +122,10 @@ pub(super) enum SpaceKind {
     SecondLevelBitmap,
     /// `UNDO BLK:` (the rest of the line).
     UndoBlock,
+    /// `File Space Header Block:` (type 0x1d).
+    FileSpaceHeader,
+    /// `File Space Bitmap Block:` (type 0x1e).
+    FileSpaceBitmap,
 }
 
 /// The marker `line` is, if any.
@@ -175,6 +179,12 @@ pub(super) fn marker(line: &str) -> Option<Marker<'_>> {
                 Marker::Space(SpaceKind::SecondLevelBitmap)
             }),
             map(tag("UNDO BLK:"), |_| Marker::Space(SpaceKind::UndoBlock)),
+            map(tag("File Space Header Block:"), |_| {
+                Marker::Space(SpaceKind::FileSpaceHeader)
+            }),
+            map(tag("File Space Bitmap Block:"), |_| {
+                Marker::Space(SpaceKind::FileSpaceBitmap)
+            }),
         )),
     )
     .parse(line);

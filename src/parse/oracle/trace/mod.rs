@@ -515,6 +515,8 @@ impl<'a> Parser<'a> {
                             let info = l.text.trim_start().get("UNDO BLK:".len()..).unwrap_or("");
                             space::undo_block(&mut self.lines, info)?
                         }
+                        SpaceKind::FileSpaceHeader => space::file_space_header(&mut self.lines)?,
+                        SpaceKind::FileSpaceBitmap => space::file_space_bitmap(&mut self.lines)?,
                     };
                     self.text_mut(line).space = Some(At { value: body, line });
                 }

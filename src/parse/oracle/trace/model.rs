@@ -160,7 +160,8 @@ pub fn render_view(t: &TextBlock, blkno: u64) -> Option<OracleBlock> {
                 length: 0,
                 note: format!(
                     "type 0x{type_kcbh:02x} {}: the body's text is not decoded (read from text: \
-                 segment headers 0x10/0x23/0x26, bitmap blocks 0x20/0x21, undo blocks 0x02)",
+                 segment headers 0x10/0x23/0x26, bitmap blocks 0x20/0x21, undo blocks 0x02, \
+                 KTFB file space blocks 0x1d/0x1e)",
                     names::block_type_name(type_kcbh).unwrap_or("unknown")
                 ),
                 bytes: Vec::new(),

@@ -11,9 +11,10 @@
 
 use crate::error::TextError;
 use crate::model::oracle::space::{
-    AssmHeader, AuxEntry, DbaRange, ExtentEntry, ExtentHeader, FirstLevelBitmap, FreeBlock,
-    FreeList, Freelists, Highwater, L1Range, MapHeader, SecondLevelBitmap, SegmentHeader,
-    SpaceBody, TrnCtl, TrnSlot, UndoBlock, UndoHeader, UndoRecord,
+    AssmHeader, AuxEntry, DbaRange, ExtentEntry, ExtentHeader, FileSpaceBitmap, FileSpaceHeader,
+    FirstLevelBitmap, FreeBlock, FreeList, Freelists, Highwater, L1Range, MapHeader,
+    SecondLevelBitmap, SegmentHeader, SpaceBody, TrnCtl, TrnSlot, UndoBlock, UndoHeader,
+    UndoRecord,
 };
 
 use super::grammar::{clip, Line};
@@ -762,6 +763,70 @@ pub(super) fn second_level_bitmap(lines: &mut Lines<'_>) -> Result<SpaceBody, Te
     }
     c.dashes()?;
     Ok(SpaceBody::SecondLevelBitmap(b))
+}
+
+/// `File Space Header Block:` (consumed) through `Header Opcode:` / `Save:`
+/// (type 0x1d). The `AutoExtend:`, `Deallocation scn:` and opcode lines are
+/// optional: 9.2 prints fewer lines than 10g and later.
+pub(super) fn file_space_header(lines: &mut Lines<'_>) -> Result<SpaceBody, TextError> {
+    let mut c = Cursor {
+        lines,
+        what: "file space header block",
+    };
+    let mut h = FileSpaceHeader::default();
+    c.expect("Header Control:")?;
+    let v = c.expect("RelFno: {}, Unit: {}, Size: {}, Flag: {}")?;
+    (h.relfno, h.unit, h.size, h.flag) = (n(&v, 0), n(&v, 1), n(&v, 2), n(&v, 3));
+    if let Some(l) = c.lines.peek() {
+        if let Some(v) = fit(l.text, "AutoExtend: {s} Increment: {}, MaxSize: {}") {
+            let auto = match v.first() {
+                Some(Val::S("YES,")) => true,
+                Some(Val::S("NO,")) => false,
+                _ => return Err(c.error(l, "AutoExtend: YES|NO, Increment: {}, MaxSize: {}")),
+            };
+            c.lines.advance();
+            let v = nums(&v);
+            (h.autoextend, h.increment, h.maxsize) = (Some(auto), n(&v, 0), n(&v, 1));
+        }
+    }
+    let v = c.expect("Initial Area: {}, Tail: {}, First: {}, Free: {}")?;
+    (h.initial_area, h.tail, h.first, h.free) = (n(&v, 0), n(&v, 1), n(&v, 2), n(&v, 3));
+    h.dealloc_scn = c.try_prefix("Deallocation scn:").map(str::to_string);
+    if c.try_fit("Header Opcode:").is_some() {
+        h.opcode_save = Some(c.expect_prefix("Save:")?.to_string());
+    }
+    Ok(SpaceBody::FileSpaceHeader(h))
+}
+
+/// A line of the KTFB bitmap: words of 16 hex digits.
+fn is_bitmap_line(text: &str) -> bool {
+    let mut words = text.split_whitespace().peekable();
+    words.peek().is_some()
+        && words.all(|w| w.len() == 16 && w.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+/// `File Space Bitmap Block:` (consumed), `BitMap Control:` and the bitmap
+/// lines (type 0x1e).
+pub(super) fn file_space_bitmap(lines: &mut Lines<'_>) -> Result<SpaceBody, TextError> {
+    let mut c = Cursor {
+        lines,
+        what: "file space bitmap block",
+    };
+    let mut b = FileSpaceBitmap::default();
+    c.expect("BitMap Control:")?;
+    let v = c.expect("RelFno: {}, BeginBlock: {}, Flag: {}, First: {}, Free: {}")?;
+    (b.relfno, b.begin_block, b.flag, b.first, b.free) =
+        (n(&v, 0), n(&v, 1), n(&v, 2), n(&v, 3), n(&v, 4));
+    while b.bitmap.len() < MAX_ENTRIES {
+        match c.lines.peek() {
+            Some(l) if is_bitmap_line(l.text) => {
+                b.bitmap.push(l.text.trim_end().to_string());
+                c.lines.advance();
+            }
+            _ => break,
+        }
+    }
+    Ok(SpaceBody::FileSpaceBitmap(b))
 }
 
 #[cfg(test)]
