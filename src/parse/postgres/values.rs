@@ -166,12 +166,23 @@ pub(crate) fn big_endian_to_little(ty: &PgType, data: &[u8]) -> Result<Vec<u8>, 
         TimeTz => swap(&mut out, &[8, 4], false),
         Interval => swap(&mut out, &[8, 4, 4], false),
         Tid => swap(&mut out, &[2, 2, 2], false),
-        Point | GeoBox => swap(&mut out, &[8], true),
+        // Every field a float8.
+        Point | GeoBox | Line | Lseg | Circle => swap(&mut out, &[8], true),
         // NumericShort / NumericLong (numeric.c): every field a 16-bit word.
         Numeric => swap(&mut out, &[2], true),
         // VarBit (varbit.h): bit_len, then the bits as bytes.
         Bit | Varbit => swap(&mut out, &[4], false),
-        Array(_) | Range { .. } | Multirange { .. } | Composite { .. } | Jsonb | Other { .. } => {
+        Array(_)
+        | Range { .. }
+        | Multirange { .. }
+        | Composite { .. }
+        | Jsonb
+        | Path
+        | Polygon
+        | TsVector
+        | TsQuery
+        | Ext(_)
+        | Other { .. } => {
             return Err(format!(
                 "a {} value of a big-endian page is not decoded",
                 ty.sql_name()
