@@ -304,32 +304,102 @@ fn amcheck_and_verify_deep_agree_the_relations_are_clean() {
         if major >= 14 {
             assert_eq!(amcheck["verify_heapam_rows"], 0, "pg{major}");
         }
-        for (name, columns) in [("heap", "int4,text"), ("btree", "int4")] {
-            let path = dir.join(format!("{name}.rel"));
-            let r = common::run(&[
-                "verify",
-                "--deep",
-                "--format",
-                "json",
-                "--columns",
-                columns,
-                path.to_str().unwrap(),
-            ]);
-            let v: Value = serde_json::from_str(&r.stdout)
-                .unwrap_or_else(|e| panic!("{e}\n{}\n{}", r.stdout, r.stderr));
-            let problems: Vec<&Value> = v["problems"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .filter(|p| p["severity"] != "info")
-                .collect();
+        // `--deep` checks only files named as relation files are (16384,
+        // 16384.1…): give each copy such a name, or it would be skipped.
+        let scratch = std::env::temp_dir().join(format!(
+            "blockscope-versions-deep-{}-{major}",
+            std::process::id()
+        ));
+        fs::create_dir_all(&scratch).unwrap();
+        for (name, filenode, columns) in
+            [("heap", "16384", "int4,text"), ("btree", "16385", "int4")]
+        {
+            let bytes = fs::read(dir.join(format!("{name}.rel"))).unwrap();
+            let path = scratch.join(filenode);
+            fs::write(&path, &bytes).unwrap();
+            let (code, problems) = verify_deep(&path, columns);
             assert_eq!(
-                (r.code, problems.len()),
+                (code, problems.len()),
                 (0, 0),
                 "pg{major} {name}: {problems:?}"
             );
+            if name == "btree" {
+                // The control: the same index with one sibling link broken
+                // (checksums off, so only the deep check can see it) must
+                // fail, or the check above proved nothing.
+                let broken = break_a_left_link(&bytes)
+                    .unwrap_or_else(|| panic!("pg{major}: no leaf with a right sibling"));
+                fs::write(&path, broken).unwrap();
+                let (code, problems) = verify_deep(&path, columns);
+                assert_eq!(
+                    code, 1,
+                    "pg{major}: broken sibling link not found: {problems:?}"
+                );
+                assert!(problems.iter().any(|p| p["message"]
+                    .as_str()
+                    .unwrap_or("")
+                    .contains("not in agreement")));
+                let r = common::run(&["verify", "--checksums", "off", path.to_str().unwrap()]);
+                assert_eq!(r.code, 0, "pg{major}: seen without --deep: {}", r.stdout);
+            }
         }
+        fs::remove_dir_all(&scratch).unwrap();
     }
+}
+
+/// `verify --deep --checksums off` of one relation file: exit code and the
+/// problems above info.
+fn verify_deep(path: &Path, columns: &str) -> (i32, Vec<Value>) {
+    let r = common::run(&[
+        "verify",
+        "--deep",
+        "--checksums",
+        "off",
+        "--format",
+        "json",
+        "--columns",
+        columns,
+        path.to_str().unwrap(),
+    ]);
+    let v: Value = serde_json::from_str(&r.stdout)
+        .unwrap_or_else(|e| panic!("{e}\n{}\n{}", r.stdout, r.stderr));
+    let problems = v["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["severity"] != "info")
+        .cloned()
+        .collect();
+    (r.code, problems)
+}
+
+/// The btree with the right sibling of its first non-rightmost live page
+/// claiming to be leftmost (btpo_prev P_NONE), which only the cross-page
+/// check can see (BTPageOpaqueData: btpo_prev, btpo_next
+/// at pd_special), read from the bytes with no help from blockscope.
+fn break_a_left_link(bytes: &[u8]) -> Option<Vec<u8>> {
+    const BLCKSZ: usize = 8192;
+    let u16_at = |b: &[u8], at: usize| u16::from_le_bytes([b[at], b[at + 1]]) as usize;
+    let u32_at = |b: &[u8], at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap());
+    let blocks = bytes.len() / BLCKSZ;
+    for blkno in 1..blocks {
+        let page = &bytes[blkno * BLCKSZ..(blkno + 1) * BLCKSZ];
+        let special = u16_at(page, 16);
+        if special + 16 != BLCKSZ {
+            continue;
+        }
+        let next = u32_at(page, special + 4) as usize;
+        let flags = u16_at(page, special + 12);
+        // BTP_DELETED 0x4, BTP_HALF_DEAD 0x10: skip pages being deleted.
+        if next == 0 || next >= blocks || flags & 0x14 != 0 {
+            continue;
+        }
+        let mut out = bytes.to_vec();
+        let at = next * BLCKSZ + special;
+        out[at..at + 4].copy_from_slice(&0u32.to_le_bytes());
+        return Some(out);
+    }
+    None
 }
 
 /// A page as PostgreSQL 8.3–9.2 wrote it (fixtures/postgres/versions/handmade.py):
