@@ -29,6 +29,7 @@ use crate::model::{Problem, ProblemClass, Severity};
 use crate::reader::{ReadError, Reader};
 
 use super::columns::reads_as;
+use super::kdb::unread_piece;
 use crate::model::oracle::names;
 
 /// Nesting of symbol-table references followed when expanding a row.
@@ -160,25 +161,6 @@ struct Read {
     pieces: Option<Vec<Piece>>,
 }
 
-fn blank(tab: usize, row: usize, entry: &KdbrEntry, p: usize) -> RowPiece {
-    RowPiece {
-        tab,
-        row,
-        slot: entry.slot,
-        offs: entry.kdbr,
-        offset: p + usize::from(entry.kdbr),
-        flag: 0,
-        lb: 0,
-        cc: None,
-        tl: 0,
-        hrid: None,
-        nrid: None,
-        bindmp: None,
-        cols: Vec::new(),
-        trailing_nulls: Vec::new(),
-    }
-}
-
 /// Bytes from `offset` to the next row (or the end of the data area): the
 /// stored bytes shown for a row that could not be read piece by piece.
 fn to_next_row(offset: usize, end: usize, starts: &[usize]) -> usize {
@@ -220,7 +202,7 @@ pub(crate) fn read_rows(
             if entry.free {
                 continue;
             }
-            let mut piece = blank(t.table, row, entry, p);
+            let mut piece = unread_piece(t.table, row, entry, p + usize::from(entry.kdbr));
             let offset = piece.offset;
             if offset + 2 > end {
                 problems.push(Problem::new(
