@@ -735,71 +735,78 @@ impl Lookup<'_> {
     /// pg_attribute and pg_type, read on first use; a catalog that cannot
     /// be read at all is an entry in `errors`, not an error.
     fn catalogs(&mut self) -> &DbCatalogs {
-        if self.catalogs.is_none() {
-            let what = self.db_dir.join("pg_filenode.map").display().to_string();
-            let mut errors = Vec::new();
-            let mut read =
-                |catalog: Catalog, notes: &mut Vec<String>, bad: &mut Vec<Unreadable>| {
-                    let node = Cluster::mapped(self.db_map, catalog, &what, notes);
-                    match self
-                        .cluster
-                        .read_catalog(catalog, &self.db_dir, node, notes, bad)
-                    {
-                        Ok(rows) => rows,
-                        Err(e) => {
-                            errors.push((catalog, e.to_string()));
-                            Vec::new()
-                        }
-                    }
-                };
-            let att_rows = read(Catalog::Attribute, self.notes, self.bad);
-            let type_rows = read(Catalog::Type, self.notes, self.bad);
-            let type_rows = one_per_key(Catalog::Type, type_rows, |r| r.oid("oid"), self.notes);
-            let row_types = type_rows
-                .iter()
-                .filter_map(|r| {
-                    let relid = r.oid("typrelid").filter(|&t| t != 0)?;
-                    Some((
-                        r.text("typname")?.to_string(),
-                        r.oid("typnamespace")?,
-                        relid,
-                    ))
-                })
-                .collect();
-            let types = type_rows
-                .iter()
-                .filter_map(TypeRow::from_row)
-                .map(|t| (t.oid, t))
-                .collect();
-            let mut attributes: HashMap<u32, Vec<CatalogRow>> = HashMap::new();
-            for row in one_per_key(
-                Catalog::Attribute,
-                att_rows
-                    .into_iter()
-                    .filter(|r| r.num("attnum").is_some_and(|n| n > 0))
-                    .collect(),
-                |r| Some((r.oid("attrelid")?, r.num("attnum")?)),
-                self.notes,
-            ) {
-                if let Some(rel) = row.oid("attrelid") {
-                    attributes.entry(rel).or_default().push(row);
+        let catalogs = match self.catalogs.take() {
+            Some(c) => c,
+            None => self.read_catalogs(),
+        };
+        self.catalogs.insert(catalogs)
+    }
+
+    /// pg_attribute and pg_type of the database, read once.
+    fn read_catalogs(&mut self) -> DbCatalogs {
+        let what = self.db_dir.join("pg_filenode.map").display().to_string();
+        let mut errors = Vec::new();
+        let mut read = |catalog: Catalog, notes: &mut Vec<String>, bad: &mut Vec<Unreadable>| {
+            let node = Cluster::mapped(self.db_map, catalog, &what, notes);
+            match self
+                .cluster
+                .read_catalog(catalog, &self.db_dir, node, notes, bad)
+            {
+                Ok(rows) => rows,
+                Err(e) => {
+                    errors.push((catalog, e.to_string()));
+                    Vec::new()
                 }
             }
-            self.catalogs = Some(DbCatalogs {
-                attributes,
-                types,
-                row_types,
-                errors,
-            });
+        };
+        let att_rows = read(Catalog::Attribute, self.notes, self.bad);
+        let type_rows = read(Catalog::Type, self.notes, self.bad);
+        let type_rows = one_per_key(Catalog::Type, type_rows, |r| r.oid("oid"), self.notes);
+        let row_types = type_rows
+            .iter()
+            .filter_map(|r| {
+                let relid = r.oid("typrelid").filter(|&t| t != 0)?;
+                Some((
+                    r.text("typname")?.to_string(),
+                    r.oid("typnamespace")?,
+                    relid,
+                ))
+            })
+            .collect();
+        let types = type_rows
+            .iter()
+            .filter_map(TypeRow::from_row)
+            .map(|t| (t.oid, t))
+            .collect();
+        let mut attributes: HashMap<u32, Vec<CatalogRow>> = HashMap::new();
+        for row in one_per_key(
+            Catalog::Attribute,
+            att_rows
+                .into_iter()
+                .filter(|r| r.num("attnum").is_some_and(|n| n > 0))
+                .collect(),
+            |r| Some((r.oid("attrelid")?, r.num("attnum")?)),
+            self.notes,
+        ) {
+            if let Some(rel) = row.oid("attrelid") {
+                attributes.entry(rel).or_default().push(row);
+            }
         }
-        self.catalogs.as_ref().expect("just read")
+        DbCatalogs {
+            attributes,
+            types,
+            row_types,
+            errors,
+        }
     }
 
     /// The columns of relation `oid` (`relnatts` from its pg_class row, when
     /// known), or what was read of them and why the rest was not.
     fn columns(&mut self, oid: u32, relnatts: Option<i64>) -> Result<Schema, Box<ColumnsUnread>> {
-        self.catalogs();
-        let catalogs = self.catalogs.take().expect("read above");
+        let catalogs = match self.catalogs.take() {
+            Some(c) => c,
+            None => self.read_catalogs(),
+        };
         let result = self.columns_with(&catalogs, oid, relnatts);
         self.catalogs = Some(catalogs);
         result
