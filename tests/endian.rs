@@ -800,7 +800,7 @@ fn big_endian_btree_pages_decode_to_what_pageinspect_gave() {
         .collect();
     paths.sort();
     let mut diffs = Vec::new();
-    let (mut pages, mut metas, mut items) = (0, 0, 0);
+    let (mut pages, mut metas, mut items, mut safexids) = (0, 0, 0, 0);
     for path in paths {
         let doc: Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
         let le = fs::read(path.with_extension("page")).unwrap();
@@ -824,6 +824,10 @@ fn big_endian_btree_pages_decode_to_what_pageinspect_gave() {
         assert_eq!(problems(&page), problems(&original), "{name}");
         let ours = json(&page);
         assert_eq!(ours["kind"], "btree", "{name}");
+        // BTDeletedPageData.safexid, a uint64 (not in pageinspect's output).
+        let safexid = &json(&original)["safexid"];
+        assert_eq!(&ours["safexid"], safexid, "{name}");
+        safexids += usize::from(safexid.as_u64().is_some_and(|x| x > 0));
         compare(
             &format!("{name} header"),
             &doc["page_header"],
@@ -873,8 +877,8 @@ fn big_endian_btree_pages_decode_to_what_pageinspect_gave() {
         diffs.join("\n")
     );
     assert!(
-        pages >= 40 && metas >= 5 && items >= 1000,
-        "{pages} {metas} {items}"
+        pages >= 40 && metas >= 5 && items >= 1000 && safexids >= 3,
+        "{pages} {metas} {items} {safexids}"
     );
     eprintln!("big-endian btree: {pages} pages ({metas} metapages), {items} items equal");
 }
@@ -1290,5 +1294,152 @@ fn thirty_two_bit_btree_pages_decode_to_what_pageinspect_gave() {
     eprintln!(
         "32-bit btree: {detected} pages detected ({aligned8} all at multiples of 8), \
          {items} items equal ({with_nulls} with a null bitmap, {postings} posting lists)"
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Big-endian hash pages.
+
+/// Header and line pointers of `le` swapped into `p` as a big-endian host
+/// writes them; the normal and dead items' (lp_off, lp_len).
+/// (`line_pointers` false: pd_lower ends the page's fixed contents instead,
+/// as on a metapage.)
+fn swap_header_and_line_pointers(
+    le: &[u8],
+    p: &mut [u8],
+    line_pointers: bool,
+) -> Vec<(usize, usize)> {
+    swap_fields(p, 0, &[4, 4, 2, 2, 2, 2, 2, 2, 4]);
+    let lower = if line_pointers {
+        usize::from(le16(le, 12))
+    } else {
+        24
+    };
+    let mut items = Vec::new();
+    for i in 0..lower.saturating_sub(24) / 4 {
+        let w = le32(le, 24 + i * 4);
+        let (off, lpf, len) = (w & 0x7FFF, (w >> 15) & 3, w >> 17);
+        let be = (off << 17) | (lpf << 15) | len;
+        p[24 + i * 4..28 + i * 4].copy_from_slice(&be.to_be_bytes());
+        if len > 0 {
+            items.push((off as usize, len as usize));
+        }
+    }
+    items
+}
+
+/// The little-endian hash index page `le` as a big-endian host writes it
+/// (hash.h): `HashPageOpaqueData` (hasho_prevblkno, hasho_nextblkno,
+/// hasho_bucket, hasho_flag, hasho_page_id), `HashMetaPageData` (its
+/// float8 hashm_ntuples, uint16 and uint32 fields, hashm_spares[98] and
+/// hashm_mapp[1024]), a bitmap page's uint32 words, and each index tuple's
+/// IndexTupleData and uint32 hash code.
+fn hash_to_big_endian(le: &[u8], blkno: u32) -> Vec<u8> {
+    let mut p = le.to_vec();
+    let special = usize::from(le16(le, 16));
+    let flag = le16(le, special + 12);
+    // LH_OVERFLOW_PAGE, LH_BUCKET_PAGE: index tuples.
+    let items = swap_header_and_line_pointers(le, &mut p, flag & 0x0003 != 0);
+    swap_fields(&mut p, special, &[4, 4, 4, 2, 2]);
+    if flag & 0x0008 != 0 {
+        swap_fields(&mut p, 24, &[4, 4, 8, 2, 2, 2, 2, 4, 4, 4, 4, 4, 4, 4]);
+        swap_fields(&mut p, 24 + 52, &[4; 98 + 1024]);
+    } else if flag & 0x0004 != 0 {
+        // hashm_bmsize bytes of uint32 words: BLCKSZ / 2 on an 8 KB page.
+        for w in 0..le.len() / 2 / 4 {
+            swap_fields(&mut p, 24 + 4 * w, &[4]);
+        }
+    } else {
+        for (off, _) in items {
+            swap_fields(&mut p, off, &[2, 2, 2, 2, 4]);
+        }
+    }
+    let sum = pg_checksum_page(&p, blkno, true);
+    p[8..10].copy_from_slice(&sum.to_be_bytes());
+    p
+}
+
+#[test]
+fn big_endian_hash_pages_decode_to_what_pageinspect_gave() {
+    let dir = fixture("postgres/indexes");
+    let mut paths: Vec<PathBuf> = fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            let n = p.file_name().unwrap().to_string_lossy();
+            n.starts_with("hash_ix.") && n.ends_with(".json") && !n.contains("truth")
+        })
+        .collect();
+    paths.sort();
+    let mut diffs = Vec::new();
+    let (mut pages, mut items, mut kinds) = (0, 0, HashSet::new());
+    for path in paths {
+        let doc: Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+        let le = fs::read(path.with_extension("page")).unwrap();
+        if le.iter().all(|&b| b == 0) {
+            continue;
+        }
+        let blkno = doc["blkno"].as_u64().unwrap() as u32;
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let be = hash_to_big_endian(&le, blkno);
+        assert_eq!(detect_endian(&be), Endian::Big, "{name}");
+        let page = parse(&be, blkno);
+        assert!(page.checksum.unwrap().valid, "{name}");
+        let errors: Vec<_> = page
+            .problems
+            .iter()
+            .filter(|p| p.severity.as_str() == "error")
+            .collect();
+        assert!(errors.is_empty(), "{name}: {errors:?}");
+        let ours = json(&page);
+        compare(
+            &format!("{name} header"),
+            &doc["page_header"],
+            &ours["header"],
+            &["checksum"],
+            &mut diffs,
+        );
+        for f in ["hash_page_type", "hash_page_stats", "hash_metapage_info"] {
+            if let Some(theirs) = doc.get(f) {
+                if &ours[f] != theirs {
+                    diffs.push(format!(
+                        "{name} {f}: pageinspect {theirs}, blockscope {}",
+                        ours[f]
+                    ));
+                }
+                if f == "hash_page_type" {
+                    kinds.insert(theirs.to_string());
+                }
+            }
+        }
+        if let Some(theirs) = doc.get("hash_page_items").and_then(Value::as_array) {
+            let our_items = ours["items"].as_array().unwrap();
+            assert_eq!(theirs.len(), our_items.len(), "{name}");
+            for (t, o) in theirs.iter().zip(our_items) {
+                items += 1;
+                compare(
+                    &format!("{name} item {}", t["itemoffset"]),
+                    t,
+                    o,
+                    &[],
+                    &mut diffs,
+                );
+            }
+        }
+        pages += 1;
+    }
+    assert!(
+        diffs.is_empty(),
+        "{} differences:\n{}",
+        diffs.len(),
+        diffs.join("\n")
+    );
+    assert!(
+        pages >= 20 && items >= 500 && kinds.len() >= 4,
+        "{pages} {items} {kinds:?}"
+    );
+    eprintln!(
+        "big-endian hash: {pages} pages ({} kinds), {items} items equal",
+        kinds.len()
     );
 }

@@ -80,9 +80,9 @@ pub(crate) fn parse(
         {
             // BTDeletedPageData: a FullTransactionId at the start of the contents.
             r.set_context(Region::TupleData, None);
-            let lo = r.peek_u32(SIZE_OF_PAGE_HEADER, "safexid")?;
-            let hi = r.peek_u32(SIZE_OF_PAGE_HEADER + 4, "safexid")?;
-            let full = (u64::from(hi) << 32) | u64::from(lo);
+            // A uint64 in the host's byte order (the high word first on big-endian).
+            let full = r.peek_u64(SIZE_OF_PAGE_HEADER, "safexid")?;
+            let (hi, lo) = (full >> 32, full & 0xFFFF_FFFF);
             r.mark(
                 SIZE_OF_PAGE_HEADER,
                 8,
