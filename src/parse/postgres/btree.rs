@@ -8,8 +8,8 @@
 //! ```
 
 use crate::model::postgres::{
-    maxalign, AmData, BtIndexTuple, BtItem, BtMetaPageData, BtPageOpaque, BtPageStats, BtTupleRole,
-    ItemId, ItemPointer, LpFlags, PageHeader, SIZE_OF_PAGE_HEADER,
+    AmData, BtIndexTuple, BtItem, BtMetaPageData, BtPageOpaque, BtPageStats, BtTupleRole, ItemId,
+    ItemPointer, LpFlags, PageHeader, PageLayout, SIZE_OF_PAGE_HEADER,
 };
 use crate::model::span::Region;
 use crate::model::{Problem, ProblemClass, Severity};
@@ -53,6 +53,7 @@ pub(crate) fn parse(
     h: &PageHeader,
     ids: &[ItemId],
     blkno: u64,
+    layout: PageLayout,
     problems: &mut Vec<Problem>,
 ) -> Result<AmData, ReadError> {
     let special = usize::from(h.pd_special);
@@ -79,9 +80,9 @@ pub(crate) fn parse(
         {
             // BTDeletedPageData: a FullTransactionId at the start of the contents.
             r.set_context(Region::TupleData, None);
-            let lo = r.peek_u32(SIZE_OF_PAGE_HEADER, "safexid")?;
-            let hi = r.peek_u32(SIZE_OF_PAGE_HEADER + 4, "safexid")?;
-            let full = (u64::from(hi) << 32) | u64::from(lo);
+            // A uint64 in the host's byte order (the high word first on big-endian).
+            let full = r.peek_u64(SIZE_OF_PAGE_HEADER, "safexid")?;
+            let (hi, lo) = (full >> 32, full & 0xFFFF_FFFF);
             r.mark(
                 SIZE_OF_PAGE_HEADER,
                 8,
@@ -98,7 +99,9 @@ pub(crate) fn parse(
         // subtree being deleted in its high key's t_tid.
         let unlinking = opaque.btpo_flags & (BTP_HALF_DEAD | BTP_DELETED) != 0;
         for id in ids {
-            items.push(parse_item(r, *id, leaf, rightmost, unlinking, problems));
+            items.push(parse_item(
+                r, *id, leaf, rightmost, unlinking, layout, problems,
+            ));
         }
     }
     let stats = page_stats(h, &opaque, &items);
@@ -109,6 +112,50 @@ pub(crate) fn parse(
         safexid,
         items,
     })
+}
+
+/// Whether the btree page's index tuples were laid out by a 32-bit build
+/// (MAXIMUM_ALIGNOF 4): then a note saying how that was told, else `None`.
+///
+/// A 64-bit build MAXALIGNs every index tuple's size and offset to 8, so an
+/// item at an lp_off of 4 mod 8 is never written by one. A 32-bit build packs
+/// tuples at multiples of 4, and its tuples' sizes are multiples of 4. The
+/// page is read as 32-bit only when some normal item sits at 4 mod 8 and
+/// every item with storage sits at a multiple of 4, is a multiple of 4 long,
+/// at least an IndexTupleData long, and has an IndexTupleSize equal to its
+/// lp_len. Pages whose tuples all happen to sit at multiples of 8 cannot be
+/// told apart this way (and decode the same, except for keys after a null
+/// bitmap).
+pub(crate) fn detect_max_align(r: &Reader, ids: &[ItemId]) -> Option<Problem> {
+    let stored = |id: &&ItemId| id.has_storage();
+    let first = ids
+        .iter()
+        .filter(stored)
+        .find(|id| id.lp_flags == LpFlags::Normal && id.lp_off % 8 == 4)?;
+    let mut seen = 0usize;
+    for id in ids.iter().filter(stored) {
+        let (off, len) = (usize::from(id.lp_off), usize::from(id.lp_len));
+        if off % 4 != 0 || len % 4 != 0 || len < SIZE_OF_INDEX_TUPLE {
+            return None;
+        }
+        let t_info = r.peek_u16(off + 6, "t_info").ok()?;
+        if usize::from(t_info & INDEX_SIZE_MASK) != len {
+            return None;
+        }
+        seen += 1;
+    }
+    Some(Problem::new(
+        Severity::Info,
+        ProblemClass::LinePointer,
+        Some(super::page::item_id_offset(usize::from(first.lp))),
+        format!("lp[{}]", first.lp),
+        format!(
+            "index tuples laid out by a 32-bit build (MAXALIGN 4): lp[{}] starts at lp_off {} \
+             (4 mod 8, which a 64-bit build never writes), and all {seen} index tuples start \
+             at multiples of 4 with IndexTupleSize equal to lp_len; decoded with 4-byte MAXALIGN",
+            first.lp, first.lp_off
+        ),
+    ))
 }
 
 fn read_opaque(r: &mut Reader, special: usize) -> Result<BtPageOpaque, ReadError> {
@@ -184,6 +231,7 @@ fn parse_item(
     leaf: bool,
     rightmost: bool,
     unlinking: bool,
+    layout: PageLayout,
     problems: &mut Vec<Problem>,
 ) -> BtItem {
     if !id.has_storage() {
@@ -194,7 +242,7 @@ fn parse_item(
             keys: None,
         };
     }
-    match read_index_tuple(r, &id, leaf, rightmost) {
+    match read_index_tuple(r, &id, leaf, rightmost, layout) {
         Ok(t) => {
             let verdict = if unlinking && leaf && t.role == BtTupleRole::HighKey {
                 top_parent(&t)
@@ -253,6 +301,7 @@ fn read_index_tuple(
     id: &ItemId,
     leaf: bool,
     rightmost: bool,
+    layout: PageLayout,
 ) -> Result<BtIndexTuple, ReadError> {
     let base = usize::from(id.lp_off);
     r.set_context(Region::TupleHeader, Some(format!("item {}", id.lp)));
@@ -268,11 +317,12 @@ fn read_index_tuple(
     let is_posting = alt_tid && t_tid.offset & BT_IS_POSTING != 0;
     let is_pivot = alt_tid && !is_posting;
 
-    // IndexInfoFindDataOffset
+    // IndexInfoFindDataOffset, with the writing build's MAXALIGN (12 with
+    // a null bitmap on a 32-bit build, 16 on a 64-bit one).
     let data_off = if nulls {
-        maxalign(SIZE_OF_INDEX_TUPLE + SIZE_OF_INDEX_BITMAP)
+        layout.maxalign(SIZE_OF_INDEX_TUPLE + SIZE_OF_INDEX_BITMAP)
     } else {
-        maxalign(SIZE_OF_INDEX_TUPLE)
+        layout.maxalign(SIZE_OF_INDEX_TUPLE)
     };
     if nulls {
         r.bytes(
@@ -287,7 +337,7 @@ fn read_index_tuple(
     let data_end = if is_posting {
         posting_off
     } else if pivot_heap_tid {
-        size.saturating_sub(maxalign(SIZE_OF_ITEM_POINTER))
+        size.saturating_sub(layout.maxalign(SIZE_OF_ITEM_POINTER))
     } else {
         size
     };

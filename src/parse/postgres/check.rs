@@ -98,11 +98,14 @@ pub(crate) fn check_page_in(
     if usable && line_pointers_in_use(kind, &h, data, opts.endian) {
         let ids = item_ids(&r, &h, problems);
         let mut max_align = MAXALIGN;
-        if kind == PageKind::Heap {
-            if let Some(note) = heap::detect_max_align(&r, &ids) {
-                max_align = 4;
-                problems.push(note);
-            }
+        let note = match kind {
+            PageKind::Heap => heap::detect_max_align(&r, &ids),
+            PageKind::Btree => super::btree::detect_max_align(&r, &ids),
+            _ => None,
+        };
+        if let Some(note) = note {
+            max_align = 4;
+            problems.push(note);
         }
         line_pointers(&ids, &h, data.len(), max_align, problems);
         if kind == PageKind::Heap {

@@ -106,11 +106,14 @@ fn parse(data: &[u8], opts: &PageOptions, spans: bool) -> PgPage {
 
     let line_pointers = if usable && line_pointers_in_use(page.kind, &header, data, opts.endian) {
         let ids = read_line_pointers(&mut r, &header, &mut page.problems);
-        if page.kind == PageKind::Heap {
-            if let Some(note) = heap::detect_max_align(&r, &ids) {
-                page.layout.max_align = 4;
-                page.problems.push(note);
-            }
+        let note = match page.kind {
+            PageKind::Heap => heap::detect_max_align(&r, &ids),
+            PageKind::Btree => btree::detect_max_align(&r, &ids),
+            _ => None,
+        };
+        if let Some(note) = note {
+            page.layout.max_align = 4;
+            page.problems.push(note);
         }
         check::line_pointers(
             &ids,
@@ -152,6 +155,7 @@ fn parse(data: &[u8], opts: &PageOptions, spans: bool) -> PgPage {
             &header,
             &line_pointers,
             opts.blkno,
+            page.layout,
             &mut page.problems,
         )
         .map(Some),

@@ -164,9 +164,8 @@ pub(crate) fn parse(
 fn read_hash_meta(r: &mut Reader, page_size: usize) -> Result<HashMetaPageData, ReadError> {
     let at = SIZE_OF_PAGE_HEADER;
     r.set_context(Region::Meta, Some("HashMetaPageData".into()));
-    let lo = r.peek_u32(at + 8, "hashm_ntuples")?;
-    let hi = r.peek_u32(at + 12, "hashm_ntuples")?;
-    let ntuples = f64::from_bits((u64::from(hi) << 32) | u64::from(lo));
+    // A float8 in the host's byte order (the high word first on big-endian).
+    let ntuples = f64::from_bits(r.peek_u64(at + 8, "hashm_ntuples")?);
     let mut meta = HashMetaPageData {
         hashm_magic: r.u32(at, "hashm_magic")?,
         hashm_version: r.u32(at + 4, "hashm_version")?,
@@ -237,9 +236,8 @@ fn read_gin_meta(r: &mut Reader) -> Result<GinMetaPageData, ReadError> {
     let at = SIZE_OF_PAGE_HEADER;
     r.set_context(Region::TupleData, Some("GinMetaPageData".into()));
     let i64_at = |r: &mut Reader, off: usize, name: &str| -> Result<i64, ReadError> {
-        let lo = r.peek_u32(off, name)?;
-        let hi = r.peek_u32(off + 4, name)?;
-        let v = ((u64::from(hi) << 32) | u64::from(lo)) as i64;
+        // An int64 in the host's byte order (the high word first on big-endian).
+        let v = r.peek_u64(off, name)? as i64;
         r.mark(off, 8, name, v.to_string());
         Ok(v)
     };
