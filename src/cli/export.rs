@@ -819,6 +819,8 @@ fn export_block(
     let mut owned: Vec<Option<Value>> = Vec::with_capacity(ctx.schema.columns.len());
     // The values read in place (ints, short strings), by column.
     let mut inline: Vec<Option<attrs::Inline>> = Vec::with_capacity(ctx.schema.columns.len());
+    // The slots of the current tuple, reused from tuple to tuple.
+    let mut slots: Vec<attrs::Slot> = Vec::with_capacity(ctx.schema.columns.len());
     for id in &ids {
         let lp = id.lp;
         if id.lp_flags != LpFlags::Normal {
@@ -850,8 +852,8 @@ fn export_block(
             t_oid: None,
             data_offset,
             t_data: (data_offset <= usize::from(id.lp_off) + usize::from(id.lp_len)).then(Vec::new),
-            raw_flags: Vec::new(),
-            combined_flags: Vec::new(),
+            raw_flags: Default::default(),
+            combined_flags: Default::default(),
         };
         let t = &t;
         let self_tid = ItemPointer {
@@ -880,7 +882,7 @@ fn export_block(
         let layout = if t.t_data.is_none() {
             Err((0, "t_hoff runs past the tuple".to_string()))
         } else {
-            attrs::tuple_layout(bytes, id, t, ctx.schema)
+            attrs::tuple_layout(bytes, id, t, ctx.schema, &mut slots)
         };
         let skip = |o: &mut BlockOut, attnum: usize, why: String| {
             let what = if attnum == 0 {
@@ -898,7 +900,7 @@ fn export_block(
                 .push(format!("block {blkno} lp {lp}: skipped: {what}"));
             o.counts.skipped_tuples += 1;
         };
-        let (data, slots) = match layout {
+        let data = match layout {
             Ok(l) => l,
             Err((attnum, why)) => {
                 skip(o, attnum, why);

@@ -189,25 +189,91 @@ pub fn pageinspect_names(value: u16, table: &'static [Flag]) -> Vec<String> {
     out
 }
 
+/// heap_tuple_infomask_flags' `raw_flags` or `combined_flags`, held as the
+/// set bits of their tables (no allocation, eight bytes): `raw` lists
+/// [`INFOMASK`] then [`INFOMASK2`] names, `combined` [`INFOMASK_COMBINED`]
+/// names, in table order.
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+pub struct FlagList {
+    /// Bit `i`: the `i`th name of the list's tables is in the list.
+    bits: u32,
+    combined: bool,
+}
+
+impl FlagList {
+    /// The names, in order.
+    pub fn iter(&self) -> impl Iterator<Item = &'static str> + '_ {
+        let tables: [&'static [Flag]; 2] = if self.combined {
+            [INFOMASK_COMBINED, &[]]
+        } else {
+            [INFOMASK, INFOMASK2]
+        };
+        tables
+            .into_iter()
+            .flatten()
+            .enumerate()
+            .filter(|(i, _)| self.bits & (1 << i) != 0)
+            .map(|(_, f)| f.name)
+    }
+
+    /// No name is in the list.
+    pub fn is_empty(&self) -> bool {
+        self.bits == 0
+    }
+
+    /// The names as a Vec (tests, rare callers).
+    pub fn to_vec(&self) -> Vec<&'static str> {
+        self.iter().collect()
+    }
+}
+
+impl PartialEq<Vec<&str>> for FlagList {
+    fn eq(&self, other: &Vec<&str>) -> bool {
+        self.iter().eq(other.iter().copied())
+    }
+}
+
+impl std::fmt::Debug for FlagList {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl serde::Serialize for FlagList {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.iter())
+    }
+}
+
 /// heap_tuple_infomask_flags(t_infomask, t_infomask2): (raw_flags, combined_flags).
-pub fn infomask_flags(t_infomask: u16, t_infomask2: u16) -> (Vec<&'static str>, Vec<&'static str>) {
-    let mut raw: Vec<&'static str> = INFOMASK
-        .iter()
-        .filter(|f| t_infomask & f.mask != 0)
-        .map(|f| f.name)
-        .collect();
-    raw.extend(
-        INFOMASK2
-            .iter()
-            .filter(|f| t_infomask2 & f.mask != 0)
-            .map(|f| f.name),
-    );
-    let combined = INFOMASK_COMBINED
-        .iter()
-        .filter(|f| t_infomask & f.mask == f.mask)
-        .map(|f| f.name)
-        .collect();
-    (raw, combined)
+pub fn infomask_flags(t_infomask: u16, t_infomask2: u16) -> (FlagList, FlagList) {
+    let mut raw = 0u32;
+    for (i, f) in INFOMASK.iter().chain(INFOMASK2).enumerate() {
+        let word = if i < INFOMASK.len() {
+            t_infomask
+        } else {
+            t_infomask2
+        };
+        if word & f.mask != 0 {
+            raw |= 1 << i;
+        }
+    }
+    let mut combined = 0u32;
+    for (i, f) in INFOMASK_COMBINED.iter().enumerate() {
+        if t_infomask & f.mask == f.mask {
+            combined |= 1 << i;
+        }
+    }
+    (
+        FlagList {
+            bits: raw,
+            combined: false,
+        },
+        FlagList {
+            bits: combined,
+            combined: true,
+        },
+    )
 }
 
 /// `NAME | NAME | unknown 0x0800` for a flag word, or `none`.
@@ -235,7 +301,7 @@ mod tests {
     #[test]
     fn infomask_2050_is_hasvarwidth_xmax_invalid() {
         let (raw, combined) = infomask_flags(2050, 2);
-        assert_eq!(raw, vec!["HEAP_HASVARWIDTH", "HEAP_XMAX_INVALID"]);
+        assert_eq!(raw.to_vec(), ["HEAP_HASVARWIDTH", "HEAP_XMAX_INVALID"]);
         assert!(combined.is_empty());
     }
 
@@ -244,14 +310,14 @@ mod tests {
         // Verified against heap_tuple_infomask_flags(2816, 0).
         let (raw, combined) = infomask_flags(2816, 0);
         assert_eq!(
-            raw,
-            vec![
+            raw.to_vec(),
+            [
                 "HEAP_XMIN_COMMITTED",
                 "HEAP_XMIN_INVALID",
                 "HEAP_XMAX_INVALID"
             ]
         );
-        assert_eq!(combined, vec!["HEAP_XMIN_FROZEN"]);
+        assert_eq!(combined.to_vec(), ["HEAP_XMIN_FROZEN"]);
     }
 
     #[test]

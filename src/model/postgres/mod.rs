@@ -333,9 +333,9 @@ pub struct HeapTuple {
     /// User data: lp_len − t_hoff bytes from t_hoff; `None` when t_hoff runs past lp_len.
     pub t_data: Option<Vec<u8>>,
     /// heap_tuple_infomask_flags' `raw_flags`.
-    pub raw_flags: Vec<&'static str>,
+    pub raw_flags: flags::FlagList,
     /// heap_tuple_infomask_flags' `combined_flags`.
-    pub combined_flags: Vec<&'static str>,
+    pub combined_flags: flags::FlagList,
 }
 
 /// One line pointer and, when it has a readable tuple, the tuple.

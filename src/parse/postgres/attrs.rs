@@ -95,6 +95,21 @@ pub(crate) fn layout_in(
     pl: PageLayout,
 ) -> (Vec<Slot>, usize, Option<LayoutError>) {
     let mut slots = Vec::with_capacity(columns.len());
+    let (off, error) = layout_into(data, natts, bitmap, columns, pl, &mut slots);
+    (slots, off, error)
+}
+
+/// [`layout_in`] into a caller's buffer (cleared first), so that a loop
+/// over many tuples allocates the slots once.
+pub(crate) fn layout_into(
+    data: &[u8],
+    natts: usize,
+    bitmap: Option<&[u8]>,
+    columns: &[Column],
+    pl: PageLayout,
+    slots: &mut Vec<Slot>,
+) -> (usize, Option<LayoutError>) {
+    slots.clear();
     let mut off = 0usize;
     for (i, col) in columns.iter().enumerate() {
         if i >= natts {
@@ -120,11 +135,10 @@ pub(crate) fn layout_in(
         };
         let len = match datum_len(data, aligned, col.attlen, pl.big_endian) {
             Ok(len) => len,
-            Err(message) => return (slots, off, Some(fail(message))),
+            Err(message) => return (off, Some(fail(message))),
         };
         if aligned.checked_add(len).is_none_or(|end| end > data.len()) {
             return (
-                slots,
                 off,
                 Some(fail(format!(
                     "{len} bytes at data offset {aligned} run past the end of the {}-byte tuple data",
@@ -139,7 +153,7 @@ pub(crate) fn layout_in(
         });
         off = aligned + len;
     }
-    (slots, off, None)
+    (off, None)
 }
 
 /// `att_addlength_pointer`: how many bytes the attribute at `at` takes.
@@ -852,19 +866,18 @@ pub(crate) fn plain_varlena_data(raw: &[u8]) -> Result<&[u8], String> {
     }
 }
 
-/// A tuple's data and the slot of each column in it.
-pub(crate) type TupleLayout<'a> = (&'a [u8], Vec<Slot>);
-
 /// The layout of one tuple's data over `schema` (one slot per column), for
 /// `export`: the same walk as [`decode_page`], without labels, spans or
-/// problems. Returns the tuple's data and the slots; `Err` names the first
-/// column (1-based attnum) the column list does not fit, and why.
+/// problems. Returns the tuple's data and fills `slots` (a buffer reused
+/// from tuple to tuple); `Err` names the first column (1-based attnum) the
+/// column list does not fit, and why.
 pub(crate) fn tuple_layout<'a>(
     page: &'a [u8],
     id: &ItemId,
     t: &HeapTuple,
     schema: &Schema,
-) -> Result<TupleLayout<'a>, (usize, String)> {
+    slots: &mut Vec<Slot>,
+) -> Result<&'a [u8], (usize, String)> {
     let start = t.data_offset;
     let end = usize::from(id.lp_off) + usize::from(id.lp_len);
     let data = page.get(start..end).unwrap_or_default();
@@ -880,7 +893,7 @@ pub(crate) fn tuple_layout<'a>(
         ));
     }
     let bitmap = tuple_bitmap(page, id, t);
-    let (slots, end_off, error) = layout(data, natts, bitmap, cols);
+    let (end_off, error) = layout_into(data, natts, bitmap, cols, PageLayout::default(), slots);
     if let Some(e) = error {
         return Err((e.index + 1, e.message));
     }
@@ -893,7 +906,7 @@ pub(crate) fn tuple_layout<'a>(
             ),
         ));
     }
-    Ok((data, slots))
+    Ok(data)
 }
 
 /// A value read in place from the page, without allocating.

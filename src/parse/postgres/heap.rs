@@ -525,8 +525,8 @@ mod tests {
             t_oid: None,
             data_offset: 8024,
             t_data: None,
-            raw_flags: Vec::new(),
-            combined_flags: Vec::new(),
+            raw_flags: Default::default(),
+            combined_flags: Default::default(),
         };
         tuple_verdict(&id, &t, 0).to_string()
     }

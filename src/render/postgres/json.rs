@@ -10,6 +10,7 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
+use crate::model::postgres::flags::FlagList;
 use crate::model::postgres::{flags, names};
 use crate::model::postgres::{
     AmData, Attr, BtItem, BtMetaPageData, BtPageOpaque, BtPageStats, ChecksumCheck, HeapItem,
@@ -74,8 +75,8 @@ pub struct HeapItemJson<'a> {
     pub t_bits: Option<&'a str>,
     pub t_oid: Option<u32>,
     pub t_data: Option<String>,
-    pub raw_flags: Option<&'a [&'static str]>,
-    pub combined_flags: Option<&'a [&'static str]>,
+    pub raw_flags: Option<&'a FlagList>,
+    pub combined_flags: Option<&'a FlagList>,
     pub verdict: &'a crate::model::postgres::verdict::ItemVerdict,
     /// The tuple's attributes, when column types were given.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -170,8 +171,8 @@ impl<'a> HeapItemJson<'a> {
             t_bits: t.and_then(|t| t.t_bits.as_deref()),
             t_oid: t.and_then(|t| t.t_oid),
             t_data: t.and_then(|t| t.t_data.as_deref()).map(bytea_text),
-            raw_flags: t.map(|t| t.raw_flags.as_slice()),
-            combined_flags: t.map(|t| t.combined_flags.as_slice()),
+            raw_flags: t.map(|t| &t.raw_flags),
+            combined_flags: t.map(|t| &t.combined_flags),
             verdict: &item.verdict,
             attrs: item
                 .attrs
@@ -667,16 +668,50 @@ pub(crate) fn push_hex(out: &mut Vec<u8>, bytes: &[u8]) {
         }
         pairs
     };
-    let start = out.len();
-    out.resize(start + bytes.len() * 2, 0);
-    for (pair, &b) in out[start..].chunks_exact_mut(2).zip(bytes) {
-        pair.copy_from_slice(&PAIRS[usize::from(b)]);
+    out.reserve(bytes.len() * 2);
+    let mut eights = bytes.chunks_exact(8);
+    for e in &mut eights {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(e);
+        out.extend_from_slice(&hex8(u64::from_le_bytes(word)).to_le_bytes());
     }
+    for &b in eights.remainder() {
+        out.extend_from_slice(&PAIRS[usize::from(b)]);
+    }
+}
+
+/// The 16 lowercase hex digits of the 8 bytes of `x` (little-endian: the
+/// first byte's digits first), computed in one register: each byte spread
+/// to its own 16-bit lane, the lane split into its two nibbles, every
+/// nibble turned into its digit at once.
+fn hex8(x: u64) -> u128 {
+    const LO16: u128 = 0x000f_000f_000f_000f_000f_000f_000f_000f;
+    const ONES: u128 = 0x0101_0101_0101_0101_0101_0101_0101_0101;
+    let mut s = u128::from(x);
+    s = (s | (s << 32)) & 0x0000_0000_ffff_ffff_0000_0000_ffff_ffff;
+    s = (s | (s << 16)) & 0x0000_ffff_0000_ffff_0000_ffff_0000_ffff;
+    s = (s | (s << 8)) & 0x00ff_00ff_00ff_00ff_00ff_00ff_00ff_00ff;
+    // The high nibble in the lane's first byte, the low nibble in its second.
+    let v = ((s >> 4) & LO16) | ((s & LO16) << 8);
+    // 1 in each byte whose nibble is 10 or more (v + 0x76 sets bit 7).
+    let letter = ((v + 0x76 * ONES) >> 7) & ONES;
+    v + 0x30 * ONES + letter * (b'a' - b'0' - 10) as u128
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn push_hex_matches_format_for_every_byte_and_length() {
+        let bytes: Vec<u8> = (0..=255u8).chain((0..=255u8).rev()).collect();
+        for len in [0, 1, 7, 8, 9, 15, 16, 17, 255, 512] {
+            let mut out = b"x".to_vec();
+            push_hex(&mut out, &bytes[..len]);
+            let want: String = bytes[..len].iter().map(|b| format!("{b:02x}")).collect();
+            assert_eq!(out, [b"x".as_slice(), want.as_bytes()].concat(), "{len}");
+        }
+    }
 
     #[test]
     fn bytea_is_backslash_x_lowercase() {

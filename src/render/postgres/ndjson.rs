@@ -10,6 +10,7 @@
 //! [`PgPageJson`]: super::json::PgPageJson
 //! [`PgPageJson::from_page`]: super::json::PgPageJson::from_page
 
+use crate::model::postgres::flags::FlagList;
 use crate::model::postgres::verdict::ItemVerdict;
 use crate::model::postgres::{ChecksumCheck, HeapItem, PgPage};
 use crate::model::Problem;
@@ -143,7 +144,9 @@ impl JsonWriter<'_> {
         }
     }
 
-    fn string_list(&mut self, list: Option<&[&str]>) {
+    /// A list of flag names (`model::postgres::flags`' C identifiers,
+    /// which never need escaping: the test below checks every one).
+    fn flag_list(&mut self, list: Option<&FlagList>) {
         let Some(list) = list else {
             return self.null();
         };
@@ -152,7 +155,9 @@ impl JsonWriter<'_> {
             if i > 0 {
                 self.buf.push(b',');
             }
-            self.string(s);
+            self.buf.push(b'"');
+            self.buf.extend_from_slice(s.as_bytes());
+            self.buf.push(b'"');
         }
         self.buf.push(b']');
     }
@@ -225,9 +230,9 @@ impl JsonWriter<'_> {
             None => self.null(),
         }
         self.raw(b",\"raw_flags\":");
-        self.string_list(t.map(|t| t.raw_flags.as_slice()));
+        self.flag_list(t.map(|t| &t.raw_flags));
         self.raw(b",\"combined_flags\":");
-        self.string_list(t.map(|t| t.combined_flags.as_slice()));
+        self.flag_list(t.map(|t| &t.combined_flags));
         self.raw(b",\"verdict\":");
         match &self.verdict {
             Some((v, json)) if *v == item.verdict => self.buf.extend_from_slice(json),
@@ -277,6 +282,14 @@ impl JsonWriter<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn flag_names_need_no_escaping() {
+        use crate::model::postgres::flags::{INFOMASK, INFOMASK2, INFOMASK_COMBINED};
+        for f in INFOMASK.iter().chain(INFOMASK2).chain(INFOMASK_COMBINED) {
+            assert!(!f.name.bytes().any(needs_escape), "{}", f.name);
+        }
+    }
 
     #[test]
     fn strings_are_escaped_like_serde_json() {

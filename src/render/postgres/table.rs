@@ -310,7 +310,7 @@ fn verdict_table(items: &[HeapItem], opts: &RenderOptions) -> Fitted {
     let mut t = new_table(opts, &["lp", "line pointer", "infomask flags", "verdict"]);
     for item in items {
         let flags = item.tuple.as_ref().map_or(String::new(), |tup| {
-            let short = |n: &&'static str| -> String {
+            let short = |n: &'static str| -> String {
                 if opts.wide {
                     n.to_string()
                 } else {
