@@ -242,19 +242,11 @@ fn torn_pg_attribute_page_falls_back_to_columns() {
     ]);
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(run.stdout.is_empty());
-    assert!(run.stderr.contains(&place), "{}", run.stderr);
-    assert!(
-        run.stderr
-            .contains("app.big: the pg_attribute rows of attnum 1, 2, 3 could not be read"),
-        "{}",
-        run.stderr
-    );
-    assert!(
-        run.stderr
-            .contains("its pg_class row was read (relnatts 3)"),
-        "{}",
-        run.stderr
-    );
+    run.assert_stderr_has(&[
+        &place,
+        "app.big: the pg_attribute rows of attnum 1, 2, 3 could not be read",
+        "its pg_class row was read (relnatts 3)",
+    ]);
     let words = advised(&run.stderr, "and run:\n  ");
     assert_eq!(
         words[..6],
@@ -288,16 +280,11 @@ fn torn_pg_attribute_page_falls_back_to_columns() {
         "TOAST read: {}",
         run.stdout.len()
     );
-    assert!(
-        run.stderr
-            .contains("blockscope: warning: ".to_string().as_str())
-            && run.stderr.contains(&place)
-            && run.stderr.contains(
-                "the columns given are used instead, with the files its pg_class row names"
-            ),
-        "{}",
-        run.stderr
-    );
+    run.assert_stderr_has(&[
+        "blockscope: warning: ",
+        &place,
+        "the columns given are used instead, with the files its pg_class row names",
+    ]);
 
     // Fewer columns than pg_class.relnatts: said, and the rows that do not
     // fit are skipped (exit 1).
@@ -310,12 +297,7 @@ fn torn_pg_attribute_page_falls_back_to_columns() {
         "id integer, body text",
     ]);
     assert_eq!(run.code, 1);
-    assert!(
-        run.stderr
-            .contains("pg_class.relnatts says app.big has 3 attributes (dropped ones included), the columns given are 2"),
-        "{}",
-        run.stderr
-    );
+    run.assert_stderr_has(&["pg_class.relnatts says app.big has 3 attributes (dropped ones included), the columns given are 2"]);
 
     // show takes the same fallback; map needs no columns at all.
     let run = common::run(&[
@@ -330,15 +312,10 @@ fn torn_pg_attribute_page_falls_back_to_columns() {
     assert!(run.stdout.contains("n4"), "{}", run.stdout);
     let run = common::run(&["show", copy.path(), "--table", "app.big"]);
     assert_eq!(run.code, 2);
-    assert!(run.stderr.contains(&place), "{}", run.stderr);
+    run.assert_stderr_has(&[&place]);
     let run = common::run(&["map", copy.path(), "--table", "app.big"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    assert!(run.stderr.contains(&place), "{}", run.stderr);
-    assert!(
-        run.stderr.contains("drawn without its columns"),
-        "{}",
-        run.stderr
-    );
+    run.assert_stderr_has(&[&place, "drawn without its columns"]);
 }
 
 /// A table with some attributes on the lost page: the ones read are listed
@@ -354,12 +331,7 @@ fn the_columns_that_were_read_are_the_hint() {
     copy.garble(PG_ATTRIBUTE, blkno);
     let run = common::run(&["export", copy.path(), "--table", "public.t"]);
     assert_eq!(run.code, 2, "{}", run.stderr);
-    assert!(
-        run.stderr
-            .contains(&format!("pg_attribute block {blkno}: ")),
-        "{}",
-        run.stderr
-    );
+    run.assert_stderr_has(&[&format!("pg_attribute block {blkno}: ")]);
     let text =
         std::fs::read_to_string(common::fixture("postgres/catalog/18/attributes.txt")).unwrap();
     let words = advised(&run.stderr, "and run:\n  ");
@@ -406,25 +378,11 @@ fn lost_pg_class_row_is_named_with_what_other_catalogs_know() {
         "copy",
     ]);
     assert_eq!(run.code, 2, "{}", run.stderr);
-    assert!(
-        run.stderr
-            .contains("table app.big is not in pg_class of database \"postgres\""),
-        "{}",
-        run.stderr
-    );
-    assert!(
-        run.stderr
-            .contains(&format!("unreadable: pg_class block {blkno}: ")),
-        "{}",
-        run.stderr
-    );
-    assert!(
-        run.stderr.contains(&format!(
-            "pg_type's row type of app.big says its pg_class OID is {BIG_OID}"
-        )),
-        "{}",
-        run.stderr
-    );
+    run.assert_stderr_has(&[
+        "table app.big is not in pg_class of database \"postgres\"",
+        &format!("unreadable: pg_class block {blkno}: "),
+        &format!("pg_type's row type of app.big says its pg_class OID is {BIG_OID}"),
+    ]);
     let file = copy.file(&format!("base/5/{BIG_OID}"));
     let words = advised(&run.stderr, "to export app.big by its file:\n  ");
     assert_eq!(words[0], "export");
@@ -441,7 +399,7 @@ fn lost_pg_class_row_is_named_with_what_other_catalogs_know() {
     let got = sorted(&run.stdout);
     assert!(!got.is_empty());
     assert!(got.iter().all(|r| want.contains(r)), "{got:?}");
-    assert!(run.stderr.contains("skipped"), "{}", run.stderr);
+    run.assert_stderr_has(&["skipped"]);
 }
 
 /// pg_namespace's page unreadable: the relation of that name in a namespace
@@ -453,25 +411,11 @@ fn lost_pg_namespace_row_names_the_candidates() {
     copy.tear(PG_NAMESPACE, 0);
     let run = common::run(&["export", copy.path(), "--table", "app.big"]);
     assert_eq!(run.code, 2, "{}", run.stderr);
-    assert!(
-        run.stderr
-            .contains("schema \"app\" is not in pg_namespace of database \"postgres\""),
-        "{}",
-        run.stderr
-    );
-    assert!(
-        run.stderr
-            .contains("unreadable: pg_namespace block 0: checksum mismatch for block 0"),
-        "{}",
-        run.stderr
-    );
-    assert!(
-        run.stderr.contains(&format!(
-            "pg_class has a relation big (oid {BIG_OID}) in namespace"
-        )),
-        "{}",
-        run.stderr
-    );
+    run.assert_stderr_has(&[
+        "schema \"app\" is not in pg_namespace of database \"postgres\"",
+        "unreadable: pg_namespace block 0: checksum mismatch for block 0",
+        &format!("pg_class has a relation big (oid {BIG_OID}) in namespace"),
+    ]);
     let words = advised(&run.stderr, "to export app.big by its file:\n  ");
     let args: Vec<&str> = words.iter().map(String::as_str).collect();
     assert!(args.contains(&"--toast"), "{args:?}");
@@ -488,19 +432,11 @@ fn lost_pg_database_row_and_database_by_oid() {
     copy.tear(PG_DATABASE, 0);
     let run = common::run(&["export", copy.path(), "--table", "app.big"]);
     assert_eq!(run.code, 2, "{}", run.stderr);
-    assert!(
-        run.stderr
-            .contains("database \"postgres\" is not in pg_database"),
-        "{}",
-        run.stderr
-    );
-    assert!(
-        run.stderr
-            .contains("unreadable: pg_database block 0: checksum mismatch for block 0"),
-        "{}",
-        run.stderr
-    );
-    assert!(run.stderr.contains("base/5"), "{}", run.stderr);
+    run.assert_stderr_has(&[
+        "database \"postgres\" is not in pg_database",
+        "unreadable: pg_database block 0: checksum mismatch for block 0",
+        "base/5",
+    ]);
     let run = common::run(&[
         "export",
         copy.path(),
@@ -553,14 +489,10 @@ fn columns_given_with_a_healthy_catalog_replace_it() {
         "--columns",
         "id bigint, body text, note character varying(10)",
     ]);
-    assert!(
-        run.stderr.contains(
-            "the columns given differ from what pg_attribute says of app.big: attnum 1 is id \
-             integer in pg_attribute, given as id bigint"
-        ),
-        "{}",
-        run.stderr
-    );
+    run.assert_stderr_has(&[
+        "the columns given differ from what pg_attribute says of app.big: attnum 1 is id \
+             integer in pg_attribute, given as id bigint",
+    ]);
 }
 
 /// The pg_type page holding a column's type unreadable: that column is
@@ -586,19 +518,10 @@ fn lost_pg_type_row_of_a_column_type() {
     copy.tear("base/5/1247", blkno);
     let run = common::run(&["export", copy.path(), "--table", "public.t"]);
     assert_eq!(run.code, 2, "{}", run.stderr);
-    assert!(
-        run.stderr.contains(&format!(
-            "unreadable: pg_type block {blkno}: checksum mismatch"
-        )),
-        "{}",
-        run.stderr
-    );
-    assert!(
-        run.stderr
-            .contains(&format!("<feel: type OID {oid}, attlen 4, attalign i>")),
-        "{}",
-        run.stderr
-    );
+    run.assert_stderr_has(&[
+        &format!("unreadable: pg_type block {blkno}: checksum mismatch"),
+        &format!("<feel: type OID {oid}, attlen 4, attalign i>"),
+    ]);
     let run = common::run(&[
         "export",
         copy.path(),
@@ -609,14 +532,10 @@ fn lost_pg_type_row_of_a_column_type() {
     ]);
     assert_eq!(run.code, 1, "{}", run.stderr);
     assert_eq!(sorted(&run.stdout), expected("app.big"));
-    assert!(
-        run.stderr.contains(&format!(
-            "blockscope: warning: {}: pg_type block {blkno}: ",
-            copy.path()
-        )),
-        "{}",
-        run.stderr
-    );
+    run.assert_stderr_has(&[&format!(
+        "blockscope: warning: {}: pg_type block {blkno}: ",
+        copy.path()
+    )]);
 }
 
 /// The pg_attribute fallback on clusters of several majors (10: catalog
@@ -709,12 +628,8 @@ fn truncated_pg_attribute_is_named() {
     drop(file);
     let run = common::run(&["export", copy.path(), "--table", "app.big"]);
     assert_eq!(run.code, 2, "{}", run.stderr);
-    assert!(
-        run.stderr.contains(&format!(
-            "(pg_attribute block {blkno}: {}: the file ends 3000 bytes into the block (truncated)",
-            copy.file(PG_ATTRIBUTE).display()
-        )),
-        "{}",
-        run.stderr
-    );
+    run.assert_stderr_has(&[&format!(
+        "(pg_attribute block {blkno}: {}: the file ends 3000 bytes into the block (truncated)",
+        copy.file(PG_ATTRIBUTE).display()
+    )]);
 }

@@ -47,6 +47,21 @@ pub struct Run {
     pub stderr: String,
 }
 
+impl Run {
+    /// Panics, showing the whole of stderr, unless stderr holds every one of
+    /// `needles`.
+    #[track_caller]
+    pub fn assert_stderr_has(&self, needles: &[&str]) {
+        for needle in needles {
+            assert!(
+                self.stderr.contains(needle),
+                "stderr lacks {needle:?}:\n{}",
+                self.stderr
+            );
+        }
+    }
+}
+
 /// Run the binary with `args` and no standard input.
 pub fn run(args: &[&str]) -> Run {
     run_with_stdin(args, None)
