@@ -112,6 +112,67 @@ fn healthy_oracle_blocks_need_no_note() {
     }
 }
 
+/// The raw bytes of the hex section of a trace whose `Dump of memory` lines
+/// hold little-endian 32-bit words (`Repeat N times` repeats the line before).
+fn trace_hex_le(trace: &str) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut last: Vec<u8> = Vec::new();
+    for line in trace.lines() {
+        if let Some(n) = line
+            .strip_prefix("Repeat ")
+            .and_then(|r| r.strip_suffix(" times"))
+        {
+            let n: usize = n.trim().parse().unwrap();
+            for _ in 0..n {
+                out.extend_from_slice(&last);
+            }
+            continue;
+        }
+        let Some((words, _ascii)) = line.split_once(" [") else {
+            continue;
+        };
+        let mut fields = words.split_whitespace();
+        if fields
+            .next()
+            .is_none_or(|a| u64::from_str_radix(a, 16).is_err())
+        {
+            continue;
+        }
+        let row: Option<Vec<u8>> = fields
+            .map(|w| u32::from_str_radix(w, 16).ok().map(u32::to_le_bytes))
+            .collect::<Option<Vec<_>>>()
+            .map(|ws| ws.concat());
+        if let Some(row) = row {
+            out.extend_from_slice(&row);
+            last = row;
+        }
+    }
+    out
+}
+
+/// A block whose format byte is 0x02 (no block size in its top bits, as
+/// blocks formatted before 10g and some file-space headers since keep it):
+/// still an Oracle block, with no note. The real KTFB header of a published
+/// 11g dump, written out as the raw block it dumps.
+#[test]
+fn format_byte_without_block_size_is_still_oracle() {
+    let trace = std::fs::read_to_string(fixture("oracle/blocks/ktfb_header_11g_i686.trc")).unwrap();
+    let bytes = trace_hex_le(&trace);
+    assert_eq!(bytes.len(), 8192);
+    assert_eq!(&bytes[..2], &[0x1d, 0x02]);
+    let path = tempdir().join("ktfb_frmt02.blk");
+    std::fs::write(&path, &bytes).unwrap();
+    let (engine, out) = show_engine(&path);
+    assert_eq!(engine, "oracle", "{}", text(&out.stderr));
+    assert_eq!(text(&out.stderr), "");
+    assert_eq!(out.status.code(), Some(0));
+    let table = text(&blockscope(&["show", path.to_str().unwrap()]).stdout);
+    assert!(
+        table.contains("format 2, block size not encoded"),
+        "{table}"
+    );
+}
+
 #[test]
 fn postgres_pages_healthy_and_damaged_stay_postgres() {
     let dir = fixture("postgres/corrupt");

@@ -72,18 +72,22 @@ pub(super) fn oracle(head: &[u8], blkno: u64) -> Evidence {
     if known_type {
         e.holds(2, "block type");
     }
+    // The top three bits give the block size from Oracle 10g on; a block
+    // formatted before (or a file-space header kept from then) has 0 there:
+    // 0x02, a byte too common to weigh anything until the tail or the check
+    // value confirms the header.
     let code = frmt >> 5;
-    let frmt_ok = frmt & 0x1f == 0x02 && (1..=7).contains(&code);
-    let frmt_size = 1usize << (8 + code);
+    let frmt_ok = frmt & 0x1f == 0x02;
     if frmt_ok {
-        e.holds(2, "format byte");
+        e.holds(if code > 0 { 2 } else { 0 }, "format byte");
     }
     // The rest corroborates a cache header (type and format byte); alone
     // it proves nothing.
     if !known_type || !frmt_ok {
         return e;
     }
-    if frmt_ok {
+    if code > 0 {
+        let frmt_size = 1usize << (8 + code);
         if head.len() == frmt_size {
             e.holds(1, "block size");
         } else {
