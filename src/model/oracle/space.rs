@@ -6,12 +6,14 @@
 //! Field names follow the dump's labels (`spare1`, `extents`, `ext#`,
 //! `nbits`, `parent dba`, `RelFno` …).
 //!
-//! The byte layouts of segment headers, ASSM bitmap blocks and undo blocks
-//! are not established by any public source this project uses, so those
-//! structures are filled from a trace's formatted text only; from raw bytes
-//! the body is shown as hex with a note ([`Undecoded`]). The KTFB file space
-//! header is read from bytes too, for the fields whose offsets a published
-//! block shows ([`FileSpaceHeader`]).
+//! The byte layouts of segment headers, ASSM bitmap blocks and undo segment
+//! headers are not established by any public source this project uses, so
+//! those structures are filled from a trace's formatted text only; from raw
+//! bytes the body is shown as hex with a note ([`Undecoded`]). The KTFB file
+//! space header is read from bytes too, for the fields whose offsets a
+//! published block shows ([`FileSpaceHeader`]), and so is the undo block's
+//! header and record directory, at the offsets BBED publishes for `struct
+//! ktubh` ([`UndoBlock`]; the records stay undecoded).
 
 use serde::Serialize;
 
@@ -328,8 +330,17 @@ pub struct UndoBlock {
     pub xid_indent: usize,
     /// `Rec Offset` directory: record number and its offset in the block.
     pub offsets: Vec<(u32, u32)>,
-    /// The records printed (`* Rec #…`).
+    /// The records printed (`* Rec #…`); empty when read from bytes (their
+    /// layout is not established).
     pub records: Vec<UndoRecord>,
+    /// `ktubhidx[0]`, read from bytes: the end of the record area, counted
+    /// from offset 20 as the other directory words (the dump does not print
+    /// it); `None` from text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ktubhidx0: Option<u32>,
+    /// Read from bytes: the dump says that the records are not decoded.
+    #[serde(skip)]
+    pub from_bytes: bool,
 }
 
 /// One `DBA Ranges` entry of a first level bitmap block: the range and the

@@ -10,7 +10,7 @@ use crate::model::span::Region;
 use crate::model::{Problem, ProblemClass, Severity};
 use crate::reader::{Endian, ReadError, Reader};
 
-use super::{checksum, fileheader, kdb, kdx, ktb, ktfb, read_problem};
+use super::{checksum, fileheader, kdb, kdx, ktb, ktfb, ktu, read_problem};
 use crate::model::oracle::names;
 
 /// How to read one block.
@@ -252,6 +252,17 @@ pub fn parse_block(data: &[u8], opts: &BlockOptions) -> OracleBlock {
                         ProblemClass::Header,
                         &e,
                         "file space header cut short",
+                    )),
+                }
+            }
+            0x02 => {
+                block.kind = OracleKind::Other;
+                match ktu::read_undo_block(&mut r, body_end, &mut block.problems) {
+                    Ok(u) => block.space = Some(Box::new(SpaceBody::UndoBlock(u))),
+                    Err(e) => block.problems.push(read_problem(
+                        ProblemClass::Header,
+                        &e,
+                        "undo block header cut short",
                     )),
                 }
             }

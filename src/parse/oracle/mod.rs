@@ -19,6 +19,7 @@ pub(crate) mod kdbc;
 pub(crate) mod kdx;
 pub(crate) mod ktb;
 pub(crate) mod ktfb;
+pub(crate) mod ktu;
 pub(crate) mod rowbytes;
 pub(crate) mod trace;
 pub(crate) mod verify;

@@ -439,6 +439,13 @@ fn undo_block(s: &mut String, b: &UndoBlock) {
     }
     s.push('\n');
     s.push('\n');
+    if b.from_bytes {
+        line!(
+            s,
+            "[blockscope: the undo records (`* Rec #…`) are not decoded from bytes: their \
+             layout is not established by a published source]"
+        );
+    }
     for r in &b.records {
         line!(s, "*-----------------------------");
         line!(

@@ -157,6 +157,7 @@ pub fn compare(raw: &OracleBlock, text: &TextBlock) -> Vec<Problem> {
     }
     if let Some(ts) = &text.space {
         file_space_header(&mut d, raw, ts.line, &ts.value);
+        undo_block(&mut d, raw, ts.line, &ts.value);
     }
     d.out
 }
@@ -199,6 +200,33 @@ fn file_space_header(d: &mut Diffs, raw: &OracleBlock, line: usize, text: &Space
     }
     if let (Some(ta), Some(ba)) = (t.autoextend, b.autoextend) {
         d.eq(line, Some(36), "ktfbh.AutoExtend", ta, ba);
+    }
+}
+
+/// The `UNDO BLK:` header and the `Rec Offset` directory of an undo block
+/// (type 0x02), read from bytes at BBED's `ktubh` offsets.
+fn undo_block(d: &mut Diffs, raw: &OracleBlock, line: usize, text: &SpaceBody) {
+    use crate::parse::oracle::ktu::{FIELDS, KTUBHIDX};
+    let (SpaceBody::UndoBlock(t), Some(SpaceBody::UndoBlock(b))) = (text, raw.space.as_deref())
+    else {
+        return;
+    };
+    d.eq(line, Some(FIELDS[0].1), "ktubh.ktubhxid", &t.xid, &b.xid);
+    for ((tv, bv), (field, at)) in [t.seq, t.cnt, t.irb, t.icl, t.flg]
+        .into_iter()
+        .zip([b.seq, b.cnt, b.irb, b.icl, b.flg])
+        .zip(FIELDS[3..].iter().copied())
+    {
+        d.eq(line, Some(at), field, hex(tv), hex(bv));
+    }
+    for (i, (tv, bv)) in t.offsets.iter().zip(&b.offsets).enumerate() {
+        d.eq(
+            line,
+            Some(KTUBHIDX + 2 * (i + 1)),
+            &format!("ktubh.ktubhidx[{}]", i + 1),
+            format!("0x{:02x} 0x{:04x}", tv.0, tv.1),
+            format!("0x{:02x} 0x{:04x}", bv.0, bv.1),
+        );
     }
 }
 
