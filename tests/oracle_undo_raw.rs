@@ -415,6 +415,15 @@ fn undo_trace_text_is_checked_against_its_hex() {
     // The text's records are kept beside the structures read from the hex.
     assert_eq!(v["text"]["space"]["records"].as_array().unwrap().len(), 5);
     assert_eq!(v["space"]["xid"], v["text"]["space"]["xid"]);
+    // The directory agrees, so the text's records join the header read from
+    // the bytes, and the dump prints them as the trace did.
+    assert_eq!(v["space"]["records"], v["text"]["space"]["records"]);
+    let dump = show(&["show", "--format", "dump", agree.to_str().unwrap()]);
+    assert!(
+        dump.contains("* Rec #0xb  slt: 0x1a  objn: 45810(0x0000b2f2)"),
+        "{dump}"
+    );
+    assert!(!dump.contains("not decoded"), "{dump}");
     // One directory entry edited in the text: named, by field and offset.
     let edited = text.replace("0x0c 0x1b68", "0x0c 0x1b6c");
     assert_ne!(edited, text);

@@ -4,7 +4,8 @@
 //! text, or, when the trace carries only the text, kept as that text.
 
 use crate::input::{InputError, InputFormat};
-use crate::model::oracle::TextBlock;
+use crate::model::oracle::space::SpaceBody;
+use crate::model::oracle::{OracleBlock, TextBlock};
 use crate::model::{Problem, ProblemClass, Severity};
 use crate::parse::oracle::trace::buffer::BlockCopy;
 use crate::parse::oracle::trace::consistency::check_text;
@@ -106,6 +107,7 @@ pub(crate) fn trace_pages(text: &[u8], endian: Option<Endian>) -> Result<Vec<Dec
             }
             if let Some(t) = &tb.text {
                 parsed.problems.extend(compare(&parsed, t));
+                adopt_undo_records(&mut parsed, t);
             }
             parsed.problems.extend(copy_problems);
             // What the trace reader cut or merged (bounds, duplicate sections).
@@ -149,4 +151,22 @@ pub(crate) fn trace_pages(text: &[u8], endian: Option<Endian>) -> Result<Vec<Dec
         }
     }
     Ok(pages)
+}
+
+/// An undo block's records decode from the trace's text only (their byte
+/// layout is not established): when the bytes' `Rec Offset` directory is
+/// the text's, the text's records join the header and directory read from
+/// the bytes, and `--format dump` prints them as the trace did.
+fn adopt_undo_records(parsed: &mut OracleBlock, text: &TextBlock) {
+    let Some(ts) = &text.space else {
+        return;
+    };
+    if let (SpaceBody::UndoBlock(t), Some(SpaceBody::UndoBlock(b))) =
+        (&ts.value, parsed.space.as_deref_mut())
+    {
+        if b.records.is_empty() && !t.records.is_empty() && b.offsets == t.offsets {
+            b.records = t.records.clone();
+            b.from_bytes = false;
+        }
+    }
 }
