@@ -1483,3 +1483,590 @@ fn big_endian_gin_metapage_decodes_to_what_pageinspect_gave() {
         assert_eq!(ours[f], doc[f], "{f}");
     }
 }
+
+// ---------------------------------------------------------------------------
+// Big-endian GiST, GIN, BRIN and SP-GiST pages.
+
+/// A saved index page: (file name, pageinspect's document, bytes, blkno).
+fn index_fixtures(index: &str) -> Vec<(String, Value, Vec<u8>, u32)> {
+    let dir = fixture("postgres/indexes");
+    let mut paths: Vec<PathBuf> = fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            let n = p.file_name().unwrap().to_string_lossy();
+            n.starts_with(&format!("{index}.")) && n.ends_with(".json") && !n.contains("truth")
+        })
+        .collect();
+    paths.sort();
+    let out: Vec<_> = paths
+        .into_iter()
+        .map(|path| {
+            let doc: Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+            let le = fs::read(path.with_extension("page")).unwrap();
+            let blkno = doc["blkno"].as_u64().unwrap() as u32;
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            (name, doc, le, blkno)
+        })
+        .collect();
+    assert!(!out.is_empty(), "no {index} fixtures");
+    out
+}
+
+/// pd_checksum as a big-endian host computes it.
+fn finish_big_endian(p: &mut [u8], blkno: u32) {
+    let sum = pg_checksum_page(p, blkno, true);
+    p[8..10].copy_from_slice(&sum.to_be_bytes());
+}
+
+/// Swap every `w`-byte word of `len` bytes at `at`.
+fn swap_words(p: &mut [u8], at: usize, len: usize, w: usize) {
+    for k in 0..len / w {
+        swap_fields(p, at + k * w, &[w]);
+    }
+}
+
+/// The varlena header at `at` as a big-endian host writes it (postgres.h):
+/// a 1-byte header's length in the low 7 bits under a high flag bit, a
+/// 4-byte header's length in the low 30 bits of a big-endian word.
+fn varlena_to_big_endian(le: &[u8], p: &mut [u8], at: usize) {
+    let b = le[at];
+    if b & 1 == 1 {
+        if b != 1 {
+            p[at] = 0x80 | (b >> 1);
+        }
+    } else {
+        let w = le32(le, at);
+        let be = (w >> 2) | if w & 2 != 0 { 0x4000_0000 } else { 0 };
+        p[at..at + 4].copy_from_slice(&be.to_be_bytes());
+    }
+}
+
+/// How a builder swaps the keys of an index: not at all, an int4 each, a
+/// text (its varlena header) each.
+#[derive(Clone, Copy, PartialEq)]
+enum Keys {
+    Raw,
+    Int4,
+    Text,
+}
+
+/// The little-endian GiST page `le` as a big-endian host writes it (gist.h):
+/// `GISTPageOpaqueData` (nsn as PageXLogRecPtr {xlogid, xrecoff},
+/// rightlink, flags, gist_page_id), a deleted page's FullTransactionId, and
+/// each tuple's IndexTupleData; with `keys`, the keys' float8s (point and
+/// box keys are float8s only).
+fn gist_to_big_endian(le: &[u8], blkno: u32, keys: bool) -> Vec<u8> {
+    let mut p = le.to_vec();
+    let special = usize::from(le16(le, 16));
+    let flags = le16(le, special + 12);
+    let deleted = flags & 0x0002 != 0;
+    let items = swap_header_and_line_pointers(le, &mut p, !deleted);
+    swap_fields(&mut p, special, &[4, 4, 4, 2, 2]);
+    if deleted {
+        swap_fields(&mut p, 24, &[8]);
+    }
+    for (off, _) in items {
+        let t_info = le16(le, off + 6);
+        swap_fields(&mut p, off, &[2, 2, 2, 2]);
+        let size = usize::from(t_info & 0x1FFF);
+        let data = if t_info & 0x8000 != 0 { 16 } else { 8 };
+        if keys && size > data {
+            swap_words(&mut p, off + data, size - data, 8);
+        }
+    }
+    finish_big_endian(&mut p, blkno);
+    p
+}
+
+/// GinPostingList segments (gin_private.h) from `at` to `end`: each
+/// ItemPointerData `first` and uint16 `nbytes` swapped; the varbyte deltas
+/// are bytes.
+fn swap_gin_segments(le: &[u8], p: &mut [u8], mut at: usize, end: usize) -> usize {
+    let mut n = 0;
+    while at + 8 <= end {
+        let nbytes = usize::from(le16(le, at + 6));
+        swap_fields(p, at, &[2, 2, 2, 2]);
+        at += 8 + nbytes.div_ceil(2) * 2;
+        n += 1;
+    }
+    n
+}
+
+/// The little-endian GIN page `le` as a big-endian host writes it
+/// (gin_private.h, ginblock.h): `GinPageOpaqueData`, the metapage, a data
+/// page's right bound and its PostingItems (BlockIdData + ItemPointerData),
+/// compressed segments or plain TIDs, an entry tuple's IndexTupleData (its
+/// t_tid holding the posting offset and count, or a posting-tree root, a
+/// downlink, or a pending heap TID) and its posting list; each entry's key
+/// as `keys` says.
+fn gin_to_big_endian(le: &[u8], blkno: u32, keys: Keys) -> Vec<u8> {
+    let special = usize::from(le16(le, 16));
+    let flags = le16(le, special + 6);
+    if flags & 0x0008 != 0 {
+        return gin_meta_to_big_endian(le, blkno);
+    }
+    let mut p = le.to_vec();
+    let (data, leaf, deleted) = (
+        flags & 0x0001 != 0,
+        flags & 0x0002 != 0,
+        flags & 0x0004 != 0,
+    );
+    let (list, compressed) = (flags & 0x0010 != 0, flags & 0x0080 != 0);
+    let items = swap_header_and_line_pointers(le, &mut p, !(data || deleted));
+    swap_fields(&mut p, special, &[4, 2, 2]);
+    if data && !deleted {
+        // The right bound, then the contents at MAXALIGN(24) + MAXALIGN(6).
+        swap_fields(&mut p, 24, &[2, 2, 2]);
+        let maxoff = usize::from(le16(le, special + 4));
+        if leaf && compressed {
+            swap_gin_segments(le, &mut p, 32, usize::from(le16(le, 12)));
+        } else if leaf {
+            for k in 0..maxoff {
+                swap_fields(&mut p, 32 + 6 * k, &[2, 2, 2]);
+            }
+        } else {
+            for k in 0..maxoff {
+                swap_fields(&mut p, 32 + 10 * k, &[2, 2, 2, 2, 2]);
+            }
+        }
+    }
+    for (off, _) in items {
+        let (hi, lo, posid) = (le16(le, off), le16(le, off + 2), le16(le, off + 4));
+        let t_info = le16(le, off + 6);
+        let size = usize::from(t_info & 0x1FFF);
+        let nulls = t_info & 0x8000 != 0;
+        swap_fields(&mut p, off, &[2, 2, 2, 2]);
+        let data_off = if nulls { 16 } else { 8 };
+        let mut key_end = size;
+        if leaf && !list && posid != 0xFFFF {
+            let block = (u32::from(hi) << 16) | u32::from(lo);
+            let at = (block & 0x7FFF_FFFF) as usize;
+            key_end = at;
+            if posid > 0 && block & 0x8000_0000 != 0 {
+                swap_gin_segments(le, &mut p, off + at, off + size);
+            } else {
+                for k in 0..usize::from(posid) {
+                    swap_fields(&mut p, off + at + 6 * k, &[2, 2, 2]);
+                }
+            }
+        }
+        if keys == Keys::Int4 && !nulls && key_end >= data_off + 4 {
+            swap_fields(&mut p, off + data_off, &[4]);
+        }
+        if keys == Keys::Text && !nulls && key_end > data_off {
+            varlena_to_big_endian(le, &mut p, off + data_off);
+        }
+    }
+    finish_big_endian(&mut p, blkno);
+    p
+}
+
+/// The little-endian BRIN page `le` as a big-endian host writes it
+/// (brin_page.h, brin_tuple.h): `BrinSpecialSpace` (uint16s),
+/// `BrinMetaPageData`, a revmap page's ItemPointerData array, each
+/// `BrinTuple`'s bt_blkno; with `keys` (the fixture's `id int4, b box`
+/// index: minmax, inclusion) each stored int4 and float8.
+fn brin_to_big_endian(le: &[u8], blkno: u32, keys: bool) -> Vec<u8> {
+    let mut p = le.to_vec();
+    let special = usize::from(le16(le, 16));
+    let page_type = le16(le, le.len() - 2);
+    let regular = page_type == 0xF093;
+    let items = swap_header_and_line_pointers(le, &mut p, regular);
+    swap_words(&mut p, special, le.len() - special, 2);
+    match page_type {
+        0xF091 => swap_fields(&mut p, 24, &[4, 4, 4, 4]),
+        0xF092 => {
+            // REVMAP_PAGE_MAXITEMS TIDs between the header and the special space.
+            for k in 0..(special - 24) / 6 {
+                swap_fields(&mut p, 24 + 6 * k, &[2, 2, 2]);
+            }
+        }
+        _ => {}
+    }
+    for (off, _) in items {
+        swap_fields(&mut p, off, &[4]);
+        let bt_info = le[off + 4];
+        if !keys || bt_info & 0x40 != 0 {
+            continue;
+        }
+        let allnulls = |i: usize| bt_info & 0x80 != 0 && le[off + 5] & (1 << i) != 0;
+        let mut at = usize::from(bt_info & 0x1F);
+        if !allnulls(0) {
+            at = align(at, 4);
+            swap_fields(&mut p, off + at, &[4, 4]);
+            at += 8;
+        }
+        if !allnulls(1) {
+            at = align(at, 8);
+            swap_fields(&mut p, off + at, &[8, 8, 8, 8]);
+        }
+    }
+    finish_big_endian(&mut p, blkno);
+    p
+}
+
+/// An SP-GiST tuple's first word, `unsigned int` bitfields allocated from
+/// the least significant bit on a little-endian host and from the most
+/// significant one on a big-endian host (GCC): `widths` low to high.
+fn bitfield_to_big_endian(w: u32, widths: &[u32]) -> u32 {
+    let (mut out, mut shift_le, mut shift_be) = (0u32, 0u32, 32u32);
+    for &n in widths {
+        let mask = if n == 32 { u32::MAX } else { (1 << n) - 1 };
+        let v = (w >> shift_le) & mask;
+        shift_le += n;
+        shift_be -= n;
+        out |= v << shift_be;
+    }
+    out
+}
+
+/// The little-endian SP-GiST page `le` as a big-endian host writes it
+/// (spgist_private.h): `SpGistPageOpaqueData`, `SpGistMetaPageData`, inner
+/// tuples (tupstate:2 allTheSame:1 nNodes:13 prefixSize:16, size) and their
+/// node IndexTuples, leaf tuples (tupstate:2 size:30, t_info, heapPtr) and
+/// dead tuples (tupstate:2 size:30, nextOffset, pointer, xid); with `keys`,
+/// the keys of the fixture indexes: points (prefixes and leaf datums,
+/// float8s) or, for text, the int2 node labels.
+fn spgist_to_big_endian(le: &[u8], blkno: u32, keys: bool, points: bool) -> Vec<u8> {
+    let mut p = le.to_vec();
+    let special = usize::from(le16(le, 16));
+    let flags = le16(le, special);
+    let (meta, deleted, leaf, nulls) = (
+        flags & 1 != 0,
+        flags & 2 != 0,
+        flags & 4 != 0,
+        flags & 8 != 0,
+    );
+    let items = swap_header_and_line_pointers(le, &mut p, !(meta || deleted));
+    swap_fields(&mut p, special, &[2, 2, 2, 2]);
+    if meta {
+        swap_fields(&mut p, 24, &[4]);
+        swap_words(&mut p, 28, 8 * 8, 4);
+    }
+    for (off, _) in items {
+        let w = le32(le, off);
+        let state = w & 3;
+        if state != 0 || leaf {
+            let be = bitfield_to_big_endian(w, &[2, 30]);
+            p[off..off + 4].copy_from_slice(&be.to_be_bytes());
+        }
+        if state != 0 {
+            swap_fields(&mut p, off + 4, &[2, 2, 2, 2, 4]);
+            continue;
+        }
+        if leaf {
+            let t_info = le16(le, off + 4);
+            swap_fields(&mut p, off + 4, &[2, 2, 2, 2]);
+            // SGLTHDRSZ: MAXALIGN(12 + a null bitmap) = 16 either way.
+            let hdr = 16;
+            let size = (w >> 2) as usize;
+            if keys && !nulls && t_info & 0x8000 == 0 && size > hdr {
+                if points {
+                    swap_fields(&mut p, off + hdr, &[8, 8]);
+                } else {
+                    varlena_to_big_endian(le, &mut p, off + hdr);
+                }
+            }
+            continue;
+        }
+        let be = bitfield_to_big_endian(w, &[2, 1, 13, 16]);
+        p[off..off + 4].copy_from_slice(&be.to_be_bytes());
+        swap_fields(&mut p, off + 4, &[2]);
+        let (n_nodes, prefix) = (((w >> 3) & 0x1FFF) as usize, (w >> 16) as usize);
+        if keys && points && prefix == 16 {
+            swap_fields(&mut p, off + 8, &[8, 8]);
+        } else if keys && !points && prefix > 0 {
+            varlena_to_big_endian(le, &mut p, off + 8);
+        }
+        let mut at = off + 8 + prefix;
+        for _ in 0..n_nodes {
+            let t_info = le16(le, at + 6);
+            swap_fields(&mut p, at, &[2, 2, 2, 2]);
+            let size = usize::from(t_info & 0x1FFF);
+            if keys && !points && t_info & 0x8000 == 0 && size >= 10 {
+                swap_fields(&mut p, at + 8, &[2]);
+            }
+            at += size;
+        }
+    }
+    finish_big_endian(&mut p, blkno);
+    p
+}
+
+/// A builder of big-endian pages: (little-endian page, blkno, keys too).
+type Builder<'a> = &'a dyn Fn(&[u8], u32, bool) -> Vec<u8>;
+
+/// Where two JSON documents differ (paths), `skip` keys not compared.
+fn json_diffs(path: &str, a: &Value, b: &Value, skip: &[&str], out: &mut Vec<String>) {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            for k in x.keys().chain(y.keys().filter(|k| !x.contains_key(*k))) {
+                if skip.contains(&k.as_str()) {
+                    continue;
+                }
+                let (u, v) = (
+                    x.get(k).unwrap_or(&Value::Null),
+                    y.get(k).unwrap_or(&Value::Null),
+                );
+                json_diffs(&format!("{path}.{k}"), u, v, skip, out);
+            }
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
+            for (i, (u, v)) in x.iter().zip(y).enumerate() {
+                json_diffs(&format!("{path}[{i}]"), u, v, skip, out);
+            }
+        }
+        _ if a != b => out.push(format!("{path}: {a} vs {b}")),
+        _ => {}
+    }
+}
+
+/// Our JSON of a page without what a big-endian copy may rightly change:
+/// the checksum, the layout note, checksum problems.
+fn comparable(page: &PgPage) -> Value {
+    let mut v = json(page);
+    let o = v.as_object_mut().unwrap();
+    o.remove("layout");
+    o.remove("checksum");
+    if let Some(h) = o.get_mut("header").and_then(Value::as_object_mut) {
+        h.remove("checksum");
+    }
+    if let Some(Value::Array(ps)) = o.get_mut("problems") {
+        ps.retain(|p| p["class"] != "checksum");
+    }
+    v
+}
+
+fn keyed(page: &PgPage, bytes: &[u8], columns: &str) -> PgPage {
+    let mut page = page.clone();
+    let schema = parse_columns(columns).unwrap();
+    decode_page(&mut page, bytes, &schema, None);
+    page
+}
+
+/// What each big-endian index test counted.
+#[derive(Default, Debug)]
+struct Counts {
+    pages: usize,
+    /// Items (tuples, PostingItems, segments) equal to the original's.
+    our_items: usize,
+    /// pageinspect rows equal to ours.
+    items: usize,
+    pageinspect_fields: usize,
+    keyed_values: usize,
+}
+
+/// Every page of `index` made big-endian by `build(le, blkno, keys)`:
+/// detected as such with its own checksum valid; our JSON equal to the
+/// little-endian original's field for field (raw key bytes aside when the
+/// keys are swapped, gist `key_data` holding the tuple header as the host
+/// wrote it); pageinspect's per-page functions (`pageinspect_objects`) and
+/// item rows (`rows`: pageinspect's key, ours) equal to ours.
+fn check_big_endian_index(
+    index: &str,
+    build: Builder,
+    pageinspect_objects: &[&str],
+    rows: &[(&str, &str)],
+    diffs: &mut Vec<String>,
+) -> Counts {
+    let mut c = Counts::default();
+    for (name, doc, le, blkno) in index_fixtures(index) {
+        if le.iter().all(|&b| b == 0) {
+            continue;
+        }
+        let columns = doc["columns"].as_str().unwrap();
+        let be = build(&le, blkno, false);
+        assert_eq!(detect_endian(&be), Endian::Big, "{name}");
+        let page = parse(&be, blkno);
+        assert!(page.checksum.unwrap().valid, "{name}");
+        let original = parse(&le, blkno);
+        let (ours, theirs) = (comparable(&page), comparable(&original));
+        let gist = ours["kind"] == "gist";
+        c.our_items += ours["items"].as_array().map_or(0, Vec::len)
+            + ours["gin_leafpage_items"].as_array().map_or(0, Vec::len);
+        json_diffs(
+            &name,
+            &theirs,
+            &ours,
+            if gist { &["key_data"] } else { &[] },
+            diffs,
+        );
+        let errors: Vec<_> = page
+            .problems
+            .iter()
+            .filter(|p| p.severity.as_str() == "error")
+            .collect();
+        assert!(errors.is_empty(), "{name}: {errors:?}");
+        compare(
+            &format!("{name} header"),
+            &doc["page_header"],
+            &ours["header"],
+            &["checksum"],
+            diffs,
+        );
+        for f in pageinspect_objects {
+            if let Some(t) = doc.get(*f) {
+                c.pageinspect_fields += 1;
+                if &ours[*f] != t {
+                    diffs.push(format!(
+                        "{name} {f}: pageinspect {t}, blockscope {}",
+                        ours[*f]
+                    ));
+                }
+            }
+        }
+        for (their_key, our_key) in rows {
+            let Some(t) = doc.get(*their_key).and_then(Value::as_array) else {
+                continue;
+            };
+            let o = ours[*our_key].as_array().cloned().unwrap_or_default();
+            if t.len() != o.len() {
+                diffs.push(format!(
+                    "{name} {their_key}: {} rows vs {}",
+                    t.len(),
+                    o.len()
+                ));
+                continue;
+            }
+            for (tr, or) in t.iter().zip(&o) {
+                let mut tr = tr.clone();
+                if gist && tr.get("key_data").is_some() {
+                    // The whole tuple's bytes, as the big-endian host stored them.
+                    let off = or["lp_off"].as_u64().unwrap() as usize;
+                    let len = or["lp_len"].as_u64().unwrap() as usize;
+                    let hex: String = be[off..off + len]
+                        .iter()
+                        .map(|b| format!("{b:02x}"))
+                        .collect();
+                    tr["key_data"] = Value::from(format!("\\x{hex}"));
+                }
+                compare(&format!("{name} {their_key}"), &tr, or, &[], diffs);
+                c.items += 1;
+            }
+        }
+        // With the keys swapped too, the keys decode with the column list
+        // to what they decode to on the original page.
+        let be_keys = build(&le, blkno, true);
+        let k_ours = comparable(&keyed(&parse(&be_keys, blkno), &be_keys, columns));
+        let k_theirs = comparable(&keyed(&original, &le, columns));
+        let before = diffs.len();
+        json_diffs(
+            &format!("{name} keyed"),
+            &k_theirs,
+            &k_ours,
+            &["key_data", "raw", "prefix", "label", "datum", "value_bytes"],
+            diffs,
+        );
+        if diffs.len() == before {
+            c.keyed_values += k_theirs.to_string().matches("\"value\":").count();
+        }
+        // brin_page_items: one row per column of each summary tuple.
+        if let Some(t) = doc.get("brin_page_items").and_then(Value::as_array) {
+            let mut o = Vec::new();
+            for item in k_ours["items"].as_array().unwrap() {
+                for col in item["columns"].as_array().unwrap() {
+                    o.push(serde_json::json!({
+                        "itemoffset": item["itemoffset"],
+                        "blknum": item["blknum"],
+                        "attnum": col["attnum"],
+                        "allnulls": col["allnulls"],
+                        "hasnulls": col["hasnulls"],
+                        "placeholder": item["placeholder"],
+                        "value": col["value"],
+                    }));
+                }
+            }
+            assert_eq!(t.len(), o.len(), "{name} brin_page_items");
+            for (tr, or) in t.iter().zip(&o) {
+                compare(&format!("{name} brin_page_items"), tr, or, &[], diffs);
+                c.items += 1;
+            }
+        }
+        c.pages += 1;
+    }
+    c
+}
+
+fn report(what: &str, c: &Counts, diffs: &[String]) {
+    assert!(
+        diffs.is_empty(),
+        "{what}: {} differences:\n{}",
+        diffs.len(),
+        diffs
+            .iter()
+            .take(60)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    eprintln!("big-endian {what}: {c:?}");
+}
+
+#[test]
+fn big_endian_gist_pages_decode_to_what_pageinspect_gave() {
+    let mut diffs = Vec::new();
+    for index in ["gist_pt", "gist_box"] {
+        let c = check_big_endian_index(
+            index,
+            &gist_to_big_endian,
+            &["gist_page_opaque_info"],
+            &[("gist_page_items_bytea", "items")],
+            &mut diffs,
+        );
+        report(index, &c, &diffs);
+        assert!(
+            c.pages >= 6 && c.items >= 500 && c.keyed_values >= 500,
+            "{index} {c:?}"
+        );
+    }
+}
+
+#[test]
+fn big_endian_gin_pages_decode_to_what_pageinspect_gave() {
+    let mut diffs = Vec::new();
+    for (index, kind) in [("gin_arr", Keys::Int4), ("gin_tsv", Keys::Text)] {
+        let c = check_big_endian_index(
+            index,
+            &|le, blkno, keys| gin_to_big_endian(le, blkno, if keys { kind } else { Keys::Raw }),
+            &["gin_page_opaque_info", "gin_metapage_info"],
+            &[("gin_leafpage_items", "gin_leafpage_items")],
+            &mut diffs,
+        );
+        report(index, &c, &diffs);
+        assert!(c.pages >= 5 && c.keyed_values >= 300, "{index} {c:?}");
+    }
+}
+
+#[test]
+fn big_endian_brin_pages_decode_to_what_pageinspect_gave() {
+    let mut diffs = Vec::new();
+    let c = check_big_endian_index(
+        "brin_ix",
+        &brin_to_big_endian,
+        &["brin_page_type", "brin_metapage_info", "brin_revmap_data"],
+        &[],
+        &mut diffs,
+    );
+    report("brin_ix", &c, &diffs);
+    assert!(
+        c.pages >= 3 && c.items >= 20 && c.keyed_values >= 10,
+        "{c:?}"
+    );
+}
+
+#[test]
+fn big_endian_spgist_pages_decode_as_the_originals() {
+    let mut diffs = Vec::new();
+    for (index, points) in [("spgist_pt", true), ("spgist_txt", false)] {
+        let c = check_big_endian_index(
+            index,
+            &|le, blkno, keys| spgist_to_big_endian(le, blkno, keys, points),
+            &[],
+            &[],
+            &mut diffs,
+        );
+        report(index, &c, &diffs);
+        assert!(c.pages >= 10 && c.keyed_values >= 500, "{index} {c:?}");
+    }
+}

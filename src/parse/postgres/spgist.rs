@@ -100,16 +100,34 @@ fn read_meta(r: &mut Reader) -> Result<SpGistMeta, ReadError> {
     })
 }
 
+/// The `unsigned int` bitfields of `widths` (declaration order) packed in
+/// `word`: GCC allocates them from the least significant bit on a
+/// little-endian host and from the most significant one on a big-endian host.
+fn bitfields<const N: usize>(word: u32, big: bool, widths: [u32; N]) -> [u32; N] {
+    let mut out = [0u32; N];
+    let mut used = 0u32;
+    for (o, w) in out.iter_mut().zip(widths) {
+        let mask = if w >= 32 { u32::MAX } else { (1 << w) - 1 };
+        let shift = if big { 32 - used - w } else { used };
+        *o = (word >> shift) & mask;
+        used += w;
+    }
+    out
+}
+
 fn tuple(r: &mut Reader, id: ItemId, leaf: bool, nulls: bool) -> Result<IndexItem, ReadError> {
     let (base, len) = tuple_bounds(r, &id)?;
     let owner = format!("item {}", id.lp);
     let word = r.peek_u32(base, "tupstate")?;
-    let state = (word & 3) as usize;
+    let big = r.endian() == crate::reader::Endian::Big;
+    // tupstate:2, size:30 (leaf and dead tuples)
+    let [state, size30] = bitfields(word, big, [2, 30]);
+    let state = state as usize;
     let tupstate = TUPSTATES[state];
     r.set_context(Region::TupleHeader, Some(owner.clone()));
     if state != 0 {
         // SpGistDeadTupleData
-        let size = word >> 2;
+        let size = size30;
         r.mark(
             base,
             4,
@@ -135,7 +153,7 @@ fn tuple(r: &mut Reader, id: ItemId, leaf: bool, nulls: bool) -> Result<IndexIte
         });
     }
     if leaf {
-        let size = word >> 2;
+        let size = size30;
         r.mark(
             base,
             4,
@@ -206,9 +224,10 @@ fn tuple(r: &mut Reader, id: ItemId, leaf: bool, nulls: bool) -> Result<IndexIte
         });
     }
     // SpGistInnerTupleData
-    let all_the_same = word & 4 != 0;
-    let n_nodes = ((word >> 3) & 0x1FFF) as u16;
-    let prefix_size = (word >> 16) as u16;
+    let [_, all_the_same, n_nodes, prefix_size] = bitfields(word, big, [2, 1, 13, 16]);
+    let all_the_same = all_the_same != 0;
+    let n_nodes = n_nodes as u16;
+    let prefix_size = prefix_size as u16;
     r.mark(
         base,
         4,
@@ -297,4 +316,19 @@ fn tuple(r: &mut Reader, id: ItemId, leaf: bool, nulls: bool) -> Result<IndexIte
         keys: None,
         verdict,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::bitfields;
+
+    #[test]
+    fn bitfields_are_allocated_from_the_low_bit_or_the_high_bit() {
+        // tupstate 1, allTheSame 1, nNodes 5, prefixSize 16
+        let le = 1 | 1 << 2 | 5 << 3 | 16 << 16;
+        let be = 1 << 30 | 1 << 29 | 5 << 16 | 16;
+        assert_eq!(bitfields(le, false, [2, 1, 13, 16]), [1, 1, 5, 16]);
+        assert_eq!(bitfields(be, true, [2, 1, 13, 16]), [1, 1, 5, 16]);
+        assert_eq!(bitfields(3 << 30 | 40, true, [2, 30]), [3, 40]);
+    }
 }
