@@ -100,7 +100,11 @@ pub(crate) fn check_page_in(
         let mut max_align = MAXALIGN;
         let note = match kind {
             PageKind::Heap => heap::detect_max_align(&r, &ids),
-            PageKind::Btree => super::btree::detect_max_align(&r, &ids),
+            PageKind::Btree | PageKind::Hash | PageKind::Gist | PageKind::Gin => {
+                super::btree::detect_max_align(&r, &ids)
+            }
+            PageKind::SpGist => super::spgist::detect_max_align(&r, &h, &ids),
+            PageKind::Brin => super::brin::detect_max_align(&h, data.len()),
             _ => None,
         };
         if let Some(note) = note {

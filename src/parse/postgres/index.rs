@@ -11,7 +11,7 @@
 use crate::model::postgres::index::{HashBitmap, IndexBody, IndexItem, IndexTupleHeader, KeyArea};
 use crate::model::postgres::types::Schema;
 use crate::model::postgres::{
-    maxalign, AmData, HashPageStats, ItemId, ItemPointer, LpFlags, PageHeader, PgPage,
+    maxalign, AmData, HashPageStats, ItemId, ItemPointer, LpFlags, PageHeader, PageLayout, PgPage,
     SIZE_OF_PAGE_HEADER,
 };
 use crate::model::span::Region;
@@ -65,6 +65,7 @@ pub(crate) fn read_itup_header(
     base: usize,
     owner: &str,
     tid_name: &str,
+    layout: PageLayout,
 ) -> Result<IndexTupleHeader, ReadError> {
     r.set_context(Region::TupleHeader, Some(owner.to_string()));
     let t_tid = read_tid(r, base, tid_name)?;
@@ -107,9 +108,9 @@ pub(crate) fn read_itup_header(
     };
     // IndexInfoFindDataOffset
     let data_offset = if has_nulls {
-        maxalign(SIZE_OF_INDEX_TUPLE + SIZE_OF_INDEX_BITMAP)
+        layout.maxalign(SIZE_OF_INDEX_TUPLE + SIZE_OF_INDEX_BITMAP)
     } else {
-        maxalign(SIZE_OF_INDEX_TUPLE)
+        layout.maxalign(SIZE_OF_INDEX_TUPLE)
     };
     Ok(IndexTupleHeader {
         t_tid,
@@ -204,6 +205,7 @@ pub(crate) fn parse_items(
     h: &PageHeader,
     ids: &[ItemId],
     am: &mut AmData,
+    layout: PageLayout,
     problems: &mut Vec<Problem>,
 ) {
     match am {
@@ -220,7 +222,7 @@ pub(crate) fn parse_items(
             }
             if matches!(page_type, "bucket" | "overflow") {
                 for id in ids {
-                    items.push(hash_item(r, *id, problems));
+                    items.push(hash_item(r, *id, layout, problems));
                 }
                 let dead = ids.iter().filter(|i| i.lp_flags == LpFlags::Dead).count() as u32;
                 *stats = Some(HashPageStats {
@@ -234,7 +236,7 @@ pub(crate) fn parse_items(
         AmData::Gist { opaque, items } => {
             let leaf = opaque.flags & F_LEAF != 0;
             for id in ids {
-                items.push(gist_item(r, *id, leaf, problems));
+                items.push(gist_item(r, *id, leaf, layout, problems));
             }
         }
         AmData::Gin {
@@ -242,7 +244,7 @@ pub(crate) fn parse_items(
             items,
             data,
             ..
-        } => gin::parse(r, h, ids, opaque, items, data, problems),
+        } => gin::parse(r, h, ids, opaque, items, data, layout, problems),
         AmData::Brin { items, .. } => {
             for id in ids {
                 items.push(brin::item(r, *id, problems));
@@ -252,20 +254,25 @@ pub(crate) fn parse_items(
             opaque,
             meta,
             items,
-        } => spgist::parse(r, h, ids, opaque, meta, items, problems),
+        } => spgist::parse(r, ids, opaque, meta, items, layout, problems),
         _ => {}
     }
 }
 
 /// `_hash_get_indextuple_hashkey`: the uint32 after the header.
-fn hash_item(r: &mut Reader, id: ItemId, problems: &mut Vec<Problem>) -> IndexItem {
+fn hash_item(
+    r: &mut Reader,
+    id: ItemId,
+    layout: PageLayout,
+    problems: &mut Vec<Problem>,
+) -> IndexItem {
     if !id.has_storage() {
         return empty_item(id);
     }
     let read = |r: &mut Reader| -> Result<IndexItem, ReadError> {
         let (base, _) = tuple_bounds(r, &id)?;
         let owner = format!("item {}", id.lp);
-        let header = read_itup_header(r, base, &owner, "t_tid")?;
+        let header = read_itup_header(r, base, &owner, "t_tid", layout)?;
         r.set_context(Region::TupleData, Some(owner));
         let hash = r.u32(base + header.data_offset, "hash code")?;
         r.show_last(format!("{hash} (0x{hash:08x})"));
@@ -326,7 +333,13 @@ fn read_hash_bitmap(r: &mut Reader, h: &PageHeader) -> HashBitmap {
 }
 
 /// A GiST tuple: header, keys; on inner pages t_tid's block is the child.
-fn gist_item(r: &mut Reader, id: ItemId, leaf: bool, problems: &mut Vec<Problem>) -> IndexItem {
+fn gist_item(
+    r: &mut Reader,
+    id: ItemId,
+    leaf: bool,
+    layout: PageLayout,
+    problems: &mut Vec<Problem>,
+) -> IndexItem {
     if !id.has_storage() {
         return empty_item(id);
     }
@@ -334,7 +347,7 @@ fn gist_item(r: &mut Reader, id: ItemId, leaf: bool, problems: &mut Vec<Problem>
         let (base, _) = tuple_bounds(r, &id)?;
         let owner = format!("item {}", id.lp);
         let tid_name = if leaf { "t_tid" } else { "t_tid (downlink)" };
-        let header = read_itup_header(r, base, &owner, tid_name)?;
+        let header = read_itup_header(r, base, &owner, tid_name, layout)?;
         let size = usize::from(header.size).max(header.data_offset);
         let key_data = r.peek(base, usize::from(header.size), "key_data")?.to_vec();
         let key_len = size - header.data_offset;
@@ -415,6 +428,7 @@ pub(crate) fn decode_keys(page: &mut PgPage, data: &[u8], schema: &Schema) {
     } else {
         crate::reader::Endian::Little
     };
+    let layout = page.layout;
     let Some(am) = page.am.as_mut() else {
         return;
     };
@@ -426,9 +440,9 @@ pub(crate) fn decode_keys(page: &mut PgPage, data: &[u8], schema: &Schema) {
             let base = usize::from(item.id.lp_off);
             let start = base
                 + if t.nulls {
-                    maxalign(SIZE_OF_INDEX_TUPLE + SIZE_OF_INDEX_BITMAP)
+                    layout.maxalign(SIZE_OF_INDEX_TUPLE + SIZE_OF_INDEX_BITMAP)
                 } else {
-                    maxalign(SIZE_OF_INDEX_TUPLE)
+                    layout.maxalign(SIZE_OF_INDEX_TUPLE)
                 };
             let bitmap = t
                 .nulls
@@ -462,7 +476,7 @@ pub(crate) fn decode_keys(page: &mut PgPage, data: &[u8], schema: &Schema) {
     let mut problems = Vec::new();
     for item in items.iter_mut() {
         if brin_page {
-            brin::decode_columns(&mut r, item, schema, &mut problems);
+            brin::decode_columns(&mut r, item, schema, layout, &mut problems);
             continue;
         }
         let Some(area) = item.key_area.clone() else {
