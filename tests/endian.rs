@@ -1845,6 +1845,33 @@ fn keyed(page: &PgPage, bytes: &[u8], columns: &str) -> PgPage {
     page
 }
 
+/// pageinspect's `brin_page_items` (one row per column of each summary
+/// tuple) against our items decoded with the column list: rows compared.
+fn compare_brin_rows(name: &str, doc: &Value, keyed: &Value, diffs: &mut Vec<String>) -> usize {
+    let Some(t) = doc.get("brin_page_items").and_then(Value::as_array) else {
+        return 0;
+    };
+    let mut o = Vec::new();
+    for item in keyed["items"].as_array().unwrap() {
+        for col in item["columns"].as_array().unwrap() {
+            o.push(serde_json::json!({
+                "itemoffset": item["itemoffset"],
+                "blknum": item["blknum"],
+                "attnum": col["attnum"],
+                "allnulls": col["allnulls"],
+                "hasnulls": col["hasnulls"],
+                "placeholder": item["placeholder"],
+                "value": col["value"],
+            }));
+        }
+    }
+    assert_eq!(t.len(), o.len(), "{name} brin_page_items");
+    for (tr, or) in t.iter().zip(&o) {
+        compare(&format!("{name} brin_page_items"), tr, or, &[], diffs);
+    }
+    t.len()
+}
+
 /// What each big-endian index test counted.
 #[derive(Default, Debug)]
 struct Counts {
@@ -1961,28 +1988,7 @@ fn check_big_endian_index(
         if diffs.len() == before {
             c.keyed_values += k_theirs.to_string().matches("\"value\":").count();
         }
-        // brin_page_items: one row per column of each summary tuple.
-        if let Some(t) = doc.get("brin_page_items").and_then(Value::as_array) {
-            let mut o = Vec::new();
-            for item in k_ours["items"].as_array().unwrap() {
-                for col in item["columns"].as_array().unwrap() {
-                    o.push(serde_json::json!({
-                        "itemoffset": item["itemoffset"],
-                        "blknum": item["blknum"],
-                        "attnum": col["attnum"],
-                        "allnulls": col["allnulls"],
-                        "hasnulls": col["hasnulls"],
-                        "placeholder": item["placeholder"],
-                        "value": col["value"],
-                    }));
-                }
-            }
-            assert_eq!(t.len(), o.len(), "{name} brin_page_items");
-            for (tr, or) in t.iter().zip(&o) {
-                compare(&format!("{name} brin_page_items"), tr, or, &[], diffs);
-                c.items += 1;
-            }
-        }
+        c.items += compare_brin_rows(&name, &doc, &k_ours, diffs);
         c.pages += 1;
     }
     c
@@ -2068,5 +2074,481 @@ fn big_endian_spgist_pages_decode_as_the_originals() {
         );
         report(index, &c, &diffs);
         assert!(c.pages >= 10 && c.keyed_values >= 500, "{index} {c:?}");
+    }
+}
+
+// ---------------------------------------------------------------------------
+// 32-bit hash, GiST, GIN, BRIN and SP-GiST pages.
+
+/// A tuple's new bytes from (page, lp_off, lp_len).
+type TupleRelay<'a> = &'a mut dyn FnMut(&[u8], usize, usize) -> Vec<u8>;
+/// A tuple's new bytes from (page, lp_off, lp_len, the page's flags).
+type PageRelay<'a> = &'a dyn Fn(&[u8], usize, usize, u16) -> Vec<u8>;
+
+/// The page `le` with its tuples re-laid by `relay` (the tuple's new bytes,
+/// from the page, its lp_off and lp_len) and packed down from the new
+/// special space `special32` (BLCKSZ minus its length) in their original
+/// order, as a 32-bit little-endian build lays them out.
+fn relay_32bit(le: &[u8], blkno: u32, special32: &[u8], relay: TupleRelay) -> Vec<u8> {
+    let lower = usize::from(le16(le, 12));
+    let special = le.len() - special32.len();
+    let mut p = vec![0u8; le.len()];
+    p[..lower].copy_from_slice(&le[..lower]);
+    p[special..].copy_from_slice(special32);
+    let n = (lower - 24) / 4;
+    let mut order: Vec<usize> = (0..n).filter(|&i| le32(le, 24 + i * 4) >> 17 > 0).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(le32(le, 24 + i * 4) & 0x7FFF));
+    let mut cursor = special;
+    for i in order {
+        let w = le32(le, 24 + i * 4);
+        let (base, lpf, len) = ((w & 0x7FFF) as usize, (w >> 15) & 3, (w >> 17) as usize);
+        let t = relay(le, base, len);
+        cursor -= align4(t.len());
+        p[cursor..cursor + t.len()].copy_from_slice(&t);
+        let w32 = (cursor as u32) | (lpf << 15) | ((t.len() as u32) << 17);
+        p[24 + i * 4..28 + i * 4].copy_from_slice(&w32.to_le_bytes());
+    }
+    p[14..16].copy_from_slice(&(cursor as u16).to_le_bytes());
+    p[16..18].copy_from_slice(&(special as u16).to_le_bytes());
+    let sum = pg_checksum_page(&p, blkno, false);
+    p[8..10].copy_from_slice(&sum.to_le_bytes());
+    p
+}
+
+/// A varlena's total length at `at` (1-byte or 4-byte header).
+fn varsize(p: &[u8], at: usize) -> usize {
+    if p[at] & 1 == 1 {
+        usize::from(p[at] >> 1)
+    } else {
+        (le32(p, at) >> 2) as usize
+    }
+}
+
+/// An IndexTupleData of `size` bytes: `le`'s header at `base` with the size
+/// in t_info replaced.
+fn itup_header(le: &[u8], base: usize, size: usize) -> Vec<u8> {
+    let mut t = le[base..base + 8].to_vec();
+    let t_info = (le16(le, base + 6) & !0x1FFF) | size as u16;
+    t[6..8].copy_from_slice(&t_info.to_le_bytes());
+    t
+}
+
+/// hash.h: IndexTupleData and the uint32 hash code, MAXALIGN(12).
+fn hash_relay(le: &[u8], base: usize, len: usize) -> Vec<u8> {
+    assert_eq!(len, 16);
+    let mut t = itup_header(le, base, 12);
+    t.extend_from_slice(&le[base + 8..base + 12]);
+    t
+}
+
+/// GiST: IndexTupleData, then float8 keys (typalign d, 4 on i386) from
+/// MAXALIGN(8) = 8; a null bitmap moves them to 12.
+fn gist_relay(le: &[u8], base: usize, len: usize) -> Vec<u8> {
+    let nulls = le16(le, base + 6) & 0x8000 != 0;
+    let (d64, d32) = if nulls { (16, 12) } else { (8, 8) };
+    let key = &le[base + d64..base + len];
+    let mut t = itup_header(le, base, align4(d32 + key.len()));
+    if nulls {
+        t.extend_from_slice(&le[base + 8..base + 12]);
+    }
+    t.extend_from_slice(key);
+    t
+}
+
+/// ginFormTuple / GinFormInteriorTuple (gin_private.h, ginentrypage.c) on a
+/// 32-bit build: the key after MAXALIGN(8 [+ bitmap]), the null category
+/// byte after it, the posting list at SHORTALIGN of the key tuple's
+/// MAXALIGNed size, the whole MAXALIGNed. `text` keys are varlenas, else
+/// int4. Checks that the same rules give the 64-bit original.
+fn gin_relay(le: &[u8], base: usize, len: usize, flags: u16, text: bool) -> Vec<u8> {
+    let (leaf, list) = (flags & 0x0002 != 0, flags & 0x0010 != 0);
+    let (hi, lo, posid) = (le16(le, base), le16(le, base + 2), le16(le, base + 4));
+    let block = (u32::from(hi) << 16) | u32::from(lo);
+    let t_info = le16(le, base + 6);
+    let nulls = t_info & 0x8000 != 0;
+    let (d64, d32) = if nulls { (16, 12) } else { (8, 8) };
+    let with_posting = leaf && !list && posid != 0xFFFF;
+    let key_end64 = if with_posting {
+        (block & 0x7FFF_FFFF) as usize
+    } else {
+        len
+    };
+    let keylen = if nulls || key_end64 <= d64 {
+        0
+    } else if text {
+        varsize(le, base + d64)
+    } else {
+        4
+    };
+    let key_tuple = |d: usize, a: fn(usize) -> usize| -> usize {
+        let t = a(d + keylen);
+        if nulls {
+            t.max(d + 1)
+        } else {
+            t
+        }
+    };
+    let (kt64, kt32) = (key_tuple(d64, align8), key_tuple(d32, align4));
+    let mut t = vec![0u8; 8];
+    let size32;
+    let mut posting = Vec::new();
+    if with_posting {
+        let (at64, at32) = (kt64.div_ceil(2) * 2, kt32.div_ceil(2) * 2);
+        assert_eq!(at64, key_end64, "posting offset at {base}");
+        let data_size = if block & 0x8000_0000 != 0 && posid > 0 {
+            let mut at = base + at64;
+            while at + 8 <= base + len {
+                at += 8 + usize::from(le16(le, at + 6)).div_ceil(2) * 2;
+            }
+            at - base - at64
+        } else {
+            6 * usize::from(posid)
+        };
+        assert_eq!(len, align8(at64 + data_size), "GIN tuple size at {base}");
+        posting = le[base + at64..base + at64 + data_size].to_vec();
+        size32 = align4(at32 + data_size);
+        let block32 = (block & 0x8000_0000) | at32 as u32;
+        t[0..2].copy_from_slice(&((block32 >> 16) as u16).to_le_bytes());
+        t[2..4].copy_from_slice(&(block32 as u16).to_le_bytes());
+        t[4..6].copy_from_slice(&posid.to_le_bytes());
+    } else {
+        assert_eq!(len, align8(kt64), "GIN tuple size at {base}");
+        size32 = align4(kt32);
+        t[0..6].copy_from_slice(&le[base..base + 6]);
+    }
+    let t_info32 = (t_info & !0x1FFF) | size32 as u16;
+    t[6..8].copy_from_slice(&t_info32.to_le_bytes());
+    if nulls {
+        t.extend_from_slice(&le[base + 8..base + 12]);
+        // GinCategoryOffset: the category byte where the key would start.
+        t.push(le[base + d64]);
+    }
+    t.extend_from_slice(&le[base + d64..base + d64 + keylen]);
+    t.resize(
+        if with_posting {
+            kt32.div_ceil(2) * 2
+        } else {
+            size32
+        },
+        0,
+    );
+    t.extend_from_slice(&posting);
+    t.resize(size32, 0);
+    t
+}
+
+/// brin_form_tuple on a 32-bit build for the fixture's (id int4 minmax,
+/// b box inclusion) index: the data offset MAXALIGN(5 + bitmap) (8 either
+/// way), two int4, then a box (typalign d: 4 on i386) and two bools.
+fn brin_relay(le: &[u8], base: usize, len: usize) -> Vec<u8> {
+    let bt_info = le[base + 4];
+    let off = usize::from(bt_info & 0x1F);
+    let allnulls = |i: usize| bt_info & 0x80 != 0 && le[base + 5] & (1 << i) != 0;
+    let (mut at64, mut at32) = (off, off);
+    if !allnulls(0) {
+        at64 = align4(at64) + 8;
+        at32 = align4(at32) + 8;
+    }
+    let box64 = align8(at64);
+    if !allnulls(1) {
+        at64 = box64 + 34;
+        at32 = align4(at32) + 34;
+    }
+    assert_eq!(len, align8(at64), "BRIN tuple size at {base}");
+    let mut t = le[base..base + off].to_vec();
+    if !allnulls(0) {
+        t.extend_from_slice(&le[base + off..base + off + 8]);
+    }
+    if !allnulls(1) {
+        t.resize(align4(t.len()), 0);
+        t.extend_from_slice(&le[base + box64..base + box64 + 34]);
+    }
+    assert_eq!(t.len(), at32);
+    t.resize(align4(at32), 0);
+    t
+}
+
+/// SP-GiST tuples on a 32-bit build (spgutils.c): leaf tuples
+/// MAXALIGN(SGLTHDRSZ = 12, + datum), at least SGDTSIZE; inner tuples'
+/// prefix and node labels SpGistGetInnerTypeSize (MAXALIGN of the datum's
+/// size, sizeof(Datum) = 4 for a by-value int2 label); dead tuples 16.
+fn spgist_relay(le: &[u8], base: usize, len: usize, flags: u16, points: bool) -> Vec<u8> {
+    let w = le32(le, base);
+    let state = w & 3;
+    let (leaf, nulls) = (flags & 4 != 0, flags & 8 != 0);
+    if state != 0 {
+        assert_eq!(len, 16);
+        return le[base..base + 16].to_vec();
+    }
+    if leaf {
+        let datum = if nulls {
+            0
+        } else if points {
+            16
+        } else {
+            varsize(le, base + 16)
+        };
+        assert_eq!(len, align8(16 + datum).max(16), "leaf size at {base}");
+        let size = align4(12 + datum).max(16);
+        let mut t = ((size as u32) << 2 | state).to_le_bytes().to_vec();
+        t.extend_from_slice(&le[base + 4..base + 12]);
+        t.extend_from_slice(&le[base + 16..base + 16 + datum]);
+        t.resize(size, 0);
+        return t;
+    }
+    let (n_nodes, p64) = ((w >> 3) & 0x1FFF, (w >> 16) as usize);
+    let (prefix_len, p32) = match (p64, points) {
+        (0, _) => (0, 0),
+        (_, true) => (16, 16),
+        (_, false) => {
+            let v = varsize(le, base + 8);
+            assert_eq!(p64, align8(v));
+            (v, align4(v))
+        }
+    };
+    let mut t = vec![0u8; 8];
+    t.extend_from_slice(&le[base + 8..base + 8 + prefix_len]);
+    t.resize(8 + p32, 0);
+    let mut at = base + 8 + p64;
+    for _ in 0..n_nodes {
+        let nsize = usize::from(le16(le, at + 6) & 0x1FFF);
+        // A label's Datum: the by-value int2's low bytes, 4 of them.
+        let label = if nsize > 8 { 4 } else { 0 };
+        t.extend_from_slice(&itup_header(le, at, 8 + label));
+        t.extend_from_slice(&le[at + 8..at + 8 + label]);
+        at += nsize;
+    }
+    assert_eq!(at - base, len, "inner size at {base}");
+    let w32 = (w & 0xFFFF) | (p32 as u32) << 16;
+    t[0..4].copy_from_slice(&w32.to_le_bytes());
+    let size = t.len() as u16;
+    t[4..6].copy_from_slice(&size.to_le_bytes());
+    t
+}
+
+/// What the 32-bit tests counted.
+#[derive(Default, Debug)]
+struct Counts32 {
+    detected: usize,
+    all_at_8: usize,
+    items: usize,
+    pageinspect_rows: usize,
+}
+
+/// Every page of `index` with index tuples re-laid by `relay`: read as a
+/// 32-bit build's when some tuple sits at 4 mod 8, with no error nor
+/// warning, and decoding (keys with the column list too) to what the
+/// original gives, fields that depend on the layout (`skip`) aside, and to
+/// pageinspect's rows (`rows`, the same `skip`).
+fn check_32bit_index(
+    index: &str,
+    special32: &dyn Fn(&[u8]) -> Vec<u8>,
+    relay: PageRelay,
+    skip: &[&str],
+    rows: &[&str],
+    diffs: &mut Vec<String>,
+) -> Counts32 {
+    let mut c = Counts32::default();
+    for (name, doc, le, blkno) in index_fixtures(index) {
+        if le.iter().all(|&b| b == 0) {
+            continue;
+        }
+        let original = parse(&le, blkno);
+        let special = usize::from(le16(&le, 16));
+        let columns = doc["columns"].as_str().unwrap();
+        let flags = le16(&le, special + if index.starts_with("gin") { 6 } else { 0 });
+        let flags = if index.starts_with("gist") || index.starts_with("hash") {
+            le16(&le, special + 12)
+        } else {
+            flags
+        };
+        let has_items = !original.items.is_empty()
+            || json(&original)["items"]
+                .as_array()
+                .is_some_and(|a| !a.is_empty() && a[0].get("lp_off").is_some_and(|o| o != 0));
+        let s32 = special32(&le);
+        if !has_items && s32.len() == le.len() - special {
+            continue;
+        }
+        let p32 = if has_items {
+            relay_32bit(&le, blkno, &s32, &mut |le, base, len| {
+                relay(le, base, len, flags)
+            })
+        } else {
+            // No tuples: only the special space moves.
+            let mut p = le.clone();
+            p.truncate(le.len() - s32.len());
+            p.resize(le.len() - s32.len(), 0);
+            p.extend_from_slice(&s32);
+            let sp = (le.len() - s32.len()) as u16;
+            p[16..18].copy_from_slice(&sp.to_le_bytes());
+            let sum = pg_checksum_page(&p, blkno, false);
+            p[8..10].copy_from_slice(&sum.to_le_bytes());
+            p
+        };
+        let page = parse(&p32, blkno);
+        assert!(page.checksum.unwrap().valid, "{name}");
+        let bad: Vec<_> = page
+            .problems
+            .iter()
+            .filter(|p| p.severity.as_str() != "info" && p.class != "checksum")
+            .map(|p| format!("{} {}", p.field, p.message))
+            .collect();
+        let odd = page.items.is_empty()
+            && json(&page)["items"]
+                .as_array()
+                .is_some_and(|a| a.iter().any(|i| i["lp_off"].as_u64().unwrap_or(0) % 8 == 4))
+            || s32.len() == 4;
+        if !odd {
+            assert_eq!(page.layout.max_align, 8, "{name}");
+            assert!(bad.is_empty(), "{name}: {bad:?}");
+            c.all_at_8 += 1;
+        } else {
+            assert_eq!(page.layout.max_align, 4, "{name}: {bad:?}");
+            assert!(bad.is_empty(), "{name}: {bad:?}");
+            assert!(
+                page.problems
+                    .iter()
+                    .any(|p| p.message.contains("32-bit build")),
+                "{name}: no note"
+            );
+            c.detected += 1;
+        }
+        let ours = comparable(&keyed(&page, &p32, columns));
+        let theirs = comparable(&keyed(&original, &le, columns));
+        let mut skip_all = vec!["problems", "upper", "special"];
+        skip_all.extend_from_slice(skip);
+        json_diffs(&name, &theirs, &ours, &skip_all, diffs);
+        c.items += ours["items"].as_array().map_or(0, Vec::len);
+        c.pageinspect_rows += compare_brin_rows(&name, &doc, &ours, diffs);
+        for f in rows {
+            let Some(t) = doc.get(*f).and_then(Value::as_array) else {
+                continue;
+            };
+            let o = ours["items"].as_array().unwrap();
+            assert_eq!(t.len(), o.len(), "{name} {f}");
+            for (tr, or) in t.iter().zip(o) {
+                let tr: serde_json::Map<String, Value> = tr
+                    .as_object()
+                    .unwrap()
+                    .iter()
+                    .filter(|(k, _)| !skip.contains(&k.as_str()))
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect();
+                compare(&format!("{name} {f}"), &Value::Object(tr), or, &[], diffs);
+                c.pageinspect_rows += 1;
+            }
+        }
+    }
+    c
+}
+
+fn report32(what: &str, c: &Counts32, diffs: &[String]) {
+    assert!(
+        diffs.is_empty(),
+        "{what}: {} differences:\n{}",
+        diffs.len(),
+        diffs
+            .iter()
+            .take(60)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    eprintln!("32-bit {what}: {c:?}");
+}
+
+/// The special space of `le` unchanged (its struct has no MAXALIGN in it).
+fn same_special(le: &[u8]) -> Vec<u8> {
+    le[usize::from(le16(le, 16))..].to_vec()
+}
+
+const LAYOUT_FIELDS: &[&str] = &["lp_off", "lp_len", "itemlen", "key_data", "raw", "offset"];
+
+#[test]
+fn thirty_two_bit_hash_pages_decode_to_what_pageinspect_gave() {
+    let mut diffs = Vec::new();
+    let c = check_32bit_index(
+        "hash_ix",
+        &same_special,
+        &|le, base, len, _| hash_relay(le, base, len),
+        &[LAYOUT_FIELDS, &["free_size"]].concat(),
+        &["hash_page_items"],
+        &mut diffs,
+    );
+    report32("hash_ix", &c, &diffs);
+    assert!(c.detected >= 10 && c.pageinspect_rows >= 1000, "{c:?}");
+}
+
+#[test]
+fn thirty_two_bit_gist_pages_decode_as_the_originals() {
+    let mut diffs = Vec::new();
+    for index in ["gist_pt", "gist_box"] {
+        let c = check_32bit_index(
+            index,
+            &same_special,
+            &|le, base, len, _| gist_relay(le, base, len),
+            LAYOUT_FIELDS,
+            &["gist_page_items_bytea"],
+            &mut diffs,
+        );
+        report32(index, &c, &diffs);
+        assert!(c.pageinspect_rows >= 500, "{c:?}");
+    }
+}
+
+#[test]
+fn thirty_two_bit_gin_entry_pages_decode_as_the_originals() {
+    let mut diffs = Vec::new();
+    for (index, text) in [("gin_arr", false), ("gin_tsv", true)] {
+        let c = check_32bit_index(
+            index,
+            &same_special,
+            &|le, base, len, flags| gin_relay(le, base, len, flags, text),
+            // An entry's t_tid holds its posting list's offset.
+            &[LAYOUT_FIELDS, &["ctid", "posting_offset"]].concat(),
+            &[],
+            &mut diffs,
+        );
+        report32(index, &c, &diffs);
+        assert!(c.detected >= 3 && c.items >= 300, "{c:?}");
+    }
+}
+
+#[test]
+fn thirty_two_bit_brin_pages_decode_to_what_pageinspect_gave() {
+    let mut diffs = Vec::new();
+    let c = check_32bit_index(
+        "brin_ix",
+        // BrinSpecialSpace: MAXALIGN(1) = 4 bytes, its last two uint16.
+        &|le| le[le.len() - 4..].to_vec(),
+        &|le, base, len, _| brin_relay(le, base, len),
+        &[LAYOUT_FIELDS, &["value_bytes"]].concat(),
+        &[],
+        &mut diffs,
+    );
+    report32("brin_ix", &c, &diffs);
+    assert!(c.detected >= 3 && c.pageinspect_rows >= 20, "{c:?}");
+}
+
+#[test]
+fn thirty_two_bit_spgist_pages_decode_as_the_originals() {
+    let mut diffs = Vec::new();
+    for (index, points) in [("spgist_pt", true), ("spgist_txt", false)] {
+        let c = check_32bit_index(
+            index,
+            &same_special,
+            &|le, base, len, flags| spgist_relay(le, base, len, flags, points),
+            // (The verdict names the prefix's size.)
+            &[
+                LAYOUT_FIELDS,
+                &["size", "prefixSize", "prefix", "label", "datum", "verdict"],
+            ]
+            .concat(),
+            &[],
+            &mut diffs,
+        );
+        report32(index, &c, &diffs);
+        assert!(c.detected >= 5 && c.items >= 1000, "{c:?}");
     }
 }

@@ -95,6 +95,9 @@ pub(crate) fn check_page_in(
     let kind = opts
         .kind
         .unwrap_or_else(|| detect_kind(&h, data, opts.endian));
+    if kind == PageKind::Brin && super::brin::detect_max_align(&h, data.len()).is_some() {
+        super::brin::accept_special(problems);
+    }
     if usable && line_pointers_in_use(kind, &h, data, opts.endian) {
         let ids = item_ids(&r, &h, problems);
         let mut max_align = MAXALIGN;

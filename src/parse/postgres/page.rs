@@ -107,6 +107,7 @@ fn parse(data: &[u8], opts: &PageOptions, spans: bool) -> PgPage {
     if page.kind == PageKind::Brin {
         if let Some(note) = brin::detect_max_align(&header, data.len()) {
             page.layout.max_align = 4;
+            brin::accept_special(&mut page.problems);
             page.problems.push(note);
         }
     }
