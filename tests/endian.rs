@@ -715,6 +715,24 @@ fn committed_big_endian_fixtures_are_the_builders() {
         }
         assert_eq!(fs::read(&path).unwrap(), bytes, "{}", path.display());
     }
+    // Index pages: SP-GiST (text keys) big-endian, BRIN 32-bit.
+    let index = fixture("postgres/indexes");
+    let le = fs::read(index.join("spgist_txt.1.page")).unwrap();
+    let spgist = spgist_to_big_endian(&le, 1, true, false);
+    let le = fs::read(index.join("brin_ix.2.page")).unwrap();
+    let brin = relay_32bit(&le, 2, &le[le.len() - 4..], &mut |le, base, len| {
+        brin_relay(le, base, len)
+    });
+    for (name, bytes) in [
+        ("spgist_txt.1.big.page", spgist),
+        ("brin_ix.2.32bit.page", brin),
+    ] {
+        let path = dir.join(name);
+        if bless() {
+            fs::write(&path, &bytes).unwrap();
+        }
+        assert_eq!(fs::read(&path).unwrap(), bytes, "{}", path.display());
+    }
 }
 
 /// The little-endian btree page `le` as a big-endian host writes it
