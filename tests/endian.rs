@@ -1916,12 +1916,15 @@ fn check_big_endian_index(
     diffs: &mut Vec<String>,
 ) -> Counts {
     let mut c = Counts::default();
+    let mut relation = Vec::new();
     for (name, doc, le, blkno) in index_fixtures(index) {
         if le.iter().all(|&b| b == 0) {
+            relation.push((blkno, le));
             continue;
         }
         let columns = doc["columns"].as_str().unwrap();
         let be = build(&le, blkno, false);
+        relation.push((blkno, be.clone()));
         assert_eq!(detect_endian(&be), Endian::Big, "{name}");
         let page = parse(&be, blkno);
         assert!(page.checksum.unwrap().valid, "{name}");
@@ -2009,6 +2012,7 @@ fn check_big_endian_index(
         c.items += compare_brin_rows(&name, &doc, &k_ours, diffs);
         c.pages += 1;
     }
+    verify_relation(&format!("{index}-big"), &relation);
     c
 }
 
@@ -2347,6 +2351,8 @@ fn spgist_relay(le: &[u8], base: usize, len: usize, flags: u16, points: bool) ->
 /// What the 32-bit tests counted.
 #[derive(Default, Debug)]
 struct Counts32 {
+    /// The relation: (blkno, page as the 32-bit build wrote it).
+    relation: Vec<(u32, Vec<u8>)>,
     detected: usize,
     all_at_8: usize,
     items: usize,
@@ -2369,6 +2375,7 @@ fn check_32bit_index(
     let mut c = Counts32::default();
     for (name, doc, le, blkno) in index_fixtures(index) {
         if le.iter().all(|&b| b == 0) {
+            c.relation.push((blkno, le));
             continue;
         }
         let original = parse(&le, blkno);
@@ -2386,6 +2393,8 @@ fn check_32bit_index(
                 .is_some_and(|a| !a.is_empty() && a[0].get("lp_off").is_some_and(|o| o != 0));
         let s32 = special32(&le);
         if !has_items && s32.len() == le.len() - special {
+            // Nothing on it moves.
+            c.relation.push((blkno, le.clone()));
             continue;
         }
         let p32 = if has_items {
@@ -2404,6 +2413,7 @@ fn check_32bit_index(
             p[8..10].copy_from_slice(&sum.to_le_bytes());
             p
         };
+        c.relation.push((blkno, p32.clone()));
         let page = parse(&p32, blkno);
         assert!(page.checksum.unwrap().valid, "{name}");
         let bad: Vec<_> = page
@@ -2461,6 +2471,34 @@ fn check_32bit_index(
     c
 }
 
+/// `verify` and `map` read the pages as one relation: no bad block, no
+/// warning.
+fn verify_relation(what: &str, pages: &[(u32, Vec<u8>)]) {
+    let mut pages = pages.to_vec();
+    pages.sort_by_key(|p| p.0);
+    assert!(
+        pages.iter().enumerate().all(|(i, p)| p.0 as usize == i),
+        "{what}: blocks missing"
+    );
+    let dir = std::env::temp_dir().join(format!("blockscope-32bit-{what}-{}", std::process::id()));
+    fs::create_dir_all(&dir).unwrap();
+    let bytes: Vec<Vec<u8>> = pages.into_iter().map(|p| p.1).collect();
+    let rel = relation_of(&bytes, &dir, "16384");
+    let v = run(&["verify", rel.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(v.code, 0, "{what}: {}{}", v.stdout, v.stderr);
+    let m = run(&["map", rel.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(m.code, 0, "{what}: {}{}", m.stdout, m.stderr);
+    let map: Value = serde_json::from_str(&m.stdout).unwrap();
+    for b in map["blocks"].as_array().unwrap() {
+        if b["kind"] != "new" {
+            assert_eq!(b["checksum"], "ok", "{what}: {b}");
+        }
+        assert_eq!(b["errors"], 0, "{what}: {b}");
+        assert_eq!(b["warnings"], 0, "{what}: {b}");
+    }
+    fs::remove_dir_all(&dir).ok();
+}
+
 fn report32(what: &str, c: &Counts32, diffs: &[String]) {
     assert!(
         diffs.is_empty(),
@@ -2473,7 +2511,12 @@ fn report32(what: &str, c: &Counts32, diffs: &[String]) {
             .collect::<Vec<_>>()
             .join("\n")
     );
-    eprintln!("32-bit {what}: {c:?}");
+    eprintln!(
+        "32-bit {what}: {} pages detected ({} all at multiples of 8), {} items equal, \
+         {} pageinspect rows equal",
+        c.detected, c.all_at_8, c.items, c.pageinspect_rows
+    );
+    verify_relation(what, &c.relation);
 }
 
 /// The special space of `le` unchanged (its struct has no MAXALIGN in it).
