@@ -9,7 +9,7 @@
 //! ```
 
 use crate::model::postgres::index::{HashBitmap, IndexBody, IndexItem, IndexTupleHeader, KeyArea};
-use crate::model::postgres::types::Schema;
+use crate::model::postgres::types::{Align, Schema};
 use crate::model::postgres::{
     maxalign, AmData, HashPageStats, ItemId, ItemPointer, LpFlags, PageHeader, PageLayout, PgPage,
     SIZE_OF_PAGE_HEADER,
@@ -419,10 +419,29 @@ pub(crate) fn items_mut(am: &mut AmData) -> Option<&mut Vec<IndexItem>> {
     }
 }
 
+/// The column list with each `typalign` capped at the build's MAXALIGN: a
+/// 32-bit build aligns `d` (int8, float8, timestamp) to 4 (ALIGNOF_DOUBLE).
+fn for_max_align(schema: &Schema, max_align: usize) -> Schema {
+    let mut s = schema.clone();
+    for c in &mut s.columns {
+        if c.align == Align::Double && max_align < 8 {
+            c.align = Align::Int;
+        }
+    }
+    s
+}
+
 /// Decode the key attributes of every index item with the column list:
 /// what `index_deform_tuple` gives (GIN: the key, after the attnum of a
 /// multi-column index; BRIN: each column's stored values).
 pub(crate) fn decode_keys(page: &mut PgPage, data: &[u8], schema: &Schema) {
+    let aligned;
+    let schema = if page.layout.max_align < 8 {
+        aligned = for_max_align(schema, page.layout.max_align);
+        &aligned
+    } else {
+        schema
+    };
     let endian = if page.layout.big_endian {
         crate::reader::Endian::Big
     } else {
@@ -530,4 +549,60 @@ pub(crate) fn decode_keys(page: &mut PgPage, data: &[u8], schema: &Schema) {
     page.spans.extend(r.into_spans());
     page.spans
         .sort_by_key(|s| (s.start, std::cmp::Reverse(s.len)));
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::parse::postgres::attrs::decode_page;
+    use crate::parse::postgres::page::{parse_page, PageOptions};
+    use crate::parse::postgres::schema::parse_columns;
+    use crate::render::postgres::json::PgPageJson as PageJson;
+
+    /// A GiST leaf page of a 32-bit build holding tuples of (int4, float8)
+    /// keys: IndexTupleData, the int4 at 8, the float8 at 12 (ALIGNOF_DOUBLE
+    /// 4), 20 bytes, so the second tuple sits at 4 mod 8.
+    fn gist_32bit_page() -> Vec<u8> {
+        let mut p = vec![0u8; 8192];
+        let special = 8192 - 16;
+        let put16 =
+            |p: &mut Vec<u8>, at: usize, v: u16| p[at..at + 2].copy_from_slice(&v.to_le_bytes());
+        let tuples = [(7i32, 2.5f64), (-3, 1e10)];
+        let mut upper = special;
+        for (i, (k, f)) in tuples.iter().enumerate() {
+            upper -= 20;
+            let t = upper;
+            put16(&mut p, t + 2, 1); // t_tid (0,i+1)
+            put16(&mut p, t + 4, (i + 1) as u16);
+            put16(&mut p, t + 6, 20); // t_info: size 20
+            p[t + 8..t + 12].copy_from_slice(&k.to_le_bytes());
+            p[t + 12..t + 20].copy_from_slice(&f.to_le_bytes());
+            let lp = (t as u32) | (1 << 15) | (20 << 17);
+            p[24 + 4 * i..28 + 4 * i].copy_from_slice(&lp.to_le_bytes());
+        }
+        put16(&mut p, 12, 24 + 4 * tuples.len() as u16);
+        put16(&mut p, 14, upper as u16);
+        put16(&mut p, 16, special as u16);
+        put16(&mut p, 18, 0x2004);
+        put16(&mut p, special + 12, 0x0001); // F_LEAF
+        put16(&mut p, special + 14, 0xFF81); // GIST_PAGE_ID
+        p
+    }
+
+    #[test]
+    fn a_32bit_builds_double_aligned_key_is_read_4_aligned() {
+        let bytes = gist_32bit_page();
+        let mut page = parse_page(&bytes, &PageOptions::default());
+        assert_eq!(page.layout.max_align, 4);
+        let schema = parse_columns("a int4, b float8").unwrap();
+        decode_page(&mut page, &bytes, &schema, None);
+        let doc = serde_json::to_value(PageJson::from_page(&page)).unwrap();
+        let values: Vec<String> = doc["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|i| i["attrs"].as_array().unwrap().clone())
+            .map(|a| a["value"].to_string())
+            .collect();
+        assert_eq!(values, ["7", "2.5", "-3", "10000000000.0"], "{doc}");
+    }
 }
