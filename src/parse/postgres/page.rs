@@ -104,12 +104,19 @@ fn parse(data: &[u8], opts: &PageOptions, spans: bool) -> PgPage {
         .kind
         .unwrap_or_else(|| detect_kind(&header, data, opts.endian));
 
-    if page.kind == PageKind::Brin {
-        if let Some(note) = brin::detect_max_align(&header, data.len()) {
-            page.layout.max_align = 4;
+    let meta_note = match page.kind {
+        PageKind::Brin => brin::detect_max_align(&header, data.len()),
+        PageKind::Btree if usable => btree::detect_meta_max_align(&r, &header),
+        _ => None,
+    };
+    // Pages whose build shows outside their items: a BRIN page's special
+    // space, a btree metapage's BTMetaPageData.
+    if let Some(note) = meta_note {
+        page.layout.max_align = 4;
+        if page.kind == PageKind::Brin {
             brin::accept_special(&mut page.problems);
-            page.problems.push(note);
         }
+        page.problems.push(note);
     }
     let line_pointers = if usable && line_pointers_in_use(page.kind, &header, data, opts.endian) {
         let ids = read_line_pointers(&mut r, &header, &mut page.problems);
