@@ -18,7 +18,7 @@ use crate::model::span::Region;
 use crate::model::{Problem, ProblemClass, Severity};
 use crate::reader::{ReadError, Reader};
 
-use super::attrs::{self, layout};
+use super::attrs::{self, layout_in};
 use super::index::{empty_item, tuple_bounds, unreadable_item};
 
 /// `SizeOfBrinTuple`: offsetof(BrinTuple, bt_info) + 1.
@@ -203,7 +203,8 @@ pub(crate) fn decode_columns(
             .map(|i| i < guess && mask & (1 << i) != 0)
             .collect();
         let cols = stored_columns(schema, &inclusion, &allnulls);
-        let (_, end, err) = layout(data, cols.len(), None, &cols);
+        // In the page's byte order (varlena headers) and MAXALIGN.
+        let (_, end, err) = layout_in(data, cols.len(), None, &cols, pl);
         if err.is_none() && offset + end <= tuple_len && pl.maxalign(offset + end) >= tuple_len {
             chosen = Some((inclusion, cols));
             break;
