@@ -715,6 +715,24 @@ fn committed_big_endian_fixtures_are_the_builders() {
         }
         assert_eq!(fs::read(&path).unwrap(), bytes, "{}", path.display());
     }
+    // Index pages: SP-GiST (text keys) big-endian, BRIN 32-bit.
+    let index = fixture("postgres/indexes");
+    let le = fs::read(index.join("spgist_txt.1.page")).unwrap();
+    let spgist = spgist_to_big_endian(&le, 1, true, false);
+    let le = fs::read(index.join("brin_ix.2.page")).unwrap();
+    let brin = relay_32bit(&le, 2, &le[le.len() - 4..], &mut |le, base, len| {
+        brin_relay(le, base, len)
+    });
+    for (name, bytes) in [
+        ("spgist_txt.1.big.page", spgist),
+        ("brin_ix.2.32bit.page", brin),
+    ] {
+        let path = dir.join(name);
+        if bless() {
+            fs::write(&path, &bytes).unwrap();
+        }
+        assert_eq!(fs::read(&path).unwrap(), bytes, "{}", path.display());
+    }
 }
 
 /// The little-endian btree page `le` as a big-endian host writes it
@@ -1482,4 +1500,1197 @@ fn big_endian_gin_metapage_decodes_to_what_pageinspect_gave() {
     for f in ["gin_metapage_info", "gin_page_opaque_info"] {
         assert_eq!(ours[f], doc[f], "{f}");
     }
+}
+
+// ---------------------------------------------------------------------------
+// Big-endian GiST, GIN, BRIN and SP-GiST pages.
+
+/// A saved index page: (file name, pageinspect's document, bytes, blkno).
+fn index_fixtures(index: &str) -> Vec<(String, Value, Vec<u8>, u32)> {
+    let dir = fixture("postgres/indexes");
+    let mut paths: Vec<PathBuf> = fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            let n = p.file_name().unwrap().to_string_lossy();
+            n.starts_with(&format!("{index}.")) && n.ends_with(".json") && !n.contains("truth")
+        })
+        .collect();
+    paths.sort();
+    let out: Vec<_> = paths
+        .into_iter()
+        .map(|path| {
+            let doc: Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+            let le = fs::read(path.with_extension("page")).unwrap();
+            let blkno = doc["blkno"].as_u64().unwrap() as u32;
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            (name, doc, le, blkno)
+        })
+        .collect();
+    assert!(!out.is_empty(), "no {index} fixtures");
+    out
+}
+
+/// pd_checksum as a big-endian host computes it.
+fn finish_big_endian(p: &mut [u8], blkno: u32) {
+    let sum = pg_checksum_page(p, blkno, true);
+    p[8..10].copy_from_slice(&sum.to_be_bytes());
+}
+
+/// Swap every `w`-byte word of `len` bytes at `at`.
+fn swap_words(p: &mut [u8], at: usize, len: usize, w: usize) {
+    for k in 0..len / w {
+        swap_fields(p, at + k * w, &[w]);
+    }
+}
+
+/// The varlena header at `at` as a big-endian host writes it (postgres.h):
+/// a 1-byte header's length in the low 7 bits under a high flag bit, a
+/// 4-byte header's length in the low 30 bits of a big-endian word.
+fn varlena_to_big_endian(le: &[u8], p: &mut [u8], at: usize) {
+    let b = le[at];
+    if b & 1 == 1 {
+        if b != 1 {
+            p[at] = 0x80 | (b >> 1);
+        }
+    } else {
+        let w = le32(le, at);
+        let be = (w >> 2) | if w & 2 != 0 { 0x4000_0000 } else { 0 };
+        p[at..at + 4].copy_from_slice(&be.to_be_bytes());
+    }
+}
+
+/// How a builder swaps the keys of an index: not at all, an int4 each, a
+/// text (its varlena header) each.
+#[derive(Clone, Copy, PartialEq)]
+enum Keys {
+    Raw,
+    Int4,
+    Text,
+}
+
+/// The little-endian GiST page `le` as a big-endian host writes it (gist.h):
+/// `GISTPageOpaqueData` (nsn as PageXLogRecPtr {xlogid, xrecoff},
+/// rightlink, flags, gist_page_id), a deleted page's FullTransactionId, and
+/// each tuple's IndexTupleData; with `keys`, the keys' float8s (point and
+/// box keys are float8s only).
+fn gist_to_big_endian(le: &[u8], blkno: u32, keys: bool) -> Vec<u8> {
+    let mut p = le.to_vec();
+    let special = usize::from(le16(le, 16));
+    let flags = le16(le, special + 12);
+    let deleted = flags & 0x0002 != 0;
+    let items = swap_header_and_line_pointers(le, &mut p, !deleted);
+    swap_fields(&mut p, special, &[4, 4, 4, 2, 2]);
+    if deleted {
+        swap_fields(&mut p, 24, &[8]);
+    }
+    for (off, _) in items {
+        let t_info = le16(le, off + 6);
+        swap_fields(&mut p, off, &[2, 2, 2, 2]);
+        let size = usize::from(t_info & 0x1FFF);
+        let data = if t_info & 0x8000 != 0 { 16 } else { 8 };
+        if keys && size > data {
+            swap_words(&mut p, off + data, size - data, 8);
+        }
+    }
+    finish_big_endian(&mut p, blkno);
+    p
+}
+
+/// GinPostingList segments (gin_private.h) from `at` to `end`: each
+/// ItemPointerData `first` and uint16 `nbytes` swapped; the varbyte deltas
+/// are bytes.
+fn swap_gin_segments(le: &[u8], p: &mut [u8], mut at: usize, end: usize) -> usize {
+    let mut n = 0;
+    while at + 8 <= end {
+        let nbytes = usize::from(le16(le, at + 6));
+        swap_fields(p, at, &[2, 2, 2, 2]);
+        at += 8 + nbytes.div_ceil(2) * 2;
+        n += 1;
+    }
+    n
+}
+
+/// The little-endian GIN page `le` as a big-endian host writes it
+/// (gin_private.h, ginblock.h): `GinPageOpaqueData`, the metapage, a data
+/// page's right bound and its PostingItems (BlockIdData + ItemPointerData),
+/// compressed segments or plain TIDs, an entry tuple's IndexTupleData (its
+/// t_tid holding the posting offset and count, or a posting-tree root, a
+/// downlink, or a pending heap TID) and its posting list; each entry's key
+/// as `keys` says.
+fn gin_to_big_endian(le: &[u8], blkno: u32, keys: Keys) -> Vec<u8> {
+    let special = usize::from(le16(le, 16));
+    let flags = le16(le, special + 6);
+    if flags & 0x0008 != 0 {
+        return gin_meta_to_big_endian(le, blkno);
+    }
+    let mut p = le.to_vec();
+    let (data, leaf, deleted) = (
+        flags & 0x0001 != 0,
+        flags & 0x0002 != 0,
+        flags & 0x0004 != 0,
+    );
+    let (list, compressed) = (flags & 0x0010 != 0, flags & 0x0080 != 0);
+    let items = swap_header_and_line_pointers(le, &mut p, !(data || deleted));
+    swap_fields(&mut p, special, &[4, 2, 2]);
+    if data && !deleted {
+        // The right bound, then the contents at MAXALIGN(24) + MAXALIGN(6).
+        swap_fields(&mut p, 24, &[2, 2, 2]);
+        let maxoff = usize::from(le16(le, special + 4));
+        if leaf && compressed {
+            swap_gin_segments(le, &mut p, 32, usize::from(le16(le, 12)));
+        } else if leaf {
+            for k in 0..maxoff {
+                swap_fields(&mut p, 32 + 6 * k, &[2, 2, 2]);
+            }
+        } else {
+            for k in 0..maxoff {
+                swap_fields(&mut p, 32 + 10 * k, &[2, 2, 2, 2, 2]);
+            }
+        }
+    }
+    for (off, _) in items {
+        let (hi, lo, posid) = (le16(le, off), le16(le, off + 2), le16(le, off + 4));
+        let t_info = le16(le, off + 6);
+        let size = usize::from(t_info & 0x1FFF);
+        let nulls = t_info & 0x8000 != 0;
+        swap_fields(&mut p, off, &[2, 2, 2, 2]);
+        let data_off = if nulls { 16 } else { 8 };
+        let mut key_end = size;
+        if leaf && !list && posid != 0xFFFF {
+            let block = (u32::from(hi) << 16) | u32::from(lo);
+            let at = (block & 0x7FFF_FFFF) as usize;
+            key_end = at;
+            if posid > 0 && block & 0x8000_0000 != 0 {
+                swap_gin_segments(le, &mut p, off + at, off + size);
+            } else {
+                for k in 0..usize::from(posid) {
+                    swap_fields(&mut p, off + at + 6 * k, &[2, 2, 2]);
+                }
+            }
+        }
+        if keys == Keys::Int4 && !nulls && key_end >= data_off + 4 {
+            swap_fields(&mut p, off + data_off, &[4]);
+        }
+        if keys == Keys::Text && !nulls && key_end > data_off {
+            varlena_to_big_endian(le, &mut p, off + data_off);
+        }
+    }
+    finish_big_endian(&mut p, blkno);
+    p
+}
+
+/// The little-endian BRIN page `le` as a big-endian host writes it
+/// (brin_page.h, brin_tuple.h): `BrinSpecialSpace` (uint16s),
+/// `BrinMetaPageData`, a revmap page's ItemPointerData array, each
+/// `BrinTuple`'s bt_blkno; with `keys` (the fixture's `id int4, b box`
+/// index: minmax, inclusion) each stored int4 and float8.
+fn brin_to_big_endian(le: &[u8], blkno: u32, keys: bool) -> Vec<u8> {
+    let mut p = le.to_vec();
+    let special = usize::from(le16(le, 16));
+    let page_type = le16(le, le.len() - 2);
+    let regular = page_type == 0xF093;
+    let items = swap_header_and_line_pointers(le, &mut p, regular);
+    swap_words(&mut p, special, le.len() - special, 2);
+    match page_type {
+        0xF091 => swap_fields(&mut p, 24, &[4, 4, 4, 4]),
+        0xF092 => {
+            // REVMAP_PAGE_MAXITEMS TIDs between the header and the special space.
+            for k in 0..(special - 24) / 6 {
+                swap_fields(&mut p, 24 + 6 * k, &[2, 2, 2]);
+            }
+        }
+        _ => {}
+    }
+    for (off, _) in items {
+        swap_fields(&mut p, off, &[4]);
+        let bt_info = le[off + 4];
+        if !keys || bt_info & 0x40 != 0 {
+            continue;
+        }
+        let allnulls = |i: usize| bt_info & 0x80 != 0 && le[off + 5] & (1 << i) != 0;
+        let mut at = usize::from(bt_info & 0x1F);
+        if !allnulls(0) {
+            at = align(at, 4);
+            swap_fields(&mut p, off + at, &[4, 4]);
+            at += 8;
+        }
+        if !allnulls(1) {
+            at = align(at, 8);
+            swap_fields(&mut p, off + at, &[8, 8, 8, 8]);
+        }
+    }
+    finish_big_endian(&mut p, blkno);
+    p
+}
+
+/// An SP-GiST tuple's first word, `unsigned int` bitfields allocated from
+/// the least significant bit on a little-endian host and from the most
+/// significant one on a big-endian host (GCC): `widths` low to high.
+fn bitfield_to_big_endian(w: u32, widths: &[u32]) -> u32 {
+    let (mut out, mut shift_le, mut shift_be) = (0u32, 0u32, 32u32);
+    for &n in widths {
+        let mask = if n == 32 { u32::MAX } else { (1 << n) - 1 };
+        let v = (w >> shift_le) & mask;
+        shift_le += n;
+        shift_be -= n;
+        out |= v << shift_be;
+    }
+    out
+}
+
+/// The little-endian SP-GiST page `le` as a big-endian host writes it
+/// (spgist_private.h): `SpGistPageOpaqueData`, `SpGistMetaPageData`, inner
+/// tuples (tupstate:2 allTheSame:1 nNodes:13 prefixSize:16, size) and their
+/// node IndexTuples, leaf tuples (tupstate:2 size:30, t_info, heapPtr) and
+/// dead tuples (tupstate:2 size:30, nextOffset, pointer, xid); with `keys`,
+/// the keys of the fixture indexes: points (prefixes and leaf datums,
+/// float8s) or, for text, the int2 node labels.
+fn spgist_to_big_endian(le: &[u8], blkno: u32, keys: bool, points: bool) -> Vec<u8> {
+    let mut p = le.to_vec();
+    let special = usize::from(le16(le, 16));
+    let flags = le16(le, special);
+    let (meta, deleted, leaf, nulls) = (
+        flags & 1 != 0,
+        flags & 2 != 0,
+        flags & 4 != 0,
+        flags & 8 != 0,
+    );
+    let items = swap_header_and_line_pointers(le, &mut p, !(meta || deleted));
+    swap_fields(&mut p, special, &[2, 2, 2, 2]);
+    if meta {
+        swap_fields(&mut p, 24, &[4]);
+        swap_words(&mut p, 28, 8 * 8, 4);
+    }
+    for (off, _) in items {
+        let w = le32(le, off);
+        let state = w & 3;
+        if state != 0 || leaf {
+            let be = bitfield_to_big_endian(w, &[2, 30]);
+            p[off..off + 4].copy_from_slice(&be.to_be_bytes());
+        }
+        if state != 0 {
+            swap_fields(&mut p, off + 4, &[2, 2, 2, 2, 4]);
+            continue;
+        }
+        if leaf {
+            let t_info = le16(le, off + 4);
+            swap_fields(&mut p, off + 4, &[2, 2, 2, 2]);
+            // SGLTHDRSZ: MAXALIGN(12 + a null bitmap) = 16 either way.
+            let hdr = 16;
+            let size = (w >> 2) as usize;
+            if keys && !nulls && t_info & 0x8000 == 0 && size > hdr {
+                if points {
+                    swap_fields(&mut p, off + hdr, &[8, 8]);
+                } else {
+                    varlena_to_big_endian(le, &mut p, off + hdr);
+                }
+            }
+            continue;
+        }
+        let be = bitfield_to_big_endian(w, &[2, 1, 13, 16]);
+        p[off..off + 4].copy_from_slice(&be.to_be_bytes());
+        swap_fields(&mut p, off + 4, &[2]);
+        let (n_nodes, prefix) = (((w >> 3) & 0x1FFF) as usize, (w >> 16) as usize);
+        if keys && points && prefix == 16 {
+            swap_fields(&mut p, off + 8, &[8, 8]);
+        } else if keys && !points && prefix > 0 {
+            varlena_to_big_endian(le, &mut p, off + 8);
+        }
+        let mut at = off + 8 + prefix;
+        for _ in 0..n_nodes {
+            let t_info = le16(le, at + 6);
+            swap_fields(&mut p, at, &[2, 2, 2, 2]);
+            let size = usize::from(t_info & 0x1FFF);
+            if keys && !points && t_info & 0x8000 == 0 && size >= 10 {
+                swap_fields(&mut p, at + 8, &[2]);
+            }
+            at += size;
+        }
+    }
+    finish_big_endian(&mut p, blkno);
+    p
+}
+
+/// A builder of big-endian pages: (little-endian page, blkno, keys too).
+type Builder<'a> = &'a dyn Fn(&[u8], u32, bool) -> Vec<u8>;
+
+/// Where two JSON documents differ (paths), `skip` keys not compared.
+fn json_diffs(path: &str, a: &Value, b: &Value, skip: &[&str], out: &mut Vec<String>) {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            for k in x.keys().chain(y.keys().filter(|k| !x.contains_key(*k))) {
+                if skip.contains(&k.as_str()) {
+                    continue;
+                }
+                let (u, v) = (
+                    x.get(k).unwrap_or(&Value::Null),
+                    y.get(k).unwrap_or(&Value::Null),
+                );
+                json_diffs(&format!("{path}.{k}"), u, v, skip, out);
+            }
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
+            for (i, (u, v)) in x.iter().zip(y).enumerate() {
+                json_diffs(&format!("{path}[{i}]"), u, v, skip, out);
+            }
+        }
+        _ if a != b => out.push(format!("{path}: {a} vs {b}")),
+        _ => {}
+    }
+}
+
+/// Our JSON of a page without what a big-endian copy may rightly change:
+/// the checksum, the layout note, checksum problems.
+fn comparable(page: &PgPage) -> Value {
+    let mut v = json(page);
+    let o = v.as_object_mut().unwrap();
+    o.remove("layout");
+    o.remove("checksum");
+    if let Some(h) = o.get_mut("header").and_then(Value::as_object_mut) {
+        h.remove("checksum");
+    }
+    if let Some(Value::Array(ps)) = o.get_mut("problems") {
+        ps.retain(|p| p["class"] != "checksum");
+    }
+    v
+}
+
+fn keyed(page: &PgPage, bytes: &[u8], columns: &str) -> PgPage {
+    let mut page = page.clone();
+    let schema = parse_columns(columns).unwrap();
+    decode_page(&mut page, bytes, &schema, None);
+    page
+}
+
+/// pageinspect's `brin_page_items` (one row per column of each summary
+/// tuple) against our items decoded with the column list: rows compared.
+fn compare_brin_rows(name: &str, doc: &Value, keyed: &Value, diffs: &mut Vec<String>) -> usize {
+    let Some(t) = doc.get("brin_page_items").and_then(Value::as_array) else {
+        return 0;
+    };
+    let mut o = Vec::new();
+    for item in keyed["items"].as_array().unwrap() {
+        for col in item["columns"].as_array().unwrap() {
+            o.push(serde_json::json!({
+                "itemoffset": item["itemoffset"],
+                "blknum": item["blknum"],
+                "attnum": col["attnum"],
+                "allnulls": col["allnulls"],
+                "hasnulls": col["hasnulls"],
+                "placeholder": item["placeholder"],
+                "value": col["value"],
+            }));
+        }
+    }
+    assert_eq!(t.len(), o.len(), "{name} brin_page_items");
+    for (tr, or) in t.iter().zip(&o) {
+        compare(&format!("{name} brin_page_items"), tr, or, &[], diffs);
+    }
+    t.len()
+}
+
+/// What each big-endian index test counted.
+#[derive(Default, Debug)]
+struct Counts {
+    pages: usize,
+    /// Items (tuples, PostingItems, segments) equal to the original's.
+    our_items: usize,
+    /// pageinspect rows equal to ours.
+    items: usize,
+    pageinspect_fields: usize,
+    keyed_values: usize,
+}
+
+/// Every page of `index` made big-endian by `build(le, blkno, keys)`:
+/// detected as such with its own checksum valid; our JSON equal to the
+/// little-endian original's field for field (raw key bytes aside when the
+/// keys are swapped, gist `key_data` holding the tuple header as the host
+/// wrote it); pageinspect's per-page functions (`pageinspect_objects`) and
+/// item rows (`rows`: pageinspect's key, ours) equal to ours.
+fn check_big_endian_index(
+    index: &str,
+    build: Builder,
+    pageinspect_objects: &[&str],
+    rows: &[(&str, &str)],
+    diffs: &mut Vec<String>,
+) -> Counts {
+    let mut c = Counts::default();
+    let mut relation = Vec::new();
+    for (name, doc, le, blkno) in index_fixtures(index) {
+        if le.iter().all(|&b| b == 0) {
+            relation.push((blkno, le));
+            continue;
+        }
+        let columns = doc["columns"].as_str().unwrap();
+        let be = build(&le, blkno, false);
+        relation.push((blkno, be.clone()));
+        assert_eq!(detect_endian(&be), Endian::Big, "{name}");
+        let page = parse(&be, blkno);
+        assert!(page.checksum.unwrap().valid, "{name}");
+        let original = parse(&le, blkno);
+        let (ours, theirs) = (comparable(&page), comparable(&original));
+        let gist = ours["kind"] == "gist";
+        c.our_items += ours["items"].as_array().map_or(0, Vec::len)
+            + ours["gin_leafpage_items"].as_array().map_or(0, Vec::len);
+        json_diffs(
+            &name,
+            &theirs,
+            &ours,
+            if gist { &["key_data"] } else { &[] },
+            diffs,
+        );
+        let errors: Vec<_> = page
+            .problems
+            .iter()
+            .filter(|p| p.severity.as_str() == "error")
+            .collect();
+        assert!(errors.is_empty(), "{name}: {errors:?}");
+        compare(
+            &format!("{name} header"),
+            &doc["page_header"],
+            &ours["header"],
+            &["checksum"],
+            diffs,
+        );
+        for f in pageinspect_objects {
+            if let Some(t) = doc.get(*f) {
+                c.pageinspect_fields += 1;
+                if &ours[*f] != t {
+                    diffs.push(format!(
+                        "{name} {f}: pageinspect {t}, blockscope {}",
+                        ours[*f]
+                    ));
+                }
+            }
+        }
+        for (their_key, our_key) in rows {
+            let Some(t) = doc.get(*their_key).and_then(Value::as_array) else {
+                continue;
+            };
+            let o = ours[*our_key].as_array().cloned().unwrap_or_default();
+            if t.len() != o.len() {
+                diffs.push(format!(
+                    "{name} {their_key}: {} rows vs {}",
+                    t.len(),
+                    o.len()
+                ));
+                continue;
+            }
+            for (tr, or) in t.iter().zip(&o) {
+                let mut tr = tr.clone();
+                if gist && tr.get("key_data").is_some() {
+                    // The whole tuple's bytes, as the big-endian host stored them.
+                    let off = or["lp_off"].as_u64().unwrap() as usize;
+                    let len = or["lp_len"].as_u64().unwrap() as usize;
+                    let hex: String = be[off..off + len]
+                        .iter()
+                        .map(|b| format!("{b:02x}"))
+                        .collect();
+                    tr["key_data"] = Value::from(format!("\\x{hex}"));
+                }
+                compare(&format!("{name} {their_key}"), &tr, or, &[], diffs);
+                c.items += 1;
+            }
+        }
+        // With the keys swapped too, the keys decode with the column list
+        // to what they decode to on the original page.
+        let be_keys = build(&le, blkno, true);
+        let k_ours = comparable(&keyed(&parse(&be_keys, blkno), &be_keys, columns));
+        let k_theirs = comparable(&keyed(&original, &le, columns));
+        let before = diffs.len();
+        json_diffs(
+            &format!("{name} keyed"),
+            &k_theirs,
+            &k_ours,
+            &["key_data", "raw", "prefix", "label", "datum", "value_bytes"],
+            diffs,
+        );
+        if diffs.len() == before {
+            c.keyed_values += k_theirs.to_string().matches("\"value\":").count();
+        }
+        c.items += compare_brin_rows(&name, &doc, &k_ours, diffs);
+        c.pages += 1;
+    }
+    verify_relation(&format!("{index}-big"), &relation);
+    c
+}
+
+fn report(what: &str, c: &Counts, diffs: &[String]) {
+    assert!(
+        diffs.is_empty(),
+        "{what}: {} differences:\n{}",
+        diffs.len(),
+        diffs
+            .iter()
+            .take(60)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    eprintln!("big-endian {what}: {c:?}");
+}
+
+#[test]
+fn big_endian_gist_pages_decode_to_what_pageinspect_gave() {
+    let mut diffs = Vec::new();
+    for index in ["gist_pt", "gist_box"] {
+        let c = check_big_endian_index(
+            index,
+            &gist_to_big_endian,
+            &["gist_page_opaque_info"],
+            &[("gist_page_items_bytea", "items")],
+            &mut diffs,
+        );
+        report(index, &c, &diffs);
+        assert!(
+            c.pages >= 6 && c.items >= 500 && c.keyed_values >= 500,
+            "{index} {c:?}"
+        );
+    }
+}
+
+#[test]
+fn big_endian_gin_pages_decode_to_what_pageinspect_gave() {
+    let mut diffs = Vec::new();
+    for (index, kind) in [("gin_arr", Keys::Int4), ("gin_tsv", Keys::Text)] {
+        let c = check_big_endian_index(
+            index,
+            &|le, blkno, keys| gin_to_big_endian(le, blkno, if keys { kind } else { Keys::Raw }),
+            &["gin_page_opaque_info", "gin_metapage_info"],
+            &[("gin_leafpage_items", "gin_leafpage_items")],
+            &mut diffs,
+        );
+        report(index, &c, &diffs);
+        assert!(c.pages >= 5 && c.keyed_values >= 300, "{index} {c:?}");
+    }
+}
+
+#[test]
+fn big_endian_brin_pages_decode_to_what_pageinspect_gave() {
+    let mut diffs = Vec::new();
+    let c = check_big_endian_index(
+        "brin_ix",
+        &brin_to_big_endian,
+        &["brin_page_type", "brin_metapage_info", "brin_revmap_data"],
+        &[],
+        &mut diffs,
+    );
+    report("brin_ix", &c, &diffs);
+    assert!(
+        c.pages >= 3 && c.items >= 20 && c.keyed_values >= 10,
+        "{c:?}"
+    );
+}
+
+#[test]
+fn big_endian_spgist_pages_decode_as_the_originals() {
+    let mut diffs = Vec::new();
+    for (index, points) in [("spgist_pt", true), ("spgist_txt", false)] {
+        let c = check_big_endian_index(
+            index,
+            &|le, blkno, keys| spgist_to_big_endian(le, blkno, keys, points),
+            &[],
+            &[],
+            &mut diffs,
+        );
+        report(index, &c, &diffs);
+        assert!(c.pages >= 10 && c.keyed_values >= 500, "{index} {c:?}");
+    }
+}
+
+// ---------------------------------------------------------------------------
+// 32-bit hash, GiST, GIN, BRIN and SP-GiST pages.
+
+/// A tuple's new bytes from (page, lp_off, lp_len).
+type TupleRelay<'a> = &'a mut dyn FnMut(&[u8], usize, usize) -> Vec<u8>;
+/// A tuple's new bytes from (page, lp_off, lp_len, the page's flags).
+type PageRelay<'a> = &'a dyn Fn(&[u8], usize, usize, u16) -> Vec<u8>;
+
+/// The page `le` with its tuples re-laid by `relay` (the tuple's new bytes,
+/// from the page, its lp_off and lp_len) and packed down from the new
+/// special space `special32` (BLCKSZ minus its length) in their original
+/// order, as a 32-bit little-endian build lays them out.
+fn relay_32bit(le: &[u8], blkno: u32, special32: &[u8], relay: TupleRelay) -> Vec<u8> {
+    let lower = usize::from(le16(le, 12));
+    let special = le.len() - special32.len();
+    let mut p = vec![0u8; le.len()];
+    p[..lower].copy_from_slice(&le[..lower]);
+    p[special..].copy_from_slice(special32);
+    let n = (lower - 24) / 4;
+    let mut order: Vec<usize> = (0..n).filter(|&i| le32(le, 24 + i * 4) >> 17 > 0).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(le32(le, 24 + i * 4) & 0x7FFF));
+    let mut cursor = special;
+    for i in order {
+        let w = le32(le, 24 + i * 4);
+        let (base, lpf, len) = ((w & 0x7FFF) as usize, (w >> 15) & 3, (w >> 17) as usize);
+        let t = relay(le, base, len);
+        cursor -= align4(t.len());
+        p[cursor..cursor + t.len()].copy_from_slice(&t);
+        let w32 = (cursor as u32) | (lpf << 15) | ((t.len() as u32) << 17);
+        p[24 + i * 4..28 + i * 4].copy_from_slice(&w32.to_le_bytes());
+    }
+    p[14..16].copy_from_slice(&(cursor as u16).to_le_bytes());
+    p[16..18].copy_from_slice(&(special as u16).to_le_bytes());
+    let sum = pg_checksum_page(&p, blkno, false);
+    p[8..10].copy_from_slice(&sum.to_le_bytes());
+    p
+}
+
+/// A varlena's total length at `at` (1-byte or 4-byte header).
+fn varsize(p: &[u8], at: usize) -> usize {
+    if p[at] & 1 == 1 {
+        usize::from(p[at] >> 1)
+    } else {
+        (le32(p, at) >> 2) as usize
+    }
+}
+
+/// An IndexTupleData of `size` bytes: `le`'s header at `base` with the size
+/// in t_info replaced.
+fn itup_header(le: &[u8], base: usize, size: usize) -> Vec<u8> {
+    let mut t = le[base..base + 8].to_vec();
+    let t_info = (le16(le, base + 6) & !0x1FFF) | size as u16;
+    t[6..8].copy_from_slice(&t_info.to_le_bytes());
+    t
+}
+
+/// hash.h: IndexTupleData and the uint32 hash code, MAXALIGN(12).
+fn hash_relay(le: &[u8], base: usize, len: usize) -> Vec<u8> {
+    assert_eq!(len, 16);
+    let mut t = itup_header(le, base, 12);
+    t.extend_from_slice(&le[base + 8..base + 12]);
+    t
+}
+
+/// GiST: IndexTupleData, then float8 keys (typalign d, 4 on i386) from
+/// MAXALIGN(8) = 8; a null bitmap moves them to 12.
+fn gist_relay(le: &[u8], base: usize, len: usize) -> Vec<u8> {
+    let nulls = le16(le, base + 6) & 0x8000 != 0;
+    let (d64, d32) = if nulls { (16, 12) } else { (8, 8) };
+    let key = &le[base + d64..base + len];
+    let mut t = itup_header(le, base, align4(d32 + key.len()));
+    if nulls {
+        t.extend_from_slice(&le[base + 8..base + 12]);
+    }
+    t.extend_from_slice(key);
+    t
+}
+
+/// ginFormTuple / GinFormInteriorTuple (gin_private.h, ginentrypage.c) on a
+/// 32-bit build: the key after MAXALIGN(8 [+ bitmap]), the null category
+/// byte after it, the posting list at SHORTALIGN of the key tuple's
+/// MAXALIGNed size, the whole MAXALIGNed. `text` keys are varlenas, else
+/// int4. Checks that the same rules give the 64-bit original.
+fn gin_relay(le: &[u8], base: usize, len: usize, flags: u16, text: bool) -> Vec<u8> {
+    let (leaf, list) = (flags & 0x0002 != 0, flags & 0x0010 != 0);
+    let (hi, lo, posid) = (le16(le, base), le16(le, base + 2), le16(le, base + 4));
+    let block = (u32::from(hi) << 16) | u32::from(lo);
+    let t_info = le16(le, base + 6);
+    let nulls = t_info & 0x8000 != 0;
+    let (d64, d32) = if nulls { (16, 12) } else { (8, 8) };
+    let with_posting = leaf && !list && posid != 0xFFFF;
+    let key_end64 = if with_posting {
+        (block & 0x7FFF_FFFF) as usize
+    } else {
+        len
+    };
+    let keylen = if nulls || key_end64 <= d64 {
+        0
+    } else if text {
+        varsize(le, base + d64)
+    } else {
+        4
+    };
+    let key_tuple = |d: usize, a: fn(usize) -> usize| -> usize {
+        let t = a(d + keylen);
+        if nulls {
+            t.max(d + 1)
+        } else {
+            t
+        }
+    };
+    let (kt64, kt32) = (key_tuple(d64, align8), key_tuple(d32, align4));
+    let mut t = vec![0u8; 8];
+    let size32;
+    let mut posting = Vec::new();
+    if with_posting {
+        let (at64, at32) = (kt64.div_ceil(2) * 2, kt32.div_ceil(2) * 2);
+        assert_eq!(at64, key_end64, "posting offset at {base}");
+        let data_size = if block & 0x8000_0000 != 0 && posid > 0 {
+            let mut at = base + at64;
+            while at + 8 <= base + len {
+                at += 8 + usize::from(le16(le, at + 6)).div_ceil(2) * 2;
+            }
+            at - base - at64
+        } else {
+            6 * usize::from(posid)
+        };
+        assert_eq!(len, align8(at64 + data_size), "GIN tuple size at {base}");
+        posting = le[base + at64..base + at64 + data_size].to_vec();
+        size32 = align4(at32 + data_size);
+        let block32 = (block & 0x8000_0000) | at32 as u32;
+        t[0..2].copy_from_slice(&((block32 >> 16) as u16).to_le_bytes());
+        t[2..4].copy_from_slice(&(block32 as u16).to_le_bytes());
+        t[4..6].copy_from_slice(&posid.to_le_bytes());
+    } else {
+        assert_eq!(len, align8(kt64), "GIN tuple size at {base}");
+        size32 = align4(kt32);
+        t[0..6].copy_from_slice(&le[base..base + 6]);
+    }
+    let t_info32 = (t_info & !0x1FFF) | size32 as u16;
+    t[6..8].copy_from_slice(&t_info32.to_le_bytes());
+    if nulls {
+        t.extend_from_slice(&le[base + 8..base + 12]);
+        // GinCategoryOffset: the category byte where the key would start.
+        t.push(le[base + d64]);
+    }
+    t.extend_from_slice(&le[base + d64..base + d64 + keylen]);
+    t.resize(
+        if with_posting {
+            kt32.div_ceil(2) * 2
+        } else {
+            size32
+        },
+        0,
+    );
+    t.extend_from_slice(&posting);
+    t.resize(size32, 0);
+    t
+}
+
+/// brin_form_tuple on a 32-bit build for the fixture's (id int4 minmax,
+/// b box inclusion) index: the data offset MAXALIGN(5 + bitmap) (8 either
+/// way), two int4, then a box (typalign d: 4 on i386) and two bools.
+fn brin_relay(le: &[u8], base: usize, len: usize) -> Vec<u8> {
+    let bt_info = le[base + 4];
+    let off = usize::from(bt_info & 0x1F);
+    let allnulls = |i: usize| bt_info & 0x80 != 0 && le[base + 5] & (1 << i) != 0;
+    let (mut at64, mut at32) = (off, off);
+    if !allnulls(0) {
+        at64 = align4(at64) + 8;
+        at32 = align4(at32) + 8;
+    }
+    let box64 = align8(at64);
+    if !allnulls(1) {
+        at64 = box64 + 34;
+        at32 = align4(at32) + 34;
+    }
+    assert_eq!(len, align8(at64), "BRIN tuple size at {base}");
+    let mut t = le[base..base + off].to_vec();
+    if !allnulls(0) {
+        t.extend_from_slice(&le[base + off..base + off + 8]);
+    }
+    if !allnulls(1) {
+        t.resize(align4(t.len()), 0);
+        t.extend_from_slice(&le[base + box64..base + box64 + 34]);
+    }
+    assert_eq!(t.len(), at32);
+    t.resize(align4(at32), 0);
+    t
+}
+
+/// SP-GiST tuples on a 32-bit build (spgutils.c): leaf tuples
+/// MAXALIGN(SGLTHDRSZ = 12, + datum), at least SGDTSIZE; inner tuples'
+/// prefix and node labels SpGistGetInnerTypeSize (MAXALIGN of the datum's
+/// size, sizeof(Datum) = 4 for a by-value int2 label); dead tuples 16.
+fn spgist_relay(le: &[u8], base: usize, len: usize, flags: u16, points: bool) -> Vec<u8> {
+    let w = le32(le, base);
+    let state = w & 3;
+    let (leaf, nulls) = (flags & 4 != 0, flags & 8 != 0);
+    if state != 0 {
+        assert_eq!(len, 16);
+        return le[base..base + 16].to_vec();
+    }
+    if leaf {
+        let datum = if nulls {
+            0
+        } else if points {
+            16
+        } else {
+            varsize(le, base + 16)
+        };
+        assert_eq!(len, align8(16 + datum).max(16), "leaf size at {base}");
+        let size = align4(12 + datum).max(16);
+        let mut t = ((size as u32) << 2 | state).to_le_bytes().to_vec();
+        t.extend_from_slice(&le[base + 4..base + 12]);
+        t.extend_from_slice(&le[base + 16..base + 16 + datum]);
+        t.resize(size, 0);
+        return t;
+    }
+    let (n_nodes, p64) = ((w >> 3) & 0x1FFF, (w >> 16) as usize);
+    let (prefix_len, p32) = match (p64, points) {
+        (0, _) => (0, 0),
+        (_, true) => (16, 16),
+        (_, false) => {
+            let v = varsize(le, base + 8);
+            assert_eq!(p64, align8(v));
+            (v, align4(v))
+        }
+    };
+    let mut t = vec![0u8; 8];
+    t.extend_from_slice(&le[base + 8..base + 8 + prefix_len]);
+    t.resize(8 + p32, 0);
+    let mut at = base + 8 + p64;
+    for _ in 0..n_nodes {
+        let nsize = usize::from(le16(le, at + 6) & 0x1FFF);
+        // A label's Datum: the by-value int2's low bytes, 4 of them.
+        let label = if nsize > 8 { 4 } else { 0 };
+        t.extend_from_slice(&itup_header(le, at, 8 + label));
+        t.extend_from_slice(&le[at + 8..at + 8 + label]);
+        at += nsize;
+    }
+    assert_eq!(at - base, len, "inner size at {base}");
+    let w32 = (w & 0xFFFF) | (p32 as u32) << 16;
+    t[0..4].copy_from_slice(&w32.to_le_bytes());
+    let size = t.len() as u16;
+    t[4..6].copy_from_slice(&size.to_le_bytes());
+    t
+}
+
+/// What the 32-bit tests counted.
+#[derive(Default, Debug)]
+struct Counts32 {
+    /// The relation: (blkno, page as the 32-bit build wrote it).
+    relation: Vec<(u32, Vec<u8>)>,
+    detected: usize,
+    all_at_8: usize,
+    items: usize,
+    pageinspect_rows: usize,
+}
+
+/// Every page of `index` with index tuples re-laid by `relay`: read as a
+/// 32-bit build's when some tuple sits at 4 mod 8, with no error nor
+/// warning, and decoding (keys with the column list too) to what the
+/// original gives, fields that depend on the layout (`skip`) aside, and to
+/// pageinspect's rows (`rows`, the same `skip`).
+fn check_32bit_index(
+    index: &str,
+    special32: &dyn Fn(&[u8]) -> Vec<u8>,
+    relay: PageRelay,
+    skip: &[&str],
+    rows: &[&str],
+    diffs: &mut Vec<String>,
+) -> Counts32 {
+    let mut c = Counts32::default();
+    for (name, doc, le, blkno) in index_fixtures(index) {
+        if le.iter().all(|&b| b == 0) {
+            c.relation.push((blkno, le));
+            continue;
+        }
+        let original = parse(&le, blkno);
+        let special = usize::from(le16(&le, 16));
+        let columns = doc["columns"].as_str().unwrap();
+        let flags = le16(&le, special + if index.starts_with("gin") { 6 } else { 0 });
+        let flags = if index.starts_with("gist") || index.starts_with("hash") {
+            le16(&le, special + 12)
+        } else {
+            flags
+        };
+        let has_items = !original.items.is_empty()
+            || json(&original)["items"]
+                .as_array()
+                .is_some_and(|a| !a.is_empty() && a[0].get("lp_off").is_some_and(|o| o != 0));
+        let s32 = special32(&le);
+        if !has_items && s32.len() == le.len() - special {
+            // Nothing on it moves.
+            c.relation.push((blkno, le.clone()));
+            continue;
+        }
+        let p32 = if has_items {
+            relay_32bit(&le, blkno, &s32, &mut |le, base, len| {
+                relay(le, base, len, flags)
+            })
+        } else {
+            // No tuples: only the special space moves.
+            let mut p = le.clone();
+            p.truncate(le.len() - s32.len());
+            p.resize(le.len() - s32.len(), 0);
+            p.extend_from_slice(&s32);
+            let sp = (le.len() - s32.len()) as u16;
+            p[16..18].copy_from_slice(&sp.to_le_bytes());
+            let sum = pg_checksum_page(&p, blkno, false);
+            p[8..10].copy_from_slice(&sum.to_le_bytes());
+            p
+        };
+        c.relation.push((blkno, p32.clone()));
+        let page = parse(&p32, blkno);
+        assert!(page.checksum.unwrap().valid, "{name}");
+        let bad: Vec<_> = page
+            .problems
+            .iter()
+            .filter(|p| p.severity.as_str() != "info" && p.class != "checksum")
+            .map(|p| format!("{} {}", p.field, p.message))
+            .collect();
+        let odd = page.items.is_empty()
+            && json(&page)["items"]
+                .as_array()
+                .is_some_and(|a| a.iter().any(|i| i["lp_off"].as_u64().unwrap_or(0) % 8 == 4))
+            || s32.len() == 4;
+        if !odd {
+            assert_eq!(page.layout.max_align, 8, "{name}");
+            assert!(bad.is_empty(), "{name}: {bad:?}");
+            c.all_at_8 += 1;
+        } else {
+            assert_eq!(page.layout.max_align, 4, "{name}: {bad:?}");
+            assert!(bad.is_empty(), "{name}: {bad:?}");
+            assert!(
+                page.problems
+                    .iter()
+                    .any(|p| p.message.contains("32-bit build")),
+                "{name}: no note"
+            );
+            c.detected += 1;
+        }
+        let ours = comparable(&keyed(&page, &p32, columns));
+        let theirs = comparable(&keyed(&original, &le, columns));
+        let mut skip_all = vec!["problems", "upper", "special"];
+        skip_all.extend_from_slice(skip);
+        json_diffs(&name, &theirs, &ours, &skip_all, diffs);
+        c.items += ours["items"].as_array().map_or(0, Vec::len);
+        c.pageinspect_rows += compare_brin_rows(&name, &doc, &ours, diffs);
+        for f in rows {
+            let Some(t) = doc.get(*f).and_then(Value::as_array) else {
+                continue;
+            };
+            let o = ours["items"].as_array().unwrap();
+            assert_eq!(t.len(), o.len(), "{name} {f}");
+            for (tr, or) in t.iter().zip(o) {
+                let tr: serde_json::Map<String, Value> = tr
+                    .as_object()
+                    .unwrap()
+                    .iter()
+                    .filter(|(k, _)| !skip.contains(&k.as_str()))
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect();
+                compare(&format!("{name} {f}"), &Value::Object(tr), or, &[], diffs);
+                c.pageinspect_rows += 1;
+            }
+        }
+    }
+    c
+}
+
+/// `verify` and `map` read the pages as one relation: no bad block, no
+/// warning.
+fn verify_relation(what: &str, pages: &[(u32, Vec<u8>)]) {
+    let mut pages = pages.to_vec();
+    pages.sort_by_key(|p| p.0);
+    assert!(
+        pages.iter().enumerate().all(|(i, p)| p.0 as usize == i),
+        "{what}: blocks missing"
+    );
+    let dir = std::env::temp_dir().join(format!("blockscope-32bit-{what}-{}", std::process::id()));
+    fs::create_dir_all(&dir).unwrap();
+    let bytes: Vec<Vec<u8>> = pages.into_iter().map(|p| p.1).collect();
+    let rel = relation_of(&bytes, &dir, "16384");
+    let v = run(&["verify", rel.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(v.code, 0, "{what}: {}{}", v.stdout, v.stderr);
+    let m = run(&["map", rel.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(m.code, 0, "{what}: {}{}", m.stdout, m.stderr);
+    let map: Value = serde_json::from_str(&m.stdout).unwrap();
+    for b in map["blocks"].as_array().unwrap() {
+        if b["kind"] != "new" {
+            assert_eq!(b["checksum"], "ok", "{what}: {b}");
+        }
+        assert_eq!(b["errors"], 0, "{what}: {b}");
+        assert_eq!(b["warnings"], 0, "{what}: {b}");
+    }
+    fs::remove_dir_all(&dir).ok();
+}
+
+fn report32(what: &str, c: &Counts32, diffs: &[String]) {
+    assert!(
+        diffs.is_empty(),
+        "{what}: {} differences:\n{}",
+        diffs.len(),
+        diffs
+            .iter()
+            .take(60)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    eprintln!(
+        "32-bit {what}: {} pages detected ({} all at multiples of 8), {} items equal, \
+         {} pageinspect rows equal",
+        c.detected, c.all_at_8, c.items, c.pageinspect_rows
+    );
+    verify_relation(what, &c.relation);
+}
+
+/// The special space of `le` unchanged (its struct has no MAXALIGN in it).
+fn same_special(le: &[u8]) -> Vec<u8> {
+    le[usize::from(le16(le, 16))..].to_vec()
+}
+
+const LAYOUT_FIELDS: &[&str] = &["lp_off", "lp_len", "itemlen", "key_data", "raw", "offset"];
+
+#[test]
+fn thirty_two_bit_hash_pages_decode_to_what_pageinspect_gave() {
+    let mut diffs = Vec::new();
+    let c = check_32bit_index(
+        "hash_ix",
+        &same_special,
+        &|le, base, len, _| hash_relay(le, base, len),
+        &[LAYOUT_FIELDS, &["free_size"]].concat(),
+        &["hash_page_items"],
+        &mut diffs,
+    );
+    report32("hash_ix", &c, &diffs);
+    assert!(c.detected >= 10 && c.pageinspect_rows >= 1000, "{c:?}");
+}
+
+#[test]
+fn thirty_two_bit_gist_pages_decode_as_the_originals() {
+    let mut diffs = Vec::new();
+    for index in ["gist_pt", "gist_box"] {
+        let c = check_32bit_index(
+            index,
+            &same_special,
+            &|le, base, len, _| gist_relay(le, base, len),
+            LAYOUT_FIELDS,
+            &["gist_page_items_bytea"],
+            &mut diffs,
+        );
+        report32(index, &c, &diffs);
+        assert!(c.pageinspect_rows >= 500, "{c:?}");
+    }
+}
+
+#[test]
+fn thirty_two_bit_gin_entry_pages_decode_as_the_originals() {
+    let mut diffs = Vec::new();
+    for (index, text) in [("gin_arr", false), ("gin_tsv", true)] {
+        let c = check_32bit_index(
+            index,
+            &same_special,
+            &|le, base, len, flags| gin_relay(le, base, len, flags, text),
+            // An entry's t_tid holds its posting list's offset.
+            &[LAYOUT_FIELDS, &["ctid", "posting_offset"]].concat(),
+            &[],
+            &mut diffs,
+        );
+        report32(index, &c, &diffs);
+        assert!(c.detected >= 3 && c.items >= 300, "{c:?}");
+    }
+}
+
+#[test]
+fn thirty_two_bit_brin_pages_decode_to_what_pageinspect_gave() {
+    let mut diffs = Vec::new();
+    let c = check_32bit_index(
+        "brin_ix",
+        // BrinSpecialSpace: MAXALIGN(1) = 4 bytes, its last two uint16.
+        &|le| le[le.len() - 4..].to_vec(),
+        &|le, base, len, _| brin_relay(le, base, len),
+        &[LAYOUT_FIELDS, &["value_bytes"]].concat(),
+        &[],
+        &mut diffs,
+    );
+    report32("brin_ix", &c, &diffs);
+    assert!(c.detected >= 3 && c.pageinspect_rows >= 20, "{c:?}");
+}
+
+#[test]
+fn thirty_two_bit_spgist_pages_decode_as_the_originals() {
+    let mut diffs = Vec::new();
+    for (index, points) in [("spgist_pt", true), ("spgist_txt", false)] {
+        let c = check_32bit_index(
+            index,
+            &same_special,
+            &|le, base, len, flags| spgist_relay(le, base, len, flags, points),
+            // (The verdict names the prefix's size.)
+            &[
+                LAYOUT_FIELDS,
+                &["size", "prefixSize", "prefix", "label", "datum", "verdict"],
+            ]
+            .concat(),
+            &[],
+            &mut diffs,
+        );
+        report32(index, &c, &diffs);
+        assert!(c.detected >= 5 && c.items >= 1000, "{c:?}");
+    }
+}
+
+/// The little-endian btree metapage `le` as a 32-bit build lays it out
+/// (nbtree.h `BTMetaPageData`): the seven uint32 as they are, the float8
+/// `btm_last_cleanup_num_heap_tuples` at 28 instead of 32 (ALIGNOF_DOUBLE
+/// 4), `btm_allequalimage` after it (version 4 from PostgreSQL 13), and
+/// pd_lower at the end of the struct (sizeof 36 or 40 instead of 40 or 48).
+fn btree_meta_to_32bit(le: &[u8], blkno: u32) -> Vec<u8> {
+    let mut p = le.to_vec();
+    let lower = usize::from(le16(le, 12));
+    let with_bool = lower == 24 + 48;
+    let meta = &le[24..lower];
+    p[24..lower].fill(0);
+    p[24..52].copy_from_slice(&meta[..28]);
+    p[52..60].copy_from_slice(&meta[32..40]);
+    let end = if with_bool {
+        p[60] = meta[40];
+        24 + 40
+    } else {
+        24 + 36
+    };
+    p[12..14].copy_from_slice(&(end as u16).to_le_bytes());
+    let sum = pg_checksum_page(&p, blkno, false);
+    p[8..10].copy_from_slice(&sum.to_le_bytes());
+    p
+}
+
+#[test]
+fn thirty_two_bit_btree_metapages_decode_to_what_pageinspect_gave() {
+    let mut metas: Vec<(String, Value, Vec<u8>)> = Vec::new();
+    for dir in ["postgres/btree", "postgres/indexes"] {
+        for e in fs::read_dir(fixture(dir)).unwrap() {
+            let path = e.unwrap().path();
+            if path.extension().is_none_or(|x| x != "json") {
+                continue;
+            }
+            let doc: Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+            if let Some(m) = doc.get("bt_metap") {
+                let page = fs::read(path.with_extension("page")).unwrap();
+                metas.push((path.display().to_string(), m.clone(), page));
+            }
+        }
+    }
+    // PostgreSQL 11's version 3 metapage (no btm_allequalimage).
+    let v11 = fixture("postgres/versions/pg11");
+    let doc: Value =
+        serde_json::from_str(&fs::read_to_string(v11.join("btree.json")).unwrap()).unwrap();
+    let rel = fs::read(v11.join("btree.rel")).unwrap();
+    metas.push((
+        "pg11 btree block 0".into(),
+        doc["pages"][0]["bt_metap"].clone(),
+        rel[..8192].to_vec(),
+    ));
+    let mut diffs = Vec::new();
+    let mut versions = HashSet::new();
+    for (name, theirs, le) in &metas {
+        let p32 = btree_meta_to_32bit(le, 0);
+        let page = parse(&p32, 0);
+        assert!(page.checksum.unwrap().valid, "{name}");
+        assert_eq!(page.layout.max_align, 4, "{name}: {:?}", page.problems);
+        let bad: Vec<_> = page
+            .problems
+            .iter()
+            .filter(|p| p.severity.as_str() != "info")
+            .collect();
+        assert!(bad.is_empty(), "{name}: {bad:?}");
+        compare(name, theirs, &json(&page)["meta"], &[], &mut diffs);
+        // The original still reads as a 64-bit build's.
+        assert_eq!(parse(le, 0).layout.max_align, 8, "{name}");
+        versions.insert(theirs["version"].to_string());
+    }
+    assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+    assert!(
+        metas.len() >= 13 && versions.len() >= 2,
+        "{} {versions:?}",
+        metas.len()
+    );
+    eprintln!(
+        "32-bit btree metapages: {} equal to bt_metap (versions {versions:?})",
+        metas.len()
+    );
 }

@@ -13,12 +13,12 @@
 
 use crate::model::postgres::index::{BrinColumn, IndexBody, IndexItem};
 use crate::model::postgres::types::{Column, PgType, Schema, TypeSpec};
-use crate::model::postgres::{maxalign, ItemId};
+use crate::model::postgres::{ItemId, PageHeader, PageLayout};
 use crate::model::span::Region;
 use crate::model::{Problem, ProblemClass, Severity};
 use crate::reader::{ReadError, Reader};
 
-use super::attrs::{self, layout};
+use super::attrs::{self, layout_in};
 use super::index::{empty_item, tuple_bounds, unreadable_item};
 
 /// `SizeOfBrinTuple`: offsetof(BrinTuple, bt_info) + 1.
@@ -29,6 +29,32 @@ const BRIN_NULLS_MASK: u8 = 0x80;
 const BRIN_PLACEHOLDER_MASK: u8 = 0x40;
 /// Columns tried for opclass layouts (2^n combinations).
 const MAX_GUESSED_COLUMNS: usize = 8;
+
+/// A 64-bit build's `BrinSpecialSpace` is MAXALIGN(1) = 8 bytes (four
+/// uint16, the page type last); a 32-bit build's is 4 (two uint16: flags,
+/// page type). A BRIN page type in the last two bytes of a 4-byte special
+/// space is a 32-bit build's page.
+pub(crate) fn detect_max_align(h: &PageHeader, page_len: usize) -> Option<Problem> {
+    let special = usize::from(h.pd_special);
+    (page_len.checked_sub(special) == Some(4)).then(|| {
+        Problem::new(
+            Severity::Info,
+            ProblemClass::Special,
+            Some(special),
+            "pd_special",
+            "laid out by a 32-bit build (MAXALIGN 4): the BrinSpecialSpace is MAXALIGN(1) = 4 bytes \
+             (8 on a 64-bit build); decoded with 4-byte MAXALIGN"
+                .to_string(),
+        )
+    })
+}
+
+/// Drop the "pd_special is not MAXALIGNed" error the header check gave a
+/// page [`detect_max_align`] found a 32-bit build's (its pd_special is
+/// BLCKSZ - 4, MAXALIGNed to 4).
+pub(crate) fn accept_special(problems: &mut Vec<Problem>) {
+    problems.retain(|p| !(p.field == "pd_special" && p.message.ends_with("is not MAXALIGNed")));
+}
 
 /// One summary tuple.
 pub(crate) fn item(r: &mut Reader, id: ItemId, problems: &mut Vec<Problem>) -> IndexItem {
@@ -140,6 +166,7 @@ pub(crate) fn decode_columns(
     r: &mut Reader,
     item: &mut IndexItem,
     schema: &Schema,
+    pl: PageLayout,
     problems: &mut Vec<Problem>,
 ) {
     let IndexBody::Brin {
@@ -176,8 +203,9 @@ pub(crate) fn decode_columns(
             .map(|i| i < guess && mask & (1 << i) != 0)
             .collect();
         let cols = stored_columns(schema, &inclusion, &allnulls);
-        let (_, end, err) = layout(data, cols.len(), None, &cols);
-        if err.is_none() && offset + end <= tuple_len && maxalign(offset + end) >= tuple_len {
+        // In the page's byte order (varlena headers) and MAXALIGN.
+        let (_, end, err) = layout_in(data, cols.len(), None, &cols, pl);
+        if err.is_none() && offset + end <= tuple_len && pl.maxalign(offset + end) >= tuple_len {
             chosen = Some((inclusion, cols));
             break;
         }

@@ -61,7 +61,7 @@ pub(crate) fn parse(
     check::btree_opaque(&opaque, special, blkno, Relation::default(), problems);
 
     if opaque.btpo_flags & BTP_META != 0 {
-        let meta = read_meta(r)?;
+        let meta = read_meta(r, layout)?;
         check::btm_magic(meta.btm_magic, problems);
         return Ok(AmData::Btree {
             opaque,
@@ -158,6 +158,52 @@ pub(crate) fn detect_max_align(r: &Reader, ids: &[ItemId]) -> Option<Problem> {
     ))
 }
 
+/// A btree metapage has no items to tell the build by, but PostgreSQL 11 and
+/// later set its pd_lower to the end of `BTMetaPageData`, whose float8
+/// `btm_last_cleanup_num_heap_tuples` follows seven uint32 (28 bytes): at 32
+/// on a 64-bit build, at 28 on a 32-bit one (ALIGNOF_DOUBLE 4). sizeof is
+/// 40 (version 3, or 4 as PostgreSQL 12 writes it) or 48 (with
+/// `btm_allequalimage`, 13 and later) on a 64-bit build; 36 or 40 on a
+/// 32-bit one. So pd_lower 24 + 36 = 60 is a 32-bit build's; pd_lower 64 is
+/// either a 64-bit PostgreSQL 12's or a 32-bit 13+'s, told apart by the
+/// bytes: a 64-bit build leaves 28..32 zero (padding) and holds the
+/// float's high word at 36, never 0 or 1 for a count; a 32-bit build holds
+/// the float's low word at 28 and high word at 32, and the bool at 36. When
+/// 28..40 are all zero the two readings agree (0, false): read as 64-bit.
+pub(crate) fn detect_meta_max_align(r: &Reader, h: &PageHeader) -> Option<Problem> {
+    let special = usize::from(h.pd_special);
+    if r.peek_u16(special + 12, "btpo_flags").ok()? & BTP_META == 0 {
+        return None;
+    }
+    let at = SIZE_OF_PAGE_HEADER;
+    let word = |off: usize| r.peek_u32(at + off, "BTMetaPageData").ok();
+    if word(0)? != BTREE_MAGIC || word(4)? < BTREE_NOVAC_VERSION {
+        return None;
+    }
+    let why = match usize::from(h.pd_lower) - at.min(usize::from(h.pd_lower)) {
+        36 => "pd_lower ends BTMetaPageData 36 bytes in (40 on a 64-bit build)",
+        40 if word(4)? > BTREE_NOVAC_VERSION => {
+            let (w28, w32, w36) = (word(28)?, word(32)?, word(36)?);
+            if !(w28 != 0 || (w36 <= 1 && (w32 != 0 || w36 == 1))) {
+                return None;
+            }
+            "pd_lower ends BTMetaPageData 40 bytes in (48 on a 64-bit build), and \
+             btm_last_cleanup_num_heap_tuples is at 28, not 32"
+        }
+        _ => return None,
+    };
+    Some(Problem::new(
+        Severity::Info,
+        ProblemClass::Special,
+        Some(12),
+        "pd_lower",
+        format!(
+            "metapage laid out by a 32-bit build (a float8 aligned to 4): {why}; \
+             decoded with 4-byte MAXALIGN"
+        ),
+    ))
+}
+
 fn read_opaque(r: &mut Reader, special: usize) -> Result<BtPageOpaque, ReadError> {
     r.set_context(Region::Special, Some("BTPageOpaqueData".into()));
     let btpo_prev = r.u32(special, "btpo_prev")?;
@@ -178,7 +224,7 @@ fn read_opaque(r: &mut Reader, special: usize) -> Result<BtPageOpaque, ReadError
     })
 }
 
-fn read_meta(r: &mut Reader) -> Result<BtMetaPageData, ReadError> {
+fn read_meta(r: &mut Reader, layout: PageLayout) -> Result<BtMetaPageData, ReadError> {
     let at = SIZE_OF_PAGE_HEADER;
     r.set_context(Region::TupleData, Some("BTMetaPageData".into()));
     let btm_magic = r.u32(at, "btm_magic")?;
@@ -209,17 +255,19 @@ fn read_meta(r: &mut Reader) -> Result<BtMetaPageData, ReadError> {
             "btm_last_cleanup_num_delpages"
         };
         meta.btm_last_cleanup_num_delpages = r.u32(at + 24, name)?;
-        // A float8 in the host's byte order.
-        let bits = r.peek_u64(at + 32, "btm_last_cleanup_num_heap_tuples")?;
+        // A float8 in the host's byte order, after the seven uint32: at 32
+        // (8-aligned), or at 28 on a 32-bit build (ALIGNOF_DOUBLE 4).
+        let float_at = at + if layout.max_align < 8 { 28 } else { 32 };
+        let bits = r.peek_u64(float_at, "btm_last_cleanup_num_heap_tuples")?;
         meta.btm_last_cleanup_num_heap_tuples = f64::from_bits(bits);
         r.mark(
-            at + 32,
+            float_at,
             8,
             "btm_last_cleanup_num_heap_tuples",
             meta.btm_last_cleanup_num_heap_tuples.to_string(),
         );
         if btm_version > BTREE_NOVAC_VERSION {
-            meta.btm_allequalimage = r.u8(at + 40, "btm_allequalimage")? != 0;
+            meta.btm_allequalimage = r.u8(float_at + 8, "btm_allequalimage")? != 0;
         }
     }
     Ok(meta)

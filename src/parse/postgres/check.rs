@@ -95,12 +95,19 @@ pub(crate) fn check_page_in(
     let kind = opts
         .kind
         .unwrap_or_else(|| detect_kind(&h, data, opts.endian));
+    if kind == PageKind::Brin && super::brin::detect_max_align(&h, data.len()).is_some() {
+        super::brin::accept_special(problems);
+    }
     if usable && line_pointers_in_use(kind, &h, data, opts.endian) {
         let ids = item_ids(&r, &h, problems);
         let mut max_align = MAXALIGN;
         let note = match kind {
             PageKind::Heap => heap::detect_max_align(&r, &ids),
-            PageKind::Btree => super::btree::detect_max_align(&r, &ids),
+            PageKind::Btree | PageKind::Hash | PageKind::Gist | PageKind::Gin => {
+                super::btree::detect_max_align(&r, &ids)
+            }
+            PageKind::SpGist => super::spgist::detect_max_align(&r, &h, &ids),
+            PageKind::Brin => super::brin::detect_max_align(&h, data.len()),
             _ => None,
         };
         if let Some(note) = note {

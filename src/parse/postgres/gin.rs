@@ -13,7 +13,8 @@ use crate::model::postgres::index::{
     GinDataPage, GinPosting, GinSegment, IndexBody, IndexItem, KeyArea,
 };
 use crate::model::postgres::{
-    maxalign, GinPageOpaque, ItemId, ItemPointer, LpFlags, PageHeader, SIZE_OF_PAGE_HEADER,
+    maxalign, GinPageOpaque, ItemId, ItemPointer, LpFlags, PageHeader, PageLayout,
+    SIZE_OF_PAGE_HEADER,
 };
 use crate::model::span::Region;
 use crate::model::{Problem, ProblemClass, Severity};
@@ -43,6 +44,7 @@ const POSTING_LIST_HEADER: usize = 8;
 const MAX_TIDS: usize = 1 << 16;
 
 /// Decode a GIN page's items or data contents.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn parse(
     r: &mut Reader,
     h: &PageHeader,
@@ -50,6 +52,7 @@ pub(crate) fn parse(
     opaque: &GinPageOpaque,
     items: &mut Vec<IndexItem>,
     data: &mut Option<GinDataPage>,
+    layout: PageLayout,
     problems: &mut Vec<Problem>,
 ) {
     let flags = opaque.flags;
@@ -75,7 +78,7 @@ pub(crate) fn parse(
         let item = if !id.has_storage() {
             empty_item(*id)
         } else {
-            match entry_tuple(r, *id, leaf, list) {
+            match entry_tuple(r, *id, leaf, list, layout) {
                 Ok(item) => item,
                 Err(e) => unreadable_item(*id, &e, ProblemClass::Special, problems),
             }
@@ -84,7 +87,13 @@ pub(crate) fn parse(
     }
 }
 
-fn entry_tuple(r: &mut Reader, id: ItemId, leaf: bool, list: bool) -> Result<IndexItem, ReadError> {
+fn entry_tuple(
+    r: &mut Reader,
+    id: ItemId,
+    leaf: bool,
+    list: bool,
+    layout: PageLayout,
+) -> Result<IndexItem, ReadError> {
     let (base, _) = tuple_bounds(r, &id)?;
     let owner = format!("item {}", id.lp);
     let tid_name = if list {
@@ -94,7 +103,7 @@ fn entry_tuple(r: &mut Reader, id: ItemId, leaf: bool, list: bool) -> Result<Ind
     } else {
         "t_tid (posting offset, nposting)"
     };
-    let header = read_itup_header(r, base, &owner, tid_name)?;
+    let header = read_itup_header(r, base, &owner, tid_name, layout)?;
     let size = usize::from(header.size);
     let tid = header.t_tid;
     let mut key_end = size;

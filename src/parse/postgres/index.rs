@@ -9,9 +9,9 @@
 //! ```
 
 use crate::model::postgres::index::{HashBitmap, IndexBody, IndexItem, IndexTupleHeader, KeyArea};
-use crate::model::postgres::types::Schema;
+use crate::model::postgres::types::{Align, Schema};
 use crate::model::postgres::{
-    maxalign, AmData, HashPageStats, ItemId, ItemPointer, LpFlags, PageHeader, PgPage,
+    maxalign, AmData, HashPageStats, ItemId, ItemPointer, LpFlags, PageHeader, PageLayout, PgPage,
     SIZE_OF_PAGE_HEADER,
 };
 use crate::model::span::Region;
@@ -65,6 +65,7 @@ pub(crate) fn read_itup_header(
     base: usize,
     owner: &str,
     tid_name: &str,
+    layout: PageLayout,
 ) -> Result<IndexTupleHeader, ReadError> {
     r.set_context(Region::TupleHeader, Some(owner.to_string()));
     let t_tid = read_tid(r, base, tid_name)?;
@@ -107,9 +108,9 @@ pub(crate) fn read_itup_header(
     };
     // IndexInfoFindDataOffset
     let data_offset = if has_nulls {
-        maxalign(SIZE_OF_INDEX_TUPLE + SIZE_OF_INDEX_BITMAP)
+        layout.maxalign(SIZE_OF_INDEX_TUPLE + SIZE_OF_INDEX_BITMAP)
     } else {
-        maxalign(SIZE_OF_INDEX_TUPLE)
+        layout.maxalign(SIZE_OF_INDEX_TUPLE)
     };
     Ok(IndexTupleHeader {
         t_tid,
@@ -204,6 +205,7 @@ pub(crate) fn parse_items(
     h: &PageHeader,
     ids: &[ItemId],
     am: &mut AmData,
+    layout: PageLayout,
     problems: &mut Vec<Problem>,
 ) {
     match am {
@@ -220,7 +222,7 @@ pub(crate) fn parse_items(
             }
             if matches!(page_type, "bucket" | "overflow") {
                 for id in ids {
-                    items.push(hash_item(r, *id, problems));
+                    items.push(hash_item(r, *id, layout, problems));
                 }
                 let dead = ids.iter().filter(|i| i.lp_flags == LpFlags::Dead).count() as u32;
                 *stats = Some(HashPageStats {
@@ -234,7 +236,7 @@ pub(crate) fn parse_items(
         AmData::Gist { opaque, items } => {
             let leaf = opaque.flags & F_LEAF != 0;
             for id in ids {
-                items.push(gist_item(r, *id, leaf, problems));
+                items.push(gist_item(r, *id, leaf, layout, problems));
             }
         }
         AmData::Gin {
@@ -242,7 +244,7 @@ pub(crate) fn parse_items(
             items,
             data,
             ..
-        } => gin::parse(r, h, ids, opaque, items, data, problems),
+        } => gin::parse(r, h, ids, opaque, items, data, layout, problems),
         AmData::Brin { items, .. } => {
             for id in ids {
                 items.push(brin::item(r, *id, problems));
@@ -252,20 +254,25 @@ pub(crate) fn parse_items(
             opaque,
             meta,
             items,
-        } => spgist::parse(r, h, ids, opaque, meta, items, problems),
+        } => spgist::parse(r, ids, opaque, meta, items, layout, problems),
         _ => {}
     }
 }
 
 /// `_hash_get_indextuple_hashkey`: the uint32 after the header.
-fn hash_item(r: &mut Reader, id: ItemId, problems: &mut Vec<Problem>) -> IndexItem {
+fn hash_item(
+    r: &mut Reader,
+    id: ItemId,
+    layout: PageLayout,
+    problems: &mut Vec<Problem>,
+) -> IndexItem {
     if !id.has_storage() {
         return empty_item(id);
     }
     let read = |r: &mut Reader| -> Result<IndexItem, ReadError> {
         let (base, _) = tuple_bounds(r, &id)?;
         let owner = format!("item {}", id.lp);
-        let header = read_itup_header(r, base, &owner, "t_tid")?;
+        let header = read_itup_header(r, base, &owner, "t_tid", layout)?;
         r.set_context(Region::TupleData, Some(owner));
         let hash = r.u32(base + header.data_offset, "hash code")?;
         r.show_last(format!("{hash} (0x{hash:08x})"));
@@ -326,7 +333,13 @@ fn read_hash_bitmap(r: &mut Reader, h: &PageHeader) -> HashBitmap {
 }
 
 /// A GiST tuple: header, keys; on inner pages t_tid's block is the child.
-fn gist_item(r: &mut Reader, id: ItemId, leaf: bool, problems: &mut Vec<Problem>) -> IndexItem {
+fn gist_item(
+    r: &mut Reader,
+    id: ItemId,
+    leaf: bool,
+    layout: PageLayout,
+    problems: &mut Vec<Problem>,
+) -> IndexItem {
     if !id.has_storage() {
         return empty_item(id);
     }
@@ -334,7 +347,7 @@ fn gist_item(r: &mut Reader, id: ItemId, leaf: bool, problems: &mut Vec<Problem>
         let (base, _) = tuple_bounds(r, &id)?;
         let owner = format!("item {}", id.lp);
         let tid_name = if leaf { "t_tid" } else { "t_tid (downlink)" };
-        let header = read_itup_header(r, base, &owner, tid_name)?;
+        let header = read_itup_header(r, base, &owner, tid_name, layout)?;
         let size = usize::from(header.size).max(header.data_offset);
         let key_data = r.peek(base, usize::from(header.size), "key_data")?.to_vec();
         let key_len = size - header.data_offset;
@@ -406,15 +419,35 @@ pub(crate) fn items_mut(am: &mut AmData) -> Option<&mut Vec<IndexItem>> {
     }
 }
 
+/// The column list with each `typalign` capped at the build's MAXALIGN: a
+/// 32-bit build aligns `d` (int8, float8, timestamp) to 4 (ALIGNOF_DOUBLE).
+fn for_max_align(schema: &Schema, max_align: usize) -> Schema {
+    let mut s = schema.clone();
+    for c in &mut s.columns {
+        if c.align == Align::Double && max_align < 8 {
+            c.align = Align::Int;
+        }
+    }
+    s
+}
+
 /// Decode the key attributes of every index item with the column list:
 /// what `index_deform_tuple` gives (GIN: the key, after the attnum of a
 /// multi-column index; BRIN: each column's stored values).
 pub(crate) fn decode_keys(page: &mut PgPage, data: &[u8], schema: &Schema) {
+    let aligned;
+    let schema = if page.layout.max_align < 8 {
+        aligned = for_max_align(schema, page.layout.max_align);
+        &aligned
+    } else {
+        schema
+    };
     let endian = if page.layout.big_endian {
         crate::reader::Endian::Big
     } else {
         crate::reader::Endian::Little
     };
+    let layout = page.layout;
     let Some(am) = page.am.as_mut() else {
         return;
     };
@@ -426,9 +459,9 @@ pub(crate) fn decode_keys(page: &mut PgPage, data: &[u8], schema: &Schema) {
             let base = usize::from(item.id.lp_off);
             let start = base
                 + if t.nulls {
-                    maxalign(SIZE_OF_INDEX_TUPLE + SIZE_OF_INDEX_BITMAP)
+                    layout.maxalign(SIZE_OF_INDEX_TUPLE + SIZE_OF_INDEX_BITMAP)
                 } else {
-                    maxalign(SIZE_OF_INDEX_TUPLE)
+                    layout.maxalign(SIZE_OF_INDEX_TUPLE)
                 };
             let bitmap = t
                 .nulls
@@ -462,7 +495,7 @@ pub(crate) fn decode_keys(page: &mut PgPage, data: &[u8], schema: &Schema) {
     let mut problems = Vec::new();
     for item in items.iter_mut() {
         if brin_page {
-            brin::decode_columns(&mut r, item, schema, &mut problems);
+            brin::decode_columns(&mut r, item, schema, layout, &mut problems);
             continue;
         }
         let Some(area) = item.key_area.clone() else {
@@ -516,4 +549,60 @@ pub(crate) fn decode_keys(page: &mut PgPage, data: &[u8], schema: &Schema) {
     page.spans.extend(r.into_spans());
     page.spans
         .sort_by_key(|s| (s.start, std::cmp::Reverse(s.len)));
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::parse::postgres::attrs::decode_page;
+    use crate::parse::postgres::page::{parse_page, PageOptions};
+    use crate::parse::postgres::schema::parse_columns;
+    use crate::render::postgres::json::PgPageJson as PageJson;
+
+    /// A GiST leaf page of a 32-bit build holding tuples of (int4, float8)
+    /// keys: IndexTupleData, the int4 at 8, the float8 at 12 (ALIGNOF_DOUBLE
+    /// 4), 20 bytes, so the second tuple sits at 4 mod 8.
+    fn gist_32bit_page() -> Vec<u8> {
+        let mut p = vec![0u8; 8192];
+        let special = 8192 - 16;
+        let put16 =
+            |p: &mut Vec<u8>, at: usize, v: u16| p[at..at + 2].copy_from_slice(&v.to_le_bytes());
+        let tuples = [(7i32, 2.5f64), (-3, 1e10)];
+        let mut upper = special;
+        for (i, (k, f)) in tuples.iter().enumerate() {
+            upper -= 20;
+            let t = upper;
+            put16(&mut p, t + 2, 1); // t_tid (0,i+1)
+            put16(&mut p, t + 4, (i + 1) as u16);
+            put16(&mut p, t + 6, 20); // t_info: size 20
+            p[t + 8..t + 12].copy_from_slice(&k.to_le_bytes());
+            p[t + 12..t + 20].copy_from_slice(&f.to_le_bytes());
+            let lp = (t as u32) | (1 << 15) | (20 << 17);
+            p[24 + 4 * i..28 + 4 * i].copy_from_slice(&lp.to_le_bytes());
+        }
+        put16(&mut p, 12, 24 + 4 * tuples.len() as u16);
+        put16(&mut p, 14, upper as u16);
+        put16(&mut p, 16, special as u16);
+        put16(&mut p, 18, 0x2004);
+        put16(&mut p, special + 12, 0x0001); // F_LEAF
+        put16(&mut p, special + 14, 0xFF81); // GIST_PAGE_ID
+        p
+    }
+
+    #[test]
+    fn a_32bit_builds_double_aligned_key_is_read_4_aligned() {
+        let bytes = gist_32bit_page();
+        let mut page = parse_page(&bytes, &PageOptions::default());
+        assert_eq!(page.layout.max_align, 4);
+        let schema = parse_columns("a int4, b float8").unwrap();
+        decode_page(&mut page, &bytes, &schema, None);
+        let doc = serde_json::to_value(PageJson::from_page(&page)).unwrap();
+        let values: Vec<String> = doc["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|i| i["attrs"].as_array().unwrap().clone())
+            .map(|a| a["value"].to_string())
+            .collect();
+        assert_eq!(values, ["7", "2.5", "-3", "10000000000.0"], "{doc}");
+    }
 }

@@ -9,7 +9,7 @@ use crate::model::span::Region;
 use crate::model::{Problem, ProblemClass, Severity};
 use crate::reader::{Endian, ReadError, Reader};
 
-use super::{btree, check, checksum, heap, index, special};
+use super::{brin, btree, check, checksum, heap, index, special, spgist};
 use crate::model::postgres::flags;
 
 /// How to read one page.
@@ -104,11 +104,28 @@ fn parse(data: &[u8], opts: &PageOptions, spans: bool) -> PgPage {
         .kind
         .unwrap_or_else(|| detect_kind(&header, data, opts.endian));
 
+    let meta_note = match page.kind {
+        PageKind::Brin => brin::detect_max_align(&header, data.len()),
+        PageKind::Btree if usable => btree::detect_meta_max_align(&r, &header),
+        _ => None,
+    };
+    // Pages whose build shows outside their items: a BRIN page's special
+    // space, a btree metapage's BTMetaPageData.
+    if let Some(note) = meta_note {
+        page.layout.max_align = 4;
+        if page.kind == PageKind::Brin {
+            brin::accept_special(&mut page.problems);
+        }
+        page.problems.push(note);
+    }
     let line_pointers = if usable && line_pointers_in_use(page.kind, &header, data, opts.endian) {
         let ids = read_line_pointers(&mut r, &header, &mut page.problems);
         let note = match page.kind {
             PageKind::Heap => heap::detect_max_align(&r, &ids),
-            PageKind::Btree => btree::detect_max_align(&r, &ids),
+            PageKind::Btree | PageKind::Hash | PageKind::Gist | PageKind::Gin => {
+                btree::detect_max_align(&r, &ids)
+            }
+            PageKind::SpGist => spgist::detect_max_align(&r, &header, &ids),
             _ => None,
         };
         if let Some(note) = note {
@@ -177,7 +194,14 @@ fn parse(data: &[u8], opts: &PageOptions, spans: bool) -> PgPage {
         PageKind::Hash | PageKind::Gist | PageKind::Gin | PageKind::Brin | PageKind::SpGist
     );
     if let (true, Some(am)) = (index_kind, page.am.as_mut()) {
-        index::parse_items(&mut r, &header, &line_pointers, am, &mut page.problems);
+        index::parse_items(
+            &mut r,
+            &header,
+            &line_pointers,
+            am,
+            page.layout,
+            &mut page.problems,
+        );
     } else if page.kind != PageKind::Btree {
         for id in line_pointers {
             let item = if matches!(page.kind, PageKind::Heap | PageKind::Sequence) {
@@ -359,8 +383,9 @@ pub fn detect_kind(h: &PageHeader, data: &[u8], endian: Endian) -> PageKind {
         (16, Some(0xFF80)) => PageKind::Hash,
         (16, Some(0xFF81)) => PageKind::Gist,
         (8, Some(0xFF82)) => PageKind::SpGist,
-        // BRIN_PAGETYPE_META / REVMAP / REGULAR (brin_page.h)
-        (8, Some(0xF091..=0xF093)) => PageKind::Brin,
+        // BRIN_PAGETYPE_META / REVMAP / REGULAR (brin_page.h); 4 bytes on a
+        // 32-bit build (BrinSpecialSpace is MAXALIGN(1) bytes)
+        (8 | 4, Some(0xF091..=0xF093)) => PageKind::Brin,
         // btpo_cycleid never exceeds MAX_BT_CYCLE_ID (0xFF7F)
         (16, Some(id)) if id <= 0xFF7F => PageKind::Btree,
         (8, _) if r.peek_u32(special, "sequence_magic").ok() == Some(0x1717) => PageKind::Sequence,

@@ -8,7 +8,9 @@
 //! ```
 
 use crate::model::postgres::index::{IndexBody, IndexItem, KeyArea, SpGistMeta, SpGistNode};
-use crate::model::postgres::{maxalign, ItemId, PageHeader, SpGistPageOpaque, SIZE_OF_PAGE_HEADER};
+use crate::model::postgres::{
+    ItemId, LpFlags, PageHeader, PageLayout, SpGistPageOpaque, SIZE_OF_PAGE_HEADER,
+};
 use crate::model::span::Region;
 use crate::model::{Problem, ProblemClass};
 use crate::reader::{ReadError, Reader};
@@ -34,11 +36,11 @@ const TUPSTATES: [&str; 4] = ["LIVE", "REDIRECT", "DEAD", "PLACEHOLDER"];
 /// Decode an SP-GiST page's metapage or tuples.
 pub(crate) fn parse(
     r: &mut Reader,
-    _h: &PageHeader,
     ids: &[ItemId],
     opaque: &SpGistPageOpaque,
     meta: &mut Option<SpGistMeta>,
     items: &mut Vec<IndexItem>,
+    layout: PageLayout,
     problems: &mut Vec<Problem>,
 ) {
     if opaque.flags & SPGIST_META != 0 {
@@ -63,7 +65,7 @@ pub(crate) fn parse(
         let item = if !id.has_storage() {
             empty_item(*id)
         } else {
-            match tuple(r, *id, leaf, nulls) {
+            match tuple(r, *id, leaf, nulls, layout) {
                 Ok(i) => i,
                 Err(e) => unreadable_item(*id, &e, ProblemClass::Special, problems),
             }
@@ -100,16 +102,88 @@ fn read_meta(r: &mut Reader) -> Result<SpGistMeta, ReadError> {
     })
 }
 
-fn tuple(r: &mut Reader, id: ItemId, leaf: bool, nulls: bool) -> Result<IndexItem, ReadError> {
+/// As [`super::btree::detect_max_align`] for SP-GiST tuples, whose sizes
+/// are in their own headers: `size` (the 30-bit field of leaf and dead
+/// tuples, the uint16 after an inner tuple's bitfields). A 64-bit build
+/// MAXALIGNs every tuple to 8; a 32-bit build to 4, and its leaf tuples'
+/// header is 12 bytes (MAXALIGN(sizeof(SpGistLeafTupleData))), not 16. The
+/// page is read as 32-bit when some normal tuple sits at 4 mod 8 and every
+/// tuple sits at a multiple of 4, a multiple of 4 long, with its header's
+/// size equal to lp_len.
+pub(crate) fn detect_max_align(r: &Reader, h: &PageHeader, ids: &[ItemId]) -> Option<Problem> {
+    let leaf = r.peek_u16(usize::from(h.pd_special), "flags").ok()? & SPGIST_LEAF != 0;
+    let big = r.endian() == crate::reader::Endian::Big;
+    let stored = |id: &&ItemId| id.has_storage();
+    let first = ids
+        .iter()
+        .filter(stored)
+        .find(|id| id.lp_flags == LpFlags::Normal && id.lp_off % 8 == 4)?;
+    let mut seen = 0usize;
+    for id in ids.iter().filter(stored) {
+        let (off, len) = (usize::from(id.lp_off), usize::from(id.lp_len));
+        if off % 4 != 0 || len % 4 != 0 || len < 8 {
+            return None;
+        }
+        let [state, size30] = bitfields(r.peek_u32(off, "tupstate").ok()?, big, [2, 30]);
+        let size = if state != 0 || leaf {
+            size30 as usize
+        } else {
+            usize::from(r.peek_u16(off + 4, "size").ok()?)
+        };
+        if size != len {
+            return None;
+        }
+        seen += 1;
+    }
+    Some(Problem::new(
+        crate::model::Severity::Info,
+        ProblemClass::LinePointer,
+        Some(super::page::item_id_offset(usize::from(first.lp))),
+        format!("lp[{}]", first.lp),
+        format!(
+            "SP-GiST tuples laid out by a 32-bit build (MAXALIGN 4): lp[{}] starts at lp_off {} \
+             (4 mod 8, which a 64-bit build never writes), and all {seen} tuples start at \
+             multiples of 4 with the size in their header equal to lp_len; decoded with 4-byte \
+             MAXALIGN",
+            first.lp, first.lp_off
+        ),
+    ))
+}
+
+/// The `unsigned int` bitfields of `widths` (declaration order) packed in
+/// `word`: GCC allocates them from the least significant bit on a
+/// little-endian host and from the most significant one on a big-endian host.
+fn bitfields<const N: usize>(word: u32, big: bool, widths: [u32; N]) -> [u32; N] {
+    let mut out = [0u32; N];
+    let mut used = 0u32;
+    for (o, w) in out.iter_mut().zip(widths) {
+        let mask = if w >= 32 { u32::MAX } else { (1 << w) - 1 };
+        let shift = if big { 32 - used - w } else { used };
+        *o = (word >> shift) & mask;
+        used += w;
+    }
+    out
+}
+
+fn tuple(
+    r: &mut Reader,
+    id: ItemId,
+    leaf: bool,
+    nulls: bool,
+    layout: PageLayout,
+) -> Result<IndexItem, ReadError> {
     let (base, len) = tuple_bounds(r, &id)?;
     let owner = format!("item {}", id.lp);
     let word = r.peek_u32(base, "tupstate")?;
-    let state = (word & 3) as usize;
+    let big = r.endian() == crate::reader::Endian::Big;
+    // tupstate:2, size:30 (leaf and dead tuples)
+    let [state, size30] = bitfields(word, big, [2, 30]);
+    let state = state as usize;
     let tupstate = TUPSTATES[state];
     r.set_context(Region::TupleHeader, Some(owner.clone()));
     if state != 0 {
         // SpGistDeadTupleData
-        let size = word >> 2;
+        let size = size30;
         r.mark(
             base,
             4,
@@ -135,7 +209,7 @@ fn tuple(r: &mut Reader, id: ItemId, leaf: bool, nulls: bool) -> Result<IndexIte
         });
     }
     if leaf {
-        let size = word >> 2;
+        let size = size30;
         r.mark(
             base,
             4,
@@ -160,9 +234,9 @@ fn tuple(r: &mut Reader, id: ItemId, leaf: bool, nulls: bool) -> Result<IndexIte
         };
         // SGLTHDRSZ
         let hdr = if has_nulls {
-            maxalign(SIZE_OF_LEAF_TUPLE + 4)
+            layout.maxalign(SIZE_OF_LEAF_TUPLE + 4)
         } else {
-            maxalign(SIZE_OF_LEAF_TUPLE)
+            layout.maxalign(SIZE_OF_LEAF_TUPLE)
         };
         let end = (size as usize).min(len).max(hdr);
         let datum = r.peek(base + hdr, end - hdr, "leaf datum")?.to_vec();
@@ -206,9 +280,10 @@ fn tuple(r: &mut Reader, id: ItemId, leaf: bool, nulls: bool) -> Result<IndexIte
         });
     }
     // SpGistInnerTupleData
-    let all_the_same = word & 4 != 0;
-    let n_nodes = ((word >> 3) & 0x1FFF) as u16;
-    let prefix_size = (word >> 16) as u16;
+    let [_, all_the_same, n_nodes, prefix_size] = bitfields(word, big, [2, 1, 13, 16]);
+    let all_the_same = all_the_same != 0;
+    let n_nodes = n_nodes as u16;
+    let prefix_size = prefix_size as u16;
     r.mark(
         base,
         4,
@@ -238,7 +313,7 @@ fn tuple(r: &mut Reader, id: ItemId, leaf: bool, nulls: bool) -> Result<IndexIte
             });
         }
         let node_owner = format!("item {} node {n}", id.lp);
-        let h = read_itup_header(r, at, &node_owner, "downlink")?;
+        let h = read_itup_header(r, at, &node_owner, "downlink", layout)?;
         let nsize = usize::from(h.size & INDEX_SIZE_MASK).max(SIZE_OF_INDEX_TUPLE);
         let label = if h.has_nulls {
             None
@@ -297,4 +372,19 @@ fn tuple(r: &mut Reader, id: ItemId, leaf: bool, nulls: bool) -> Result<IndexIte
         keys: None,
         verdict,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::bitfields;
+
+    #[test]
+    fn bitfields_are_allocated_from_the_low_bit_or_the_high_bit() {
+        // tupstate 1, allTheSame 1, nNodes 5, prefixSize 16
+        let le = 1 | 1 << 2 | 5 << 3 | 16 << 16;
+        let be = 1 << 30 | 1 << 29 | 5 << 16 | 16;
+        assert_eq!(bitfields(le, false, [2, 1, 13, 16]), [1, 1, 5, 16]);
+        assert_eq!(bitfields(be, true, [2, 1, 13, 16]), [1, 1, 5, 16]);
+        assert_eq!(bitfields(3 << 30 | 40, true, [2, 30]), [3, 40]);
+    }
 }
