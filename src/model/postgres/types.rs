@@ -398,6 +398,12 @@ impl PgType {
         if let Some(t) = all.into_iter().find(|t| t.oid() == Some(oid)) {
             return Some(t);
         }
+        if let Some(t) = BUILTIN_RANGES
+            .iter()
+            .find_map(|r| r.range_or_multirange(|r| r.0 == oid, |r| r.1 == oid))
+        {
+            return Some(t);
+        }
         REG_TYPES
             .iter()
             .find(|r| r.1 == oid)
@@ -644,6 +650,53 @@ impl fmt::Display for TypeSpec {
     }
 }
 
+/// The range types of a fresh cluster (pg_range.dat): range OID,
+/// multirange OID (PostgreSQL 14+), their names, and the subtype. Named in
+/// `--columns` they need no catalog.
+struct BuiltinRange(u32, u32, &'static str, &'static str, PgType);
+
+const BUILTIN_RANGES: [BuiltinRange; 6] = [
+    BuiltinRange(3904, 4451, "int4range", "int4multirange", PgType::Int4),
+    BuiltinRange(3906, 4532, "numrange", "nummultirange", PgType::Numeric),
+    BuiltinRange(3908, 4533, "tsrange", "tsmultirange", PgType::Timestamp),
+    BuiltinRange(
+        3910,
+        4534,
+        "tstzrange",
+        "tstzmultirange",
+        PgType::TimestampTz,
+    ),
+    BuiltinRange(3912, 4535, "daterange", "datemultirange", PgType::Date),
+    BuiltinRange(3926, 4536, "int8range", "int8multirange", PgType::Int8),
+];
+
+impl BuiltinRange {
+    /// The range type when `is_range` holds of this row, the multirange
+    /// type when `is_multi` does.
+    fn range_or_multirange(
+        &self,
+        is_range: impl Fn(&Self) -> bool,
+        is_multi: impl Fn(&Self) -> bool,
+    ) -> Option<PgType> {
+        let subtype = Box::new(self.4.clone());
+        if is_range(self) {
+            Some(PgType::Range {
+                oid: self.0,
+                name: self.2.to_string(),
+                subtype,
+            })
+        } else if is_multi(self) {
+            Some(PgType::Multirange {
+                oid: self.1,
+                name: self.3.to_string(),
+                subtype,
+            })
+        } else {
+            None
+        }
+    }
+}
+
 /// A base (non-array) type from its lowercase, single-spaced name.
 fn base_type(name: &str, typmod: Option<&str>) -> Option<PgType> {
     use PgType::*;
@@ -703,6 +756,12 @@ fn base_type(name: &str, typmod: Option<&str>) -> Option<PgType> {
         n => {
             if let Some(e) = ExtType::from_name(n) {
                 return Some(Ext(e));
+            }
+            if let Some(t) = BUILTIN_RANGES
+                .iter()
+                .find_map(|r| r.range_or_multirange(|r| r.2 == n, |r| r.3 == n))
+            {
+                return Some(t);
             }
             return REG_TYPES.iter().find(|r| r.0 == n).map(|r| RegOid(r.0));
         }

@@ -128,8 +128,8 @@ pub(crate) fn decode(ty: &PgType, data: &[u8]) -> Result<Value, String> {
 /// The datum of type `ty` a big-endian host stored, rewritten in the
 /// little-endian form [`decode`] reads: each integer and float field of the
 /// type's C layout byte-swapped, strings and byte arrays left as they are.
-/// `Err` for the types whose inner layout is not rewritten (arrays, ranges,
-/// multiranges, composites, jsonb, types blockscope does not print).
+/// `Err` for the types whose inner layout is not rewritten (multiranges,
+/// composites, jsonb, tsvector, tsquery, types blockscope does not print).
 pub(crate) fn big_endian_to_little(ty: &PgType, data: &[u8]) -> Result<Vec<u8>, String> {
     use PgType::*;
     let mut out = data.to_vec();
@@ -172,13 +172,24 @@ pub(crate) fn big_endian_to_little(ty: &PgType, data: &[u8]) -> Result<Vec<u8>, 
         Numeric => swap(&mut out, &[2], true),
         // VarBit (varbit.h): bit_len, then the bits as bytes.
         Bit | Varbit => swap(&mut out, &[4], false),
-        Array(_)
-        | Range { .. }
-        | Multirange { .. }
+        // path (geo_decls.h): npts, closed, dummy, then the points;
+        // polygon: npts, the bounding box, then the points (float8s).
+        Path | Polygon => {
+            let ints = if matches!(ty, Path) { 3 } else { 1 };
+            swap(&mut out, &vec![4; ints], false);
+            for float in out
+                .get_mut(4 * ints..)
+                .unwrap_or_default()
+                .chunks_exact_mut(8)
+            {
+                float.reverse();
+            }
+        }
+        Array(elem) => array_to_little(elem, &mut out)?,
+        Range { subtype, .. } => range_to_little(subtype, &mut out)?,
+        Multirange { .. }
         | Composite { .. }
         | Jsonb
-        | Path
-        | Polygon
         | TsVector
         | TsQuery
         | Ext(_)
@@ -190,6 +201,111 @@ pub(crate) fn big_endian_to_little(ty: &PgType, data: &[u8]) -> Result<Vec<u8>, 
         }
     }
     Ok(out)
+}
+
+/// An inner varlena header (of an array element or a range bound) as a
+/// big-endian host wrote it, rewritten in place as a little-endian host
+/// writes it (postgres.h: the flag bits are the high bits of the first byte
+/// there, the low bits here). Inner values have plain 1- and 4-byte headers
+/// only.
+fn inner_header_to_little(out: &mut [u8], at: usize) -> Result<(), String> {
+    let b0 = *out
+        .get(at)
+        .ok_or_else(|| format!("a varlena header at {at} runs past the end"))?;
+    if b0 == 0x80 {
+        return Err("a TOAST pointer inside a value".into());
+    }
+    if b0 & 0x80 != 0 {
+        // VARATT_IS_1B: the length in the low 7 bits.
+        out[at] = ((b0 & 0x7f) << 1) | 1;
+        return Ok(());
+    }
+    if b0 & 0x40 != 0 {
+        return Err("a compressed varlena inside a value".into());
+    }
+    let word = out
+        .get(at..at + 4)
+        .ok_or_else(|| format!("a varlena header at {at} runs past the end"))?;
+    let len = u32::from_be_bytes([word[0], word[1], word[2], word[3]]) & 0x3fff_ffff;
+    out[at..at + 4].copy_from_slice(&(len << 2).to_le_bytes());
+    Ok(())
+}
+
+/// The value of `ty` stored at `pos` of `out` (after a 4-byte varlena
+/// header, as [`stored_value`] reads it) rewritten in place from a
+/// big-endian host's form; the position after it.
+fn stored_value_to_little(ty: &PgType, out: &mut [u8], pos: usize) -> Result<usize, String> {
+    if ty.attlen() == -1 && out.get(pos).is_some_and(|&b| b != 0) {
+        inner_header_to_little(out, pos)?;
+    } else if ty.attlen() == -1 {
+        // Padding or a 4-byte header: the header starts at the aligned place.
+        let at = ty.align().align(4 + pos) - 4;
+        inner_header_to_little(out, at)?;
+    }
+    let (start, len, next) = {
+        let (value, next) = stored_value(ty, out, pos)?;
+        let start = value.as_ptr() as usize - out.as_ptr() as usize;
+        (start, value.len(), next)
+    };
+    let little = big_endian_to_little(ty, &out[start..start + len])?;
+    out[start..start + len].copy_from_slice(&little);
+    Ok(next)
+}
+
+/// An array (array.h) of a big-endian host rewritten in place: its header
+/// words, dimensions and lower bounds, and each element.
+fn array_to_little(declared: &PgType, out: &mut [u8]) -> Result<(), String> {
+    let words = |out: &mut [u8], from: usize, n: usize| -> Result<(), String> {
+        for i in 0..n {
+            out.get_mut(from + 4 * i..from + 4 * i + 4)
+                .ok_or("array header runs past the end")?
+                .reverse();
+        }
+        Ok(())
+    };
+    words(out, 0, 3)?;
+    let ndim = u32_at(out, 0)?;
+    if ndim == 0 || ndim as usize > MAXDIM {
+        // Empty, or not an array: ArrayLayout::read says which.
+        return ArrayLayout::read(declared, out).map(|_| ());
+    }
+    words(out, 12, 2 * ndim as usize)?;
+    let Some(layout) = ArrayLayout::read(declared, out)? else {
+        return Ok(());
+    };
+    let mut pos = layout.data_at;
+    for i in 0..layout.nitems {
+        if !layout.is_null(out, i) {
+            pos = stored_value_to_little(&layout.elem, out, pos)
+                .map_err(|e| format!("array element {}: {e}", i + 1))?;
+        }
+    }
+    Ok(())
+}
+
+/// A range (rangetypes.h) of a big-endian host rewritten in place: its
+/// range type OID and the bounds its flags byte (last) says it holds.
+fn range_to_little(subtype: &PgType, out: &mut [u8]) -> Result<(), String> {
+    if out.len() < 5 {
+        return Err(format!("range of {} bytes is too short", out.len() + 4));
+    }
+    out[..4].reverse();
+    let flags = out[out.len() - 1];
+    if flags & RANGE_EMPTY != 0 {
+        return Ok(());
+    }
+    let n = out.len() - 1;
+    let body = &mut out[..n];
+    let mut pos = 4;
+    for has in [
+        flags & (RANGE_LB_INF | RANGE_LB_NULL) == 0,
+        flags & (RANGE_UB_INF | RANGE_UB_NULL) == 0,
+    ] {
+        if has {
+            pos = stored_value_to_little(subtype, body, pos)?;
+        }
+    }
+    Ok(())
 }
 
 fn bool_value(b: bool) -> Value {
@@ -666,78 +782,119 @@ const FIRST_NORMAL_OBJECT_ID: u32 = 16384;
 /// `MAXDIM` (array.h).
 const MAXDIM: usize = 6;
 
-fn array_out(declared: &PgType, data: &[u8]) -> Result<String, String> {
-    // Offsets inside an array count from the 4-byte varlena header we were
-    // handed the data after.
-    const HDR: usize = 4;
-    let ndim = u32_at(data, 0)? as i32;
-    let dataoffset = u32_at(data, 4)? as i32;
-    let elemtype = u32_at(data, 8)?;
-    if ndim == 0 {
-        return Ok("{}".into());
-    }
-    let ndim = usize::try_from(ndim)
-        .ok()
-        .filter(|&n| n <= MAXDIM)
-        .ok_or_else(|| format!("array has {ndim} dimensions (at most {MAXDIM})"))?;
-    // A type from the catalogs (enum, range, composite) carries its OID; an
-    // array of a domain stores the domain's OID (a user type's, at least
-    // FirstNormalObjectId), whose base type is the one declared.
-    let elem = if declared.oid() == Some(elemtype)
-        || (elemtype >= FIRST_NORMAL_OBJECT_ID && declared.is_decoded())
-    {
-        declared.clone()
-    } else {
-        let elem = PgType::from_oid(elemtype)
-            .ok_or_else(|| format!("array element type OID {elemtype} is not decoded"))?;
-        if declared.oid().is_some_and(|d| d != elemtype) {
-            return Err(format!(
-                "array elements are of type OID {elemtype}, not {} as declared",
-                declared.sql_name()
-            ));
+/// Where an array's parts lie (array.h), read from `data` (after its 4-byte
+/// varlena header) as a little-endian host stored it.
+struct ArrayLayout {
+    elem: PgType,
+    dims: Vec<i32>,
+    lbounds: Vec<i32>,
+    nitems: usize,
+    /// Offset of the null bitmap, when the array has one.
+    bitmap_at: Option<usize>,
+    /// Where the first element may start.
+    data_at: usize,
+}
+
+impl ArrayLayout {
+    /// `None` for an empty array (ndim 0).
+    fn read(declared: &PgType, data: &[u8]) -> Result<Option<ArrayLayout>, String> {
+        // Offsets inside an array count from the 4-byte varlena header we
+        // were handed the data after.
+        const HDR: usize = 4;
+        let ndim = u32_at(data, 0)? as i32;
+        let dataoffset = u32_at(data, 4)? as i32;
+        let elemtype = u32_at(data, 8)?;
+        if ndim == 0 {
+            return Ok(None);
         }
-        elem
-    };
-    let mut dims = Vec::with_capacity(ndim);
-    let mut lbounds = Vec::with_capacity(ndim);
-    for i in 0..ndim {
-        dims.push(u32_at(data, 12 + 4 * i)? as i32);
-        lbounds.push(u32_at(data, 12 + 4 * (ndim + i))? as i32);
-    }
-    let mut nitems: usize = 1;
-    for &d in &dims {
-        let d = usize::try_from(d).map_err(|_| format!("array dimension {d} is negative"))?;
-        nitems = nitems
-            .checked_mul(d)
-            .filter(|&n| n <= data.len().saturating_mul(8))
-            .ok_or_else(|| {
-                format!(
-                    "array dimensions {dims:?} do not fit in {} bytes",
-                    data.len()
-                )
-            })?;
-    }
-    let bitmap_at = 12 + 8 * ndim;
-    let bitmap = if dataoffset != 0 {
-        Some(
-            data.get(bitmap_at..bitmap_at + nitems.div_ceil(8))
-                .ok_or("array null bitmap runs past the end")?,
-        )
-    } else {
-        None
-    };
-    let mut pos = if dataoffset != 0 {
-        usize::try_from(dataoffset)
+        let ndim = usize::try_from(ndim)
             .ok()
-            .and_then(|o| o.checked_sub(HDR))
-            .ok_or_else(|| format!("array dataoffset {dataoffset} is bad"))?
-    } else {
-        Align::Double.align(HDR + bitmap_at) - HDR
+            .filter(|&n| n <= MAXDIM)
+            .ok_or_else(|| format!("array has {ndim} dimensions (at most {MAXDIM})"))?;
+        // A type from the catalogs (enum, range, composite) carries its OID;
+        // an array of a domain stores the domain's OID (a user type's, at
+        // least FirstNormalObjectId), whose base type is the one declared.
+        let elem = if declared.oid() == Some(elemtype)
+            || (elemtype >= FIRST_NORMAL_OBJECT_ID && declared.is_decoded())
+        {
+            declared.clone()
+        } else {
+            let elem = PgType::from_oid(elemtype)
+                .ok_or_else(|| format!("array element type OID {elemtype} is not decoded"))?;
+            if declared.oid().is_some_and(|d| d != elemtype) {
+                return Err(format!(
+                    "array elements are of type OID {elemtype}, not {} as declared",
+                    declared.sql_name()
+                ));
+            }
+            elem
+        };
+        let mut dims = Vec::with_capacity(ndim);
+        let mut lbounds = Vec::with_capacity(ndim);
+        for i in 0..ndim {
+            dims.push(u32_at(data, 12 + 4 * i)? as i32);
+            lbounds.push(u32_at(data, 12 + 4 * (ndim + i))? as i32);
+        }
+        let mut nitems: usize = 1;
+        for &d in &dims {
+            let d = usize::try_from(d).map_err(|_| format!("array dimension {d} is negative"))?;
+            nitems = nitems
+                .checked_mul(d)
+                .filter(|&n| n <= data.len().saturating_mul(8))
+                .ok_or_else(|| {
+                    format!(
+                        "array dimensions {dims:?} do not fit in {} bytes",
+                        data.len()
+                    )
+                })?;
+        }
+        let bitmap_at = 12 + 8 * ndim;
+        if dataoffset != 0 {
+            data.get(bitmap_at..bitmap_at + nitems.div_ceil(8))
+                .ok_or("array null bitmap runs past the end")?;
+        }
+        let data_at = if dataoffset != 0 {
+            usize::try_from(dataoffset)
+                .ok()
+                .and_then(|o| o.checked_sub(HDR))
+                .ok_or_else(|| format!("array dataoffset {dataoffset} is bad"))?
+        } else {
+            Align::Double.align(HDR + bitmap_at) - HDR
+        };
+        Ok(Some(ArrayLayout {
+            elem,
+            dims,
+            lbounds,
+            nitems,
+            bitmap_at: (dataoffset != 0).then_some(bitmap_at),
+            data_at,
+        }))
+    }
+
+    /// Whether element `i` is null (its bit clear in the null bitmap).
+    fn is_null(&self, data: &[u8], i: usize) -> bool {
+        self.bitmap_at
+            .is_some_and(|at| data.get(at + i / 8).is_none_or(|b| b & (1 << (i % 8)) == 0))
+    }
+}
+
+fn array_out(declared: &PgType, data: &[u8]) -> Result<String, String> {
+    let Some(layout) = ArrayLayout::read(declared, data)? else {
+        return Ok("{}".into());
     };
+    let ArrayLayout {
+        elem,
+        dims,
+        lbounds,
+        nitems,
+        data_at,
+        ..
+    } = &layout;
+    let nitems = *nitems;
+    let mut pos = *data_at;
     // Elements are decoded one at a time, in storage order, straight into the
     // text: nothing is reserved per element, so an array's memory is its text,
     // and that is capped at MAX_VALUE_TEXT.
-    let attlen = elem.attlen();
     let mut index = 0usize;
     let mut next_element = || -> Result<Option<String>, String> {
         let i = index;
@@ -745,27 +902,12 @@ fn array_out(declared: &PgType, data: &[u8]) -> Result<String, String> {
         if i >= nitems {
             return Ok(None);
         }
-        let is_null =
-            bitmap.is_some_and(|bm| bm.get(i / 8).is_none_or(|b| b & (1 << (i % 8)) == 0));
-        if is_null {
+        if layout.is_null(data, i) {
             return Ok(None);
         }
-        let (datum, next) = if attlen > 0 {
-            pos = elem.align().align(HDR + pos) - HDR;
-            let len = attlen as usize;
-            let d = data
-                .get(pos..pos + len)
-                .ok_or_else(|| format!("array element {} runs past the end", i + 1))?;
-            (d, pos + len)
-        } else {
-            if data.get(pos).copied().unwrap_or(0) == 0 {
-                pos = elem.align().align(HDR + pos) - HDR;
-            }
-            let (payload, total) =
-                inner_varlena(data, pos).map_err(|e| format!("array element {}: {e}", i + 1))?;
-            (payload, pos + total)
-        };
-        let text = decode(&elem, datum)
+        let (datum, next) =
+            stored_value(elem, data, pos).map_err(|e| format!("array element {}: {e}", i + 1))?;
+        let text = decode(elem, datum)
             .map_err(|e| format!("array element {}: {e}", i + 1))?
             .text;
         pos = next;
@@ -773,12 +915,12 @@ fn array_out(declared: &PgType, data: &[u8]) -> Result<String, String> {
     };
     let mut out = String::new();
     if lbounds.iter().any(|&lb| lb != 1) {
-        for (d, lb) in dims.iter().zip(&lbounds) {
+        for (d, lb) in dims.iter().zip(lbounds.iter()) {
             out.push_str(&format!("[{lb}:{}]", i64::from(*lb) + i64::from(*d) - 1));
         }
         out.push('=');
     }
-    nest(&dims, &mut next_element, &mut out)?;
+    nest(dims, &mut next_element, &mut out)?;
     Ok(out)
 }
 
