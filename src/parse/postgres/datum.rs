@@ -155,3 +155,32 @@ pub(crate) fn inner_varlena(data: &[u8], at: usize) -> Result<(&[u8], usize), St
         .ok_or_else(|| format!("varlena of {total} bytes at {at} runs past the end"))?;
     Ok((payload, total))
 }
+
+/// An inner varlena header (of an array element, a range bound, a jsonb
+/// numeric) as a
+/// big-endian host wrote it, rewritten in place as a little-endian host
+/// writes it (postgres.h: the flag bits are the high bits of the first byte
+/// there, the low bits here). Inner values have plain 1- and 4-byte headers
+/// only.
+pub(crate) fn inner_header_to_little(out: &mut [u8], at: usize) -> Result<(), String> {
+    let b0 = *out
+        .get(at)
+        .ok_or_else(|| format!("a varlena header at {at} runs past the end"))?;
+    if b0 == 0x80 {
+        return Err("a TOAST pointer inside a value".into());
+    }
+    if b0 & 0x80 != 0 {
+        // VARATT_IS_1B: the length in the low 7 bits.
+        out[at] = ((b0 & 0x7f) << 1) | 1;
+        return Ok(());
+    }
+    if b0 & 0x40 != 0 {
+        return Err("a compressed varlena inside a value".into());
+    }
+    let word = out
+        .get(at..at + 4)
+        .ok_or_else(|| format!("a varlena header at {at} runs past the end"))?;
+    let len = u32::from_be_bytes([word[0], word[1], word[2], word[3]]) & 0x3fff_ffff;
+    out[at..at + 4].copy_from_slice(&(len << 2).to_le_bytes());
+    Ok(())
+}

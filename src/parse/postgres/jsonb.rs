@@ -17,7 +17,7 @@
 
 use crate::reader::Endian;
 
-use super::datum::{inner_varlena, numeric_out};
+use super::datum::{inner_header_to_little, inner_varlena, numeric_out};
 
 const JB_CMASK: u32 = 0x0FFF_FFFF;
 const JB_FSCALAR: u32 = 0x1000_0000;
@@ -184,6 +184,77 @@ fn scalar_or_container(
 }
 
 /// `escape_json`: quotes, backslash and control characters escaped.
+/// A jsonb datum (the data after its varlena header) of a big-endian host
+/// rewritten in place as a little-endian host stores it: each container's
+/// header and JEntry words, and each numeric's varlena header and 16-bit
+/// words; strings are bytes.
+pub(crate) fn to_little(data: &mut [u8]) -> Result<(), String> {
+    container_to_little(data, 0)
+}
+
+fn container_to_little(data: &mut [u8], depth: usize) -> Result<(), String> {
+    if depth > MAX_DEPTH {
+        return Err(format!("jsonb nested deeper than {MAX_DEPTH} levels"));
+    }
+    let word = |data: &mut [u8], at: usize| -> Result<u32, String> {
+        let w = data
+            .get_mut(at..at + 4)
+            .ok_or_else(|| format!("jsonb ends inside a word at byte {at}"))?;
+        w.reverse();
+        Ok(u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+    };
+    let header = word(data, 0)?;
+    let count = (header & JB_CMASK) as usize;
+    let nentries = if header & JB_FOBJECT != 0 {
+        count.saturating_mul(2)
+    } else {
+        count
+    };
+    let base = nentries
+        .checked_mul(4)
+        .and_then(|n| n.checked_add(4))
+        .filter(|&b| b <= data.len())
+        .ok_or_else(|| {
+            format!(
+                "jsonb container of {count} items does not fit in {} bytes",
+                data.len()
+            )
+        })?;
+    let mut offset = 0usize;
+    for i in 0..nentries {
+        let e = word(data, 4 + 4 * i)?;
+        let field = (e & JENTRY_OFFLENMASK) as usize;
+        let end = if e & JENTRY_HAS_OFF != 0 {
+            field
+        } else {
+            offset.saturating_add(field)
+        };
+        let (start, stop) = (base + intalign(offset), base.saturating_add(end));
+        if end < offset || stop > data.len() {
+            return Err(format!(
+                "jsonb entry {i} at {offset}..{end} runs past the end"
+            ));
+        }
+        match (e & JENTRY_TYPEMASK) >> 28 {
+            1 if start < stop => {
+                let region = &mut data[start..stop];
+                inner_header_to_little(region, 0).map_err(|e| format!("jsonb numeric: {e}"))?;
+                let (payload, _) =
+                    inner_varlena(region, 0).map_err(|e| format!("jsonb numeric: {e}"))?;
+                let hdr = payload.as_ptr() as usize - region.as_ptr() as usize;
+                let n = payload.len();
+                for w in region[hdr..hdr + n].chunks_exact_mut(2) {
+                    w.reverse();
+                }
+            }
+            5 if start < stop => container_to_little(&mut data[start..stop], depth + 1)?,
+            _ => {}
+        }
+        offset = end;
+    }
+    Ok(())
+}
+
 fn escape_json(s: &str, out: &mut String) {
     out.push('"');
     for c in s.chars() {

@@ -13,7 +13,7 @@ use crate::model::postgres::{Float, Typed, Value};
 use crate::reader::Endian;
 
 use super::datum::numeric_out;
-use super::datum::{byte, inner_varlena, u16_at, u32_at, u64_at};
+use super::datum::{byte, inner_header_to_little, inner_varlena, u16_at, u32_at, u64_at};
 use super::jsonb;
 use super::{contrib, geo, tsearch};
 
@@ -129,7 +129,7 @@ pub(crate) fn decode(ty: &PgType, data: &[u8]) -> Result<Value, String> {
 /// little-endian form [`decode`] reads: each integer and float field of the
 /// type's C layout byte-swapped, strings and byte arrays left as they are.
 /// `Err` for the types whose inner layout is not rewritten (multiranges,
-/// composites, jsonb, tsvector, tsquery, types blockscope does not print).
+/// composites, tsvector, tsquery, types blockscope does not print).
 pub(crate) fn big_endian_to_little(ty: &PgType, data: &[u8]) -> Result<Vec<u8>, String> {
     use PgType::*;
     let mut out = data.to_vec();
@@ -187,13 +187,8 @@ pub(crate) fn big_endian_to_little(ty: &PgType, data: &[u8]) -> Result<Vec<u8>, 
         }
         Array(elem) => array_to_little(elem, &mut out)?,
         Range { subtype, .. } => range_to_little(subtype, &mut out)?,
-        Multirange { .. }
-        | Composite { .. }
-        | Jsonb
-        | TsVector
-        | TsQuery
-        | Ext(_)
-        | Other { .. } => {
+        Jsonb => jsonb::to_little(&mut out)?,
+        Multirange { .. } | Composite { .. } | TsVector | TsQuery | Ext(_) | Other { .. } => {
             return Err(format!(
                 "a {} value of a big-endian page is not decoded",
                 ty.sql_name()
@@ -201,34 +196,6 @@ pub(crate) fn big_endian_to_little(ty: &PgType, data: &[u8]) -> Result<Vec<u8>, 
         }
     }
     Ok(out)
-}
-
-/// An inner varlena header (of an array element or a range bound) as a
-/// big-endian host wrote it, rewritten in place as a little-endian host
-/// writes it (postgres.h: the flag bits are the high bits of the first byte
-/// there, the low bits here). Inner values have plain 1- and 4-byte headers
-/// only.
-fn inner_header_to_little(out: &mut [u8], at: usize) -> Result<(), String> {
-    let b0 = *out
-        .get(at)
-        .ok_or_else(|| format!("a varlena header at {at} runs past the end"))?;
-    if b0 == 0x80 {
-        return Err("a TOAST pointer inside a value".into());
-    }
-    if b0 & 0x80 != 0 {
-        // VARATT_IS_1B: the length in the low 7 bits.
-        out[at] = ((b0 & 0x7f) << 1) | 1;
-        return Ok(());
-    }
-    if b0 & 0x40 != 0 {
-        return Err("a compressed varlena inside a value".into());
-    }
-    let word = out
-        .get(at..at + 4)
-        .ok_or_else(|| format!("a varlena header at {at} runs past the end"))?;
-    let len = u32::from_be_bytes([word[0], word[1], word[2], word[3]]) & 0x3fff_ffff;
-    out[at..at + 4].copy_from_slice(&(len << 2).to_le_bytes());
-    Ok(())
 }
 
 /// The value of `ty` stored at `pos` of `out` (after a 4-byte varlena
