@@ -179,6 +179,7 @@ fn parse(data: &[u8], opts: &PageOptions, spans: bool) -> PgPage {
     if let (true, Some(am)) = (index_kind, page.am.as_mut()) {
         index::parse_items(&mut r, &header, &line_pointers, am, &mut page.problems);
     } else if page.kind != PageKind::Btree {
+        page.items.reserve(line_pointers.len());
         for id in line_pointers {
             let item = if matches!(page.kind, PageKind::Heap | PageKind::Sequence) {
                 heap::parse_item(&mut r, id, opts.blkno, page.layout, &mut page.problems)
