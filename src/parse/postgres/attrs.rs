@@ -933,11 +933,29 @@ pub(crate) fn inline_value<'a>(col: &Column, raw: &'a [u8]) -> Option<Inline<'a>
             raw.try_into().ok()?,
         )))),
         PgType::Int8 => Some(Inline::Int(i64::from_le_bytes(raw.try_into().ok()?))),
-        PgType::Text | PgType::Varchar | PgType::Bpchar => match classify(raw, false).ok()? {
-            Varlena::Short(d) | Varlena::Long(d) => std::str::from_utf8(d).ok().map(Inline::Str),
-            _ => None,
-        },
+        PgType::Text | PgType::Varchar | PgType::Bpchar => {
+            std::str::from_utf8(inline_varlena_data(raw)?)
+                .ok()
+                .map(Inline::Str)
+        }
         _ => None,
+    }
+}
+
+/// The data of a varlena stored inline and uncompressed (a short or a
+/// plain 4-byte header), as [`classify`] finds it on a little-endian page,
+/// without building the classification; `None` for external and compressed
+/// values.
+fn inline_varlena_data(raw: &[u8]) -> Option<&[u8]> {
+    let b0 = raw.first().copied().unwrap_or(0);
+    if b0 == 0x01 {
+        None // external
+    } else if b0 & 0x01 == 1 {
+        Some(raw.get(1..).unwrap_or_default())
+    } else if b0 & 0x03 == 0 {
+        Some(raw.get(4..).unwrap_or_default())
+    } else {
+        None // compressed
     }
 }
 
@@ -992,6 +1010,28 @@ mod tests {
             .iter()
             .map(|t| Column::of(None, TypeSpec::parse(t).unwrap()))
             .collect()
+    }
+
+    /// The inline fast path finds the data [`classify`] finds for a short
+    /// or plain varlena, and nothing for the others, whatever the header.
+    #[test]
+    fn inline_varlena_data_agrees_with_classify() {
+        for b0 in 0..=255u8 {
+            for len in [0usize, 1, 2, 5, 9, 20] {
+                let mut raw = vec![0x41u8; len];
+                if let Some(first) = raw.first_mut() {
+                    *first = b0;
+                }
+                if len > 1 {
+                    raw[1] = VARTAG_ONDISK;
+                }
+                let want = match classify(&raw, false) {
+                    Ok(Varlena::Short(d) | Varlena::Long(d)) => Some(d),
+                    _ => None,
+                };
+                assert_eq!(inline_varlena_data(&raw), want, "{b0:#04x} {len}");
+            }
+        }
     }
 
     #[test]
