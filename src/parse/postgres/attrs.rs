@@ -126,16 +126,27 @@ pub(crate) fn layout_into(
         let aligned = if col.attlen == -1 && data.get(off).is_some_and(|&b| b != 0) {
             off
         } else {
-            pl.align(col.align, off)
+            // att_align_nominal; alignments are powers of two, which a mask
+            // rounds to without a division.
+            let a = pl.align_bytes(col.align);
+            if a.is_power_of_two() {
+                off.saturating_add(a - 1) & !(a - 1)
+            } else {
+                pl.align(col.align, off)
+            }
         };
         let fail = |message: String| LayoutError {
             index: i,
             off,
             message,
         };
-        let len = match datum_len(data, aligned, col.attlen, pl.big_endian) {
-            Ok(len) => len,
-            Err(message) => return (off, Some(fail(message))),
+        let len = if col.attlen > 0 {
+            col.attlen as usize
+        } else {
+            match datum_len(data, aligned, col.attlen, pl.big_endian) {
+                Ok(len) => len,
+                Err(message) => return (off, Some(fail(message))),
+            }
         };
         if aligned.checked_add(len).is_none_or(|end| end > data.len()) {
             return (
