@@ -363,46 +363,69 @@ impl Iterator for Blocks {
     type Item = Result<Block, Error>;
 
     fn next(&mut self) -> Option<Self::Item> {
+        let mut data = Vec::new();
+        let at = match self.next_into(&mut data)? {
+            Ok(at) => at,
+            Err(e) => return Some(Err(e)),
+        };
+        Some(Ok(Block {
+            index: at.index,
+            offset: at.offset,
+            data,
+            blkno: at.blkno,
+        }))
+    }
+}
+
+/// Where a block read by [`Blocks::next_into`] lies: [`Block`] without
+/// its bytes.
+pub struct BlockAt {
+    pub index: u64,
+    pub offset: u64,
+    pub blkno: Option<u64>,
+}
+
+impl Blocks {
+    /// The next block's bytes into `buf` (cleared first, its memory
+    /// reused), and where it lies; `None` at the end.
+    pub fn next_into(&mut self, buf: &mut Vec<u8>) -> Option<Result<BlockAt, Error>> {
         if self.done {
             return None;
         }
-        let data = match &mut self.data {
+        buf.clear();
+        match &mut self.data {
             Data::Memory { bytes, pos } => {
                 let end = pos.saturating_add(self.block_size).min(bytes.len());
-                let chunk = bytes.get(*pos..end).unwrap_or_default().to_vec();
+                buf.extend_from_slice(bytes.get(*pos..end).unwrap_or_default());
                 *pos = end;
-                chunk
             }
             Data::Stream(reader) => {
-                let mut buf = Vec::with_capacity(self.block_size);
-                if let Err(source) = reader.take(self.block_size as u64).read_to_end(&mut buf) {
+                buf.reserve_exact(self.block_size);
+                if let Err(source) = reader.take(self.block_size as u64).read_to_end(buf) {
                     self.done = true;
                     return Some(Err(Error::Io {
                         path: self.name.clone(),
                         source,
                     }));
                 }
-                buf
             }
-        };
-        if data.is_empty() {
+        }
+        if buf.is_empty() {
             self.done = true;
             return None;
         }
-        if data.len() < self.block_size {
+        if buf.len() < self.block_size {
             self.done = true;
         }
         let offset = self.offset;
-        let blkno = input::blkno_at(&self.blknos, offset, self.block_size);
-        let block = Block {
+        let at = BlockAt {
             index: self.index,
             offset,
-            data,
-            blkno,
+            blkno: input::blkno_at(&self.blknos, offset, self.block_size),
         };
         self.index += 1;
-        self.offset += block.data.len() as u64;
-        Some(Ok(block))
+        self.offset += buf.len() as u64;
+        Some(Ok(at))
     }
 }
 

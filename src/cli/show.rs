@@ -21,10 +21,10 @@ use super::{is_broken_pipe, stdout_error};
 
 /// Pages `show --format ndjson` parses and serialises in one task on one
 /// core.
-const NDJSON_TASK: usize = 4;
+const NDJSON_TASK: usize = 8;
 /// Tasks in flight at most: 64 pages and their lines in memory (a dense
 /// page can take over 500 kB of JSON).
-const NDJSON_DEPTH: usize = 16;
+const NDJSON_DEPTH: usize = 8;
 
 /// Where the loop's blocks come from (one value a run).
 #[allow(clippy::large_enum_variant)]
@@ -41,15 +41,10 @@ enum Input {
     Trace(std::vec::IntoIter<Decoded>),
 }
 
-/// The next block in range: decoded, or (for the parallel NDJSON path) its
-/// number and bytes, to be decoded in a window with others.
-enum Next {
-    Page(Box<Decoded>),
-    Raw(u64, Vec<u8>),
-}
-
 impl Input {
-    fn next(&mut self, range: BlockRange, parallel: bool) -> Option<Result<Next, Error>> {
+    /// The next block in range, decoded (the parallel NDJSON path reads
+    /// blocks with [`Input::next_raw_into`] instead).
+    fn next(&mut self, range: BlockRange) -> Option<Result<Box<Decoded>, Error>> {
         match self {
             Input::Blocks {
                 blocks,
@@ -69,15 +64,12 @@ impl Input {
                     return None;
                 }
                 let in_range = range.contains(blkno);
-                if in_range && parallel {
-                    return Some(Ok(Next::Raw(blkno, block.data)));
-                }
                 if !in_range && !decoder.reads_ahead(block.index) {
                     continue;
                 }
                 let decoded = decoder.decode(blkno, block.data);
                 if in_range {
-                    return Some(Ok(Next::Page(Box::new(decoded))));
+                    return Some(Ok(Box::new(decoded)));
                 }
             },
             Input::Trace(pages) => pages
@@ -87,7 +79,41 @@ impl Input {
                         .and_then(|t| t.block)
                         .is_none_or(|b| range.contains(u64::from(b)))
                 })
-                .map(|d| Ok(Next::Page(Box::new(d)))),
+                .map(|d| Ok(Box::new(d))),
+        }
+    }
+}
+
+impl Input {
+    /// The parallel path's next block in range: its bytes into `buf` (its
+    /// memory reused), and its number.
+    fn next_raw_into(
+        &mut self,
+        range: BlockRange,
+        buf: &mut Vec<u8>,
+    ) -> Option<Result<u64, Error>> {
+        let Input::Blocks {
+            blocks,
+            first_blkno,
+            blkno_given,
+            ..
+        } = self
+        else {
+            unreachable!("the parallel path reads blocks, not traces")
+        };
+        loop {
+            let at = match blocks.next_into(buf)? {
+                Ok(at) => at,
+                Err(e) => return Some(Err(e)),
+            };
+            let given = at.blkno.filter(|_| !*blkno_given);
+            let blkno = given.unwrap_or_else(|| first_blkno.saturating_add(at.index));
+            if given.is_none() && blkno > range.last {
+                return None;
+            }
+            if range.contains(blkno) {
+                return Some(Ok(blkno));
+            }
         }
     }
 }
@@ -108,12 +134,7 @@ pub(super) struct Opened {
 impl Opened {
     /// The next block in `range`, decoded (never the parallel path).
     pub(super) fn next_decoded(&mut self, range: BlockRange) -> Option<Result<Decoded, Error>> {
-        self.input.next(range, false).map(|n| {
-            n.map(|n| match n {
-                Next::Page(d) => *d,
-                Next::Raw(..) => unreachable!("not asked for raw blocks"),
-            })
-        })
+        self.input.next(range).map(|n| n.map(|d| *d))
     }
 }
 
@@ -513,11 +534,8 @@ fn write_pages(
     if let Some(parallel) = parallel {
         return write_parallel(cfg, out, input, parallel, seen);
     }
-    while let Some(next) = input.next(cfg.range, false) {
-        let mut d = match next? {
-            Next::Raw(..) => unreachable!("not asked for raw blocks"),
-            Next::Page(d) => *d,
-        };
+    while let Some(next) = input.next(cfg.range) {
+        let mut d = *next?;
         if let (Page::Postgres(p), Some(log)) = (&mut d.page, xact) {
             resolve_verdicts(p, log);
         }
@@ -567,18 +585,31 @@ fn write_parallel(
         buf: Vec<u8>,
         seen: Seen,
     }
+    /// A task's blocks: the first `n` of `blocks`.
+    #[derive(Default)]
+    struct Pages {
+        blocks: Vec<(u64, Vec<u8>)>,
+        n: usize,
+    }
     let opts = cfg.output;
     let mut failed = None;
     let mut end = false;
     super::pipeline::ordered(
         super::pipeline::threads(None),
         NDJSON_DEPTH,
-        |pages: &mut Vec<(u64, Vec<u8>)>| {
-            pages.clear();
-            while !end && pages.len() < NDJSON_TASK {
-                match input.next(cfg.range, true) {
-                    Some(Ok(Next::Raw(blkno, bytes))) => pages.push((blkno, bytes)),
-                    Some(Ok(Next::Page(_))) => unreachable!("asked for raw blocks"),
+        |pages: &mut Pages| {
+            // The blocks' buffers are kept from task to task.
+            pages.n = 0;
+            while !end && pages.n < NDJSON_TASK {
+                if pages.blocks.len() == pages.n {
+                    pages.blocks.push((0, Vec::new()));
+                }
+                let (blkno, buf) = &mut pages.blocks[pages.n];
+                match input.next_raw_into(cfg.range, buf) {
+                    Some(Ok(n)) => {
+                        *blkno = n;
+                        pages.n += 1;
+                    }
                     Some(Err(e)) => {
                         failed = Some(e);
                         end = true;
@@ -586,12 +617,12 @@ fn write_parallel(
                     None => end = true,
                 }
             }
-            Ok(!pages.is_empty())
+            Ok(pages.n > 0)
         },
         |pages, task: &mut Task| {
             task.buf.clear();
             task.seen = Seen::default();
-            for (blkno, data) in pages {
+            for (blkno, data) in &pages.blocks[..pages.n] {
                 let mut page = engine.parse(
                     data,
                     &ParseOptions {
@@ -605,7 +636,7 @@ fn write_parallel(
                 task.seen.page(&page);
                 render::append_ndjson(&mut task.buf, &page, &opts);
             }
-            task.seen.shown = pages.len();
+            task.seen.shown = pages.n;
         },
         |_, task| {
             seen.shown += task.seen.shown;

@@ -247,17 +247,22 @@ impl serde::Serialize for FlagList {
 
 /// heap_tuple_infomask_flags(t_infomask, t_infomask2): (raw_flags, combined_flags).
 pub fn infomask_flags(t_infomask: u16, t_infomask2: u16) -> (FlagList, FlagList) {
-    let mut raw = 0u32;
-    for (i, f) in INFOMASK.iter().chain(INFOMASK2).enumerate() {
-        let word = if i < INFOMASK.len() {
-            t_infomask
-        } else {
-            t_infomask2
-        };
-        if word & f.mask != 0 {
-            raw |= 1 << i;
+    // INFOMASK's names are its 16 bits in order and INFOMASK2's the top
+    // three bits of t_infomask2 (checked at compile time below), so the
+    // list's bits are the words' bits.
+    const _: () = {
+        let mut i = 0;
+        while i < 16 {
+            assert!(INFOMASK[i].mask == 1 << i);
+            i += 1;
         }
-    }
+        assert!(INFOMASK.len() == 16 && INFOMASK2.len() == 3);
+        assert!(INFOMASK2[0].mask == 0x2000);
+        assert!(INFOMASK2[1].mask == 0x4000);
+        assert!(INFOMASK2[2].mask == 0x8000);
+        assert!(INFOMASK_COMBINED.len() == 3);
+    };
+    let raw = u32::from(t_infomask) | (u32::from(t_infomask2 >> 13) << 16);
     let mut combined = 0u32;
     for (i, f) in INFOMASK_COMBINED.iter().enumerate() {
         if t_infomask & f.mask == f.mask {
@@ -318,6 +323,25 @@ mod tests {
             ]
         );
         assert_eq!(combined.to_vec(), ["HEAP_XMIN_FROZEN"]);
+    }
+
+    /// The bit arithmetic of `infomask_flags` names exactly the flags whose
+    /// masks are set, for every t_infomask and every t_infomask2 flag
+    /// combination (natts bits included).
+    #[test]
+    fn raw_flags_are_the_set_masks() {
+        for t_infomask in 0..=u16::MAX {
+            for t_infomask2 in [0u16, 4, 0x07FF, 0x2004, 0x4003, 0x8001, 0xE7FF] {
+                let (raw, _) = infomask_flags(t_infomask, t_infomask2);
+                let want: Vec<&str> = INFOMASK
+                    .iter()
+                    .filter(|f| t_infomask & f.mask != 0)
+                    .chain(INFOMASK2.iter().filter(|f| t_infomask2 & f.mask != 0))
+                    .map(|f| f.name)
+                    .collect();
+                assert_eq!(raw, want, "{t_infomask:#06x} {t_infomask2:#06x}");
+            }
+        }
     }
 
     #[test]

@@ -126,16 +126,27 @@ pub(crate) fn layout_into(
         let aligned = if col.attlen == -1 && data.get(off).is_some_and(|&b| b != 0) {
             off
         } else {
-            pl.align(col.align, off)
+            // att_align_nominal; alignments are powers of two, which a mask
+            // rounds to without a division.
+            let a = pl.align_bytes(col.align);
+            if a.is_power_of_two() {
+                off.saturating_add(a - 1) & !(a - 1)
+            } else {
+                pl.align(col.align, off)
+            }
         };
         let fail = |message: String| LayoutError {
             index: i,
             off,
             message,
         };
-        let len = match datum_len(data, aligned, col.attlen, pl.big_endian) {
-            Ok(len) => len,
-            Err(message) => return (off, Some(fail(message))),
+        let len = if col.attlen > 0 {
+            col.attlen as usize
+        } else {
+            match datum_len(data, aligned, col.attlen, pl.big_endian) {
+                Ok(len) => len,
+                Err(message) => return (off, Some(fail(message))),
+            }
         };
         if aligned.checked_add(len).is_none_or(|end| end > data.len()) {
             return (
@@ -933,11 +944,29 @@ pub(crate) fn inline_value<'a>(col: &Column, raw: &'a [u8]) -> Option<Inline<'a>
             raw.try_into().ok()?,
         )))),
         PgType::Int8 => Some(Inline::Int(i64::from_le_bytes(raw.try_into().ok()?))),
-        PgType::Text | PgType::Varchar | PgType::Bpchar => match classify(raw, false).ok()? {
-            Varlena::Short(d) | Varlena::Long(d) => std::str::from_utf8(d).ok().map(Inline::Str),
-            _ => None,
-        },
+        PgType::Text | PgType::Varchar | PgType::Bpchar => {
+            std::str::from_utf8(inline_varlena_data(raw)?)
+                .ok()
+                .map(Inline::Str)
+        }
         _ => None,
+    }
+}
+
+/// The data of a varlena stored inline and uncompressed (a short or a
+/// plain 4-byte header), as [`classify`] finds it on a little-endian page,
+/// without building the classification; `None` for external and compressed
+/// values.
+fn inline_varlena_data(raw: &[u8]) -> Option<&[u8]> {
+    let b0 = raw.first().copied().unwrap_or(0);
+    if b0 == 0x01 {
+        None // external
+    } else if b0 & 0x01 == 1 {
+        Some(raw.get(1..).unwrap_or_default())
+    } else if b0 & 0x03 == 0 {
+        Some(raw.get(4..).unwrap_or_default())
+    } else {
+        None // compressed
     }
 }
 
@@ -992,6 +1021,28 @@ mod tests {
             .iter()
             .map(|t| Column::of(None, TypeSpec::parse(t).unwrap()))
             .collect()
+    }
+
+    /// The inline fast path finds the data [`classify`] finds for a short
+    /// or plain varlena, and nothing for the others, whatever the header.
+    #[test]
+    fn inline_varlena_data_agrees_with_classify() {
+        for b0 in 0..=255u8 {
+            for len in [0usize, 1, 2, 5, 9, 20] {
+                let mut raw = vec![0x41u8; len];
+                if let Some(first) = raw.first_mut() {
+                    *first = b0;
+                }
+                if len > 1 {
+                    raw[1] = VARTAG_ONDISK;
+                }
+                let want = match classify(&raw, false) {
+                    Ok(Varlena::Short(d) | Varlena::Long(d)) => Some(d),
+                    _ => None,
+                };
+                assert_eq!(inline_varlena_data(&raw), want, "{b0:#04x} {len}");
+            }
+        }
     }
 
     #[test]

@@ -158,6 +158,28 @@ pub(crate) fn detect_max_align(r: &Reader, ids: &[ItemId]) -> Option<Problem> {
 
 /// The fixed part of the tuple header at `base`, read without recording spans.
 pub(crate) fn peek_tuple_header(r: &Reader, base: usize) -> Result<HeapTupleHeader, ReadError> {
+    // The common case: the whole header is there, read from one slice.
+    if let Some(h) = base
+        .checked_add(SIZEOF_HEAP_TUPLE_HEADER)
+        .and_then(|end| r.data().get(base..end))
+        .and_then(|h| <&[u8; SIZEOF_HEAP_TUPLE_HEADER]>::try_from(h).ok())
+    {
+        let e = r.endian();
+        let u16_at = |i: usize| e.u16_from([h[i], h[i + 1]]);
+        let u32_at = |i: usize| e.read_u32(&h[i..i + 4]).unwrap_or_default();
+        return Ok(HeapTupleHeader {
+            t_xmin: u32_at(0),
+            t_xmax: u32_at(4),
+            t_field3: u32_at(8),
+            t_ctid: ItemPointer {
+                block: (u32::from(u16_at(12)) << 16) | u32::from(u16_at(14)),
+                offset: u16_at(16),
+            },
+            t_infomask2: u16_at(18),
+            t_infomask: u16_at(20),
+            t_hoff: h[22],
+        });
+    }
     let bi_hi = r.peek_u16(base + 12, "t_ctid")?;
     let bi_lo = r.peek_u16(base + 14, "t_ctid")?;
     Ok(HeapTupleHeader {

@@ -203,6 +203,7 @@ fn parse(data: &[u8], opts: &PageOptions, spans: bool) -> PgPage {
             &mut page.problems,
         );
     } else if page.kind != PageKind::Btree {
+        page.items.reserve(line_pointers.len());
         for id in line_pointers {
             let item = if matches!(page.kind, PageKind::Heap | PageKind::Sequence) {
                 heap::parse_item(&mut r, id, opts.blkno, page.layout, &mut page.problems)

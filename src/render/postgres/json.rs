@@ -669,33 +669,19 @@ pub(crate) fn push_hex(out: &mut Vec<u8>, bytes: &[u8]) {
         pairs
     };
     out.reserve(bytes.len() * 2);
-    let mut eights = bytes.chunks_exact(8);
-    for e in &mut eights {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(e);
-        out.extend_from_slice(&hex8(u64::from_le_bytes(word)).to_le_bytes());
+    // 16 bytes at a time: their 32 digits looked up pair by pair into one
+    // array, appended at once.
+    let mut sixteens = bytes.chunks_exact(16);
+    for e in &mut sixteens {
+        let mut digits = [0u8; 32];
+        for (d, &b) in digits.chunks_exact_mut(2).zip(e) {
+            d.copy_from_slice(&PAIRS[usize::from(b)]);
+        }
+        out.extend_from_slice(&digits);
     }
-    for &b in eights.remainder() {
+    for &b in sixteens.remainder() {
         out.extend_from_slice(&PAIRS[usize::from(b)]);
     }
-}
-
-/// The 16 lowercase hex digits of the 8 bytes of `x` (little-endian: the
-/// first byte's digits first), computed in one register: each byte spread
-/// to its own 16-bit lane, the lane split into its two nibbles, every
-/// nibble turned into its digit at once.
-fn hex8(x: u64) -> u128 {
-    const LO16: u128 = 0x000f_000f_000f_000f_000f_000f_000f_000f;
-    const ONES: u128 = 0x0101_0101_0101_0101_0101_0101_0101_0101;
-    let mut s = u128::from(x);
-    s = (s | (s << 32)) & 0x0000_0000_ffff_ffff_0000_0000_ffff_ffff;
-    s = (s | (s << 16)) & 0x0000_ffff_0000_ffff_0000_ffff_0000_ffff;
-    s = (s | (s << 8)) & 0x00ff_00ff_00ff_00ff_00ff_00ff_00ff_00ff;
-    // The high nibble in the lane's first byte, the low nibble in its second.
-    let v = ((s >> 4) & LO16) | ((s & LO16) << 8);
-    // 1 in each byte whose nibble is 10 or more (v + 0x76 sets bit 7).
-    let letter = ((v + 0x76 * ONES) >> 7) & ONES;
-    v + 0x30 * ONES + letter * (b'a' - b'0' - 10) as u128
 }
 
 #[cfg(test)]

@@ -12,7 +12,7 @@
 
 use crate::model::postgres::flags::FlagList;
 use crate::model::postgres::verdict::ItemVerdict;
-use crate::model::postgres::{ChecksumCheck, HeapItem, PgPage};
+use crate::model::postgres::{ChecksumCheck, HeapItem, HeapTuple, PgPage};
 use crate::model::Problem;
 
 use super::json::{push_hex, HeaderJson, PgPageJson};
@@ -30,7 +30,25 @@ pub fn append_page_line(buf: &mut Vec<u8>, page: &PgPage) {
         }
         return;
     }
-    let mut w = JsonWriter { buf, verdict: None };
+    // A heap item takes about 400 bytes besides its t_data hex.
+    let need: usize = page
+        .items
+        .iter()
+        .map(|i| {
+            512 + 2 * i
+                .tuple
+                .as_ref()
+                .and_then(|t| t.t_data.as_ref())
+                .map_or(0, |d| d.len())
+        })
+        .sum();
+    buf.reserve(need + 1024);
+    let mut w = JsonWriter {
+        buf,
+        verdict: None,
+        middle: None,
+        tail: None,
+    };
     w.raw(b"{\"engine\":\"postgres\",\"blkno\":");
     w.int(page.blkno);
     w.raw(b",\"kind\":");
@@ -72,9 +90,25 @@ struct JsonWriter<'a> {
     /// The last verdict written and its JSON string: the items of a page
     /// mostly say the same, and formatting it is the costly part of an item.
     verdict: Option<(ItemVerdict, Vec<u8>)>,
+    /// The last item's header words and what they wrote, from
+    /// `,"t_infomask2":` to `"t_data":`: the tuples of a page mostly share
+    /// them.
+    middle: Option<(MiddleKey, Vec<u8>)>,
+    /// The last item's flag lists and verdict and what they wrote, from
+    /// `,"raw_flags":` to the item's closing brace.
+    tail: Option<(TailKey, Vec<u8>)>,
 }
 
+/// What decides an item's JSON from `t_infomask2` to `t_data`: the three
+/// header words, for a tuple without t_bits and t_oid (others are written
+/// field by field).
+type MiddleKey = (u16, u16, u8);
+
+/// What decides an item's JSON from `raw_flags` to its end.
+type TailKey = (Option<(FlagList, FlagList)>, ItemVerdict);
+
 impl JsonWriter<'_> {
+    #[inline(always)]
     fn raw(&mut self, bytes: &[u8]) {
         self.buf.extend_from_slice(bytes);
     }
@@ -83,6 +117,7 @@ impl JsonWriter<'_> {
         self.raw(b"null");
     }
 
+    #[inline]
     fn int(&mut self, n: impl itoa::Integer) {
         let mut b = itoa::Buffer::new();
         self.buf.extend_from_slice(b.format(n).as_bytes());
@@ -214,6 +249,43 @@ impl JsonWriter<'_> {
             }
             None => self.null(),
         }
+        // From t_infomask2 to t_data: the last item's bytes when its words
+        // were the same.
+        let key = t
+            .filter(|t| t.t_bits.is_none() && t.t_oid.is_none())
+            .map(|t| (t.header.t_infomask2, t.header.t_infomask, t.header.t_hoff));
+        match (&self.middle, key) {
+            (Some((k, json)), Some(key)) if *k == key => self.buf.extend_from_slice(json),
+            _ => {
+                let start = self.buf.len();
+                self.middle_fields(t);
+                if let Some(key) = key {
+                    let json = self.buf[start..].to_vec();
+                    self.middle = Some((key, json));
+                }
+            }
+        }
+        match t.and_then(|t| t.t_data.as_deref()) {
+            Some(data) => self.bytea(data),
+            None => self.null(),
+        }
+        // From raw_flags to the end: the last item's bytes when its flags
+        // and verdict were the same.
+        let key: TailKey = (t.map(|t| (t.raw_flags, t.combined_flags)), item.verdict);
+        match &self.tail {
+            Some((k, json)) if *k == key => self.buf.extend_from_slice(json),
+            _ => {
+                let start = self.buf.len();
+                self.tail_fields(t, item);
+                let json = self.buf[start..].to_vec();
+                self.tail = Some((key, json));
+            }
+        }
+    }
+
+    /// `,"t_infomask2":` … `,"t_data":`.
+    fn middle_fields(&mut self, t: Option<&HeapTuple>) {
+        let h = t.map(|t| &t.header);
         self.raw(b",\"t_infomask2\":");
         self.opt_int(h.map(|h| h.t_infomask2));
         self.raw(b",\"t_infomask\":");
@@ -225,10 +297,10 @@ impl JsonWriter<'_> {
         self.raw(b",\"t_oid\":");
         self.opt_int(t.and_then(|t| t.t_oid));
         self.raw(b",\"t_data\":");
-        match t.and_then(|t| t.t_data.as_deref()) {
-            Some(data) => self.bytea(data),
-            None => self.null(),
-        }
+    }
+
+    /// `,"raw_flags":` … the item's closing brace.
+    fn tail_fields(&mut self, t: Option<&HeapTuple>, item: &HeapItem) {
         self.raw(b",\"raw_flags\":");
         self.flag_list(t.map(|t| &t.raw_flags));
         self.raw(b",\"combined_flags\":");
@@ -306,6 +378,8 @@ mod tests {
             JsonWriter {
                 buf: &mut buf,
                 verdict: None,
+                middle: None,
+                tail: None,
             }
             .string(s);
             assert_eq!(buf, serde_json::to_vec(s).unwrap(), "{s:?}");
