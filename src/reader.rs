@@ -6,9 +6,11 @@
 //! every byte belongs to without parsing anything itself.
 
 use std::fmt;
+use std::sync::Arc;
 
 use byteorder::{BigEndian, ByteOrder, LittleEndian};
 
+use crate::model::postgres::PageBytes;
 use crate::model::span::{Region, Span};
 
 /// Byte order of the integers in a page. PostgreSQL pages are host-native;
@@ -111,6 +113,8 @@ pub(crate) struct Reader<'a> {
     spans: Vec<Span>,
     /// Spans are recorded (off when nothing will show them).
     recording: bool,
+    /// One shared copy of `data`, made when a value first needs it.
+    shared: Option<Arc<[u8]>>,
 }
 
 impl<'a> Reader<'a> {
@@ -122,6 +126,7 @@ impl<'a> Reader<'a> {
             owner: None,
             spans: Vec::new(),
             recording: true,
+            shared: None,
         }
     }
 
@@ -142,6 +147,14 @@ impl<'a> Reader<'a> {
 
     pub(crate) fn data(&self) -> &'a [u8] {
         self.data
+    }
+
+    /// `[at, at+len)` as [`PageBytes`] over one copy of the whole input
+    /// shared by every slice taken (bounds checked by the caller's read).
+    pub(crate) fn shared_bytes(&mut self, at: usize, len: usize) -> PageBytes {
+        let data = self.data;
+        let page = self.shared.get_or_insert_with(|| Arc::from(data));
+        PageBytes::new(Arc::clone(page), at..at.saturating_add(len))
     }
 
     /// The byte order this reader reads integers in.

@@ -19,7 +19,7 @@ use crate::engine::Engine;
 use crate::error::Error;
 use crate::model::postgres::types::{PgType, Schema};
 use crate::model::postgres::verify::{Provenance, ProvenanceInput};
-use crate::model::postgres::{HeapTuple, ItemPointer, LpFlags, PageKind, Typed, Value};
+use crate::model::postgres::{HeapTuple, ItemPointer, LpFlags, PageBytes, PageKind, Typed, Value};
 use crate::model::{ProblemClass, Severity};
 use crate::parse::postgres::attrs;
 use crate::parse::postgres::heap::{has_readable_tuple, peek_tuple_header};
@@ -851,7 +851,8 @@ fn export_block(
             t_bits: None,
             t_oid: None,
             data_offset,
-            t_data: (data_offset <= usize::from(id.lp_off) + usize::from(id.lp_len)).then(Vec::new),
+            t_data: (data_offset <= usize::from(id.lp_off) + usize::from(id.lp_len))
+                .then(PageBytes::empty),
             raw_flags: Default::default(),
             combined_flags: Default::default(),
         };

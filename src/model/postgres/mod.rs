@@ -16,6 +16,8 @@
 //! ```
 
 use std::fmt;
+use std::ops::{Deref, Range};
+use std::sync::Arc;
 
 use serde::{Serialize, Serializer};
 
@@ -319,6 +321,69 @@ impl HeapTupleHeader {
     }
 }
 
+/// Bytes cut from one page (a tuple's `t_data`), sharing one copy of the
+/// page among all the tuples of a parse instead of one allocation each.
+/// Reads, compares, prints and serializes as the byte slice it stands for.
+#[derive(Clone)]
+pub struct PageBytes {
+    /// `None`: no bytes (costs no allocation).
+    page: Option<Arc<[u8]>>,
+    range: Range<usize>,
+}
+
+impl PageBytes {
+    /// `range` of `page`; an empty slice when the range is not in the page.
+    pub fn new(page: Arc<[u8]>, range: Range<usize>) -> Self {
+        let range = if page.get(range.clone()).is_some() {
+            range
+        } else {
+            0..0
+        };
+        PageBytes {
+            page: Some(page),
+            range,
+        }
+    }
+
+    /// No bytes.
+    pub fn empty() -> Self {
+        PageBytes {
+            page: None,
+            range: 0..0,
+        }
+    }
+}
+
+impl Deref for PageBytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        self.page
+            .as_deref()
+            .and_then(|p| p.get(self.range.clone()))
+            .unwrap_or_default()
+    }
+}
+
+impl PartialEq for PageBytes {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+
+impl Eq for PageBytes {}
+
+impl fmt::Debug for PageBytes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        (**self).fmt(f)
+    }
+}
+
+impl Serialize for PageBytes {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.iter())
+    }
+}
+
 /// A heap tuple as `heap_page_items` shows it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct HeapTuple {
@@ -331,7 +396,7 @@ pub struct HeapTuple {
     /// Page offset of the user data (lp_off + t_hoff).
     pub data_offset: usize,
     /// User data: lp_len − t_hoff bytes from t_hoff; `None` when t_hoff runs past lp_len.
-    pub t_data: Option<Vec<u8>>,
+    pub t_data: Option<PageBytes>,
     /// heap_tuple_infomask_flags' `raw_flags`.
     pub raw_flags: flags::FlagList,
     /// heap_tuple_infomask_flags' `combined_flags`.

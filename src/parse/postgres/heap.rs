@@ -327,11 +327,11 @@ fn read_tuple(
         if r.recording() {
             r.set_context(Region::TupleData, Some(format!("tuple {}", id.lp)));
         }
-        let data = r.bytes(data_offset, lp_len - hoff, "t_data")?;
+        let len = r.bytes(data_offset, lp_len - hoff, "t_data")?.len();
         if r.recording() {
-            r.show_last(plural(data.len(), "byte"));
+            r.show_last(plural(len, "byte"));
         }
-        Some(data.to_vec())
+        Some(r.shared_bytes(data_offset, len))
     } else {
         None
     };
