@@ -661,6 +661,41 @@ fn json(page: &PgPage) -> Value {
     serde_json::to_value(PageJson::from_page(page)).unwrap()
 }
 
+/// Panics listing every difference found, if any.
+fn assert_no_diffs(diffs: &[String]) {
+    assert!(
+        diffs.is_empty(),
+        "{} differences:\n{}",
+        diffs.len(),
+        diffs.join("\n")
+    );
+}
+
+/// pageinspect's item rows (`bt_page_items`, `hash_page_items`, …), when
+/// the fixture has them, against our `items`, by `itemoffset`; how many.
+fn compare_items(
+    name: &str,
+    theirs: Option<&Value>,
+    ours: &Value,
+    diffs: &mut Vec<String>,
+) -> usize {
+    let Some(theirs) = theirs.and_then(Value::as_array) else {
+        return 0;
+    };
+    let our_items = ours["items"].as_array().unwrap();
+    assert_eq!(theirs.len(), our_items.len(), "{name}");
+    for (t, o) in theirs.iter().zip(our_items) {
+        compare(
+            &format!("{name} item {}", t["itemoffset"]),
+            t,
+            o,
+            &[],
+            diffs,
+        );
+    }
+    theirs.len()
+}
+
 /// pageinspect's value for `key` against ours; `skip` keys are not compared.
 fn compare(what: &str, theirs: &Value, ours: &Value, skip: &[&str], diffs: &mut Vec<String>) {
     for (key, expected) in theirs.as_object().unwrap() {
@@ -821,12 +856,7 @@ fn big_endian_heap_pages_decode_to_what_pageinspect_gave() {
         values += compare_rows(&f, &page, &unswapped, Some(&[]), &mut diffs);
         pages += 1;
     }
-    assert!(
-        diffs.is_empty(),
-        "{} differences:\n{}",
-        diffs.len(),
-        diffs.join("\n")
-    );
+    assert_no_diffs(&diffs);
     assert!(
         pages >= 15 && items >= 500 && values >= 500,
         "{pages} {items} {values}"
@@ -990,12 +1020,7 @@ fn thirty_two_bit_heap_pages_decode_to_what_pageinspect_gave() {
         decode_page(&mut page, &p32, &f.schema, None);
         values += compare_rows(&f, &page, &HashSet::new(), None, &mut diffs);
     }
-    assert!(
-        diffs.is_empty(),
-        "{} differences:\n{}",
-        diffs.len(),
-        diffs.join("\n")
-    );
+    assert_no_diffs(&diffs);
     assert!(
         detected >= 5 && values >= 200,
         "{detected} pages, {values} values"
@@ -1182,28 +1207,10 @@ fn big_endian_btree_pages_decode_to_what_pageinspect_gave() {
                 &mut diffs,
             );
         }
-        if let Some(theirs) = doc.get("bt_page_items").and_then(Value::as_array) {
-            let our_items = ours["items"].as_array().unwrap();
-            assert_eq!(theirs.len(), our_items.len(), "{name}");
-            for (t, o) in theirs.iter().zip(our_items) {
-                items += 1;
-                compare(
-                    &format!("{name} item {}", t["itemoffset"]),
-                    t,
-                    o,
-                    &[],
-                    &mut diffs,
-                );
-            }
-        }
+        items += compare_items(&name, doc.get("bt_page_items"), &ours, &mut diffs);
         pages += 1;
     }
-    assert!(
-        diffs.is_empty(),
-        "{} differences:\n{}",
-        diffs.len(),
-        diffs.join("\n")
-    );
+    assert_no_diffs(&diffs);
     assert!(
         pages >= 40 && metas >= 5 && items >= 1000 && safexids >= 3,
         "{pages} {metas} {items} {safexids}"
@@ -1609,12 +1616,7 @@ fn thirty_two_bit_btree_pages_decode_to_what_pageinspect_gave() {
             items += 1;
         }
     }
-    assert!(
-        diffs.is_empty(),
-        "{} differences:\n{}",
-        diffs.len(),
-        diffs.join("\n")
-    );
+    assert_no_diffs(&diffs);
     assert!(
         detected >= 20 && items >= 1000 && with_nulls >= 10 && postings >= 10,
         "{detected} pages, {items} items, {with_nulls} with nulls, {postings} postings"
@@ -1740,28 +1742,10 @@ fn big_endian_hash_pages_decode_to_what_pageinspect_gave() {
                 }
             }
         }
-        if let Some(theirs) = doc.get("hash_page_items").and_then(Value::as_array) {
-            let our_items = ours["items"].as_array().unwrap();
-            assert_eq!(theirs.len(), our_items.len(), "{name}");
-            for (t, o) in theirs.iter().zip(our_items) {
-                items += 1;
-                compare(
-                    &format!("{name} item {}", t["itemoffset"]),
-                    t,
-                    o,
-                    &[],
-                    &mut diffs,
-                );
-            }
-        }
+        items += compare_items(&name, doc.get("hash_page_items"), &ours, &mut diffs);
         pages += 1;
     }
-    assert!(
-        diffs.is_empty(),
-        "{} differences:\n{}",
-        diffs.len(),
-        diffs.join("\n")
-    );
+    assert_no_diffs(&diffs);
     assert!(
         pages >= 20 && items >= 500 && kinds.len() >= 4,
         "{pages} {items} {kinds:?}"

@@ -127,35 +127,20 @@ pub(crate) fn parse(
 /// told apart this way (and decode the same, except for keys after a null
 /// bitmap).
 pub(crate) fn detect_max_align(r: &Reader, ids: &[ItemId]) -> Option<Problem> {
-    let stored = |id: &&ItemId| id.has_storage();
-    let first = ids
-        .iter()
-        .filter(stored)
-        .find(|id| id.lp_flags == LpFlags::Normal && id.lp_off % 8 == 4)?;
-    let mut seen = 0usize;
-    for id in ids.iter().filter(stored) {
-        let (off, len) = (usize::from(id.lp_off), usize::from(id.lp_len));
-        if off % 4 != 0 || len % 4 != 0 || len < SIZE_OF_INDEX_TUPLE {
-            return None;
-        }
-        let t_info = r.peek_u16(off + 6, "t_info").ok()?;
-        if usize::from(t_info & INDEX_SIZE_MASK) != len {
-            return None;
-        }
-        seen += 1;
-    }
-    Some(Problem::new(
-        Severity::Info,
-        ProblemClass::LinePointer,
-        Some(super::page::item_id_offset(usize::from(first.lp))),
-        format!("lp[{}]", first.lp),
-        format!(
-            "index tuples laid out by a 32-bit build (MAXALIGN 4): lp[{}] starts at lp_off {} \
-             (4 mod 8, which a 64-bit build never writes), and all {seen} index tuples start \
-             at multiples of 4 with IndexTupleSize equal to lp_len; decoded with 4-byte MAXALIGN",
-            first.lp, first.lp_off
-        ),
-    ))
+    super::page::four_byte_maxalign(
+        ids,
+        ItemId::has_storage,
+        |id| {
+            let (off, len) = (usize::from(id.lp_off), usize::from(id.lp_len));
+            len % 4 == 0
+                && len >= SIZE_OF_INDEX_TUPLE
+                && r.peek_u16(off + 6, "t_info")
+                    .is_ok_and(|t_info| usize::from(t_info & INDEX_SIZE_MASK) == len)
+        },
+        "index tuples",
+        "index tuples",
+        "with IndexTupleSize equal to lp_len; decoded with 4-byte MAXALIGN",
+    )
 }
 
 /// A btree metapage has no items to tell the build by, but PostgreSQL 11 and

@@ -121,39 +121,26 @@ fn expected_hoff(t_infomask2: u16, t_infomask: u16, max_align: usize) -> usize {
 /// Pages whose tuples all happen to sit at multiples of 8 cannot be told
 /// apart this way.
 pub(crate) fn detect_max_align(r: &Reader, ids: &[ItemId]) -> Option<Problem> {
-    let normal = |id: &&ItemId| id.lp_flags == LpFlags::Normal && id.has_storage();
-    // The common case costs one pass over the line pointers already read.
-    let first = ids.iter().filter(normal).find(|id| id.lp_off % 8 == 4)?;
-    let mut seen = 0usize;
-    for id in ids.iter().filter(normal) {
-        let base = usize::from(id.lp_off);
-        if base % 4 != 0 || usize::from(id.lp_len) < MIN_HEAP_TUPLE_SIZE {
-            return None;
-        }
-        let Ok(&[a, b, c, d, t_hoff]) = r.peek(base + 18, 5, "t_infomask2") else {
-            return None;
-        };
-        let (t_infomask2, t_infomask) = (r.decode_u16([a, b]), r.decode_u16([c, d]));
-        if usize::from(t_hoff) != expected_hoff(t_infomask2, t_infomask, 4)
-            || usize::from(t_hoff) > usize::from(id.lp_len)
-        {
-            return None;
-        }
-        seen += 1;
-    }
-    Some(Problem::new(
-        Severity::Info,
-        ProblemClass::LinePointer,
-        Some(super::page::item_id_offset(usize::from(first.lp))),
-        format!("lp[{}]", first.lp),
-        format!(
-            "tuples laid out by a 32-bit build (MAXALIGN 4): lp[{}] starts at lp_off {} (4 \
-             mod 8, which a 64-bit build never writes), and all {seen} tuples start at \
-             multiples of 4 with the t_hoff MAXALIGN 4 gives their headers; decoded with \
-             4-byte MAXALIGN and 4-byte alignment for typalign d",
-            first.lp, first.lp_off
-        ),
-    ))
+    super::page::four_byte_maxalign(
+        ids,
+        |id| id.lp_flags == LpFlags::Normal && id.has_storage(),
+        |id| {
+            let base = usize::from(id.lp_off);
+            if usize::from(id.lp_len) < MIN_HEAP_TUPLE_SIZE {
+                return false;
+            }
+            let Ok(&[a, b, c, d, t_hoff]) = r.peek(base + 18, 5, "t_infomask2") else {
+                return false;
+            };
+            let (t_infomask2, t_infomask) = (r.decode_u16([a, b]), r.decode_u16([c, d]));
+            usize::from(t_hoff) == expected_hoff(t_infomask2, t_infomask, 4)
+                && usize::from(t_hoff) <= usize::from(id.lp_len)
+        },
+        "tuples",
+        "tuples",
+        "with the t_hoff MAXALIGN 4 gives their headers; decoded with 4-byte MAXALIGN and \
+         4-byte alignment for typalign d",
+    )
 }
 
 /// The fixed part of the tuple header at `base`, read without recording spans.

@@ -48,6 +48,23 @@ fn intalign(n: usize) -> usize {
     n.saturating_add(3) & !3
 }
 
+/// A container's JEntry count (objects have a key and a value per item)
+/// and where its data starts (after the header and the JEntries), checked
+/// against its `len` bytes.
+fn entries_base(count: usize, object: bool, len: usize) -> Result<(usize, usize), String> {
+    let nentries = if object {
+        count.saturating_mul(2)
+    } else {
+        count
+    };
+    let base = nentries
+        .checked_mul(4)
+        .and_then(|n| n.checked_add(4))
+        .filter(|&b| b <= len)
+        .ok_or_else(|| format!("jsonb container of {count} items does not fit in {len} bytes"))?;
+    Ok((nentries, base))
+}
+
 fn container(data: &[u8], depth: usize, out: &mut String) -> Result<(), String> {
     if depth > MAX_DEPTH {
         return Err(format!("jsonb nested deeper than {MAX_DEPTH} levels"));
@@ -63,21 +80,7 @@ fn container(data: &[u8], depth: usize, out: &mut String) -> Result<(), String> 
             ))
         }
     };
-    let nentries = if object {
-        count.saturating_mul(2)
-    } else {
-        count
-    };
-    let base = nentries
-        .checked_mul(4)
-        .and_then(|n| n.checked_add(4))
-        .filter(|&b| b <= data.len())
-        .ok_or_else(|| {
-            format!(
-                "jsonb container of {count} items does not fit in {} bytes",
-                data.len()
-            )
-        })?;
+    let (nentries, base) = entries_base(count, object, data.len())?;
     let mut entries = Vec::with_capacity(nentries);
     for i in 0..nentries {
         entries.push(u32_at(data, 4 + 4 * i)?);
@@ -205,21 +208,7 @@ fn container_to_little(data: &mut [u8], depth: usize) -> Result<(), String> {
     };
     let header = word(data, 0)?;
     let count = (header & JB_CMASK) as usize;
-    let nentries = if header & JB_FOBJECT != 0 {
-        count.saturating_mul(2)
-    } else {
-        count
-    };
-    let base = nentries
-        .checked_mul(4)
-        .and_then(|n| n.checked_add(4))
-        .filter(|&b| b <= data.len())
-        .ok_or_else(|| {
-            format!(
-                "jsonb container of {count} items does not fit in {} bytes",
-                data.len()
-            )
-        })?;
+    let (nentries, base) = entries_base(count, header & JB_FOBJECT != 0, data.len())?;
     let mut offset = 0usize;
     for i in 0..nentries {
         let e = word(data, 4 + 4 * i)?;

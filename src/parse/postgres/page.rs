@@ -427,6 +427,44 @@ pub(super) fn item_id_offset(lp: usize) -> usize {
     SIZE_OF_PAGE_HEADER + (lp - 1) * SIZE_OF_ITEM_ID
 }
 
+/// The evidence of a 32-bit build (MAXALIGN 4) every page kind's detector
+/// shares: a normal item at an lp_off of 4 mod 8, which a 64-bit build never
+/// writes, and every item `counted` at a multiple of 4 and passing `fits`
+/// (the kind's own check of its tuple layout). Then an info note naming that
+/// item, how many `items` fit, and `how` they were checked and are decoded.
+pub(super) fn four_byte_maxalign(
+    ids: &[ItemId],
+    counted: impl Fn(&ItemId) -> bool,
+    mut fits: impl FnMut(&ItemId) -> bool,
+    what: &str,
+    items: &str,
+    how: &str,
+) -> Option<Problem> {
+    let first = ids
+        .iter()
+        .filter(|id| counted(id))
+        .find(|id| id.lp_flags == crate::model::postgres::LpFlags::Normal && id.lp_off % 8 == 4)?;
+    let mut seen = 0usize;
+    for id in ids.iter().filter(|id| counted(id)) {
+        if id.lp_off % 4 != 0 || !fits(id) {
+            return None;
+        }
+        seen += 1;
+    }
+    Some(Problem::new(
+        Severity::Info,
+        ProblemClass::LinePointer,
+        Some(item_id_offset(usize::from(first.lp))),
+        format!("lp[{}]", first.lp),
+        format!(
+            "{what} laid out by a 32-bit build (MAXALIGN 4): lp[{}] starts at lp_off {} (4 mod 8, \
+             which a 64-bit build never writes), and all {seen} {items} start at multiples of 4 \
+             {how}",
+            first.lp, first.lp_off
+        ),
+    ))
+}
+
 /// [`item_ids`], each recorded as a span for the hex view.
 fn read_line_pointers(r: &mut Reader, h: &PageHeader, problems: &mut Vec<Problem>) -> Vec<ItemId> {
     let ids = item_ids(r, h, problems);

@@ -9,7 +9,7 @@
 
 use crate::model::postgres::index::{IndexBody, IndexItem, KeyArea, SpGistMeta, SpGistNode};
 use crate::model::postgres::{
-    ItemId, LpFlags, PageHeader, PageLayout, SpGistPageOpaque, SIZE_OF_PAGE_HEADER,
+    ItemId, PageHeader, PageLayout, SpGistPageOpaque, SIZE_OF_PAGE_HEADER,
 };
 use crate::model::span::Region;
 use crate::model::{Problem, ProblemClass};
@@ -113,41 +113,32 @@ fn read_meta(r: &mut Reader) -> Result<SpGistMeta, ReadError> {
 pub(crate) fn detect_max_align(r: &Reader, h: &PageHeader, ids: &[ItemId]) -> Option<Problem> {
     let leaf = r.peek_u16(usize::from(h.pd_special), "flags").ok()? & SPGIST_LEAF != 0;
     let big = r.endian() == crate::reader::Endian::Big;
-    let stored = |id: &&ItemId| id.has_storage();
-    let first = ids
-        .iter()
-        .filter(stored)
-        .find(|id| id.lp_flags == LpFlags::Normal && id.lp_off % 8 == 4)?;
-    let mut seen = 0usize;
-    for id in ids.iter().filter(stored) {
-        let (off, len) = (usize::from(id.lp_off), usize::from(id.lp_len));
-        if off % 4 != 0 || len % 4 != 0 || len < 8 {
-            return None;
-        }
-        let [state, size30] = bitfields(r.peek_u32(off, "tupstate").ok()?, big, [2, 30]);
-        let size = if state != 0 || leaf {
-            size30 as usize
-        } else {
-            usize::from(r.peek_u16(off + 4, "size").ok()?)
-        };
-        if size != len {
-            return None;
-        }
-        seen += 1;
-    }
-    Some(Problem::new(
-        crate::model::Severity::Info,
-        ProblemClass::LinePointer,
-        Some(super::page::item_id_offset(usize::from(first.lp))),
-        format!("lp[{}]", first.lp),
-        format!(
-            "SP-GiST tuples laid out by a 32-bit build (MAXALIGN 4): lp[{}] starts at lp_off {} \
-             (4 mod 8, which a 64-bit build never writes), and all {seen} tuples start at \
-             multiples of 4 with the size in their header equal to lp_len; decoded with 4-byte \
-             MAXALIGN",
-            first.lp, first.lp_off
-        ),
-    ))
+    super::page::four_byte_maxalign(
+        ids,
+        ItemId::has_storage,
+        |id| {
+            let (off, len) = (usize::from(id.lp_off), usize::from(id.lp_len));
+            if len % 4 != 0 || len < 8 {
+                return false;
+            }
+            let Ok(word) = r.peek_u32(off, "tupstate") else {
+                return false;
+            };
+            let [state, size30] = bitfields(word, big, [2, 30]);
+            let size = if state != 0 || leaf {
+                size30 as usize
+            } else {
+                match r.peek_u16(off + 4, "size") {
+                    Ok(size) => usize::from(size),
+                    Err(_) => return false,
+                }
+            };
+            size == len
+        },
+        "SP-GiST tuples",
+        "tuples",
+        "with the size in their header equal to lp_len; decoded with 4-byte MAXALIGN",
+    )
 }
 
 /// The `unsigned int` bitfields of `widths` (declaration order) packed in
