@@ -1145,23 +1145,12 @@ fn btree_to_big_endian_keys(le: &[u8], blkno: u32, int4_key: bool) -> Vec<u8> {
 
 #[test]
 fn big_endian_btree_pages_decode_to_what_pageinspect_gave() {
-    let dir = fixture("postgres/btree");
-    let mut paths: Vec<PathBuf> = fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    paths.sort();
     let mut diffs = Vec::new();
     let (mut pages, mut metas, mut items, mut safexids) = (0, 0, 0, 0);
-    for path in paths {
-        let doc: Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
-        let le = fs::read(path.with_extension("page")).unwrap();
+    for (name, doc, le, blkno) in saved_pages("postgres/btree", "") {
         if le.iter().all(|&b| b == 0) {
             continue;
         }
-        let blkno = doc["blkno"].as_u64().unwrap() as u32;
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
         let be = btree_to_big_endian(&le, blkno);
         assert_eq!(detect_endian(&be), Endian::Big, "{name}");
         let page = parse(&be, blkno);
@@ -1535,23 +1524,12 @@ fn btree_to_32bit(le: &[u8], blkno: u32, types: &[u8]) -> Option<(Vec<u8>, Vec<O
 
 #[test]
 fn thirty_two_bit_btree_pages_decode_to_what_pageinspect_gave() {
-    let dir = fixture("postgres/btree");
-    let mut paths: Vec<PathBuf> = fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    paths.sort();
     let mut diffs = Vec::new();
     let (mut detected, mut aligned8, mut items, mut with_nulls, mut postings) = (0, 0, 0, 0, 0);
-    for path in paths {
-        let doc: Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
-        let le = fs::read(path.with_extension("page")).unwrap();
+    for (name, doc, le, blkno) in saved_pages("postgres/btree", "") {
         if le.iter().all(|&b| b == 0) {
             continue;
         }
-        let blkno = doc["blkno"].as_u64().unwrap() as u32;
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
         let types = btree_key_types(doc["scenario"].as_str().unwrap());
         let Some((p32, relaid)) = btree_to_32bit(&le, blkno, types) else {
             continue;
@@ -1691,26 +1669,12 @@ fn hash_to_big_endian(le: &[u8], blkno: u32) -> Vec<u8> {
 
 #[test]
 fn big_endian_hash_pages_decode_to_what_pageinspect_gave() {
-    let dir = fixture("postgres/indexes");
-    let mut paths: Vec<PathBuf> = fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| {
-            let n = p.file_name().unwrap().to_string_lossy();
-            n.starts_with("hash_ix.") && n.ends_with(".json") && !n.contains("truth")
-        })
-        .collect();
-    paths.sort();
     let mut diffs = Vec::new();
     let (mut pages, mut items, mut kinds) = (0, 0, HashSet::new());
-    for path in paths {
-        let doc: Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
-        let le = fs::read(path.with_extension("page")).unwrap();
+    for (name, doc, le, blkno) in saved_pages("postgres/indexes", "hash_ix.") {
         if le.iter().all(|&b| b == 0) {
             continue;
         }
-        let blkno = doc["blkno"].as_u64().unwrap() as u32;
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
         let be = hash_to_big_endian(&le, blkno);
         assert_eq!(detect_endian(&be), Endian::Big, "{name}");
         let page = parse(&be, blkno);
@@ -1801,17 +1765,25 @@ fn big_endian_gin_metapage_decodes_to_what_pageinspect_gave() {
 
 /// A saved index page: (file name, pageinspect's document, bytes, blkno).
 fn index_fixtures(index: &str) -> Vec<(String, Value, Vec<u8>, u32)> {
-    let dir = fixture("postgres/indexes");
-    let mut paths: Vec<PathBuf> = fs::read_dir(&dir)
+    let out = saved_pages("postgres/indexes", &format!("{index}."));
+    assert!(!out.is_empty(), "no {index} fixtures");
+    out
+}
+
+/// The pages saved under fixtures/`dir` whose names start with `prefix`
+/// (truth files aside), in name order: (file name, pageinspect's document,
+/// bytes, blkno).
+fn saved_pages(dir: &str, prefix: &str) -> Vec<(String, Value, Vec<u8>, u32)> {
+    let mut paths: Vec<PathBuf> = fs::read_dir(fixture(dir))
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| {
             let n = p.file_name().unwrap().to_string_lossy();
-            n.starts_with(&format!("{index}.")) && n.ends_with(".json") && !n.contains("truth")
+            n.starts_with(prefix) && n.ends_with(".json") && !n.contains("truth")
         })
         .collect();
     paths.sort();
-    let out: Vec<_> = paths
+    paths
         .into_iter()
         .map(|path| {
             let doc: Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
@@ -1820,9 +1792,7 @@ fn index_fixtures(index: &str) -> Vec<(String, Value, Vec<u8>, u32)> {
             let name = path.file_name().unwrap().to_string_lossy().into_owned();
             (name, doc, le, blkno)
         })
-        .collect();
-    assert!(!out.is_empty(), "no {index} fixtures");
-    out
+        .collect()
 }
 
 /// pd_checksum as a big-endian host computes it.
