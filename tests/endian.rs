@@ -173,6 +173,10 @@ enum VarSwap {
     Geo(usize),
     /// utils/jsonb.h's containers.
     Jsonb,
+    /// tsearch/ts_type.h's TSVectorData.
+    TsVector,
+    /// tsearch/ts_type.h's TSQueryData.
+    TsQuery,
 }
 
 fn varlena_swap(ty: &str) -> Option<VarSwap> {
@@ -185,6 +189,8 @@ fn varlena_swap(ty: &str) -> Option<VarSwap> {
         "path" => VarSwap::Geo(3),
         "polygon" => VarSwap::Geo(1),
         "jsonb" => VarSwap::Jsonb,
+        "tsvector" => VarSwap::TsVector,
+        "tsquery" => VarSwap::TsQuery,
         "text" | "character varying" | "character" | "bytea" | "json" | "xml" | "inet" | "cidr" => {
             VarSwap::Bytes
         }
@@ -204,6 +210,7 @@ fn elem_layout(ty: &str) -> Option<(i16, usize)> {
         "text" | "numeric" | "character varying" => (-1, 4),
         "point" | "line" | "lseg" | "box" | "circle" => (fixed_len(ty)?, 8),
         "path" | "polygon" => (-1, 8),
+        "tsvector" | "tsquery" => (-1, 4),
         _ => return None,
     })
 }
@@ -269,6 +276,51 @@ fn jsonb_to_big_endian(le: &[u8], p: &mut [u8], at: usize) {
     }
 }
 
+/// A tsvector (ts_type.h) at `at` of the little-endian page as a
+/// big-endian host stores it: the int32 count; each WordEntry, a bitfield
+/// `haspos:1, len:11, pos:20` that GCC allocates from the least
+/// significant bit on little-endian hosts and from the most significant on
+/// big-endian ones; each lexeme's positions (at the SHORTALIGN after its
+/// text, counted from the end of the entries: a uint16 count, then uint16
+/// WordEntryPos words).
+fn tsvector_to_big_endian(le: &[u8], p: &mut [u8], at: usize) {
+    let size = le32(le, at) as usize;
+    swap_fields(p, at, &[4]);
+    let strings = at + 4 + 4 * size;
+    for i in 0..size {
+        let e = le32(le, at + 4 + 4 * i);
+        let (haspos, len, pos) = (e & 1, (e >> 1) & 0x7FF, e >> 12);
+        let be = (haspos << 31) | (len << 20) | pos;
+        p[at + 4 + 4 * i..at + 8 + 4 * i].copy_from_slice(&be.to_be_bytes());
+        if haspos == 1 {
+            let positions = strings + align((pos + len) as usize, 2);
+            let npos = usize::from(le16(le, positions));
+            swap_fields(p, positions, &vec![2; 1 + npos]);
+        }
+    }
+}
+
+/// A tsquery (ts_type.h) at `at` as a big-endian host stores it: the
+/// int32 count; each 12-byte QueryItem: an operand's int32 valcrc and its
+/// `length:12, distance:20` bitfield (allocated from the other end), an
+/// operator's int16 distance and uint32 left.
+fn tsquery_to_big_endian(le: &[u8], p: &mut [u8], at: usize) {
+    let size = le32(le, at) as usize;
+    swap_fields(p, at, &[4]);
+    for i in 0..size {
+        let base = at + 4 + 12 * i;
+        match le[base] {
+            1 | 3 => {
+                swap_fields(p, base + 4, &[4]);
+                let w = le32(le, base + 8);
+                let be = ((w & 0xFFF) << 20) | (w >> 12);
+                p[base + 8..base + 12].copy_from_slice(&be.to_be_bytes());
+            }
+            _ => swap_fields(p, base + 2, &[2, 4]),
+        }
+    }
+}
+
 /// One value of type `ty` stored at `pos` of the varlena content at
 /// `content` (alignment counted from a 4-byte header before it), as a
 /// big-endian host writes it; the position after it, or `None` when the
@@ -308,6 +360,8 @@ fn inner_value_to_big_endian(
             }
         }
         VarSwap::Geo(ints) => geo_to_big_endian(p, content + at + hdr, len - hdr, ints),
+        VarSwap::TsVector => tsvector_to_big_endian(le, p, content + at + hdr),
+        VarSwap::TsQuery => tsquery_to_big_endian(le, p, content + at + hdr),
         _ => return None,
     }
     Some(at + len)
@@ -508,6 +562,8 @@ fn to_big_endian(le: &[u8], blkno: u32, cols: &[Col]) -> (Vec<u8>, HashSet<(u16,
                 Some(VarSwap::BitLen) => swap_fields(&mut p, content, &[4]),
                 Some(VarSwap::Geo(ints)) => geo_to_big_endian(&mut p, content, clen, ints),
                 Some(VarSwap::Jsonb) => jsonb_to_big_endian(le, &mut p, content),
+                Some(VarSwap::TsVector) => tsvector_to_big_endian(le, &mut p, content),
+                Some(VarSwap::TsQuery) => tsquery_to_big_endian(le, &mut p, content),
                 Some(VarSwap::Array(elem)) => {
                     if !array_to_big_endian(le, &mut p, content, &elem) {
                         unswapped.insert((lp, i + 1));
@@ -864,47 +920,39 @@ fn big_endian_heap_pages_decode_to_what_pageinspect_gave() {
     eprintln!("big-endian: {pages} pages, {items} items, {values} values equal");
 }
 
-/// The geometric types of a real PostgreSQL 15 table (fixtures/postgres/
-/// catalog/contrib.sh: line, lseg, path, polygon, circle, point, box and
-/// arrays of line, polygon and circle), its pages byte-swapped as a
-/// big-endian host writes them: every value swapped decodes to what the
-/// server's COPY wrote.
-#[test]
-fn big_endian_geometric_values_decode_to_what_copy_gave() {
+/// The pages of a real PostgreSQL 15 table of fixtures/postgres/catalog/
+/// contrib/15 (made by contrib.sh) byte-swapped as a big-endian host writes
+/// them, its columns `names` (name, type): every value the builder swapped
+/// must decode to what the server's COPY wrote. How many values of each
+/// type were compared.
+fn big_endian_table_equals_copy(
+    table: &str,
+    names: &[(&'static str, &'static str)],
+) -> std::collections::BTreeMap<&'static str, usize> {
     let dir = fixture("postgres/catalog/contrib/15");
     let tables = fs::read_to_string(dir.join("tables.txt")).unwrap();
     let heap = tables
         .lines()
-        .find_map(|l| l.strip_prefix("public.geo|"))
+        .find_map(|l| l.strip_prefix(&format!("{table}|")))
         .unwrap()
         .split('|')
         .next()
-        .unwrap();
+        .unwrap()
+        .to_string();
     let file = fs::read(dir.join("datadir").join(heap)).unwrap();
-    let copy = fs::read_to_string(dir.join("public.geo.copy")).unwrap();
+    let copy = fs::read_to_string(dir.join(format!("{table}.copy"))).unwrap();
     let mut rows = copy.lines().map(|l| l.split('\t').collect::<Vec<_>>());
-    let names = [
-        ("id", "integer"),
-        ("ln", "line"),
-        ("ls", "lseg"),
-        ("po", "path"),
-        ("pc", "path"),
-        ("pg", "polygon"),
-        ("ci", "circle"),
-        ("pt", "point"),
-        ("bx", "box"),
-        ("lns", "line[]"),
-        ("pgs", "polygon[]"),
-        ("cis", "circle[]"),
-    ];
     let cols: Vec<Col> = names
         .iter()
         .map(|(_, ty)| {
             let (attlen, attalign) = match *ty {
-                "integer" => (4, 4),
+                "integer" | "tsvector" | "tsquery" | "tsvector[]" | "tsquery[]" => {
+                    (elem_layout(ty.trim_end_matches("[]")).unwrap().0.min(4), 4)
+                }
                 t if t.ends_with("[]") || t == "path" || t == "polygon" => (-1, 8),
                 t => (fixed_len(t).unwrap(), 8),
             };
+            let attlen = if ty.ends_with("[]") { -1 } else { attlen };
             Col {
                 ty: ty.to_string(),
                 attlen,
@@ -914,7 +962,7 @@ fn big_endian_geometric_values_decode_to_what_copy_gave() {
         .collect();
     let list: Vec<String> = names.iter().map(|(n, t)| format!("{n} {t}")).collect();
     let schema = parse_columns(&list.join(", ")).unwrap();
-    let (mut compared, mut by_type) = (0, std::collections::BTreeMap::new());
+    let mut by_type = std::collections::BTreeMap::new();
     let mut diffs = Vec::new();
     for (blkno, le) in file.chunks(8192).enumerate() {
         let (be, unswapped) = to_big_endian(le, blkno as u32, &cols);
@@ -928,20 +976,50 @@ fn big_endian_geometric_values_decode_to_what_copy_gave() {
                 if unswapped.contains(&(item.id.lp, i + 1)) || a.storage == Storage::ExternalToast {
                     continue;
                 }
-                let got = a.value.as_ref().map_or("\\N", |v| v.text.as_str());
-                compared += 1;
+                // COPY's text format: backslash, tab, newline and CR escaped.
+                let got = a.value.as_ref().map_or("\\N".to_string(), |v| {
+                    v.text
+                        .replace('\\', "\\\\")
+                        .replace('\t', "\\t")
+                        .replace('\n', "\\n")
+                        .replace('\r', "\\r")
+                });
                 *by_type.entry(names[i].1).or_insert(0) += 1;
                 if got != row[i] {
                     diffs.push(format!(
-                        "block {blkno} lp {} {}: COPY {}, blockscope {got} {:?}",
+                        "{table} block {blkno} lp {} {}: COPY {}, blockscope {got} {:?}",
                         item.id.lp, names[i].0, row[i], a.problems
                     ));
                 }
             }
         }
     }
-    assert!(rows.next().is_none(), "rows left over");
-    assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+    assert!(rows.next().is_none(), "{table}: rows left over");
+    assert_no_diffs(&diffs);
+    by_type
+}
+
+/// The geometric types (line, lseg, path, polygon, circle, point, box and
+/// arrays of line, polygon and circle) of big-endian pages.
+#[test]
+fn big_endian_geometric_values_decode_to_what_copy_gave() {
+    let by_type = big_endian_table_equals_copy(
+        "public.geo",
+        &[
+            ("id", "integer"),
+            ("ln", "line"),
+            ("ls", "lseg"),
+            ("po", "path"),
+            ("pc", "path"),
+            ("pg", "polygon"),
+            ("ci", "circle"),
+            ("pt", "point"),
+            ("bx", "box"),
+            ("lns", "line[]"),
+            ("pgs", "polygon[]"),
+            ("cis", "circle[]"),
+        ],
+    );
     for ty in [
         "path",
         "polygon",
@@ -956,7 +1034,31 @@ fn big_endian_geometric_values_decode_to_what_copy_gave() {
             "{ty}: {by_type:?}"
         );
     }
-    eprintln!("big-endian geometric: {compared} values equal COPY ({by_type:?})");
+    eprintln!("big-endian geometric: values equal COPY: {by_type:?}");
+}
+
+/// tsvector and tsquery (positions, weights, prefixes, phrase distances,
+/// their arrays) of big-endian pages: their WordEntry and QueryOperand
+/// bitfields are allocated from the other end there.
+#[test]
+fn big_endian_text_search_values_decode_to_what_copy_gave() {
+    let by_type = big_endian_table_equals_copy(
+        "public.tsearch",
+        &[
+            ("id", "integer"),
+            ("tv", "tsvector"),
+            ("tq", "tsquery"),
+            ("tvs", "tsvector[]"),
+            ("tqs", "tsquery[]"),
+        ],
+    );
+    for ty in ["tsvector", "tsquery", "tsvector[]", "tsquery[]"] {
+        assert!(
+            by_type.get(ty).is_some_and(|&n| n >= 2),
+            "{ty}: {by_type:?}"
+        );
+    }
+    eprintln!("big-endian text search: values equal COPY: {by_type:?}");
 }
 
 #[test]

@@ -92,6 +92,95 @@ pub(crate) fn tsvector_out(data: &[u8]) -> Result<String, String> {
     })
 }
 
+/// Reverse `len` bytes at `at` (a field of a big-endian host), or say where
+/// the value ends.
+fn swap(data: &mut [u8], at: usize, len: usize, what: &str) -> Result<(), String> {
+    data.get_mut(at..at.saturating_add(len))
+        .ok_or_else(|| format!("{what} ends inside a word at byte {at}"))?
+        .reverse();
+    Ok(())
+}
+
+/// The count at the start of a tsvector or tsquery of a big-endian host,
+/// made little-endian, and checked to fit `unit` bytes a piece.
+fn count_to_little(data: &mut [u8], unit: usize, what: &str) -> Result<usize, String> {
+    swap(data, 0, 4, what)?;
+    let size = u32_at(data, 0)? as i32;
+    usize::try_from(size)
+        .ok()
+        .filter(|&n| n.saturating_mul(unit) <= data.len())
+        .ok_or_else(|| {
+            format!(
+                "{what} of {size} entries does not fit in {} bytes",
+                data.len()
+            )
+        })
+}
+
+/// A 32-bit word holding the bitfields `(low, high)` bits wide, as a
+/// big-endian host's GCC allocates them (the first field in the most
+/// significant bits), rewritten with the first field in the least
+/// significant bits, as a little-endian host has it.
+fn bitfields_to_little(data: &mut [u8], at: usize, widths: &[u32]) -> Result<(), String> {
+    let b = data
+        .get(at..at + 4)
+        .ok_or_else(|| format!("a bitfield word at {at} runs past the end"))?;
+    let word = u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+    let (mut from_top, mut from_bottom, mut little) = (32u32, 0u32, 0u32);
+    for &w in widths {
+        from_top -= w;
+        let field = (word >> from_top) & ((1u64 << w) - 1) as u32;
+        little |= field << from_bottom;
+        from_bottom += w;
+    }
+    data[at..at + 4].copy_from_slice(&little.to_le_bytes());
+    Ok(())
+}
+
+/// A tsvector of a big-endian host rewritten in place as a little-endian
+/// host stores it: the count, each WordEntry (`haspos:1, len:11, pos:20`)
+/// and each position list (uint16 count and WordEntryPos words).
+pub(crate) fn tsvector_to_little(data: &mut [u8]) -> Result<(), String> {
+    let size = count_to_little(data, 4, "tsvector")?;
+    let strings = 4 + size * 4;
+    for i in 0..size {
+        bitfields_to_little(data, 4 + i * 4, &[1, 11, 20])?;
+        let e = u32_at(data, 4 + i * 4)?;
+        if e & 1 != 0 {
+            let (len, pos) = (((e >> 1) & 0x7FF) as usize, (e >> 12) as usize);
+            let p = strings + ((pos + len + 1) & !1);
+            swap(data, p, 2, "tsvector")?;
+            let npos = usize::from(u16_at(data, p)?);
+            for k in 0..npos {
+                swap(data, p + 2 + 2 * k, 2, "tsvector")?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A tsquery of a big-endian host rewritten in place as a little-endian
+/// host stores it: the count, each operand's crc and `length:12,
+/// distance:20` word, each operator's phrase distance and left offset.
+pub(crate) fn tsquery_to_little(data: &mut [u8]) -> Result<(), String> {
+    let size = count_to_little(data, ITEM, "tsquery")?;
+    for i in 0..size {
+        let base = 4 + i * ITEM;
+        match byte(data, base)? {
+            QI_VAL | QI_VALSTOP => {
+                swap(data, base + 4, 4, "tsquery")?;
+                bitfields_to_little(data, base + 8, &[12, 20])?;
+            }
+            QI_OPR => {
+                swap(data, base + 2, 2, "tsquery")?;
+                swap(data, base + 4, 4, "tsquery")?;
+            }
+            t => return Err(format!("tsquery item {} has type {t}", i + 1)),
+        }
+    }
+    Ok(())
+}
+
 const QI_VAL: u8 = 1;
 const QI_OPR: u8 = 2;
 const QI_VALSTOP: u8 = 3;

@@ -129,7 +129,7 @@ pub(crate) fn decode(ty: &PgType, data: &[u8]) -> Result<Value, String> {
 /// little-endian form [`decode`] reads: each integer and float field of the
 /// type's C layout byte-swapped, strings and byte arrays left as they are.
 /// `Err` for the types whose inner layout is not rewritten (multiranges,
-/// composites, tsvector, tsquery, types blockscope does not print).
+/// composites, extension types, types blockscope does not print).
 pub(crate) fn big_endian_to_little(ty: &PgType, data: &[u8]) -> Result<Vec<u8>, String> {
     use PgType::*;
     let mut out = data.to_vec();
@@ -188,7 +188,9 @@ pub(crate) fn big_endian_to_little(ty: &PgType, data: &[u8]) -> Result<Vec<u8>, 
         Array(elem) => array_to_little(elem, &mut out)?,
         Range { subtype, .. } => range_to_little(subtype, &mut out)?,
         Jsonb => jsonb::to_little(&mut out)?,
-        Multirange { .. } | Composite { .. } | TsVector | TsQuery | Ext(_) | Other { .. } => {
+        TsVector => tsearch::tsvector_to_little(&mut out)?,
+        TsQuery => tsearch::tsquery_to_little(&mut out)?,
+        Multirange { .. } | Composite { .. } | Ext(_) | Other { .. } => {
             return Err(format!(
                 "a {} value of a big-endian page is not decoded",
                 ty.sql_name()
