@@ -19,6 +19,7 @@
 
 use super::datum::{byte, u16_at, u32_at, u64_at};
 use super::values::{float8_out, MAX_VALUE_TEXT};
+use crate::model::postgres::types::ExtType;
 
 const HS_FLAG_NEWVERSION: u32 = 0x8000_0000;
 const HENTRY_ISFIRST: u32 = 0x8000_0000;
@@ -97,6 +98,62 @@ pub(crate) fn hstore_out(data: &[u8]) -> Result<String, String> {
             e.utf8_error().valid_up_to()
         )
     })
+}
+
+/// A value of an extension type as a big-endian host stored it, rewritten
+/// in place as a little-endian host stores it (the layouts above): hstore's
+/// count word and HEntry words, ltree's level count and level lengths,
+/// cube's header word and coordinates, seg's two bounds. The flag bits
+/// (HS_FLAG_NEWVERSION, the HEntry flags, cube's point bit) are masks on
+/// the whole word, not bitfields, so a swap of the word moves them.
+pub(crate) fn to_little(ty: ExtType, data: &mut [u8]) -> Result<(), String> {
+    let what = ty.name();
+    let swap = |data: &mut [u8], at: usize, len: usize| -> Result<(), String> {
+        data.get_mut(at..at.saturating_add(len))
+            .ok_or_else(|| format!("{what} ends inside a word at byte {at}"))?
+            .reverse();
+        Ok(())
+    };
+    match ty {
+        ExtType::Citext => {}
+        ExtType::Hstore => {
+            swap(data, 0, 4)?;
+            let count = (u32_at(data, 0)? & !HS_FLAG_NEWVERSION) as usize;
+            let entries = count
+                .checked_mul(2)
+                .filter(|&n| n.saturating_mul(4).saturating_add(4) <= data.len())
+                .ok_or_else(|| {
+                    format!(
+                        "hstore of {count} pairs does not fit in {} bytes",
+                        data.len()
+                    )
+                })?;
+            for i in 0..entries {
+                swap(data, 4 + 4 * i, 4)?;
+            }
+        }
+        ExtType::Ltree => {
+            swap(data, 0, 2)?;
+            let levels = usize::from(u16_at(data, 0)?);
+            let mut at = 8 - 4;
+            for _ in 0..levels {
+                swap(data, at, 2)?;
+                let len = usize::from(u16_at(data, at)?);
+                at += (2 + len + 7) & !7;
+            }
+        }
+        ExtType::Cube => {
+            swap(data, 0, 4)?;
+            for coord in data.get_mut(4..).unwrap_or_default().chunks_exact_mut(8) {
+                coord.reverse();
+            }
+        }
+        ExtType::Seg => {
+            swap(data, 0, 4)?;
+            swap(data, 4, 4)?;
+        }
+    }
+    Ok(())
 }
 
 /// `ltree_out`: the labels joined by `.`.

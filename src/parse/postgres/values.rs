@@ -128,8 +128,8 @@ pub(crate) fn decode(ty: &PgType, data: &[u8]) -> Result<Value, String> {
 /// The datum of type `ty` a big-endian host stored, rewritten in the
 /// little-endian form [`decode`] reads: each integer and float field of the
 /// type's C layout byte-swapped, strings and byte arrays left as they are.
-/// `Err` for the types whose inner layout is not rewritten (multiranges,
-/// composites, extension types, types blockscope does not print).
+/// `Err` for the types blockscope does not print, whose inner layout it
+/// does not know.
 pub(crate) fn big_endian_to_little(ty: &PgType, data: &[u8]) -> Result<Vec<u8>, String> {
     use PgType::*;
     let mut out = data.to_vec();
@@ -190,7 +190,10 @@ pub(crate) fn big_endian_to_little(ty: &PgType, data: &[u8]) -> Result<Vec<u8>, 
         Jsonb => jsonb::to_little(&mut out)?,
         TsVector => tsearch::tsvector_to_little(&mut out)?,
         TsQuery => tsearch::tsquery_to_little(&mut out)?,
-        Multirange { .. } | Composite { .. } | Ext(_) | Other { .. } => {
+        Multirange { subtype, .. } => multirange_to_little(subtype, &mut out)?,
+        Composite { fields, .. } => record_to_little(fields, &mut out)?,
+        Ext(e) => contrib::to_little(*e, &mut out)?,
+        Other { .. } => {
             return Err(format!(
                 "a {} value of a big-endian page is not decoded",
                 ty.sql_name()
@@ -204,6 +207,20 @@ pub(crate) fn big_endian_to_little(ty: &PgType, data: &[u8]) -> Result<Vec<u8>, 
 /// header, as [`stored_value`] reads it) rewritten in place from a
 /// big-endian host's form; the position after it.
 fn stored_value_to_little(ty: &PgType, out: &mut [u8], pos: usize) -> Result<usize, String> {
+    let (start, len, next) = stored_header_to_little(ty, out, pos)?;
+    let little = big_endian_to_little(ty, &out[start..start + len])?;
+    out[start..start + len].copy_from_slice(&little);
+    Ok(next)
+}
+
+/// The varlena header (if `ty` has one) of the value of `ty` stored at
+/// `pos` of `out` rewritten in place from a big-endian host's form; where
+/// the value's bytes start, how many there are, and the position after it.
+fn stored_header_to_little(
+    ty: &PgType,
+    out: &mut [u8],
+    pos: usize,
+) -> Result<(usize, usize, usize), String> {
     if ty.attlen() == -1 && out.get(pos).is_some_and(|&b| b != 0) {
         inner_header_to_little(out, pos)?;
     } else if ty.attlen() == -1 {
@@ -211,14 +228,9 @@ fn stored_value_to_little(ty: &PgType, out: &mut [u8], pos: usize) -> Result<usi
         let at = ty.align().align(4 + pos) - 4;
         inner_header_to_little(out, at)?;
     }
-    let (start, len, next) = {
-        let (value, next) = stored_value(ty, out, pos)?;
-        let start = value.as_ptr() as usize - out.as_ptr() as usize;
-        (start, value.len(), next)
-    };
-    let little = big_endian_to_little(ty, &out[start..start + len])?;
-    out[start..start + len].copy_from_slice(&little);
-    Ok(next)
+    let (value, next) = stored_value(ty, out, pos)?;
+    let start = value.as_ptr() as usize - out.as_ptr() as usize;
+    Ok((start, value.len(), next))
 }
 
 /// An array (array.h) of a big-endian host rewritten in place: its header
@@ -264,8 +276,21 @@ fn range_to_little(subtype: &PgType, out: &mut [u8]) -> Result<(), String> {
         return Ok(());
     }
     let n = out.len() - 1;
-    let body = &mut out[..n];
-    let mut pos = 4;
+    bounds_to_little(subtype, &mut out[..n], 4, flags)
+}
+
+/// The bounds at `pos` of `body` that a range's `flags` say it holds,
+/// rewritten in place from a big-endian host's form.
+fn bounds_to_little(
+    subtype: &PgType,
+    body: &mut [u8],
+    pos: usize,
+    flags: u8,
+) -> Result<(), String> {
+    if flags & RANGE_EMPTY != 0 {
+        return Ok(());
+    }
+    let mut pos = pos;
     for has in [
         flags & (RANGE_LB_INF | RANGE_LB_NULL) == 0,
         flags & (RANGE_UB_INF | RANGE_UB_NULL) == 0,
@@ -273,6 +298,65 @@ fn range_to_little(subtype: &PgType, out: &mut [u8]) -> Result<(), String> {
         if has {
             pos = stored_value_to_little(subtype, body, pos)?;
         }
+    }
+    Ok(())
+}
+
+/// A multirange (multirangetypes.h) of a big-endian host rewritten in
+/// place: its multirange type OID, range count and items (uint32 offsets
+/// and lengths), then each range's bounds where [`multirange_out`] finds
+/// them; the flags are bytes.
+fn multirange_to_little(subtype: &PgType, out: &mut [u8]) -> Result<(), String> {
+    for at in [0, 4] {
+        out.get_mut(at..at + 4)
+            .ok_or("multirange header runs past the end")?
+            .reverse();
+    }
+    let layout = MultirangeLayout::read(subtype, out)?;
+    for i in 1..layout.count {
+        // Every item lies before the flags, which fit: checked by read.
+        out[layout.items_at + 4 * (i - 1)..][..4].reverse();
+    }
+    let mut start = 0usize;
+    for i in 0..layout.count {
+        start = layout.range_start(out, i, start)?;
+        let flags = byte(out, layout.flags_at + i)?;
+        bounds_to_little(subtype, out, layout.begin.saturating_add(start), flags)
+            .map_err(|e| format!("multirange range {}: {e}", i + 1))?;
+    }
+    Ok(())
+}
+
+/// A composite value (a HeapTupleHeader and the attributes after it, as
+/// htup_details.h lays a heap tuple out) of a big-endian host rewritten in
+/// place: datum_typmod, datum_typeid, t_ctid's three 16-bit words,
+/// t_infomask2 and t_infomask (t_hoff and the null bitmap are bytes), then
+/// each attribute that is not null as its type is rewritten.
+fn record_to_little(
+    fields: &[crate::model::postgres::types::Column],
+    out: &mut [u8],
+) -> Result<(), String> {
+    let mut at = 0;
+    for w in [4, 4, 2, 2, 2, 2, 2] {
+        out.get_mut(at..at + w)
+            .ok_or("composite value's header runs past the end")?
+            .reverse();
+        at += w;
+    }
+    let record = RecordLayout::read(out)?;
+    let mut pos = record.data_at;
+    for (i, col) in fields.iter().enumerate() {
+        if record.is_null(out, i) {
+            continue;
+        }
+        let ty = record_field_type(col);
+        pos = if col.dropped {
+            // Skipped as record_out skips it: only where it ends matters.
+            stored_header_to_little(&ty, out, pos).map(|(_, _, next)| next)
+        } else {
+            stored_value_to_little(&ty, out, pos)
+        }
+        .map_err(|e| format!("composite attribute {}: {e}", i + 1))?;
     }
     Ok(())
 }
@@ -991,44 +1075,74 @@ fn range_text(
 const MULTIRANGE_ITEM_OFF_BIT: u32 = 0x8000_0000;
 const MULTIRANGE_ITEM_OFFSET_STRIDE: usize = 4;
 
+/// Where a multirange's parts lie (multirangetypes.h), read from `data`
+/// (after its 4-byte varlena header): multirangetypid, rangeCount,
+/// items[rangeCount - 1] (every fourth an offset, the others lengths),
+/// flags[rangeCount], then the ranges' bounds from an aligned start.
+struct MultirangeLayout {
+    count: usize,
+    items_at: usize,
+    flags_at: usize,
+    /// Where the bounds start (the ranges' offsets count from here).
+    begin: usize,
+}
+
+impl MultirangeLayout {
+    fn read(subtype: &PgType, data: &[u8]) -> Result<MultirangeLayout, String> {
+        const HDR: usize = 4;
+        let count = u32_at(data, 4)? as usize;
+        let items_at = 8usize;
+        let flags_at = count
+            .checked_sub(1)
+            .map_or(Some(items_at), |n| n.checked_mul(4)?.checked_add(items_at))
+            .filter(|&f| f.saturating_add(count) <= data.len())
+            .ok_or_else(|| {
+                format!(
+                    "multirange of {count} ranges does not fit in {} bytes",
+                    data.len()
+                )
+            })?;
+        let align = if subtype.align() == Align::Double {
+            Align::Double
+        } else {
+            Align::Int
+        };
+        let begin = align.align(HDR + flags_at + count) - HDR;
+        Ok(MultirangeLayout {
+            count,
+            items_at,
+            flags_at,
+            begin,
+        })
+    }
+
+    /// Where range `i` starts, from `begin`, given where range `i - 1`
+    /// started (`prev`).
+    fn range_start(&self, data: &[u8], i: usize, prev: usize) -> Result<usize, String> {
+        if i == 0 {
+            return Ok(0);
+        }
+        let item = u32_at(data, self.items_at + 4 * (i - 1))?;
+        Ok(if i.is_multiple_of(MULTIRANGE_ITEM_OFFSET_STRIDE) {
+            (item & !MULTIRANGE_ITEM_OFF_BIT) as usize
+        } else {
+            prev.saturating_add(item as usize)
+        })
+    }
+}
+
 /// multirange_out: `{` the ranges as range_out prints them, `,` between `}`.
 fn multirange_out(subtype: &PgType, data: &[u8]) -> Result<String, String> {
-    const HDR: usize = 4;
-    // data: multirangetypid, rangeCount, items[rangeCount - 1] (every
-    // fourth an offset, the others lengths), flags[rangeCount], then the
-    // ranges' bounds from an aligned start.
-    let count = u32_at(data, 4)? as usize;
-    let items_at = 8usize;
-    let flags_at = count
-        .checked_sub(1)
-        .map_or(Some(items_at), |n| n.checked_mul(4)?.checked_add(items_at))
-        .filter(|&f| f.saturating_add(count) <= data.len())
-        .ok_or_else(|| {
-            format!(
-                "multirange of {count} ranges does not fit in {} bytes",
-                data.len()
-            )
-        })?;
-    let align = if subtype.align() == Align::Double {
-        Align::Double
-    } else {
-        Align::Int
-    };
-    let begin = align.align(HDR + flags_at + count) - HDR;
+    let layout = MultirangeLayout::read(subtype, data)?;
     let mut out = String::from("{");
     let mut start = 0usize;
-    for i in 0..count {
+    for i in 0..layout.count {
+        start = layout.range_start(data, i, start)?;
         if i > 0 {
-            let item = u32_at(data, items_at + 4 * (i - 1))?;
-            start = if i % MULTIRANGE_ITEM_OFFSET_STRIDE == 0 {
-                (item & !MULTIRANGE_ITEM_OFF_BIT) as usize
-            } else {
-                start.saturating_add(item as usize)
-            };
             out.push(',');
         }
-        let flags = byte(data, flags_at + i)?;
-        let (text, _) = range_text(subtype, data, begin.saturating_add(start), flags)
+        let flags = byte(data, layout.flags_at + i)?;
+        let (text, _) = range_text(subtype, data, layout.begin.saturating_add(start), flags)
             .map_err(|e| format!("multirange range {}: {e}", i + 1))?;
         out.push_str(&text);
         if out.len() > MAX_VALUE_TEXT {
@@ -1070,46 +1184,76 @@ fn quote_composite(v: &str, range: bool) -> String {
 const HEAP_HASNULL: u16 = 0x0001;
 const HEAP_NATTS_MASK: u16 = 0x07FF;
 
+/// Where a composite value's parts lie (htup_details.h), read from `data`
+/// (after datum_len_): datum_typmod, datum_typeid, t_ctid (6),
+/// t_infomask2, t_infomask, t_hoff, t_bits.
+struct RecordLayout {
+    natts: usize,
+    /// The null bitmap's offset, when the value has one.
+    bits_at: Option<usize>,
+    /// Where the first attribute may start (t_hoff).
+    data_at: usize,
+}
+
+impl RecordLayout {
+    fn read(data: &[u8]) -> Result<RecordLayout, String> {
+        let infomask2 = u16_at(data, 14)?;
+        let infomask = u16_at(data, 16)?;
+        let t_hoff = usize::from(byte(data, 18)?);
+        let natts = usize::from(infomask2 & HEAP_NATTS_MASK);
+        if t_hoff < 4 + 19 {
+            return Err(format!("composite value's t_hoff {t_hoff} is too small"));
+        }
+        let bits_at = if infomask & HEAP_HASNULL != 0 {
+            data.get(19..19 + natts.div_ceil(8))
+                .ok_or("composite value's null bitmap runs past the end")?;
+            Some(19)
+        } else {
+            None
+        };
+        Ok(RecordLayout {
+            natts,
+            bits_at,
+            data_at: t_hoff - 4,
+        })
+    }
+
+    /// Whether attribute `i` (from 0) is null or not stored.
+    fn is_null(&self, data: &[u8], i: usize) -> bool {
+        i >= self.natts
+            || self
+                .bits_at
+                .is_some_and(|at| data.get(at + i / 8).is_none_or(|b| b & (1 << (i % 8)) == 0))
+    }
+}
+
+/// The type of a composite's attribute, a placeholder of its attlen and
+/// alignment for a dropped one.
+fn record_field_type(col: &crate::model::postgres::types::Column) -> PgType {
+    col.ty
+        .as_ref()
+        .map(|t| t.ty.clone())
+        .unwrap_or(PgType::Other {
+            name: "dropped".into(),
+            attlen: col.attlen,
+            align: col.align,
+        })
+}
+
 /// record_out: `(f1,f2,…)`, NULL fields empty, others quoted as record_out
 /// does; dropped attributes skipped.
 fn record_out(
     fields: &[crate::model::postgres::types::Column],
     data: &[u8],
 ) -> Result<String, String> {
-    // data follows datum_len_: datum_typmod, datum_typeid, t_ctid (6),
-    // t_infomask2, t_infomask, t_hoff, t_bits.
-    let infomask2 = u16_at(data, 14)?;
-    let infomask = u16_at(data, 16)?;
-    let t_hoff = usize::from(byte(data, 18)?);
-    let natts = usize::from(infomask2 & HEAP_NATTS_MASK);
-    if t_hoff < 4 + 19 {
-        return Err(format!("composite value's t_hoff {t_hoff} is too small"));
-    }
-    let bits = if infomask & HEAP_HASNULL != 0 {
-        Some(
-            data.get(19..19 + natts.div_ceil(8))
-                .ok_or("composite value's null bitmap runs past the end")?,
-        )
-    } else {
-        None
-    };
-    let mut pos = t_hoff - 4;
+    let record = RecordLayout::read(data)?;
+    let mut pos = record.data_at;
     let mut out = String::from("(");
     let mut first = true;
     for (i, col) in fields.iter().enumerate() {
-        let stored = i < natts;
-        let null = !stored || bits.is_some_and(|b| b[i / 8] & (1 << (i % 8)) == 0);
         let mut text = None;
-        if !null {
-            let ty = col
-                .ty
-                .as_ref()
-                .map(|t| t.ty.clone())
-                .unwrap_or(PgType::Other {
-                    name: "dropped".into(),
-                    attlen: col.attlen,
-                    align: col.align,
-                });
+        if !record.is_null(data, i) {
+            let ty = record_field_type(col);
             let (d, next) = stored_value(&ty, data, pos)
                 .map_err(|e| format!("composite attribute {}: {e}", i + 1))?;
             pos = next;
