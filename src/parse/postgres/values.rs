@@ -1419,6 +1419,91 @@ mod tests {
         assert!(decode(&mty, &multi[..multi.len() - 4]).is_err());
     }
 
+    /// A composite nested in a composite and a multirange of five ranges
+    /// (items of both kinds: lengths, then an offset at the fourth), laid
+    /// out by hand as a big-endian host stores them (htup_details.h,
+    /// multirangetypes.h), rewritten to the little-endian layout; no
+    /// truncation of either panics.
+    #[test]
+    fn big_endian_nested_composites_and_multiranges() {
+        use crate::model::postgres::types::{Column, TypeSpec};
+        let col = |t: PgType| {
+            Column::of(
+                Some("f".into()),
+                TypeSpec {
+                    ty: t,
+                    typmod: None,
+                },
+            )
+        };
+        let inner = PgType::Composite {
+            oid: 16390,
+            name: "pair".into(),
+            fields: vec![col(PgType::Int4), col(PgType::Text), col(PgType::Int4)],
+        };
+        let outer = PgType::Composite {
+            oid: 16400,
+            name: "outer".into(),
+            fields: vec![col(PgType::Int2), col(inner)],
+        };
+        // Inner (after its header): typmod -1, typeid, ctid, infomask2
+        // (3 atts), infomask (HASNULL), t_hoff 24, bitmap 0b011, 7, "a b".
+        let mut inner_be = [u32::MAX.to_be_bytes(), 16390u32.to_be_bytes()].concat();
+        inner_be.extend([0, 0, 0, 0, 0, 0, 0, 3, 0, 1, 24, 0b011]);
+        inner_be.extend(7u32.to_be_bytes());
+        inner_be.extend([0x80 | 4, b'a', b' ', b'b']);
+        // Outer: no nulls, t_hoff 24; int2 -2 at 24, the inner value
+        // (4-byte header) at the next multiple of 8, 32.
+        let mut be = [u32::MAX.to_be_bytes(), 16400u32.to_be_bytes()].concat();
+        be.extend([0, 0, 0, 1, 0, 2, 0, 2, 0, 0, 24, 0]);
+        be.extend((-2i16).to_be_bytes());
+        be.extend([0; 6]);
+        be.extend((4 + inner_be.len() as u32).to_be_bytes());
+        be.extend(&inner_be);
+        let little = big_endian_to_little(&outer, &be).unwrap();
+        assert_eq!(
+            decode(&outer, &little).unwrap().text,
+            r#"(-2,"(7,""a b"",)")"#
+        );
+        // Five ranges [1,2) … [9,10): items 8, 8, 8, then offset 32.
+        let mut multi = [4451u32, 5, 8, 8, 8, 32 | MULTIRANGE_ITEM_OFF_BIT]
+            .iter()
+            .flat_map(|w| w.to_be_bytes())
+            .collect::<Vec<u8>>();
+        multi.extend([RANGE_LB_INC; 5]);
+        multi.extend([0; 3]);
+        for v in 1..=10u32 {
+            multi.extend(v.to_be_bytes());
+        }
+        let mty = PgType::Multirange {
+            oid: 4451,
+            name: "int4multirange".into(),
+            subtype: Box::new(PgType::Int4),
+        };
+        let little = big_endian_to_little(&mty, &multi).unwrap();
+        assert_eq!(
+            decode(&mty, &little).unwrap().text,
+            "{[1,2),[3,4),[5,6),[7,8),[9,10)}"
+        );
+        for (t, bytes) in [(&outer, &be), (&mty, &multi)] {
+            for n in 0..bytes.len() {
+                let _ = big_endian_to_little(t, &bytes[..n]);
+            }
+        }
+        use crate::model::postgres::types::ExtType;
+        for e in [
+            ExtType::Citext,
+            ExtType::Hstore,
+            ExtType::Ltree,
+            ExtType::Cube,
+            ExtType::Seg,
+        ] {
+            for n in 0..24 {
+                let _ = big_endian_to_little(&PgType::Ext(e), &vec![0xFF; n]);
+            }
+        }
+    }
+
     #[test]
     fn floats_print_like_ryu() {
         assert_eq!(float8_out(2.25), "2.25");
