@@ -1444,7 +1444,19 @@ mod tests {
         let outer = PgType::Composite {
             oid: 16400,
             name: "outer".into(),
-            fields: vec![col(PgType::Int2), col(inner)],
+            fields: vec![
+                col(PgType::Int2),
+                col(inner),
+                Column {
+                    name: None,
+                    ty: None,
+                    attlen: -1,
+                    align: Align::Int,
+                    dropped: true,
+                    missing: None,
+                },
+                col(PgType::Int4),
+            ],
         };
         // Inner (after its header): typmod -1, typeid, ctid, infomask2
         // (3 atts), infomask (HASNULL), t_hoff 24, bitmap 0b011, 7, "a b".
@@ -1453,17 +1465,20 @@ mod tests {
         inner_be.extend(7u32.to_be_bytes());
         inner_be.extend([0x80 | 4, b'a', b' ', b'b']);
         // Outer: no nulls, t_hoff 24; int2 -2 at 24, the inner value
-        // (4-byte header) at the next multiple of 8, 32.
+        // (4-byte header) at the next multiple of 8, 32; a dropped
+        // attribute's "zz" (1-byte header) at 64, then int4 9 at 68.
         let mut be = [u32::MAX.to_be_bytes(), 16400u32.to_be_bytes()].concat();
-        be.extend([0, 0, 0, 1, 0, 2, 0, 2, 0, 0, 24, 0]);
+        be.extend([0, 0, 0, 1, 0, 2, 0, 4, 0, 0, 24, 0]);
         be.extend((-2i16).to_be_bytes());
         be.extend([0; 6]);
         be.extend((4 + inner_be.len() as u32).to_be_bytes());
         be.extend(&inner_be);
+        be.extend([0x80 | 3, b'z', b'z', 0]);
+        be.extend(9u32.to_be_bytes());
         let little = big_endian_to_little(&outer, &be).unwrap();
         assert_eq!(
             decode(&outer, &little).unwrap().text,
-            r#"(-2,"(7,""a b"",)")"#
+            r#"(-2,"(7,""a b"",)",9)"#
         );
         // Five ranges [1,2) … [9,10): items 8, 8, 8, then offset 32.
         let mut multi = [4451u32, 5, 8, 8, 8, 32 | MULTIRANGE_ITEM_OFF_BIT]
