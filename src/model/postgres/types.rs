@@ -903,7 +903,10 @@ mod tests {
         assert_eq!(parse("hstore").ty, PgType::Ext(ExtType::Hstore));
         assert_eq!(parse("citext[]").display(), "citext[]");
         assert_eq!(parse("tsvector").ty, PgType::TsVector);
-        assert!(TypeSpec::parse("lquery").is_none());
+        assert_eq!(parse("lquery").ty, PgType::Ext(ExtType::Lquery));
+        assert_eq!(parse("isbn13").ty, PgType::Ext(ExtType::Isbn13));
+        assert_eq!(parse("upc").ty.attlen(), 8);
+        assert!(TypeSpec::parse("geometry").is_none());
         assert!(TypeSpec::parse("").is_none());
     }
 
