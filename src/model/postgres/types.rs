@@ -229,6 +229,7 @@ impl PgType {
             GeoBox | Lseg => 32,
             Line | Circle => 24,
             Ext(ExtType::Seg) => 12,
+            Ext(e) if e.is_isn() => 8,
             Name => 64,
             Macaddr | Tid => 6,
             Macaddr8 => 8,
@@ -267,6 +268,7 @@ impl PgType {
             Int8 | Xid8 | Float8 | Money | Time | TimeTz | Timestamp | TimestampTz | Interval
             | PgLsn | Point | GeoBox | Line | Lseg | Path | Polygon | Circle
             | Ext(ExtType::Cube) => Align::Double,
+            Ext(e) if e.is_isn() => Align::Double,
             // An array is aligned like its element, but at least on 4 bytes.
             Array(elem) if elem.align() == Align::Double => Align::Double,
             // A range is aligned like its subtype, at least on 4 bytes.
@@ -504,15 +506,46 @@ pub enum ExtType {
     Cube,
     /// `seg`: two float4 bounds, their significant digits and extensions (12 bytes).
     Seg,
+    /// ltree's `lquery`: levels, each with its variants, flags and repeat counts.
+    Lquery,
+    /// ltree's `ltxtquery`: items in polish notation, then the operands.
+    Ltxtquery,
+    /// isn's `ean13`: the EAN-13 number shifted left by one, bit 0 the
+    /// invalid-check-digit flag (8 bytes, like int8); printed long.
+    Ean13,
+    /// isn's `isbn` (as ean13, printed in the short ISBN-10 form).
+    Isbn,
+    /// isn's `isbn13` (as ean13).
+    Isbn13,
+    /// isn's `ismn` (as ean13, printed `M-…`).
+    Ismn,
+    /// isn's `ismn13` (as ean13).
+    Ismn13,
+    /// isn's `issn` (as ean13, printed as the eight-digit ISSN).
+    Issn,
+    /// isn's `issn13` (as ean13).
+    Issn13,
+    /// isn's `upc` (as ean13, printed as the twelve-digit UPC).
+    Upc,
 }
 
 impl ExtType {
-    const ALL: [ExtType; 5] = [
+    const ALL: [ExtType; 15] = [
         ExtType::Citext,
         ExtType::Hstore,
         ExtType::Ltree,
         ExtType::Cube,
         ExtType::Seg,
+        ExtType::Lquery,
+        ExtType::Ltxtquery,
+        ExtType::Ean13,
+        ExtType::Isbn,
+        ExtType::Isbn13,
+        ExtType::Ismn,
+        ExtType::Ismn13,
+        ExtType::Issn,
+        ExtType::Issn13,
+        ExtType::Upc,
     ];
 
     /// The extension's type name (`pg_type.typname`).
@@ -523,6 +556,31 @@ impl ExtType {
             ExtType::Ltree => "ltree",
             ExtType::Cube => "cube",
             ExtType::Seg => "seg",
+            ExtType::Lquery => "lquery",
+            ExtType::Ltxtquery => "ltxtquery",
+            ExtType::Ean13 => "ean13",
+            ExtType::Isbn => "isbn",
+            ExtType::Isbn13 => "isbn13",
+            ExtType::Ismn => "ismn",
+            ExtType::Ismn13 => "ismn13",
+            ExtType::Issn => "issn",
+            ExtType::Issn13 => "issn13",
+            ExtType::Upc => "upc",
+        }
+    }
+
+    /// One of isn's types (an 8-byte EAN-13 number).
+    pub fn is_isn(self) -> bool {
+        self.isn_short().is_some()
+    }
+
+    /// For isn's types, whether the type prints the short form (isn.c's
+    /// `isn_out`: isbn, ismn, issn, upc) rather than `ean13_out`'s.
+    pub fn isn_short(self) -> Option<bool> {
+        match self {
+            ExtType::Isbn | ExtType::Ismn | ExtType::Issn | ExtType::Upc => Some(true),
+            ExtType::Ean13 | ExtType::Isbn13 | ExtType::Ismn13 | ExtType::Issn13 => Some(false),
+            _ => None,
         }
     }
 
@@ -845,7 +903,10 @@ mod tests {
         assert_eq!(parse("hstore").ty, PgType::Ext(ExtType::Hstore));
         assert_eq!(parse("citext[]").display(), "citext[]");
         assert_eq!(parse("tsvector").ty, PgType::TsVector);
-        assert!(TypeSpec::parse("lquery").is_none());
+        assert_eq!(parse("lquery").ty, PgType::Ext(ExtType::Lquery));
+        assert_eq!(parse("isbn13").ty, PgType::Ext(ExtType::Isbn13));
+        assert_eq!(parse("upc").ty.attlen(), 8);
+        assert!(TypeSpec::parse("geometry").is_none());
         assert!(TypeSpec::parse("").is_none());
     }
 

@@ -1,6 +1,7 @@
 //! Contrib extensions' types whose layouts their sources fix: the output
-//! functions of hstore (`hstore_out`), ltree (`ltree_out`), cube
-//! (`cube_out`) and seg (`seg_out`). citext is text and printed as such.
+//! functions of hstore (`hstore_out`), ltree (`ltree_out`, `lquery_out`,
+//! `ltxtq_out`), cube (`cube_out`) and seg (`seg_out`). citext is text and
+//! printed as such; isn's types are in `isn.rs`.
 //!
 //! Layouts (payload after the 4-byte varlena header):
 //!
@@ -10,6 +11,19 @@
 //!   each pair, then the strings (not NUL-terminated).
 //! - ltree: uint16 level count, padding to 8 bytes from the header's start,
 //!   then per level a uint16 length and its label, each level padded to 8.
+//! - lquery: uint16 level count, uint16 firstgood, uint16 flag, padding to
+//!   16 bytes from the header's start, then per level (each padded to 8,
+//!   its `totallen` counting its header and variants) an 16-byte header
+//!   (uint16 totallen, flag: 0x10 `!`, 0x20 repeat counts given, numvar: 0
+//!   for `*`, low, high) and `numvar` variants, each padded to 8: int32
+//!   crc, uint16 length, uint8 flag (0x01 `*`, 0x02 `@`, 0x04 `%`), the
+//!   label at byte 7, the name's length rounded up to 8 after an 8-byte
+//!   header.
+//! - ltxtquery: int32 item count, then 12-byte ITEMs in polish notation
+//!   (int16 type: 2 operand, 3 operator; int16 left; int32 operator
+//!   character or operand crc; uint8 flag as lquery's; uint8 length;
+//!   uint16 offset of the operand's text), then the operands, each ending
+//!   in a NUL.
 //! - cube: uint32 dimension | 0x80000000 for a point, then float8
 //!   coordinates: `dim` for a point, else the lower-left corner's `dim` and
 //!   the upper-right's `dim`.
@@ -177,6 +191,235 @@ pub(crate) fn ltree_out(data: &[u8]) -> Result<String, String> {
     String::from_utf8(out).map_err(|e| {
         format!(
             "ltree text is not valid UTF-8 at byte {}",
+            e.utf8_error().valid_up_to()
+        )
+    })
+}
+
+const LVAR_ANYEND: u8 = 0x01;
+const LVAR_INCASE: u8 = 0x02;
+const LVAR_SUBLEXEME: u8 = 0x04;
+const LQL_NOT: u16 = 0x10;
+const LQL_COUNT: u16 = 0x20;
+/// LTREE_MAX_LEVELS: a repeat count's open end.
+const LEVELS_MAX: u16 = u16::MAX;
+
+fn maxalign(n: usize) -> usize {
+    (n + 7) & !7
+}
+
+/// A label's flags as `%`, `@` and `*` after it.
+fn variant_flags(out: &mut Vec<u8>, flag: u8) {
+    for (bit, c) in [
+        (LVAR_SUBLEXEME, b'%'),
+        (LVAR_INCASE, b'@'),
+        (LVAR_ANYEND, b'*'),
+    ] {
+        if flag & bit != 0 {
+            out.push(c);
+        }
+    }
+}
+
+fn too_long(what: &str) -> String {
+    format!("{what} text passes blockscope's limit of {MAX_VALUE_TEXT} bytes per value; not shown")
+}
+
+/// `lquery_out` (`deparse_lquery`): the levels joined by `.`; a level is
+/// `*` or its variants joined by `|` (after `!` for NOT), each label
+/// followed by its `%`, `@`, `*` flags; then the repeat count for `*` and
+/// for a level that was given one: `{n}`, `{,m}`, `{n,}`, `{n,m}`, `{,}`
+/// (nothing for a plain `*`).
+pub(crate) fn lquery_out(data: &[u8]) -> Result<String, String> {
+    const HDR: usize = 4;
+    let levels = usize::from(u16_at(data, 0)?);
+    // LQUERY_HDRSIZE: MAXALIGN(4 + 3 × 2), counted from the varlena header.
+    let mut at = 16 - HDR;
+    let mut out = Vec::with_capacity(data.len());
+    for i in 0..levels {
+        if out.len() > MAX_VALUE_TEXT {
+            return Err(too_long("lquery"));
+        }
+        if i > 0 {
+            out.push(b'.');
+        }
+        let totallen = usize::from(u16_at(data, at)?);
+        let flag = u16_at(data, at + 2)?;
+        let numvar = usize::from(u16_at(data, at + 4)?);
+        let low = u16_at(data, at + 6)?;
+        let high = u16_at(data, at + 8)?;
+        if numvar == 0 {
+            out.push(b'*');
+        } else {
+            if flag & LQL_NOT != 0 {
+                out.push(b'!');
+            }
+            // LQL_HDRSIZE: MAXALIGN(5 × 2).
+            let mut v = at + 16;
+            for j in 0..numvar {
+                if out.len() > MAX_VALUE_TEXT {
+                    return Err(too_long("lquery"));
+                }
+                if j > 0 {
+                    out.push(b'|');
+                }
+                let len = usize::from(u16_at(data, v + 4)?);
+                let vflag = byte(data, v + 6)?;
+                let name = data.get(v + 7..v + 7 + len).ok_or_else(|| {
+                    format!("lquery level {} variant {} runs past the end", i + 1, j + 1)
+                })?;
+                out.extend_from_slice(name);
+                variant_flags(&mut out, vflag);
+                // LVAR_NEXT: MAXALIGN(len) + LVAR_HDRSIZE (MAXALIGN(7)).
+                v += maxalign(len) + 8;
+            }
+        }
+        if flag & LQL_COUNT != 0 || numvar == 0 {
+            let count = if low == high {
+                format!("{{{low}}}")
+            } else if low == 0 && high == LEVELS_MAX {
+                if numvar == 0 { "" } else { "{,}" }.to_string()
+            } else if low == 0 {
+                format!("{{,{high}}}")
+            } else if high == LEVELS_MAX {
+                format!("{{{low},}}")
+            } else {
+                format!("{{{low},{high}}}")
+            };
+            out.extend_from_slice(count.as_bytes());
+        }
+        at += maxalign(totallen);
+    }
+    String::from_utf8(out).map_err(|e| {
+        format!(
+            "lquery text is not valid UTF-8 at byte {}",
+            e.utf8_error().valid_up_to()
+        )
+    })
+}
+
+const LTXT_VAL: u16 = 2;
+const LTXT_OPR: u16 = 3;
+const LTXT_ITEM: usize = 12;
+
+/// What is left to write, last first.
+enum LtxtStep {
+    Item { at: usize, first: bool },
+    Text(&'static str),
+    Op(u8),
+}
+
+/// `ltxtq_out` (`infix`): the polish-notation items written infix; an
+/// operand as its label and `%`, `@`, `*` flags, `!x` or `!( … )` around
+/// an operator, ` & ` and ` | ` between the left operand (the one after
+/// the right operand's items) and the right one (the item after the
+/// operator), and `( … )` around an OR that is not the first item written
+/// or directly under a NOT.
+pub(crate) fn ltxtquery_out(data: &[u8]) -> Result<String, String> {
+    let size = u32_at(data, 0)? as i32;
+    let size = usize::try_from(size)
+        .ok()
+        .filter(|&n| n.saturating_mul(LTXT_ITEM) <= data.len())
+        .ok_or_else(|| {
+            format!(
+                "ltxtquery of {size} items does not fit in {} bytes",
+                data.len()
+            )
+        })?;
+    if size == 0 {
+        return Err("ltxtquery of no items (the server refuses to print it: empty query)".into());
+    }
+    // HDRSIZEQT: MAXALIGN(4 + 4), counted from the varlena header.
+    let items = 8 - 4;
+    let operands = items + size * LTXT_ITEM;
+    let item = |i: usize| -> Result<(u16, u32, u8, usize), String> {
+        let base = items + i * LTXT_ITEM;
+        Ok((
+            u16_at(data, base)?,
+            u32_at(data, base + 4)?,
+            byte(data, base + 8)?,
+            usize::from(u16_at(data, base + 10)?),
+        ))
+    };
+    // Where each item's subtree ends: an operand's after itself, a NOT's
+    // after its operand's, a binary operator's after its left operand's,
+    // which starts where the right one ends. Children come after their
+    // parent, so one pass from the end finds them all.
+    let mut end = vec![0usize; size];
+    for i in (0..size).rev() {
+        let (ty, val, _, _) = item(i)?;
+        let next = |j: usize| end.get(j).copied().filter(|&e| e > 0);
+        end[i] = match ty {
+            LTXT_VAL => Some(i + 1),
+            LTXT_OPR if val == u32::from(b'!') => next(i + 1),
+            LTXT_OPR => next(i + 1).and_then(next),
+            t => return Err(format!("ltxtquery item {} has type {t}", i + 1)),
+        }
+        .ok_or_else(|| format!("ltxtquery operator {} lacks an operand", i + 1))?;
+    }
+    let mut out = Vec::with_capacity(data.len());
+    let mut stack = vec![LtxtStep::Item { at: 0, first: true }];
+    while let Some(step) = stack.pop() {
+        let (at, first) = match step {
+            LtxtStep::Text(t) => {
+                out.extend_from_slice(t.as_bytes());
+                continue;
+            }
+            LtxtStep::Op(op) => {
+                out.extend_from_slice(&[b' ', op, b' ']);
+                continue;
+            }
+            LtxtStep::Item { at, first } => (at, first),
+        };
+        if out.len() > MAX_VALUE_TEXT {
+            return Err(too_long("ltxtquery"));
+        }
+        let (ty, val, flag, distance) = item(at)?;
+        if ty == LTXT_VAL {
+            let start = operands + distance;
+            let text = data
+                .get(start..)
+                .map(|t| &t[..t.iter().position(|&b| b == 0).unwrap_or(t.len())])
+                .ok_or_else(|| format!("ltxtquery operand {} runs past the end", at + 1))?;
+            out.extend_from_slice(text);
+            variant_flags(&mut out, flag);
+            continue;
+        }
+        let op = u8::try_from(val)
+            .ok()
+            .filter(|o| matches!(o, b'!' | b'&' | b'|'))
+            .ok_or_else(|| format!("ltxtquery operator {} is {val}", at + 1))?;
+        if op == b'!' {
+            out.push(b'!');
+            let operator = matches!(item(at + 1)?, (LTXT_OPR, ..));
+            if operator {
+                out.extend_from_slice(b"( ");
+                stack.push(LtxtStep::Text(" )"));
+            }
+            stack.push(LtxtStep::Item {
+                at: at + 1,
+                first: operator,
+            });
+            continue;
+        }
+        let paren = op == b'|' && !first;
+        if paren {
+            out.extend_from_slice(b"( ");
+            stack.push(LtxtStep::Text(" )"));
+        }
+        stack.push(LtxtStep::Item {
+            at: at + 1,
+            first: false,
+        });
+        stack.push(LtxtStep::Op(op));
+        stack.push(LtxtStep::Item {
+            at: end[at + 1],
+            first: false,
+        });
+    }
+    String::from_utf8(out).map_err(|e| {
+        format!(
+            "ltxtquery text is not valid UTF-8 at byte {}",
             e.utf8_error().valid_up_to()
         )
     })
@@ -369,6 +612,75 @@ mod tests {
         t.extend([1, 0, b'x']);
         assert_eq!(ltree_out(&t).unwrap(), "Top.x");
         assert_eq!(ltree_out(&[0, 0, 0, 0]).unwrap(), "");
+    }
+
+    /// An lquery level (after the varlena header's 4 bytes are counted):
+    /// header, then each variant (crc, length, flag, label), padded to 8.
+    fn lquery_level(flag: u16, low: u16, high: u16, vars: &[(&str, u8)]) -> Vec<u8> {
+        let mut body = Vec::new();
+        for (name, vflag) in vars {
+            let mut v = vec![0; 4];
+            v.extend((name.len() as u16).to_le_bytes());
+            v.push(*vflag);
+            v.extend(name.as_bytes());
+            v.resize(8 + maxalign(name.len()), 0);
+            body.extend(v);
+        }
+        let mut l = Vec::new();
+        for w in [(16 + body.len()) as u16, flag, vars.len() as u16, low, high] {
+            l.extend(w.to_le_bytes());
+        }
+        l.resize(16, 0);
+        l.extend(body);
+        l.resize(maxalign(l.len()), 0);
+        l
+    }
+
+    #[test]
+    fn lquery_levels_variants_and_counts() {
+        let mut q = vec![3, 0, 0, 0, 0, 0];
+        q.resize(12, 0);
+        q.extend(lquery_level(LQL_NOT, 0, 0, &[("a", 0), ("b", 0x07)]));
+        q.extend(lquery_level(0, 2, 5, &[]));
+        q.extend(lquery_level(0, 0, LEVELS_MAX, &[]));
+        assert_eq!(lquery_out(&q).unwrap(), "!a|b%@*.*{2,5}.*");
+        let mut c = vec![1, 0, 0, 0, 0, 0];
+        c.resize(12, 0);
+        c.extend(lquery_level(LQL_COUNT, 0, LEVELS_MAX, &[("x", 0)]));
+        assert_eq!(lquery_out(&c).unwrap(), "x{,}");
+        assert!(lquery_out(&q[..20]).is_err());
+    }
+
+    /// An ltxtquery item: type, left, val, flag, length, operand offset.
+    fn item(ty: u16, val: u8, flag: u8, distance: u16) -> Vec<u8> {
+        let mut i = ty.to_le_bytes().to_vec();
+        i.extend([0, 0]);
+        i.extend(u32::from(val).to_le_bytes());
+        i.extend([flag, 1]);
+        i.extend(distance.to_le_bytes());
+        i
+    }
+
+    #[test]
+    fn ltxtquery_operators_and_parentheses() {
+        // a & !( b | c ): & then its right operand first, then the left.
+        let items = [
+            item(LTXT_OPR, b'&', 0, 0),
+            item(LTXT_OPR, b'!', 0, 0),
+            item(LTXT_OPR, b'|', 0, 0),
+            item(LTXT_VAL, 0, 0, 2),
+            item(LTXT_VAL, 0, LVAR_ANYEND, 4),
+            item(LTXT_VAL, 0, 0, 0),
+        ];
+        let mut q = (items.len() as u32).to_le_bytes().to_vec();
+        q.extend(items.concat());
+        q.extend(b"a\0b\0c\0");
+        assert_eq!(ltxtquery_out(&q).unwrap(), "a & !( c* | b )");
+        // An operator whose operands run out.
+        let mut bad = 1u32.to_le_bytes().to_vec();
+        bad.extend(item(LTXT_OPR, b'&', 0, 0));
+        assert!(ltxtquery_out(&bad).is_err());
+        assert!(ltxtquery_out(&0u32.to_le_bytes()).is_err());
     }
 
     #[test]

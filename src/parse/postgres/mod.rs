@@ -16,6 +16,8 @@ mod geo;
 mod gin;
 pub(crate) mod heap;
 pub(crate) mod index;
+mod isn;
+mod isn_ranges;
 pub(crate) mod jsonb;
 pub(crate) mod page;
 pub(crate) mod pglz;

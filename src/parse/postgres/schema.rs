@@ -161,7 +161,7 @@ fn name_and_type(item: &str) -> Result<(Option<String>, TypeSpec), String> {
         }
     }
     Err(format!(
-        "unknown type {rest:?}; give its length and alignment as TYPE:LEN:ALIGN (e.g. lquery:-1:i)"
+        "unknown type {rest:?}; give its length and alignment as TYPE:LEN:ALIGN (e.g. geometry:-1:d)"
     ))
 }
 
@@ -511,8 +511,8 @@ mod tests {
 
     #[test]
     fn dropped_unknown_defaults_and_rest() {
-        let s =
-            parse_columns("int4, -:-1:i, dropped:int8, lquery:-1:i, c int default 42, ~").unwrap();
+        let s = parse_columns("int4, -:-1:i, dropped:int8, geometry:-1:i, c int default 42, ~")
+            .unwrap();
         assert!(s.ignore_rest);
         let c = &s.columns;
         assert!(c[1].dropped && c[1].ty.is_none() && c[1].attlen == -1 && c[1].align == Align::Int);
@@ -530,7 +530,7 @@ mod tests {
                 .as_deref(),
             Some("it's")
         );
-        assert!(parse_columns("int4, lquery")
+        assert!(parse_columns("int4, geometry")
             .unwrap_err()
             .contains("TYPE:LEN:ALIGN"));
         assert!(parse_columns("~, int4").is_err());

@@ -15,7 +15,7 @@ use crate::reader::Endian;
 use super::datum::numeric_out;
 use super::datum::{byte, inner_header_to_little, inner_varlena, u16_at, u32_at, u64_at};
 use super::jsonb;
-use super::{contrib, geo, tsearch};
+use super::{contrib, geo, isn, tsearch};
 
 /// Print one datum of type `ty`.
 pub(crate) fn decode(ty: &PgType, data: &[u8]) -> Result<Value, String> {
@@ -109,6 +109,18 @@ pub(crate) fn decode(ty: &PgType, data: &[u8]) -> Result<Value, String> {
         Ext(ExtType::Ltree) => contrib::ltree_out(data).map(Value::text),
         Ext(ExtType::Cube) => contrib::cube_out(data).map(Value::text),
         Ext(ExtType::Seg) => contrib::seg_out(data).map(Value::text),
+        Ext(ExtType::Lquery) => contrib::lquery_out(data).map(Value::text),
+        Ext(ExtType::Ltxtquery) => contrib::ltxtquery_out(data).map(Value::text),
+        Ext(
+            e @ (ExtType::Ean13
+            | ExtType::Isbn
+            | ExtType::Isbn13
+            | ExtType::Ismn
+            | ExtType::Ismn13
+            | ExtType::Issn
+            | ExtType::Issn13
+            | ExtType::Upc),
+        ) => isn::isn_out(u64_at(data, 0)?, e.isn_short() == Some(true)).map(Value::text),
         Array(elem) => array_out(elem, data).map(Value::text),
         Enum { name, labels, .. } => {
             let oid = u32_at(data, 0)?;
