@@ -154,6 +154,8 @@ fn fixed_fields(ty: &str) -> Option<&'static [usize]> {
         "mood" | "posint" => &[4],
         // contrib/seg/segdata.h SEG: float4 lower, upper, then four chars.
         "seg" => &[4, 4, 1, 1, 1, 1],
+        // contrib/isn/isn.c: an ean13 (and every other isn type) is a uint64.
+        "ean13" | "isbn" | "isbn13" | "ismn" | "ismn13" | "issn" | "issn13" | "upc" => &[8],
         "point" => &[8, 8],
         "box" | "lseg" => &[8, 8, 8, 8],
         "line" | "circle" => &[8, 8, 8],
@@ -199,6 +201,18 @@ enum VarSwap {
     Composite(&'static [&'static str]),
     /// A multirange (multirangetypes.h) of the range subtype named.
     Multirange(&'static str),
+    /// contrib/ltree/ltree.h lquery: uint16 numlevel, firstgood, flag; from
+    /// LQUERY_HDRSIZE (MAXALIGN(10) from the varlena header) each
+    /// lquery_level: uint16 totallen, flag, numvar, low, high, then from
+    /// LQL_HDRSIZE (16) its numvar lquery_variants: int32 val, uint16 len,
+    /// uint8 flag, the name, each MAXALIGN(len) + 8 long; the next level at
+    /// MAXALIGN(totallen).
+    Lquery,
+    /// contrib/ltree/ltree.h ltxtquery: int32 size, then from HDRSIZEQT
+    /// (8 from the varlena header) size ITEMs of int16 type, int16 left,
+    /// int32 val, uint8 flag, uint8 length, uint16 distance; then the
+    /// operand strings.
+    Ltxtquery,
 }
 
 fn varlena_swap(ty: &str) -> Option<VarSwap> {
@@ -227,6 +241,8 @@ fn varlena_swap(ty: &str) -> Option<VarSwap> {
         "intarr" => VarSwap::Array("integer".into()),
         "hstore" => VarSwap::Hstore,
         "ltree" => VarSwap::Ltree,
+        "lquery" => VarSwap::Lquery,
+        "ltxtquery" => VarSwap::Ltxtquery,
         "cube" => VarSwap::Cube,
         "path" => VarSwap::Geo(3),
         "polygon" => VarSwap::Geo(1),
@@ -253,6 +269,8 @@ fn elem_layout(ty: &str) -> Option<(i16, usize)> {
         | "timestamp without time zone" => (8, 8),
         "text" | "numeric" | "character varying" | "citext" | "hstore" | "ltree" => (-1, 4),
         "seg" => (12, 4),
+        "ean13" | "isbn" | "isbn13" | "ismn" | "ismn13" | "issn" | "issn13" | "upc" => (8, 8),
+        "lquery" | "ltxtquery" => (-1, 4),
         "cube" => (-1, 8),
         // A range's and a multirange's typalign is 'd' when the subtype's
         // is, else 'i'; a composite's is 'd'.
@@ -446,6 +464,30 @@ fn contents_to_big_endian(
                 let len = usize::from(le16(le, at));
                 swap_fields(p, at, &[2]);
                 at += align(2 + len, 8);
+            }
+        }
+        VarSwap::Lquery => {
+            let levels = usize::from(le16(le, content));
+            swap_fields(p, content, &[2, 2, 2]);
+            let mut at = content + 16 - 4;
+            for _ in 0..levels {
+                let totallen = usize::from(le16(le, at));
+                let numvar = usize::from(le16(le, at + 4));
+                swap_fields(p, at, &[2, 2, 2, 2, 2]);
+                let mut v = at + 16;
+                for _ in 0..numvar {
+                    let len = usize::from(le16(le, v + 4));
+                    swap_fields(p, v, &[4, 2]);
+                    v += align(len, 8) + 8;
+                }
+                at += align(totallen, 8);
+            }
+        }
+        VarSwap::Ltxtquery => {
+            let size = le32(le, content) as usize;
+            swap_fields(p, content, &[4]);
+            for i in 0..size {
+                swap_fields(p, content + 4 + 12 * i, &[2, 2, 4, 1, 1, 2]);
             }
         }
         VarSwap::Cube => {
@@ -1179,6 +1221,46 @@ fn big_endian_extension_values_decode_to_what_copy_gave() {
                 "citext", "hstore", "ltree", "cube", "seg", "hstore[]", "ltree[]", "cube[]",
                 "seg[]",
             ],
+        );
+    }
+}
+
+/// The isn types (a uint64 each) and ltree's lquery and ltxtquery, and
+/// arrays of them, on PostgreSQL 15 and 18: the number, and lquery's level
+/// and variant words and ltxtquery's items, swapped.
+#[test]
+fn big_endian_isn_and_ltree_query_values_decode_to_what_copy_gave() {
+    for major in [15, 18] {
+        big_endian_table_equals_copy(
+            major,
+            "public.isn_ranges",
+            &[
+                ("id", "integer"),
+                ("e", "ean13"),
+                ("b", "isbn"),
+                ("b13", "isbn13"),
+                ("m", "ismn"),
+                ("m13", "ismn13"),
+                ("s", "issn"),
+                ("s13", "issn13"),
+                ("u", "upc"),
+                ("bs", "isbn[]"),
+            ],
+            &[
+                "ean13", "isbn", "isbn13", "ismn", "ismn13", "issn", "issn13", "upc", "isbn[]",
+            ],
+        );
+        big_endian_table_equals_copy(
+            major,
+            "public.ltree_query",
+            &[
+                ("id", "integer"),
+                ("lq", "lquery"),
+                ("lt", "ltxtquery"),
+                ("lqs", "lquery[]"),
+                ("lts", "ltxtquery[]"),
+            ],
+            &["lquery", "ltxtquery", "lquery[]", "ltxtquery[]"],
         );
     }
 }

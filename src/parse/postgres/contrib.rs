@@ -166,6 +166,61 @@ pub(crate) fn to_little(ty: ExtType, data: &mut [u8]) -> Result<(), String> {
             swap(data, 0, 4)?;
             swap(data, 4, 4)?;
         }
+        // lquery (ltree.h): numlevel, firstgood, flag; each level's
+        // totallen, flag, numvar, low, high (16-byte header), then its
+        // variants: val (int32), len, flag, the name (8-byte header).
+        ExtType::Lquery => {
+            for at in [0, 2, 4] {
+                swap(data, at, 2)?;
+            }
+            let levels = usize::from(u16_at(data, 0)?);
+            let mut at = 16 - 4;
+            for _ in 0..levels {
+                for k in 0..5 {
+                    swap(data, at + 2 * k, 2)?;
+                }
+                let totallen = usize::from(u16_at(data, at)?);
+                let numvar = usize::from(u16_at(data, at + 4)?);
+                let mut v = at + 16;
+                for _ in 0..numvar {
+                    swap(data, v, 4)?;
+                    swap(data, v + 4, 2)?;
+                    v += maxalign(usize::from(u16_at(data, v + 4)?)) + 8;
+                }
+                if totallen == 0 {
+                    return Err("lquery level of length 0".into());
+                }
+                at += maxalign(totallen);
+            }
+        }
+        // ltxtquery: size (int32), then ITEMs: type, left (uint16), val
+        // (int32), flag, length (bytes), distance (uint16); the operand
+        // strings are bytes.
+        ExtType::Ltxtquery => {
+            swap(data, 0, 4)?;
+            let size = u32_at(data, 0)? as usize;
+            if size.saturating_mul(LTXT_ITEM) > data.len() {
+                return Err(format!(
+                    "ltxtquery of {size} items does not fit in {} bytes",
+                    data.len()
+                ));
+            }
+            for i in 0..size {
+                let base = 8 - 4 + i * LTXT_ITEM;
+                for (at, len) in [(0, 2), (2, 2), (4, 4), (10, 2)] {
+                    swap(data, base + at, len)?;
+                }
+            }
+        }
+        // isn: one uint64.
+        ExtType::Ean13
+        | ExtType::Isbn
+        | ExtType::Isbn13
+        | ExtType::Ismn
+        | ExtType::Ismn13
+        | ExtType::Issn
+        | ExtType::Issn13
+        | ExtType::Upc => swap(data, 0, 8)?,
     }
     Ok(())
 }
