@@ -39,6 +39,16 @@ pub fn parse_columns(list: &str) -> Result<Schema, String> {
         if item.is_empty() {
             return Err(format!("item {} is empty", i + 1));
         }
+        if item.eq_ignore_ascii_case("include") {
+            if schema.key_columns.is_some() || schema.columns.is_empty() {
+                return Err(
+                    "`INCLUDE` (the index's INCLUDE columns follow) must come once, after a key column"
+                        .into(),
+                );
+            }
+            schema.key_columns = Some(schema.columns.len());
+            continue;
+        }
         schema
             .columns
             .push(parse_item(item).map_err(|e| format!("item {} ({item:?}): {e}", i + 1))?);
