@@ -1,6 +1,6 @@
 //! blockscope's index items against a real server: every page of every index
 //! saved by fixtures/postgres/indexes/make.sh (two hash, seven GiST, six GIN,
-//! six BRIN and seven SP-GiST indexes over the core opclasses), each with
+//! seven BRIN and seven SP-GiST indexes over the core opclasses), each with
 //! every pageinspect function's output for it, compared field for field;
 //! where pageinspect has no function (GIN entry tuples, SP-GiST), against what
 //! the table holds (`<index>.truth.json`).
@@ -34,13 +34,14 @@ const GIN: [&str; 6] = [
     "gin_jpath",
     "gin_txtarr",
 ];
-const BRIN: [&str; 6] = [
+const BRIN: [&str; 7] = [
     "brin_ix",
     "brin_txt",
     "brin_multi",
     "brin_bloom",
     "brin_inet",
     "brin_nulls",
+    "brin_mixed",
 ];
 const SPGIST: [&str; 7] = [
     "spgist_pt",

@@ -166,6 +166,25 @@ impl Stored {
     }
 }
 
+/// Whether the column's type may have an inclusion opclass: the core ones
+/// are on inet, ranges and box; a type blockscope does not know (an
+/// extension's: PostGIS's geometry) may have one too.
+fn inclusion_possible(col: &Column) -> bool {
+    match col.ty.as_ref().map(|t| &t.ty) {
+        None => true,
+        Some(t) => matches!(
+            t,
+            PgType::Inet
+                | PgType::Cidr
+                | PgType::GeoBox
+                | PgType::Range { .. }
+                | PgType::Multirange { .. }
+                | PgType::Ext(_)
+                | PgType::Other { .. }
+        ),
+    }
+}
+
 fn summary_column() -> Column {
     Column::of(
         None,
@@ -325,6 +344,38 @@ fn minmax_multi_out(p: &[u8], col: &Column, big: bool) -> Option<Result<String, 
     }))
 }
 
+/// Whether `raw` (as stored) prints as a value of the column's type; true
+/// when the type is not one blockscope prints.
+fn value_reads(raw: &[u8], col: &Column, big: bool) -> bool {
+    let Some(ty) = col.ty.as_ref().map(|t| &t.ty) else {
+        return true;
+    };
+    let data = if col.attlen == -1 {
+        match attrs::inline_varlena_payload(raw, big) {
+            Ok(d) => d,
+            Err(_) => return false,
+        }
+    } else {
+        raw.to_vec()
+    };
+    let data = if big {
+        match super::values::big_endian_to_little(ty, &data) {
+            Ok(d) => d,
+            Err(_) => return true,
+        }
+    } else {
+        data
+    };
+    match ty {
+        // network_out reads past a short address; the stored union is exact.
+        PgType::Inet | PgType::Cidr => {
+            matches!(data.first(), Some(2) if data.len() == 6)
+                || matches!(data.first(), Some(3) if data.len() == 18)
+        }
+        _ => super::values::decode(ty, &data).is_ok(),
+    }
+}
+
 /// The text of one summary value (`raw`: the varlena as stored), bloom or
 /// minmax-multi of the column's type; `None` when it is neither.
 fn summary_out(raw: &[u8], col: &Column, big: bool) -> Option<Result<String, String>> {
@@ -348,24 +399,46 @@ fn choose_layout(
 ) -> Option<(Vec<Stored>, Vec<Column>)> {
     let natts = schema.columns.len();
     let fits = |stored: &[Stored]| -> Option<Vec<Column>> {
+        if schema
+            .columns
+            .iter()
+            .zip(stored)
+            .any(|(c, s)| *s == Stored::Inclusion && !inclusion_possible(c))
+        {
+            return None;
+        }
         let cols = stored_columns(schema, stored, allnulls);
         // In the page's byte order (varlena headers) and MAXALIGN.
         let (slots, end, err) = layout_in(data, cols.len(), None, &cols, pl);
         if err.is_some() || offset + end > tuple_len || pl.maxalign(offset + end) < tuple_len {
             return None;
         }
-        // Each summary slot must hold a summary of its column's type.
+        // Each summary slot must hold a summary of its column's type, each
+        // inclusion slot a value of it and two booleans.
+        let raw = |slot: usize| -> Option<&[u8]> {
+            let Some(&Slot::Present { off, len, .. }) = slots.get(slot) else {
+                return None;
+            };
+            data.get(off..off + len)
+        };
         let mut slot = 0;
         for (i, col) in schema.columns.iter().enumerate() {
             if allnulls.get(i).copied().unwrap_or(false) {
                 continue;
             }
-            if stored[i] == Stored::Summary {
-                let Some(&Slot::Present { off, len, .. }) = slots.get(slot) else {
-                    return None;
-                };
+            match stored[i] {
                 // A summary of the column's type whose values fail to print still is one.
-                summary_out(data.get(off..off + len)?, col, pl.big_endian)?.ok();
+                Stored::Summary => {
+                    summary_out(raw(slot)?, col, pl.big_endian)?.ok();
+                }
+                Stored::Inclusion => {
+                    let flags_ok =
+                        (1..3).all(|k| raw(slot + k).is_some_and(|b| b == [0] || b == [1]));
+                    if !flags_ok || !value_reads(raw(slot)?, col, pl.big_endian) {
+                        return None;
+                    }
+                }
+                Stored::Minmax => {}
             }
             slot += stored[i].count();
         }
