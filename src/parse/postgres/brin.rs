@@ -579,3 +579,32 @@ pub(crate) fn decode_columns(
         columns.push(c);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_arrays_quote_as_array_out_does() {
+        let e = |v: &[&str]| text_array_out(&v.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        assert_eq!(e(&["1", "2"]), "{1,2}");
+        assert_eq!(
+            e(&["1 ... 5", "", "null", "a\"b"]),
+            r#"{"1 ... 5","","null","a\"b"}"#
+        );
+    }
+
+    #[test]
+    fn a_bloom_filter_must_fill_its_varlena() {
+        let mut p = vec![0, 0, 7, 0];
+        p.extend(16u32.to_le_bytes());
+        p.extend(3u32.to_le_bytes());
+        p.extend([0b1011, 0]);
+        assert_eq!(
+            bloom_out(&p, false).as_deref(),
+            Some("{mode: hashed  nhashes: 7  nbits: 16  nbits_set: 3}")
+        );
+        p.push(0);
+        assert_eq!(bloom_out(&p, false), None);
+    }
+}

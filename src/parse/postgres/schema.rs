@@ -464,6 +464,16 @@ mod tests {
     use super::*;
 
     #[test]
+    fn an_include_item_splits_key_from_include_columns() {
+        let s = parse_columns("p box, INCLUDE, id int4, label text").unwrap();
+        assert_eq!(s.columns.len(), 3);
+        assert_eq!(s.key_columns, Some(1));
+        assert_eq!(parse_columns("int4").unwrap().key_columns, None);
+        assert!(parse_columns("include, int4").is_err());
+        assert!(parse_columns("int4, include, int4, include, int4").is_err());
+    }
+
+    #[test]
     fn column_lists_are_capped_at_max_heap_attributes() {
         let list = vec!["int4"; MAX_HEAP_ATTRIBUTES].join(",");
         assert_eq!(parse_columns(&list).unwrap().columns.len(), 1600);
