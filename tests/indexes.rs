@@ -1,6 +1,6 @@
 //! blockscope's index items against a real server: every page of every index
 //! saved by fixtures/postgres/indexes/make.sh (two hash, seven GiST, six GIN,
-//! seven BRIN and seven SP-GiST indexes over the core opclasses), each with
+//! eight BRIN and seven SP-GiST indexes over the core opclasses), each with
 //! every pageinspect function's output for it, compared field for field;
 //! where pageinspect has no function (GIN entry tuples, SP-GiST), against what
 //! the table holds (`<index>.truth.json`).
@@ -34,7 +34,7 @@ const GIN: [&str; 6] = [
     "gin_jpath",
     "gin_txtarr",
 ];
-const BRIN: [&str; 7] = [
+const BRIN: [&str; 8] = [
     "brin_ix",
     "brin_txt",
     "brin_multi",
@@ -42,6 +42,7 @@ const BRIN: [&str; 7] = [
     "brin_inet",
     "brin_nulls",
     "brin_mixed",
+    "brin_bloomz",
 ];
 const SPGIST: [&str; 7] = [
     "spgist_pt",
