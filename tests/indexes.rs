@@ -1,9 +1,9 @@
-//! blockscope's index items against a real server: every page of one hash,
-//! two GiST, two GIN, one BRIN and two SP-GiST indexes saved by
-//! fixtures/postgres/indexes/make.sh, each with every pageinspect function's
-//! output for it, compared field for field; where pageinspect has no function
-//! (GIN entry tuples, SP-GiST), against what the table holds
-//! (`<index>.truth.json`).
+//! blockscope's index items against a real server: every page of every index
+//! saved by fixtures/postgres/indexes/make.sh (two hash, seven GiST, six GIN,
+//! eight BRIN and seven SP-GiST indexes over the core opclasses), each with
+//! every pageinspect function's output for it, compared field for field;
+//! where pageinspect has no function (GIN entry tuples, SP-GiST), against what
+//! the table holds (`<index>.truth.json`).
 //!
 //! Set BLOCKSCOPE_PG_INDEX_FIXTURES to a directory of freshly generated
 //! fixtures (fixtures/postgres/indexes/make.sh DIR) to judge a live server.
@@ -15,6 +15,44 @@ use std::path::{Path, PathBuf};
 use blockscope::postgres::PageJson;
 use blockscope::postgres::{decode_page, parse_columns, parse_page, PageOptions};
 use serde_json::{json, Value};
+
+const HASH: [&str; 2] = ["hash_ix", "hash_txt"];
+const GIST: [&str; 7] = [
+    "gist_pt",
+    "gist_box",
+    "gist_multi",
+    "gist_incl",
+    "gist_range",
+    "gist_inet",
+    "gist_tsv",
+];
+const GIN: [&str; 6] = [
+    "gin_arr",
+    "gin_tsv",
+    "gin_multi",
+    "gin_jsonb",
+    "gin_jpath",
+    "gin_txtarr",
+];
+const BRIN: [&str; 8] = [
+    "brin_ix",
+    "brin_txt",
+    "brin_multi",
+    "brin_bloom",
+    "brin_inet",
+    "brin_nulls",
+    "brin_mixed",
+    "brin_bloomz",
+];
+const SPGIST: [&str; 7] = [
+    "spgist_pt",
+    "spgist_txt",
+    "spgist_incl",
+    "spgist_kd",
+    "spgist_range",
+    "spgist_inet",
+    "spgist_box",
+];
 
 fn fixture_dir() -> PathBuf {
     match std::env::var_os("BLOCKSCOPE_PG_INDEX_FIXTURES") {
@@ -203,36 +241,39 @@ fn items(page: &Value) -> Vec<Value> {
 
 #[test]
 fn hash_items_bitmaps_and_metapage_match_pageinspect() {
-    let pages = load("hash_ix");
     let mut j = Judge::default();
-    let by_blkno: BTreeMap<u64, &Page> = pages
-        .iter()
-        .map(|p| (p.doc["blkno"].as_u64().unwrap(), p))
-        .collect();
-    for p in &pages {
-        j.common(p);
-        if let Some(rows) = p.doc.get("hash_page_items") {
-            j.rows(
-                &format!("{} hash_page_items", p.name),
-                rows,
-                &items(&p.ours),
-            );
+    let mut all = String::new();
+    for index in HASH {
+        let pages = load(index);
+        let by_blkno: BTreeMap<u64, &Page> = pages
+            .iter()
+            .map(|p| (p.doc["blkno"].as_u64().unwrap(), p))
+            .collect();
+        for p in &pages {
+            j.common(p);
+            if let Some(rows) = p.doc.get("hash_page_items") {
+                j.rows(
+                    &format!("{} hash_page_items", p.name),
+                    rows,
+                    &items(&p.ours),
+                );
+            }
+            // hash_bitmap_info(index, this overflow page): its bit on the bitmap page.
+            if let Some(info) = p.doc.get("hash_bitmap_info").filter(|v| !v.is_null()) {
+                let bitmap = by_blkno[&info["bitmapblkno"].as_u64().unwrap()];
+                let set = bitmap.ours["hash_bitmap"]["bits_set"]
+                    .as_array()
+                    .unwrap()
+                    .contains(&info["bitmapbit"]);
+                j.eq(
+                    format!("{} hash_bitmap_info.bitstatus", p.name),
+                    &info["bitstatus"],
+                    &json!(set),
+                );
+            }
         }
-        // hash_bitmap_info(index, this overflow page): its bit on the bitmap page.
-        if let Some(info) = p.doc.get("hash_bitmap_info").filter(|v| !v.is_null()) {
-            let bitmap = by_blkno[&info["bitmapblkno"].as_u64().unwrap()];
-            let set = bitmap.ours["hash_bitmap"]["bits_set"]
-                .as_array()
-                .unwrap()
-                .contains(&info["bitmapbit"]);
-            j.eq(
-                format!("{} hash_bitmap_info.bitstatus", p.name),
-                &info["bitstatus"],
-                &json!(set),
-            );
-        }
+        all.extend(pages.iter().map(|p| p.ours.to_string()));
     }
-    let all: String = pages.iter().map(|p| p.ours.to_string()).collect();
     for needle in [
         "\"hash_page_type\":\"overflow\"",
         "\"hash_page_type\":\"bitmap\"",
@@ -248,7 +289,7 @@ fn hash_items_bitmaps_and_metapage_match_pageinspect() {
 fn gist_items_match_pageinspect_with_and_without_key_types() {
     let mut j = Judge::default();
     let mut inner = 0;
-    for index in ["gist_pt", "gist_box"] {
+    for index in GIST {
         for p in &load(index) {
             j.common(p);
             let ours = items(&p.ours);
@@ -289,7 +330,7 @@ fn posting_tree(pages: &BTreeMap<u64, &Page>, root: u64, depth: usize) -> Vec<St
 #[test]
 fn gin_pages_match_pageinspect_and_entries_hold_what_the_table_holds() {
     let mut j = Judge::default();
-    for index in ["gin_arr", "gin_tsv"] {
+    for index in GIN {
         let pages = load(index);
         let by_blkno: BTreeMap<u64, &Page> = pages
             .iter()
@@ -317,6 +358,11 @@ fn gin_pages_match_pageinspect_and_entries_hold_what_the_table_holds() {
                 let key = match key {
                     Value::String(s) => s,
                     other => other.to_string(),
+                };
+                // A multi-column index's keys are "attnum:key" in the truth.
+                let key = match item["attnum"].as_u64() {
+                    Some(n) => format!("{n}:{key}"),
+                    None => key,
                 };
                 if let Some(root) = item["posting_tree"].as_u64() {
                     trees.insert(key.clone(), root);
@@ -398,7 +444,8 @@ fn brin_rows(page: &Value) -> Vec<Value> {
 fn brin_pages_match_pageinspect_minmax_and_inclusion() {
     let mut j = Judge::default();
     let mut regular = 0;
-    for p in &load("brin_ix") {
+    for p in BRIN.iter().flat_map(|i| load(i)) {
+        let p = &p;
         j.common(p);
         if let Some(rows) = p.doc.get("brin_page_items") {
             regular += 1;
@@ -417,7 +464,7 @@ fn brin_pages_match_pageinspect_minmax_and_inclusion() {
 fn spgist_tuples_hold_every_row_once_and_count_as_the_page_says() {
     let mut j = Judge::default();
     let mut states = BTreeSet::new();
-    for index in ["spgist_pt", "spgist_txt"] {
+    for index in SPGIST {
         let pages = load(index);
         let truth = truth(index);
         let rows = truth["rows"].as_object().unwrap();
@@ -461,6 +508,21 @@ fn spgist_tuples_hold_every_row_once_and_count_as_the_page_says() {
                             format!("{} item {} point", p.name, item["itemoffset"]),
                             &rows.get(&ctid).cloned().unwrap_or(Value::Null),
                             &item["attrs"][0]["value"],
+                        );
+                    }
+                    // Every stored column (key and INCLUDE) as the table holds it.
+                    if let Some(want) = rows.get(&ctid).and_then(Value::as_array) {
+                        let got: Vec<Value> = item["attrs"]
+                            .as_array()
+                            .cloned()
+                            .unwrap_or_default()
+                            .iter()
+                            .map(|a| a["value"].clone())
+                            .collect();
+                        j.eq(
+                            format!("{} item {} values", p.name, item["itemoffset"]),
+                            &Value::Array(want.clone()),
+                            &Value::Array(got),
                         );
                     }
                 }

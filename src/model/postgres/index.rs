@@ -158,6 +158,9 @@ pub enum IndexBody {
         key_data: Vec<u8>,
         /// Inner pages: the child block (`t_tid` block).
         downlink: Option<u32>,
+        /// How many of the keys are key columns, the rest INCLUDE columns
+        /// (when the column list says so).
+        key_columns: Option<usize>,
     },
     /// A GIN entry-tree or pending-list tuple.
     GinEntry {

@@ -158,6 +158,9 @@ pub enum PgType {
     TsVector,
     /// `tsquery`: varlena item count, QueryItem array in polish notation, operands.
     TsQuery,
+    /// `gtsvector`: a GiST tsvector_ops key (varlena int32 flag, then hashed
+    /// words or a signature bit string).
+    GtsVector,
     /// An extension's type whose layout is fixed in its sources, recognised
     /// by its `pg_type.typname` (and its length and alignment).
     Ext(ExtType),
@@ -253,6 +256,7 @@ impl PgType {
             | Polygon
             | TsVector
             | TsQuery
+            | GtsVector
             | Ext(_) => -1,
             Enum { .. } => 4,
             Other { attlen, .. } => *attlen,
@@ -316,6 +320,7 @@ impl PgType {
             Circle => 718,
             TsVector => 3614,
             TsQuery => 3615,
+            GtsVector => 3642,
             Cidr => 650,
             Float4 => 700,
             Float8 => 701,
@@ -374,6 +379,7 @@ impl PgType {
             Circle,
             TsVector,
             TsQuery,
+            GtsVector,
             Cidr,
             Float4,
             Float8,
@@ -462,6 +468,7 @@ impl PgType {
             Circle => "circle",
             TsVector => "tsvector",
             TsQuery => "tsquery",
+            GtsVector => "gtsvector",
             Ext(e) => e.name(),
             Array(elem) => return format!("{}[]", elem.sql_name()),
             Enum { name, .. }
@@ -810,6 +817,7 @@ fn base_type(name: &str, typmod: Option<&str>) -> Option<PgType> {
         "circle" => Circle,
         "tsvector" => TsVector,
         "tsquery" => TsQuery,
+        "gtsvector" => GtsVector,
         n if n == "interval" || n.starts_with("interval ") => Interval,
         n => {
             if let Some(e) = ExtType::from_name(n) {
@@ -875,6 +883,9 @@ pub struct Schema {
     /// `~` at the end of a column list: attributes past the list are not
     /// decoded and not reported (pg_filedump's convention).
     pub ignore_rest: bool,
+    /// An `INCLUDE` item in the list: the index's key columns are the ones
+    /// before it, the rest are its INCLUDE columns (stored in leaf tuples).
+    pub key_columns: Option<usize>,
 }
 
 #[cfg(test)]

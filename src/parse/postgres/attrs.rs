@@ -877,6 +877,30 @@ pub(crate) fn plain_varlena_data(raw: &[u8]) -> Result<&[u8], String> {
     }
 }
 
+/// The whole size of the varlena at the start of `data` (its header read in
+/// the page's byte order), when it is one that fits.
+pub(crate) fn varlena_len(data: &[u8], big: bool) -> Option<usize> {
+    varlena_size(data, 0, big)
+        .ok()
+        .filter(|&n| n > 0 && n <= data.len())
+}
+
+/// The data of an inline varlena (short, plain or compressed header, in the
+/// page's byte order), decompressed; an external (TOAST) value is an error.
+pub(crate) fn inline_varlena_payload(raw: &[u8], big: bool) -> Result<Vec<u8>, String> {
+    match classify(raw, big)? {
+        Varlena::Short(d) | Varlena::Long(d) => Ok(d.to_vec()),
+        Varlena::Compressed {
+            method,
+            rawsize,
+            data,
+        } => decompress(method, data, rawsize as usize),
+        Varlena::Toast(_) | Varlena::OtherExternal(_) => {
+            Err("the value is stored outside the tuple".into())
+        }
+    }
+}
+
 /// The layout of one tuple's data over `schema` (one slot per column), for
 /// `export`: the same walk as [`decode_page`], without labels, spans or
 /// problems. Returns the tuple's data and fills `slots` (a buffer reused

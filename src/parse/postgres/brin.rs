@@ -8,17 +8,20 @@
 //! ```
 //!
 //! Each column stores its opclass's values: minmax two of the column's type
-//! (`{min .. max}`), inclusion three (`{union .. unmergeable .. contains empty}`).
-//! The opclass is not on the page: the layout that fills the tuple exactly is taken.
+//! (`{min .. max}`), inclusion three (`{union .. unmergeable .. contains empty}`),
+//! bloom and minmax-multi one summary varlena, printed as their output
+//! functions print them. The opclass is not on the page: the layout that
+//! fills the tuple exactly (minmax and inclusion first, then with summaries
+//! whose contents parse as one) is taken.
 
 use crate::model::postgres::index::{BrinColumn, IndexBody, IndexItem};
 use crate::model::postgres::types::{Column, PgType, Schema, TypeSpec};
 use crate::model::postgres::{ItemId, PageHeader, PageLayout};
 use crate::model::span::Region;
 use crate::model::{Problem, ProblemClass, Severity};
-use crate::reader::{ReadError, Reader};
+use crate::reader::{Endian, ReadError, Reader};
 
-use super::attrs::{self, layout_in};
+use super::attrs::{self, layout_in, Slot};
 use super::index::{empty_item, tuple_bounds, unreadable_item};
 
 /// `SizeOfBrinTuple`: offsetof(BrinTuple, bt_info) + 1.
@@ -142,22 +145,337 @@ fn bool_column() -> Column {
     )
 }
 
-/// The stored values of each column: `per[i]` values for column i (0 when all nulls).
-fn stored_columns(schema: &Schema, inclusion: &[bool], allnulls: &[bool]) -> Vec<Column> {
+/// A column's stored values: minmax two of the column's type, inclusion
+/// three (the union, `unmergeable`, `contains empty`), bloom and
+/// minmax-multi one summary varlena (`pg_brin_bloom_summary`,
+/// `pg_brin_minmax_multi_summary`: typlen -1, typalign 'i').
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stored {
+    Minmax,
+    Inclusion,
+    Summary,
+}
+
+impl Stored {
+    fn count(self) -> usize {
+        match self {
+            Stored::Minmax => 2,
+            Stored::Inclusion => 3,
+            Stored::Summary => 1,
+        }
+    }
+}
+
+/// Whether the column's type may have an inclusion opclass: the core ones
+/// are on inet, ranges and box; a type blockscope does not know (an
+/// extension's: PostGIS's geometry) may have one too.
+fn inclusion_possible(col: &Column) -> bool {
+    match col.ty.as_ref().map(|t| &t.ty) {
+        None => true,
+        Some(t) => matches!(
+            t,
+            PgType::Inet
+                | PgType::Cidr
+                | PgType::GeoBox
+                | PgType::Range { .. }
+                | PgType::Multirange { .. }
+                | PgType::Ext(_)
+                | PgType::Other { .. }
+        ),
+    }
+}
+
+fn summary_column() -> Column {
+    Column::of(
+        None,
+        TypeSpec {
+            ty: PgType::Bytea,
+            typmod: None,
+        },
+    )
+}
+
+/// Columns tried with the summary layouts too (3^n combinations).
+const MAX_GUESSED_SUMMARY_COLUMNS: usize = 5;
+
+/// The stored values of each column (none when all nulls).
+fn stored_columns(schema: &Schema, stored: &[Stored], allnulls: &[bool]) -> Vec<Column> {
     let mut cols = Vec::new();
     for (i, col) in schema.columns.iter().enumerate() {
         if allnulls.get(i).copied().unwrap_or(false) {
             continue;
         }
-        cols.push(col.clone());
-        if inclusion.get(i).copied().unwrap_or(false) {
-            cols.push(bool_column());
-            cols.push(bool_column());
-        } else {
-            cols.push(col.clone());
+        match stored.get(i).copied().unwrap_or(Stored::Minmax) {
+            Stored::Minmax => {
+                cols.push(col.clone());
+                cols.push(col.clone());
+            }
+            Stored::Inclusion => {
+                cols.push(col.clone());
+                cols.push(bool_column());
+                cols.push(bool_column());
+            }
+            Stored::Summary => cols.push(summary_column()),
         }
     }
     cols
+}
+
+/// array_out's text of a one-dimensional array of text elements: quoted
+/// when empty, `NULL`, or holding `{`, `}`, `,`, `"`, `\` or white space.
+fn text_array_out(elems: &[String]) -> String {
+    let quoted: Vec<String> = elems
+        .iter()
+        .map(|e| {
+            let needs = e.is_empty()
+                || e.eq_ignore_ascii_case("NULL")
+                || e.chars().any(|c| {
+                    matches!(
+                        c,
+                        '{' | '}' | ',' | '"' | '\\' | ' ' | '\t' | '\n' | '\r' | '\x0B' | '\x0C'
+                    )
+                });
+            if !needs {
+                return e.clone();
+            }
+            let mut q = String::with_capacity(e.len() + 2);
+            q.push('"');
+            for c in e.chars() {
+                if c == '"' || c == '\\' {
+                    q.push('\\');
+                }
+                q.push(c);
+            }
+            q.push('"');
+            q
+        })
+        .collect();
+    format!("{{{}}}", quoted.join(","))
+}
+
+/// `brin_bloom_summary_out` of a `BloomFilter` (brin_bloom.c) whose data
+/// after the varlena header is `p`: uint16 flags, uint8 nhashes, padding,
+/// uint32 nbits, uint32 nbits_set, then nbits / 8 bytes of bitmap. `None`
+/// when `p` is not one.
+fn bloom_out(p: &[u8], big: bool) -> Option<String> {
+    let r = Reader::new(p, if big { Endian::Big } else { Endian::Little });
+    let flags = r.peek_u16(0, "flags").ok()?;
+    let nhashes = r.peek_u8(2, "nhashes").ok()?;
+    let nbits = r.peek_u32(4, "nbits").ok()?;
+    let nbits_set = r.peek_u32(8, "nbits_set").ok()?;
+    let fits = flags == 0
+        && nhashes > 0
+        && nbits % 8 == 0
+        && nbits_set <= nbits
+        && usize::try_from(nbits / 8).ok()? + 12 == p.len();
+    fits.then(|| {
+        format!("{{mode: hashed  nhashes: {nhashes}  nbits: {nbits}  nbits_set: {nbits_set}}}")
+    })
+}
+
+/// `brin_minmax_multi_summary_out` of a `SerializedRanges` (brin_minmax_multi.c)
+/// whose data after the varlena header is `p`: Oid typid, int32 nranges,
+/// nvalues, maxvalues, then 2 × nranges range bounds and nvalues points,
+/// each typlen bytes (varlenas: their whole size, unaligned). `None` when
+/// `p` is not one of the column's type; `Some(Err)` when a value of it
+/// cannot be printed.
+fn minmax_multi_out(p: &[u8], col: &Column, big: bool) -> Option<Result<String, String>> {
+    let ty = &col.ty.as_ref()?.ty;
+    let r = Reader::new(p, if big { Endian::Big } else { Endian::Little });
+    let typid = r.peek_u32(0, "typid").ok()?;
+    let nranges = r.peek_u32(4, "nranges").ok()? as i32;
+    let nvalues = r.peek_u32(8, "nvalues").ok()? as i32;
+    let maxvalues = r.peek_u32(12, "maxvalues").ok()? as i32;
+    if ty.oid() != Some(typid)
+        || nranges < 0
+        || nvalues < 0
+        || maxvalues < 0
+        || 2 * i64::from(nranges) + i64::from(nvalues) > i64::from(maxvalues)
+    {
+        return None;
+    }
+    let count = 2 * nranges as usize + nvalues as usize;
+    let mut at = 16;
+    let mut values = Vec::with_capacity(count.min(p.len()));
+    for _ in 0..count {
+        let len = match col.attlen {
+            n if n > 0 => n as usize,
+            -1 => attrs::varlena_len(p.get(at..)?, big)?,
+            _ => return None,
+        };
+        values.push(p.get(at..at.checked_add(len)?)?);
+        at += len;
+    }
+    if at != p.len() {
+        return None;
+    }
+    let texts: Result<Vec<String>, String> = values
+        .iter()
+        .map(|raw| {
+            let data = if col.attlen == -1 {
+                attrs::inline_varlena_payload(raw, big)?
+            } else {
+                raw.to_vec()
+            };
+            let data = if big {
+                super::values::big_endian_to_little(ty, &data)?
+            } else {
+                data
+            };
+            super::values::decode(ty, &data).map(|v| v.text)
+        })
+        .collect();
+    Some(texts.map(|t| {
+        let nr = nranges as usize;
+        let mut out = format!("{{nranges: {nranges}  nvalues: {nvalues}  maxvalues: {maxvalues}");
+        if nr > 0 {
+            let ranges: Vec<String> = (0..nr)
+                .map(|i| format!("{} ... {}", t[2 * i], t[2 * i + 1]))
+                .collect();
+            out.push_str(" ranges: ");
+            out.push_str(&text_array_out(&ranges));
+        }
+        if nvalues > 0 {
+            out.push_str(" values: ");
+            out.push_str(&text_array_out(&t[2 * nr..]));
+        }
+        out.push('}');
+        out
+    }))
+}
+
+/// Whether `raw` (as stored) prints as a value of the column's type; true
+/// when the type is not one blockscope prints.
+fn value_reads(raw: &[u8], col: &Column, big: bool) -> bool {
+    let Some(ty) = col.ty.as_ref().map(|t| &t.ty) else {
+        return true;
+    };
+    let data = if col.attlen == -1 {
+        match attrs::inline_varlena_payload(raw, big) {
+            Ok(d) => d,
+            Err(_) => return false,
+        }
+    } else {
+        raw.to_vec()
+    };
+    let data = if big {
+        match super::values::big_endian_to_little(ty, &data) {
+            Ok(d) => d,
+            Err(_) => return true,
+        }
+    } else {
+        data
+    };
+    match ty {
+        // network_out reads past a short address; the stored union is exact.
+        PgType::Inet | PgType::Cidr => {
+            matches!(data.first(), Some(2) if data.len() == 6)
+                || matches!(data.first(), Some(3) if data.len() == 18)
+        }
+        _ => super::values::decode(ty, &data).is_ok(),
+    }
+}
+
+/// The text of one summary value (`raw`: the varlena as stored), bloom or
+/// minmax-multi of the column's type; `None` when it is neither.
+fn summary_out(raw: &[u8], col: &Column, big: bool) -> Option<Result<String, String>> {
+    let p = attrs::inline_varlena_payload(raw, big).ok()?;
+    if let Some(t) = bloom_out(&p, big) {
+        return Some(Ok(t));
+    }
+    minmax_multi_out(&p, col, big)
+}
+
+/// The per-column layouts (opclass families) that fill the tuple: first
+/// minmax and inclusion only (`guess` columns tried, the rest minmax), then
+/// with bloom and minmax-multi summaries, whose contents must parse as one.
+fn choose_layout(
+    schema: &Schema,
+    allnulls: &[bool],
+    data: &[u8],
+    offset: usize,
+    tuple_len: usize,
+    pl: PageLayout,
+) -> Option<(Vec<Stored>, Vec<Column>)> {
+    let natts = schema.columns.len();
+    let fits = |stored: &[Stored]| -> Option<Vec<Column>> {
+        if schema
+            .columns
+            .iter()
+            .zip(stored)
+            .any(|(c, s)| *s == Stored::Inclusion && !inclusion_possible(c))
+        {
+            return None;
+        }
+        let cols = stored_columns(schema, stored, allnulls);
+        // In the page's byte order (varlena headers) and MAXALIGN.
+        let (slots, end, err) = layout_in(data, cols.len(), None, &cols, pl);
+        if err.is_some() || offset + end > tuple_len || pl.maxalign(offset + end) < tuple_len {
+            return None;
+        }
+        // Each summary slot must hold a summary of its column's type, each
+        // inclusion slot a value of it and two booleans.
+        let raw = |slot: usize| -> Option<&[u8]> {
+            let Some(&Slot::Present { off, len, .. }) = slots.get(slot) else {
+                return None;
+            };
+            data.get(off..off + len)
+        };
+        let mut slot = 0;
+        for (i, col) in schema.columns.iter().enumerate() {
+            if allnulls.get(i).copied().unwrap_or(false) {
+                continue;
+            }
+            match stored[i] {
+                // A summary of the column's type whose values fail to print still is one.
+                Stored::Summary => {
+                    summary_out(raw(slot)?, col, pl.big_endian)?.ok();
+                }
+                Stored::Inclusion => {
+                    let flags_ok =
+                        (1..3).all(|k| raw(slot + k).is_some_and(|b| b == [0] || b == [1]));
+                    if !flags_ok || !value_reads(raw(slot)?, col, pl.big_endian) {
+                        return None;
+                    }
+                }
+                Stored::Minmax => {}
+            }
+            slot += stored[i].count();
+        }
+        Some(cols)
+    };
+    let guess = natts.min(MAX_GUESSED_COLUMNS);
+    for mask in 0..(1u32 << guess) {
+        let stored: Vec<Stored> = (0..natts)
+            .map(|i| {
+                if i < guess && mask & (1 << i) != 0 {
+                    Stored::Inclusion
+                } else {
+                    Stored::Minmax
+                }
+            })
+            .collect();
+        if let Some(cols) = fits(&stored) {
+            return Some((stored, cols));
+        }
+    }
+    let guess = natts.min(MAX_GUESSED_SUMMARY_COLUMNS);
+    for n in 0..3u32.pow(guess as u32) {
+        let stored: Vec<Stored> = (0..natts)
+            .map(|i| match (i < guess).then(|| n / 3u32.pow(i as u32) % 3) {
+                Some(1) => Stored::Inclusion,
+                Some(2) => Stored::Summary,
+                _ => Stored::Minmax,
+            })
+            .collect();
+        if !stored.contains(&Stored::Summary) {
+            continue;
+        }
+        if let Some(cols) = fits(&stored) {
+            return Some((stored, cols));
+        }
+    }
+    None
 }
 
 /// `brin_deform_tuple` with the column list: all-nulls and has-nulls flags
@@ -192,29 +510,17 @@ pub(crate) fn decode_columns(
                 .is_some_and(|b| b & (1 << (n % 8)) != 0)
     };
     let allnulls: Vec<bool> = (0..natts).map(bit).collect();
-    let hasnulls: Vec<bool> = (0..natts).map(|i| bit(natts + i)).collect();
+    // brin_deform_tuple leaves bv_hasnulls false for an all-nulls column
+    // whatever its has-nulls bit says, and brin_page_items shows that.
+    let hasnulls: Vec<bool> = (0..natts).map(|i| bit(natts + i) && !allnulls[i]).collect();
 
-    // The opclass layout (minmax or inclusion per column) that fills the tuple.
     let tuple_len = usize::from(item.id.lp_len);
-    let guess = natts.min(MAX_GUESSED_COLUMNS);
-    let mut chosen = None;
-    for mask in 0..(1u32 << guess) {
-        let inclusion: Vec<bool> = (0..natts)
-            .map(|i| i < guess && mask & (1 << i) != 0)
-            .collect();
-        let cols = stored_columns(schema, &inclusion, &allnulls);
-        // In the page's byte order (varlena headers) and MAXALIGN.
-        let (_, end, err) = layout_in(data, cols.len(), None, &cols, pl);
-        if err.is_none() && offset + end <= tuple_len && pl.maxalign(offset + end) >= tuple_len {
-            chosen = Some((inclusion, cols));
-            break;
-        }
-    }
+    let chosen = choose_layout(schema, &allnulls, data, offset, tuple_len, pl);
     let owner = format!("item {}", item.id.lp);
     let mut budget = attrs::PAGE_VALUE_BUDGET;
-    let (inclusion, values) = match &chosen {
-        Some((inclusion, cols)) => (
-            inclusion.clone(),
+    let (stored, values) = match &chosen {
+        Some((stored, cols)) => (
+            stored.clone(),
             attrs::index_attrs(
                 r,
                 &owner,
@@ -231,10 +537,11 @@ pub(crate) fn decode_columns(
                 ProblemClass::Attrs,
                 Some(base + offset),
                 format!("{owner} values"),
-                "the stored values fit neither the minmax nor the inclusion layout of the given columns"
+                "the stored values fit neither the minmax, inclusion, bloom nor minmax-multi \
+                 layout of the given columns"
                     .to_string(),
             ));
-            (vec![false; natts], Vec::new())
+            (vec![Stored::Minmax; natts], Vec::new())
         }
     };
     let mut next = values.iter();
@@ -248,17 +555,56 @@ pub(crate) fn decode_columns(
             problems: Vec::new(),
         };
         if !allnulls[i] && chosen.is_some() {
-            let n = if inclusion[i] { 3 } else { 2 };
-            let texts: Vec<String> = next
-                .by_ref()
-                .take(n)
-                .map(|a| {
-                    c.problems.extend(a.problems.iter().cloned());
-                    a.value.as_ref().map_or("?".to_string(), |v| v.text.clone())
-                })
-                .collect();
+            let texts: Vec<String> =
+                next.by_ref()
+                    .take(stored[i].count())
+                    .map(|a| {
+                        c.problems.extend(a.problems.iter().cloned());
+                        if stored[i] == Stored::Summary {
+                            let out = a.raw.as_deref().and_then(|raw| {
+                                summary_out(raw, &schema.columns[i], pl.big_endian)
+                            });
+                            match out {
+                                Some(Ok(t)) => return t,
+                                Some(Err(e)) => c.problems.push(e),
+                                None => {}
+                            }
+                            return "?".to_string();
+                        }
+                        a.value.as_ref().map_or("?".to_string(), |v| v.text.clone())
+                    })
+                    .collect();
             c.value = Some(format!("{{{}}}", texts.join(" .. ")));
         }
         columns.push(c);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_arrays_quote_as_array_out_does() {
+        let e = |v: &[&str]| text_array_out(&v.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        assert_eq!(e(&["1", "2"]), "{1,2}");
+        assert_eq!(
+            e(&["1 ... 5", "", "null", "a\"b"]),
+            r#"{"1 ... 5","","null","a\"b"}"#
+        );
+    }
+
+    #[test]
+    fn a_bloom_filter_must_fill_its_varlena() {
+        let mut p = vec![0, 0, 7, 0];
+        p.extend(16u32.to_le_bytes());
+        p.extend(3u32.to_le_bytes());
+        p.extend([0b1011, 0]);
+        assert_eq!(
+            bloom_out(&p, false).as_deref(),
+            Some("{mode: hashed  nhashes: 7  nbits: 16  nbits_set: 3}")
+        );
+        p.push(0);
+        assert_eq!(bloom_out(&p, false), None);
     }
 }

@@ -9,7 +9,7 @@
 //! ```
 
 use crate::model::postgres::index::{HashBitmap, IndexBody, IndexItem, IndexTupleHeader, KeyArea};
-use crate::model::postgres::types::{Align, Schema};
+use crate::model::postgres::types::{Align, Column, PgType, Schema, TypeSpec};
 use crate::model::postgres::{
     maxalign, AmData, HashPageStats, ItemId, ItemPointer, LpFlags, PageHeader, PageLayout, PgPage,
     SIZE_OF_PAGE_HEADER,
@@ -388,6 +388,7 @@ fn gist_item(
             body: IndexBody::Gist {
                 key_data,
                 downlink: (!leaf).then_some(header.t_tid.block),
+                key_columns: None,
             },
             header: Some(header),
             tupstate: None,
@@ -429,6 +430,19 @@ fn for_max_align(schema: &Schema, max_align: usize) -> Schema {
         }
     }
     s
+}
+
+/// The column an SP-GiST inner tuple's prefix of `len` bytes is read as,
+/// for an index whose key column is `key`: the core opclasses' prefixType
+/// is the key's type, except kd_point_ops (a float8 coordinate for a point
+/// key) and inet_ops (cidr for an inet key).
+fn spgist_prefix_column(key: &Column, len: usize) -> Column {
+    let ty = match key.ty.as_ref().map(|t| &t.ty) {
+        Some(PgType::Point) if len == 8 => PgType::Float8,
+        Some(PgType::Inet) => PgType::Cidr,
+        _ => return key.clone(),
+    };
+    Column::of(key.name.clone(), TypeSpec { ty, typmod: None })
 }
 
 /// Decode the key attributes of every index item with the column list:
@@ -502,36 +516,81 @@ pub(crate) fn decode_keys(page: &mut PgPage, data: &[u8], schema: &Schema) {
             continue;
         };
         let owner = format!("item {}", item.id.lp);
-        let mut start = area.start;
-        let mut len = area.len;
-        let mut columns = schema.columns.as_slice();
-        if gin_page && schema.columns.len() > 1 {
-            // A multi-column GIN index stores (attnum int2, key of that column).
-            let attnum = r.peek_u16(start, "attnum").unwrap_or(0);
+        let keys = if gin_page && schema.columns.len() > 1 {
+            // A multi-column GIN index stores (attnum int2, key of that
+            // column), the null bitmap covering both.
+            let attnum = r.peek_u16(area.start, "attnum").unwrap_or(0);
             if let IndexBody::GinEntry { attnum: a, .. } = &mut item.body {
                 *a = Some(attnum);
             }
-            r.set_context(Region::TupleData, Some(owner.clone()));
-            r.mark(start, 2, "attnum", attnum.to_string());
             let Some(col) = usize::from(attnum)
                 .checked_sub(1)
                 .and_then(|i| schema.columns.get(i))
             else {
                 continue;
             };
-            let col_align = col.align.align(2);
-            start += col_align;
-            len = len.saturating_sub(col_align);
-            columns = std::slice::from_ref(col);
-        } else if gin_page {
-            columns = &schema.columns[..schema.columns.len().min(1)];
-        }
-        let bitmap = if gin_page && schema.columns.len() > 1 {
-            None
+            let attnum_col = Column::of(
+                Some("attnum".into()),
+                TypeSpec {
+                    ty: PgType::Int2,
+                    typmod: None,
+                },
+            );
+            let mut both = attrs::index_attrs(
+                &mut r,
+                &owner,
+                area.start,
+                area.len,
+                area.bitmap.as_deref(),
+                &[attnum_col, col.clone()],
+                &mut budget,
+            );
+            let mut key = both.pop().unwrap_or_default();
+            key.attnum = attnum;
+            vec![key]
+        } else if let IndexBody::SpGistInner { .. } = item.body {
+            // An SP-GiST inner tuple's prefix is one datum of the opclass's
+            // prefixType.
+            let Some(col) = schema.columns.first() else {
+                continue;
+            };
+            attrs::index_attrs(
+                &mut r,
+                &owner,
+                area.start,
+                area.len,
+                None,
+                &[spgist_prefix_column(col, area.len)],
+                &mut budget,
+            )
         } else {
-            area.bitmap.as_deref()
+            let columns = if gin_page {
+                &schema.columns[..schema.columns.len().min(1)]
+            } else if matches!(
+                item.body,
+                IndexBody::Gist {
+                    downlink: Some(_),
+                    ..
+                }
+            ) {
+                // GiST inner tuples hold the key columns only (nonLeafTupdesc).
+                &schema.columns[..schema
+                    .key_columns
+                    .unwrap_or(usize::MAX)
+                    .min(schema.columns.len())]
+            } else {
+                schema.columns.as_slice()
+            };
+            attrs::index_attrs(
+                &mut r,
+                &owner,
+                area.start,
+                area.len,
+                area.bitmap.as_deref(),
+                columns,
+                &mut budget,
+            )
         };
-        let keys = attrs::index_attrs(&mut r, &owner, start, len, bitmap, columns, &mut budget);
         for a in &keys {
             for m in &a.problems {
                 problems.push(Problem::new(
@@ -542,6 +601,9 @@ pub(crate) fn decode_keys(page: &mut PgPage, data: &[u8], schema: &Schema) {
                     m.clone(),
                 ));
             }
+        }
+        if let IndexBody::Gist { key_columns, .. } = &mut item.body {
+            *key_columns = schema.key_columns;
         }
         item.keys = Some(keys);
     }

@@ -39,6 +39,16 @@ pub fn parse_columns(list: &str) -> Result<Schema, String> {
         if item.is_empty() {
             return Err(format!("item {} is empty", i + 1));
         }
+        if item.eq_ignore_ascii_case("include") {
+            if schema.key_columns.is_some() || schema.columns.is_empty() {
+                return Err(
+                    "`INCLUDE` (the index's INCLUDE columns follow) must come once, after a key column"
+                        .into(),
+                );
+            }
+            schema.key_columns = Some(schema.columns.len());
+            continue;
+        }
         schema
             .columns
             .push(parse_item(item).map_err(|e| format!("item {} ({item:?}): {e}", i + 1))?);
@@ -452,6 +462,16 @@ fn parse_table(text: &str) -> Result<Schema, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_include_item_splits_key_from_include_columns() {
+        let s = parse_columns("p box, INCLUDE, id int4, label text").unwrap();
+        assert_eq!(s.columns.len(), 3);
+        assert_eq!(s.key_columns, Some(1));
+        assert_eq!(parse_columns("int4").unwrap().key_columns, None);
+        assert!(parse_columns("include, int4").is_err());
+        assert!(parse_columns("int4, include, int4, include, int4").is_err());
+    }
 
     #[test]
     fn column_lists_are_capped_at_max_heap_attributes() {

@@ -260,7 +260,9 @@ fn tuple(
                 datum,
             },
             tupstate: Some(tupstate),
-            key_area: (!nulls).then_some(KeyArea {
+            // A leaf of the nulls tree holds no key, but INCLUDE columns
+            // when it has a null bitmap (PostgreSQL 14+).
+            key_area: (!nulls || has_nulls).then_some(KeyArea {
                 start: base + hdr,
                 len: end - hdr,
                 bitmap,

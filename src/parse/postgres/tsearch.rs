@@ -358,6 +358,49 @@ pub(crate) fn tsquery_out(data: &[u8]) -> Result<String, String> {
     })
 }
 
+/// `gtsvector` flag bits (tsvector_op.c / ts_type.h): `ARRKEY`, `SIGNKEY`,
+/// `ALLISTRUE`.
+const GT_ARRKEY: u32 = 0x01;
+const GT_ALLISTRUE: u32 = 0x04;
+
+/// `gtsvectorout` (tsgistidx.c): a GiST tsvector_ops key is an int32 flag
+/// then either the words' hashes (`N unique words`) or a signature bit
+/// string (`N true bits, M false bits`, or `all true bits`).
+pub(crate) fn gtsvector_out(data: &[u8]) -> Result<String, String> {
+    let flag = u32_at(data, 0)?;
+    let rest = data.get(4..).unwrap_or_default();
+    if flag & GT_ARRKEY != 0 {
+        if rest.len() % 4 != 0 {
+            return Err(format!(
+                "gtsvector word array of {} bytes is not whole int4s",
+                rest.len()
+            ));
+        }
+        return Ok(format!("{} unique words", rest.len() / 4));
+    }
+    if flag & GT_ALLISTRUE != 0 {
+        return Ok("all true bits".to_string());
+    }
+    let ones: u32 = rest.iter().map(|b| b.count_ones()).sum();
+    Ok(format!(
+        "{ones} true bits, {} false bits",
+        rest.len() * 8 - ones as usize
+    ))
+}
+
+/// A gtsvector of a big-endian host as a little-endian host stores it: the
+/// flag and, for a word array, each hash (a signature is bytes).
+pub(crate) fn gtsvector_to_little(data: &mut [u8]) -> Result<(), String> {
+    swap(data, 0, 4, "gtsvector")?;
+    if u32_at(data, 0)? & GT_ARRKEY != 0 {
+        let n = data.len().saturating_sub(4) / 4;
+        for i in 0..n {
+            swap(data, 4 + 4 * i, 4, "gtsvector")?;
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -425,5 +468,26 @@ mod tests {
         bad[4 + 4] = 1;
         assert!(tsquery_out(&bad).is_err());
         assert_eq!(tsquery_out(&[0, 0, 0, 0]).unwrap(), "");
+    }
+
+    #[test]
+    fn gtsvector_out_counts_words_or_signature_bits() {
+        // ARRKEY with three hashes.
+        let mut arr = 1u32.to_le_bytes().to_vec();
+        arr.extend([0u8; 12]);
+        assert_eq!(super::gtsvector_out(&arr).unwrap(), "3 unique words");
+        // SIGNKEY, 2 bytes: 9 bits set.
+        let mut sig = 2u32.to_le_bytes().to_vec();
+        sig.extend([0xFF, 0x01]);
+        assert_eq!(
+            super::gtsvector_out(&sig).unwrap(),
+            "9 true bits, 7 false bits"
+        );
+        let all = (2u32 | 4).to_le_bytes().to_vec();
+        assert_eq!(super::gtsvector_out(&all).unwrap(), "all true bits");
+        let mut be = 1u32.to_be_bytes().to_vec();
+        be.extend(7u32.to_be_bytes());
+        super::gtsvector_to_little(&mut be).unwrap();
+        assert_eq!(super::gtsvector_out(&be).unwrap(), "1 unique words");
     }
 }

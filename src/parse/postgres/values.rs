@@ -104,6 +104,7 @@ pub(crate) fn decode(ty: &PgType, data: &[u8]) -> Result<Value, String> {
         Circle => geo::circle_out(data).map(Value::text),
         TsVector => tsearch::tsvector_out(data).map(Value::text),
         TsQuery => tsearch::tsquery_out(data).map(Value::text),
+        GtsVector => tsearch::gtsvector_out(data).map(Value::text),
         Ext(ExtType::Citext) => utf8(data).map(Value::text),
         Ext(ExtType::Hstore) => contrib::hstore_out(data).map(Value::text),
         Ext(ExtType::Ltree) => contrib::ltree_out(data).map(Value::text),
@@ -202,6 +203,7 @@ pub(crate) fn big_endian_to_little(ty: &PgType, data: &[u8]) -> Result<Vec<u8>, 
         Jsonb => jsonb::to_little(&mut out)?,
         TsVector => tsearch::tsvector_to_little(&mut out)?,
         TsQuery => tsearch::tsquery_to_little(&mut out)?,
+        GtsVector => tsearch::gtsvector_to_little(&mut out)?,
         Multirange { subtype, .. } => multirange_to_little(subtype, &mut out)?,
         Composite { fields, .. } => record_to_little(fields, &mut out)?,
         Ext(e) => contrib::to_little(*e, &mut out)?,
@@ -686,6 +688,15 @@ fn exact<'a>(data: &'a [u8], len: usize, what: &str) -> Result<&'a [u8], String>
     }
 }
 
+/// The first `len` bytes of `data`, as network_out reads an address: it
+/// never looks at the varlena's size, and a GiST inet_ops key
+/// (`GistInetKey`: family, minbits, commonbits, address), which
+/// gist_page_items prints with inet's output function, is one byte longer.
+fn at_least<'a>(data: &'a [u8], len: usize, what: &str) -> Result<&'a [u8], String> {
+    data.get(..len)
+        .ok_or_else(|| format!("{what} needs {len} bytes, found {}", data.len()))
+}
+
 fn uuid_out(data: &[u8]) -> Result<String, String> {
     let d = exact(data, 16, "uuid")?;
     let mut s = String::with_capacity(36);
@@ -717,7 +728,7 @@ fn inet_out(data: &[u8], cidr: bool) -> Result<String, String> {
     let addr = data.get(2..).unwrap_or_default();
     let mut text = match family {
         PGSQL_AF_INET => {
-            let a = exact(addr, 4, "an IPv4 address")?;
+            let a = at_least(addr, 4, "an IPv4 address")?;
             if bits > 32 {
                 return Err(format!("IPv4 mask length {bits} is over 32"));
             }
@@ -728,7 +739,7 @@ fn inet_out(data: &[u8], cidr: bool) -> Result<String, String> {
             t
         }
         PGSQL_AF_INET6 => {
-            let a = exact(addr, 16, "an IPv6 address")?;
+            let a = at_least(addr, 16, "an IPv6 address")?;
             if bits > 128 {
                 return Err(format!("IPv6 mask length {bits} is over 128"));
             }

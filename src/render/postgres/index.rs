@@ -30,19 +30,43 @@ fn tids(v: &[ItemPointer]) -> Vec<String> {
 
 /// `BuildIndexValueDescription`-like text of the keys, as gist_page_items
 /// prints it: `(a, b)=(1, "(2,3)")`, values quoted as record_out quotes them.
-pub(crate) fn keys_text(attrs: &[Attr]) -> String {
-    let names: Vec<String> = attrs
-        .iter()
-        .map(|a| a.name.clone().unwrap_or_else(|| format!("col{}", a.attnum)))
-        .collect();
-    let values: Vec<String> = attrs
-        .iter()
-        .map(|a| match &a.value {
-            None => "null".to_string(),
-            Some(v) => quote_like_record(&v.text),
-        })
-        .collect();
-    format!("({})=({})", names.join(", "), values.join(", "))
+/// With INCLUDE columns (the first `key_columns` are keys), a leaf tuple's
+/// are `(a) INCLUDE (b)=(1) INCLUDE (2)`; an inner tuple shows its keys only.
+pub(crate) fn keys_text(attrs: &[Attr], key_columns: Option<usize>, leaf: bool) -> String {
+    let names = |attrs: &[Attr]| -> String {
+        attrs
+            .iter()
+            .map(|a| a.name.clone().unwrap_or_else(|| format!("col{}", a.attnum)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let values = |attrs: &[Attr]| -> String {
+        attrs
+            .iter()
+            .map(|a| match &a.value {
+                None => "null".to_string(),
+                Some(v) => quote_like_record(&v.text),
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match key_columns.filter(|&k| k < attrs.len()) {
+        Some(k) if leaf => {
+            let (keys, incl) = attrs.split_at(k);
+            format!(
+                "({}) INCLUDE ({})=({}) INCLUDE ({})",
+                names(keys),
+                names(incl),
+                values(keys),
+                values(incl)
+            )
+        }
+        Some(k) => {
+            let keys = &attrs[..k];
+            format!("({})=({})", names(keys), values(keys))
+        }
+        None => format!("({})=({})", names(attrs), values(attrs)),
+    }
 }
 
 /// record_out's quoting: empty values and values with `"`, `\`, `(`, `)`,
@@ -78,13 +102,20 @@ pub(crate) fn item_json(item: &IndexItem) -> Value {
             m.insert("data".into(), json!(i64::from(*hash)));
             m.insert("dead".into(), json!(dead));
         }
-        IndexBody::Gist { key_data, downlink } => {
+        IndexBody::Gist {
+            key_data,
+            downlink,
+            key_columns,
+        } => {
             m.insert("ctid".into(), json!(h.map(|h| h.t_tid.to_string())));
             m.insert("itemlen".into(), json!(h.map(|h| h.size)));
             m.insert("dead".into(), json!(dead));
             m.insert("key_data".into(), json!(bytea_text(key_data)));
             if let Some(keys) = &item.keys {
-                m.insert("keys".into(), json!(keys_text(keys)));
+                m.insert(
+                    "keys".into(),
+                    json!(keys_text(keys, *key_columns, downlink.is_none())),
+                );
             }
             if let Some(b) = downlink {
                 m.insert("downlink".into(), json!(b));
