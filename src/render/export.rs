@@ -235,6 +235,44 @@ impl RowFormat {
         }
     }
 
+    /// The next field of the row: text as stored, written only when it is
+    /// UTF-8 (false, and nothing written, when it is not).
+    pub(crate) fn text_field(&self, row: &mut RowState, bytes: &[u8], out: &mut Vec<u8>) -> bool {
+        if self.format != ExportFormat::Copy {
+            return match std::str::from_utf8(bytes) {
+                Ok(t) => {
+                    self.field(row, Cell::text(t), out);
+                    true
+                }
+                Err(_) => false,
+            };
+        }
+        // One pass (without an early exit, so it vectorises) finds both
+        // what needs an escape and any byte past ASCII.
+        let (special, high) = bytes.iter().fold((false, 0u8), |(any, or), &c| {
+            (any | (c == b'\\') | (c < 0x20), or | c)
+        });
+        let text = if high & 0x80 != 0 {
+            match std::str::from_utf8(bytes) {
+                Ok(t) => Some(t),
+                Err(_) => return false,
+            }
+        } else {
+            None
+        };
+        if row.index > 0 {
+            out.push(b'\t');
+        }
+        row.index += 1;
+        match (special, text) {
+            (false, _) => out.extend_from_slice(bytes),
+            (true, Some(t)) => copy_text(out, t),
+            // ASCII, and so UTF-8.
+            (true, None) => copy_text(out, std::str::from_utf8(bytes).unwrap_or_default()),
+        }
+        true
+    }
+
     /// End the row.
     pub(crate) fn end(&self, row: RowState, out: &mut Vec<u8>) {
         match self.format {
