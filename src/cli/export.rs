@@ -29,7 +29,7 @@ use crate::parse::postgres::visibility::{decide, RowStatus, XactLookup};
 use crate::parse::postgres::{check_page_in, page_size_from_header, PageOptions};
 use crate::reader::Endian;
 use crate::reader::Reader;
-use crate::render::export::{Cell, CellKind, ExportFormat, OutColumn, RowFormat};
+use crate::render::export::{Cell, CellKind, ExportFormat, OutColumn, RowFormat, RowState};
 use crate::source::{RelationFileName, DEFAULT_BLOCK_SIZE, DEFAULT_SEGMENT_BYTES};
 
 use super::args::{EngineArg, ExportArgs, ExportFormatArg, RowsArg};
@@ -409,6 +409,8 @@ struct Ctx<'a> {
     log: Option<&'a XactLog>,
     opts: &'a ExportOptions,
     fmt: &'a RowFormat,
+    /// The compiled column list, when every live column is an integer or text.
+    plan: Option<attrs::RowPlan>,
     block_size: usize,
     /// The first undecided reason, for the closing note.
     first_undecided: std::sync::Mutex<Option<String>>,
@@ -454,6 +456,7 @@ pub(crate) fn export_relation(
         log: log.as_ref(),
         opts,
         fmt: &fmt,
+        plan: attrs::RowPlan::new(&rel.schema.columns),
         block_size,
         first_undecided: std::sync::Mutex::new(None),
     };
@@ -501,7 +504,7 @@ pub(crate) fn export_relation(
             let (mut chunk, mut o) = (Chunk::default(), BlockOut::default());
             while segments.fill(&mut chunk, WINDOW)? {
                 o.buf.clear();
-                for (k, bytes) in chunk.bytes.chunks(block_size).enumerate() {
+                for (k, bytes) in chunk.bytes().chunks(block_size).enumerate() {
                     export_block(&ctx, chunk.blkno + k as u64, bytes, Some(store), &mut o);
                 }
                 write_out(out, &mut o, &mut counts, name)?;
@@ -515,7 +518,7 @@ pub(crate) fn export_relation(
             |chunk| segments.fill(chunk, TASK),
             |chunk: &Chunk, o: &mut BlockOut| {
                 o.buf.clear();
-                for (k, bytes) in chunk.bytes.chunks(block_size).enumerate() {
+                for (k, bytes) in chunk.bytes().chunks(block_size).enumerate() {
                     export_block(&ctx, chunk.blkno + k as u64, bytes, None, o);
                 }
             },
@@ -608,7 +611,15 @@ fn write_out(
 #[derive(Default)]
 struct Chunk {
     blkno: u64,
-    bytes: Vec<u8>,
+    /// The blocks read, in the first `len` bytes.
+    buf: Vec<u8>,
+    len: usize,
+}
+
+impl Chunk {
+    fn bytes(&self) -> &[u8] {
+        &self.buf[..self.len]
+    }
 }
 
 /// The relation's segment files read one after the other, a chunk of
@@ -655,14 +666,19 @@ impl Segments<'_> {
             let Some(file) = self.file.as_mut() else {
                 continue;
             };
-            chunk.bytes.resize(blocks * self.block_size, 0);
-            let got = read_full(file, &mut chunk.bytes).map_err(|source| Error::Io {
+            // The buffer keeps its length from chunk to chunk (zeroed once);
+            // `len` says how much of it this chunk holds.
+            let want = blocks * self.block_size;
+            if chunk.buf.len() != want {
+                chunk.buf.resize(want, 0);
+            }
+            let got = read_full(file, &mut chunk.buf).map_err(|source| Error::Io {
                 path: self.paths[self.next - 1].clone(),
                 source,
             })?;
-            chunk.bytes.truncate(got);
+            chunk.len = got;
             if let Some(e) = self.current.as_mut() {
-                e.read(&chunk.bytes);
+                e.read(chunk.bytes());
             }
             if got < blocks * self.block_size {
                 // The end of this file.
@@ -721,6 +737,30 @@ fn cell(v: &Value) -> Cell<'_> {
         text: Some(&v.text),
         kind,
     }
+}
+
+/// Start a row and write the columns before the table's: ctid, xmin and
+/// xmax with `--with-system-columns`, the row status with `--rows all`.
+fn begin_row(
+    ctx: &Ctx,
+    buf: &mut Vec<u8>,
+    t: &HeapTuple,
+    tid: ItemPointer,
+    status: &RowStatus,
+) -> RowState {
+    let fmt = ctx.fmt;
+    let mut row = fmt.begin(buf);
+    if ctx.opts.system_columns {
+        let ctid = format!("({},{})", tid.block, tid.offset);
+        fmt.field(&mut row, Cell::text(&ctid), buf);
+        let mut b = itoa::Buffer::new();
+        fmt.field(&mut row, Cell::number(b.format(t.header.t_xmin)), buf);
+        fmt.field(&mut row, Cell::number(b.format(t.header.t_xmax)), buf);
+    }
+    if ctx.opts.rows == Rows::All {
+        fmt.field(&mut row, Cell::text(status.name()), buf);
+    }
+    row
 }
 
 /// One block: its rows into `o.buf`, what was skipped into `o.messages`.
@@ -816,9 +856,6 @@ fn export_block(
     let mut toast = toast;
     let mut budget = attrs::PAGE_VALUE_BUDGET;
     let log = ctx.log.map(|l| l as &dyn XactLookup);
-    let mut owned: Vec<Option<Value>> = Vec::with_capacity(ctx.schema.columns.len());
-    // The values read in place (ints, short strings), by column.
-    let mut inline: Vec<Option<attrs::Inline>> = Vec::with_capacity(ctx.schema.columns.len());
     // The slots of the current tuple, reused from tuple to tuple.
     let mut slots: Vec<attrs::Slot> = Vec::with_capacity(ctx.schema.columns.len());
     for id in &ids {
@@ -879,6 +916,37 @@ fn export_block(
         if !wanted {
             continue;
         }
+        // Integers and text stored plainly: written as the plan reads them.
+        if let (Some(plan), Some(_)) = (&ctx.plan, &t.t_data) {
+            let fmt = ctx.fmt;
+            let row_start = o.buf.len();
+            let mut row = begin_row(ctx, &mut o.buf, t, self_tid, &d.status);
+            let end = usize::from(id.lp_off) + usize::from(id.lp_len);
+            let data = bytes.get(t.data_offset..end).unwrap_or_default();
+            let bitmap = attrs::tuple_bitmap(bytes, id, t);
+            let buf = &mut o.buf;
+            let plain = plan.read(data, usize::from(t.header.natts()), bitmap, |v| match v {
+                attrs::Plain::Int(n) => {
+                    fmt.int_field(&mut row, n, buf);
+                    true
+                }
+                attrs::Plain::Text(b) => fmt.text_field(&mut row, b, buf),
+                attrs::Plain::Null => {
+                    fmt.field(&mut row, Cell::NULL, buf);
+                    true
+                }
+            });
+            if plain {
+                if undecided {
+                    o.counts.undecided_written += 1;
+                }
+                fmt.end(row, &mut o.buf);
+                o.counts.rows += 1;
+                continue;
+            }
+            // Taken back; the general path below reads the tuple again.
+            o.buf.truncate(row_start);
+        }
         // A tuple the column list does not fit, or a value that cannot be read.
         let layout = if t.t_data.is_none() {
             Err((0, "t_hoff runs past the tuple".to_string()))
@@ -908,26 +976,42 @@ fn export_block(
                 continue;
             }
         };
-        // Values that are not read in place, read first: a value that cannot
-        // be read skips the row before any of it is written.
-        owned.clear();
-        inline.clear();
+        // The row is written as its values are read; a value that cannot be
+        // read takes back what was written of the row and skips it.
+        let fmt = ctx.fmt;
+        let row_start = o.buf.len();
+        let mut row = begin_row(ctx, &mut o.buf, t, self_tid, &d.status);
         let mut failed = None;
         for (k, (col, slot)) in ctx.schema.columns.iter().zip(&slots).enumerate() {
-            let value = match *slot {
-                attrs::Slot::Present { off, len, .. } if !col.dropped => data
+            if let attrs::Slot::Present { off, len, .. } = *slot {
+                if col.dropped {
+                    continue;
+                }
+                match data
                     .get(off..off + len)
-                    .and_then(|raw| attrs::inline_value(col, raw)),
-                _ => None,
-            };
-            if value.is_some() {
-                inline.push(value);
-                owned.push(None);
-                continue;
+                    .and_then(|raw| attrs::inline_value(col, raw))
+                {
+                    Some(attrs::Inline::Int(n)) => {
+                        fmt.int_field(&mut row, n, &mut o.buf);
+                        continue;
+                    }
+                    Some(attrs::Inline::Str(t)) => {
+                        fmt.field(&mut row, Cell::text(t), &mut o.buf);
+                        continue;
+                    }
+                    None => {}
+                }
             }
-            inline.push(None);
             match attrs::slot_value(col, data, slot, toast.as_deref_mut(), &mut budget) {
-                Ok(v) => owned.push(v),
+                Ok(_) if col.dropped => {}
+                Ok(Some(v)) => {
+                    let mut c = cell(&v);
+                    if matches!(col.ty.as_ref().map(|t| &t.ty), Some(PgType::Numeric)) {
+                        c.kind = CellKind::Text;
+                    }
+                    fmt.field(&mut row, c, &mut o.buf);
+                }
+                Ok(None) => fmt.field(&mut row, Cell::NULL, &mut o.buf),
                 Err(why) => {
                     failed = Some((k + 1, why));
                     break;
@@ -935,47 +1019,14 @@ fn export_block(
             }
         }
         if let Some((attnum, why)) = failed {
+            o.buf.truncate(row_start);
             skip(o, attnum, why);
             continue;
         }
         if undecided {
             o.counts.undecided_written += 1;
         }
-        let fmt = ctx.fmt;
-        let out = &mut o.buf;
-        let mut row = fmt.begin(out);
-        if ctx.opts.system_columns {
-            let ctid = format!("({blkno},{lp})");
-            fmt.field(&mut row, Cell::text(&ctid), out);
-            let mut b = itoa::Buffer::new();
-            fmt.field(&mut row, Cell::number(b.format(t.header.t_xmin)), out);
-            fmt.field(&mut row, Cell::number(b.format(t.header.t_xmax)), out);
-        }
-        if ctx.opts.rows == Rows::All {
-            fmt.field(&mut row, Cell::text(d.status.name()), out);
-        }
-        for ((col, v), inl) in ctx.schema.columns.iter().zip(&owned).zip(&inline) {
-            if col.dropped {
-                continue;
-            }
-            let c = match (v, inl) {
-                (Some(v), _) => {
-                    let mut c = cell(v);
-                    if matches!(col.ty.as_ref().map(|t| &t.ty), Some(PgType::Numeric)) {
-                        c.kind = CellKind::Text;
-                    }
-                    c
-                }
-                (None, Some(attrs::Inline::Int(n))) => {
-                    fmt.int_field(&mut row, *n, out);
-                    continue;
-                }
-                (None, Some(attrs::Inline::Str(t))) => Cell::text(t),
-                (None, None) => Cell::NULL,
-            };
-            fmt.field(&mut row, c, out);
-        }
-        fmt.end(row, out);
+        fmt.end(row, &mut o.buf);
         o.counts.rows += 1;
     }
 }

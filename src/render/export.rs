@@ -235,6 +235,40 @@ impl RowFormat {
         }
     }
 
+    /// The next field of the row: text as stored, written only when it is
+    /// UTF-8 (false, and nothing written, when it is not).
+    pub(crate) fn text_field(&self, row: &mut RowState, bytes: &[u8], out: &mut Vec<u8>) -> bool {
+        if self.format != ExportFormat::Copy {
+            return match std::str::from_utf8(bytes) {
+                Ok(t) => {
+                    self.field(row, Cell::text(t), out);
+                    true
+                }
+                Err(_) => false,
+            };
+        }
+        let (special, high) = scan_text(bytes);
+        let text = if high {
+            match std::str::from_utf8(bytes) {
+                Ok(t) => Some(t),
+                Err(_) => return false,
+            }
+        } else {
+            None
+        };
+        if row.index > 0 {
+            out.push(b'\t');
+        }
+        row.index += 1;
+        match (special, text) {
+            (false, _) => out.extend_from_slice(bytes),
+            (true, Some(t)) => copy_text(out, t),
+            // ASCII, and so UTF-8.
+            (true, None) => copy_text(out, std::str::from_utf8(bytes).unwrap_or_default()),
+        }
+        true
+    }
+
     /// End the row.
     pub(crate) fn end(&self, row: RowState, out: &mut Vec<u8>) {
         match self.format {
@@ -254,6 +288,25 @@ pub(crate) struct RowState {
     index: usize,
     values: usize,
     comment: Vec<u8>,
+}
+
+/// Whether `bytes` hold something COPY's text format escapes (a backslash
+/// or a control character), and whether any byte is past ASCII: one pass,
+/// 16 bytes at a time without an early exit, so that it vectorises.
+fn scan_text(bytes: &[u8]) -> (bool, bool) {
+    let (mut special, mut or) = (0u8, 0u8);
+    let mut chunks = bytes.chunks_exact(16);
+    for chunk in &mut chunks {
+        for &c in chunk {
+            special |= u8::from(c == b'\\') | u8::from(c < 0x20);
+            or |= c;
+        }
+    }
+    for &c in chunks.remainder() {
+        special |= u8::from(c == b'\\') | u8::from(c < 0x20);
+        or |= c;
+    }
+    (special != 0, or & 0x80 != 0)
 }
 
 /// `CopyAttributeOutText` with the tab delimiter: backslash, and the

@@ -46,6 +46,7 @@ pub fn append_page_line(buf: &mut Vec<u8>, page: &PgPage) {
     let mut w = JsonWriter {
         buf,
         verdict: None,
+        head: None,
         middle: None,
         tail: None,
     };
@@ -90,6 +91,9 @@ struct JsonWriter<'a> {
     /// The last verdict written and its JSON string: the items of a page
     /// mostly say the same, and formatting it is the costly part of an item.
     verdict: Option<(ItemVerdict, Vec<u8>)>,
+    /// The last item's words from `,"lp_flags":` to `"t_ctid":"(` and what
+    /// they wrote: the tuples of a page mostly share lp_len and the xids.
+    head: Option<(HeadKey, Vec<u8>)>,
     /// The last item's header words and what they wrote, from
     /// `,"t_infomask2":` to `"t_data":`: the tuples of a page mostly share
     /// them.
@@ -98,6 +102,10 @@ struct JsonWriter<'a> {
     /// `,"raw_flags":` to the item's closing brace.
     tail: Option<(TailKey, Vec<u8>)>,
 }
+
+/// What decides an item's JSON from `lp_flags` to `t_ctid`'s block: the
+/// line pointer's flags and length, xmin, xmax and t_field3.
+type HeadKey = (u8, u16, u32, u32, u32);
 
 /// What decides an item's JSON from `t_infomask2` to `t_data`: the three
 /// header words, for a tuple without t_bits and t_oid (others are written
@@ -228,26 +236,52 @@ impl JsonWriter<'_> {
         self.int(id.lp);
         self.raw(b",\"lp_off\":");
         self.int(id.lp_off);
-        self.raw(b",\"lp_flags\":");
-        self.int(id.lp_flags.code());
-        self.raw(b",\"lp_len\":");
-        self.int(id.lp_len);
-        self.raw(b",\"t_xmin\":");
-        self.opt_int(h.map(|h| h.t_xmin));
-        self.raw(b",\"t_xmax\":");
-        self.opt_int(h.map(|h| h.t_xmax));
-        self.raw(b",\"t_field3\":");
-        self.opt_int(h.map(|h| h.t_field3));
-        self.raw(b",\"t_ctid\":");
-        match h {
-            Some(h) => {
-                self.raw(b"\"(");
-                self.int(h.t_ctid.block);
-                self.raw(b",");
-                self.int(h.t_ctid.offset);
-                self.raw(b")\"");
+        if let Some(h) = h {
+            // From lp_flags to t_ctid's opening: the last item's bytes when
+            // its words were the same.
+            let key: HeadKey = (
+                id.lp_flags.code(),
+                id.lp_len,
+                h.t_xmin,
+                h.t_xmax,
+                h.t_field3,
+            );
+            match &self.head {
+                Some((k, json)) if *k == key => self.buf.extend_from_slice(json),
+                _ => {
+                    let start = self.buf.len();
+                    self.raw(b",\"lp_flags\":");
+                    self.int(id.lp_flags.code());
+                    self.raw(b",\"lp_len\":");
+                    self.int(id.lp_len);
+                    self.raw(b",\"t_xmin\":");
+                    self.int(h.t_xmin);
+                    self.raw(b",\"t_xmax\":");
+                    self.int(h.t_xmax);
+                    self.raw(b",\"t_field3\":");
+                    self.int(h.t_field3);
+                    self.raw(b",\"t_ctid\":\"(");
+                    let json = &self.buf[start..];
+                    match &mut self.head {
+                        Some((k, v)) => {
+                            *k = key;
+                            v.clear();
+                            v.extend_from_slice(json);
+                        }
+                        none => *none = Some((key, json.to_vec())),
+                    }
+                }
             }
-            None => self.null(),
+            self.int(h.t_ctid.block);
+            self.raw(b",");
+            self.int(h.t_ctid.offset);
+            self.raw(b")\"");
+        } else {
+            self.raw(b",\"lp_flags\":");
+            self.int(id.lp_flags.code());
+            self.raw(b",\"lp_len\":");
+            self.int(id.lp_len);
+            self.raw(b",\"t_xmin\":null,\"t_xmax\":null,\"t_field3\":null,\"t_ctid\":null");
         }
         // From t_infomask2 to t_data: the last item's bytes when its words
         // were the same.
@@ -260,8 +294,15 @@ impl JsonWriter<'_> {
                 let start = self.buf.len();
                 self.middle_fields(t);
                 if let Some(key) = key {
-                    let json = self.buf[start..].to_vec();
-                    self.middle = Some((key, json));
+                    let json = &self.buf[start..];
+                    match &mut self.middle {
+                        Some((k, v)) => {
+                            *k = key;
+                            v.clear();
+                            v.extend_from_slice(json);
+                        }
+                        none => *none = Some((key, json.to_vec())),
+                    }
                 }
             }
         }
@@ -277,8 +318,15 @@ impl JsonWriter<'_> {
             _ => {
                 let start = self.buf.len();
                 self.tail_fields(t, item);
-                let json = self.buf[start..].to_vec();
-                self.tail = Some((key, json));
+                let json = &self.buf[start..];
+                match &mut self.tail {
+                    Some((k, v)) => {
+                        *k = key;
+                        v.clear();
+                        v.extend_from_slice(json);
+                    }
+                    none => *none = Some((key, json.to_vec())),
+                }
             }
         }
     }
@@ -378,6 +426,7 @@ mod tests {
             JsonWriter {
                 buf: &mut buf,
                 verdict: None,
+                head: None,
                 middle: None,
                 tail: None,
             }
