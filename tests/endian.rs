@@ -1112,6 +1112,27 @@ fn big_endian_heap_pages_decode_to_what_pageinspect_gave() {
     eprintln!("big-endian: {pages} pages, {items} items, {values} values equal");
 }
 
+/// The builder's columns of a table given as (name, type) pairs: an
+/// array's attlen -1 and its typalign `i`, or `d` when its element's is.
+fn table_cols(names: &[(&'static str, &'static str)]) -> Vec<Col> {
+    names
+        .iter()
+        .map(|(_, ty)| {
+            let elem = ty.strip_suffix("[]");
+            let (attlen, attalign) = elem_layout(elem.unwrap_or(ty)).unwrap();
+            Col {
+                ty: ty.to_string(),
+                attlen: if elem.is_some() { -1 } else { attlen },
+                attalign: if elem.is_some() && attalign < 8 {
+                    4
+                } else {
+                    attalign
+                },
+            }
+        })
+        .collect()
+}
+
 /// The pages of a real table of fixtures/postgres/catalog/contrib/MAJOR
 /// (made by contrib.sh) byte-swapped as a big-endian host writes them, its
 /// columns `names` (name, type): every value the builder swapped must
@@ -1136,18 +1157,7 @@ fn big_endian_table_equals_copy(
     let file = fs::read(dir.join("datadir").join(heap)).unwrap();
     let copy = fs::read_to_string(dir.join(format!("{table}.copy"))).unwrap();
     let mut rows = copy.lines().map(|l| l.split('\t').collect::<Vec<_>>());
-    let cols: Vec<Col> = names
-        .iter()
-        .map(|(_, ty)| {
-            let elem = ty.strip_suffix("[]");
-            let (attlen, attalign) = elem_layout(elem.unwrap_or(ty)).unwrap();
-            Col {
-                ty: ty.to_string(),
-                attlen: if elem.is_some() { -1 } else { attlen },
-                attalign,
-            }
-        })
-        .collect();
+    let cols = table_cols(names);
     let list: Vec<String> = names.iter().map(|(n, t)| format!("{n} {t}")).collect();
     let schema = parse_columns(&list.join(", ")).unwrap();
     let mut by_type = std::collections::BTreeMap::new();
@@ -1296,22 +1306,7 @@ fn big_endian_catalog_table_equals_copy(
     let _ = fs::remove_dir_all(&copy_dir);
     copy_tree(&src, &copy_dir);
 
-    let cols: Vec<Col> = names
-        .iter()
-        .map(|(_, ty)| {
-            let elem = ty.strip_suffix("[]");
-            let (attlen, attalign) = elem_layout(elem.unwrap_or(ty)).unwrap();
-            Col {
-                ty: ty.to_string(),
-                attlen: if elem.is_some() { -1 } else { attlen },
-                attalign: if elem.is_some() && attalign < 8 {
-                    4
-                } else {
-                    attalign
-                },
-            }
-        })
-        .collect();
+    let cols = table_cols(names);
     let le = fs::read(src.join(&rel)).unwrap();
     let mut be = Vec::new();
     let mut unswapped = HashSet::new();

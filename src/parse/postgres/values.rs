@@ -112,16 +112,11 @@ pub(crate) fn decode(ty: &PgType, data: &[u8]) -> Result<Value, String> {
         Ext(ExtType::Seg) => contrib::seg_out(data).map(Value::text),
         Ext(ExtType::Lquery) => contrib::lquery_out(data).map(Value::text),
         Ext(ExtType::Ltxtquery) => contrib::ltxtquery_out(data).map(Value::text),
-        Ext(
-            e @ (ExtType::Ean13
-            | ExtType::Isbn
-            | ExtType::Isbn13
-            | ExtType::Ismn
-            | ExtType::Ismn13
-            | ExtType::Issn
-            | ExtType::Issn13
-            | ExtType::Upc),
-        ) => isn::isn_out(u64_at(data, 0)?, e.isn_short() == Some(true)).map(Value::text),
+        // The isn types: one uint64, printed long or short.
+        Ext(e) => match e.isn_short() {
+            Some(short) => isn::isn_out(u64_at(data, 0)?, short).map(Value::text),
+            None => Err(format!("type {} is not decoded; shown as hex", e.name())),
+        },
         Array(elem) => array_out(elem, data).map(Value::text),
         Enum { name, labels, .. } => {
             let oid = u32_at(data, 0)?;
