@@ -23,6 +23,7 @@ use crate::reader::{Endian, ReadError, Reader};
 
 use super::attrs::{self, layout_in, Slot};
 use super::index::{empty_item, tuple_bounds, unreadable_item};
+use super::values;
 
 /// `SizeOfBrinTuple`: offsetof(BrinTuple, bt_info) + 1.
 const SIZE_OF_BRIN_TUPLE: usize = 5;
@@ -224,32 +225,7 @@ fn stored_columns(schema: &Schema, stored: &[Stored], allnulls: &[bool]) -> Vec<
 /// array_out's text of a one-dimensional array of text elements: quoted
 /// when empty, `NULL`, or holding `{`, `}`, `,`, `"`, `\` or white space.
 fn text_array_out(elems: &[String]) -> String {
-    let quoted: Vec<String> = elems
-        .iter()
-        .map(|e| {
-            let needs = e.is_empty()
-                || e.eq_ignore_ascii_case("NULL")
-                || e.chars().any(|c| {
-                    matches!(
-                        c,
-                        '{' | '}' | ',' | '"' | '\\' | ' ' | '\t' | '\n' | '\r' | '\x0B' | '\x0C'
-                    )
-                });
-            if !needs {
-                return e.clone();
-            }
-            let mut q = String::with_capacity(e.len() + 2);
-            q.push('"');
-            for c in e.chars() {
-                if c == '"' || c == '\\' {
-                    q.push('\\');
-                }
-                q.push(c);
-            }
-            q.push('"');
-            q
-        })
-        .collect();
+    let quoted: Vec<String> = elems.iter().map(|e| values::quote_element(e)).collect();
     format!("{{{}}}", quoted.join(","))
 }
 

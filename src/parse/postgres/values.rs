@@ -1343,7 +1343,7 @@ fn nest(
 
 /// `array_out`'s quoting: empty strings, `NULL`, and anything with `"`, `\`,
 /// braces, commas or white space are double-quoted, `"` and `\` escaped.
-fn quote_element(v: &str) -> String {
+pub(crate) fn quote_element(v: &str) -> String {
     let needs = v.is_empty()
         || v.eq_ignore_ascii_case("NULL")
         || v.chars().any(|c| {
