@@ -1,10 +1,11 @@
 //! The hyphenation ranges of contrib/isn as its headers give them
 //! (EAN13.h: GS1 prefixes; ISBN.h: ISBN groups and publishers of the 978
 //! and 979 prefixes; ISMN.h; ISSN.h; UPC.h, which is empty), the same in
-//! PostgreSQL 10 through 18. Each table lists `(low, high)` pairs of digits
-//! with the hyphens to place, sorted, and for each first digit 0–9 where
-//! its pairs begin and how many there are (a pair spanning several first
-//! digits, as ISSN's one pair does, is counted under each).
+//! PostgreSQL 12 through 18 (the live contrib check compares on each).
+//! Each table lists `(low, high)` pairs of digits with the hyphens to
+//! place, sorted, and for each first digit 0–9 where its pairs begin and
+//! how many there are (a pair spanning several first digits, as ISSN's one
+//! pair does, is counted under each).
 //!
 //! Generated from the headers' tables; the code that reads them is in
 //! `isn.rs`.
