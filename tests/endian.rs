@@ -2233,9 +2233,19 @@ fn hash_to_big_endian(le: &[u8], blkno: u32) -> Vec<u8> {
 
 #[test]
 fn big_endian_hash_pages_decode_to_what_pageinspect_gave() {
+    // hash_txt's tuples hold a text's uint32 hash code as hash_ix's hold an
+    // int4's.
+    for (index, min_pages, min_items, min_kinds) in
+        [("hash_ix", 20, 500, 4), ("hash_txt", 5, 300, 3)]
+    {
+        big_endian_hash_index(index, min_pages, min_items, min_kinds);
+    }
+}
+
+fn big_endian_hash_index(index: &str, min_pages: usize, min_items: usize, min_kinds: usize) {
     let mut diffs = Vec::new();
     let (mut pages, mut items, mut kinds) = (0, 0, HashSet::new());
-    for (name, doc, le, blkno) in saved_pages("postgres/indexes", "hash_ix.") {
+    for (name, doc, le, blkno) in saved_pages("postgres/indexes", &format!("{index}.")) {
         if le.iter().all(|&b| b == 0) {
             continue;
         }
@@ -2275,11 +2285,11 @@ fn big_endian_hash_pages_decode_to_what_pageinspect_gave() {
     }
     assert_no_diffs(&diffs);
     assert!(
-        pages >= 20 && items >= 500 && kinds.len() >= 4,
-        "{pages} {items} {kinds:?}"
+        pages >= min_pages && items >= min_items && kinds.len() >= min_kinds,
+        "{index}: {pages} {items} {kinds:?}"
     );
     eprintln!(
-        "big-endian hash: {pages} pages ({} kinds), {items} items equal",
+        "big-endian {index}: {pages} pages ({} kinds), {items} items equal",
         kinds.len()
     );
 }
@@ -2395,6 +2405,9 @@ enum Keys {
     Raw,
     Int4,
     Text,
+    /// The values of the tuple's attributes of these types (a
+    /// multi-column index's: the int2 attnum, then the key).
+    Typed(&'static [&'static str]),
 }
 
 /// The little-endian GiST page `le` as a big-endian host writes it (gist.h):
@@ -2502,6 +2515,18 @@ fn gin_to_big_endian(le: &[u8], blkno: u32, keys: Keys) -> Vec<u8> {
         }
         if keys == Keys::Text && !nulls && key_end > data_off {
             varlena_to_big_endian(le, &mut p, off + data_off);
+        }
+        if let Keys::Typed(cols) = keys {
+            let bitmap = nulls.then_some(8);
+            // A multi-column index: the int2 attnum names the key's type.
+            let multi;
+            let cols = if cols[0] == "attnum" {
+                multi = ["smallint", cols[usize::from(le16(le, off + data_off))]];
+                &multi[..]
+            } else {
+                cols
+            };
+            tuple_keys_to_big_endian(le, &mut p, off, data_off, off + key_end, bitmap, cols);
         }
     }
     finish_big_endian(&mut p, blkno);
@@ -2634,6 +2659,258 @@ fn spgist_to_big_endian(le: &[u8], blkno: u32, keys: bool, points: bool) -> Vec<
                 swap_fields(&mut p, at + 8, &[2]);
             }
             at += size;
+        }
+    }
+    finish_big_endian(&mut p, blkno);
+    p
+}
+
+// ---------------------------------------------------------------------------
+// Typed index keys: the values of the MORE index fixtures.
+
+/// attlen and typalign of a type stored in an index tuple (the opclasses'
+/// storage types: gtsvector, BRIN's `pg_brin_bloom_summary` ("bloom") and
+/// `pg_brin_minmax_multi_summary` ("multi SUBTYPE"), both typalign `i`).
+fn key_layout(ty: &str) -> Option<(i16, usize)> {
+    match ty {
+        "inet" | "gtsvector" | "bloom" => Some((-1, 4)),
+        "boolean" => Some((1, 1)),
+        "smallint" => Some((2, 2)),
+        "integer" => Some((4, 4)),
+        _ if ty.starts_with("multi ") => Some((-1, 4)),
+        _ => elem_layout(ty),
+    }
+}
+
+/// The varlena header at `at` as a big-endian host writes it: (header
+/// length, total length, compressed).
+fn varlena_header_to_big_endian(le: &[u8], p: &mut [u8], at: usize) -> (usize, usize, bool) {
+    varlena_to_big_endian(le, p, at);
+    if le[at] & 1 == 1 {
+        (1, usize::from(le[at] >> 1), false)
+    } else {
+        let w = le32(le, at);
+        (4, (w >> 2) as usize, w & 3 == 2)
+    }
+}
+
+/// The contents (`clen` bytes at `content`) of a varlena of index storage
+/// type `ty` swapped: tsgistidx.c's SignTSVector (int32 flag, then with
+/// ARRKEY int32 word hashes; a signature is bytes), brin_bloom.c's
+/// BloomFilter (uint16 flags, uint8 nhashes, uint32 nbits, nbits_set; the
+/// bitmap is bytes), brin_minmax_multi.c's SerializedRanges (Oid typid,
+/// int nranges, nvalues, maxvalues, then 2 × nranges + nvalues values
+/// packed without alignment: typlen bytes of a by-value Datum, a varlena
+/// whole), else what the heap builder does.
+fn key_contents_to_big_endian(le: &[u8], p: &mut [u8], content: usize, clen: usize, ty: &str) {
+    match ty {
+        "gtsvector" => {
+            let flag = le32(le, content);
+            swap_fields(p, content, &[4]);
+            if flag & 0x01 != 0 {
+                swap_words(p, content + 4, clen - 4, 4);
+            }
+        }
+        "bloom" => swap_fields(p, content, &[2, 1, 1, 4, 4]),
+        _ if ty.starts_with("multi ") => {
+            let sub = &ty[6..];
+            let (nranges, nvalues) = (le32(le, content + 4), le32(le, content + 8));
+            swap_fields(p, content, &[4, 4, 4, 4]);
+            let mut at = content + 16;
+            for _ in 0..2 * nranges + nvalues {
+                match key_layout(sub).unwrap().0 {
+                    -1 => {
+                        let (hdr, len, _) = varlena_header_to_big_endian(le, p, at);
+                        key_contents_to_big_endian(le, p, at + hdr, len - hdr, sub);
+                        at += len;
+                    }
+                    n => {
+                        swap_fields(p, at, fixed_fields(sub).unwrap());
+                        at += n as usize;
+                    }
+                }
+            }
+            assert_eq!(at, content + clen, "SerializedRanges at {content}");
+        }
+        _ => assert!(
+            contents_to_big_endian(le, p, content, clen, varlena_swap(ty).unwrap()),
+            "{ty}"
+        ),
+    }
+}
+
+/// One stored value of type `ty` at `pos` of the tuple at `base` (not past
+/// `end`) as a big-endian host writes it; the position after it, or `None`
+/// past the tuple's end.
+fn key_to_big_endian(
+    le: &[u8],
+    p: &mut [u8],
+    base: usize,
+    pos: usize,
+    end: usize,
+    ty: &str,
+) -> Option<usize> {
+    let (attlen, a) = key_layout(ty).unwrap_or_else(|| panic!("{ty}"));
+    if attlen > 0 {
+        let at = align(pos, a);
+        if base + at + attlen as usize > end {
+            return None;
+        }
+        swap_fields(p, base + at, fixed_fields(ty).unwrap());
+        return Some(at + attlen as usize);
+    }
+    if base + pos >= end {
+        return None;
+    }
+    let at = if le[base + pos] == 0 {
+        align(pos, a)
+    } else {
+        pos
+    };
+    if base + at >= end {
+        return None;
+    }
+    let (hdr, len, compressed) = varlena_header_to_big_endian(le, p, base + at);
+    // (brin_bloomz's pglz-compressed filters would need recompressing.)
+    assert!(!compressed, "a compressed {ty} at {}", base + at);
+    key_contents_to_big_endian(le, p, base + at + hdr, len - hdr, ty);
+    Some(at + len)
+}
+
+/// The values of an IndexTupleData-style tuple at `base` (data from
+/// `data` bytes in, up to `end`; with `bitmap`, the null bitmap at that
+/// offset, a set bit a present value) of the types `cols`, swapped.
+/// Returns how many were swapped.
+fn tuple_keys_to_big_endian(
+    le: &[u8],
+    p: &mut [u8],
+    base: usize,
+    data: usize,
+    end: usize,
+    bitmap: Option<usize>,
+    cols: &[&str],
+) -> usize {
+    let (mut pos, mut n) = (data, 0);
+    for (i, ty) in cols.iter().enumerate() {
+        if bitmap.is_some_and(|b| le[base + b + i / 8] & (1 << (i % 8)) == 0) {
+            continue;
+        }
+        match key_to_big_endian(le, p, base, pos, end, ty) {
+            Some(next) => pos = next,
+            None => break,
+        }
+        n += 1;
+    }
+    n
+}
+
+/// The (lp_off, lp_len) of a little-endian page's line pointers that have
+/// storage.
+fn stored_items(le: &[u8]) -> Vec<(usize, usize)> {
+    let mut scratch = le.to_vec();
+    swap_header_and_line_pointers(le, &mut scratch, true)
+}
+
+/// A GiST page as `gist_to_big_endian` writes it, with each tuple's keys
+/// (and INCLUDE values: internal tuples hold the keys only) of the types
+/// `cols` swapped.
+fn gist_typed_to_big_endian(le: &[u8], blkno: u32, cols: &[&str]) -> Vec<u8> {
+    let mut p = gist_to_big_endian(le, blkno, false);
+    let special = usize::from(le16(le, 16));
+    if le16(le, special + 12) & 0x0002 == 0 {
+        for (off, len) in stored_items(le) {
+            let t_info = le16(le, off + 6);
+            let (data, bitmap) = if t_info & 0x8000 != 0 {
+                (16, Some(8))
+            } else {
+                (8, None)
+            };
+            let size = usize::from(t_info & 0x1FFF).min(len);
+            tuple_keys_to_big_endian(le, &mut p, off, data, off + size, bitmap, cols);
+        }
+    }
+    finish_big_endian(&mut p, blkno);
+    p
+}
+
+/// A BRIN page as `brin_to_big_endian` writes it, with each summary
+/// tuple's stored values swapped: `cols` holds, per indexed column, the
+/// types its opclass stores (minmax: the type twice; inclusion: the union,
+/// two booleans; bloom: one "bloom"; minmax-multi: one "multi TYPE").
+/// brin_tuple.h: the data at bt_info's low 5 bits, with BRIN_NULLS_MASK a
+/// bitmap after bt_info whose first natts bits mark all-null columns.
+fn brin_typed_to_big_endian(le: &[u8], blkno: u32, cols: &[&[&str]]) -> Vec<u8> {
+    let mut p = brin_to_big_endian(le, blkno, false);
+    if le16(le, le.len() - 2) == 0xF093 {
+        for (off, len) in stored_items(le) {
+            let bt_info = le[off + 4];
+            let mut pos = usize::from(bt_info & 0x1F);
+            for (i, stored) in cols.iter().enumerate() {
+                if bt_info & 0x80 != 0 && le[off + 5 + i / 8] & (1 << (i % 8)) != 0 {
+                    continue;
+                }
+                for ty in *stored {
+                    pos = key_to_big_endian(le, &mut p, off, pos, off + len, ty)
+                        .unwrap_or_else(|| panic!("BRIN tuple at {off}: {ty} past its end"));
+                }
+            }
+            assert_eq!(align8(pos), len, "BRIN tuple at {off}");
+        }
+    }
+    finish_big_endian(&mut p, blkno);
+    p
+}
+
+/// How an SP-GiST opclass stores its inner tuples' prefix and node labels.
+#[derive(Clone, Copy)]
+struct SpgKeys {
+    /// The leaf tuple's values (key, then INCLUDE columns).
+    leaf: &'static [&'static str],
+    /// The prefix: float8 words (a point, a box, kd's coordinate) or a
+    /// value of the type named.
+    prefix: Option<&'static str>,
+    /// int2 node labels (text_ops).
+    int2_labels: bool,
+}
+
+/// An SP-GiST page as `spgist_to_big_endian` writes it, with leaf tuples'
+/// values (from SGLTHDRSZ = 16; with a null bitmap at 12), inner tuples'
+/// prefixes and labels swapped as `k` says.
+fn spgist_typed_to_big_endian(le: &[u8], blkno: u32, k: SpgKeys) -> Vec<u8> {
+    let mut p = spgist_to_big_endian(le, blkno, false, false);
+    let special = usize::from(le16(le, 16));
+    let flags = le16(le, special);
+    if flags & 3 == 0 {
+        let leaf = flags & 4 != 0;
+        for (off, _) in stored_items(le) {
+            let w = le32(le, off);
+            if w & 3 != 0 {
+                continue;
+            }
+            if leaf {
+                let size = (w >> 2) as usize;
+                let bitmap = (le16(le, off + 4) & 0x8000 != 0).then_some(12);
+                tuple_keys_to_big_endian(le, &mut p, off, 16, off + size, bitmap, k.leaf);
+                continue;
+            }
+            let (n_nodes, prefix) = (((w >> 3) & 0x1FFF) as usize, (w >> 16) as usize);
+            match k.prefix {
+                _ if prefix == 0 => {}
+                Some("float8") => swap_words(&mut p, off + 8, prefix, 8),
+                Some(ty) => {
+                    key_to_big_endian(le, &mut p, off + 8, 0, off + 8 + prefix, ty).unwrap();
+                }
+                None => panic!("unexpected prefix at {off}"),
+            }
+            let mut at = off + 8 + prefix;
+            for _ in 0..n_nodes {
+                let t_info = le16(le, at + 6);
+                let size = usize::from(t_info & 0x1FFF);
+                if k.int2_labels && t_info & 0x8000 == 0 && size >= 10 {
+                    swap_fields(&mut p, at + 8, &[2]);
+                }
+                at += size;
+            }
         }
     }
     finish_big_endian(&mut p, blkno);
@@ -2876,6 +3153,35 @@ fn big_endian_gist_pages_decode_to_what_pageinspect_gave() {
             "{index} {c:?}"
         );
     }
+    // The MORE indexes: the keys' storage types (a point's GiST key is a
+    // box; INCLUDE values on leaf tuples only; gist_inet's GistInetKey is a
+    // 1-byte-header varlena of bytes).
+    for (index, cols, min) in [
+        ("gist_multi", &["box", "box"][..], 1000),
+        ("gist_incl", &["box", "integer", "text"][..], 1000),
+        ("gist_range", &["int4range"][..], 500),
+        ("gist_inet", &["inet"][..], 500),
+        ("gist_tsv", &["gtsvector"][..], 500),
+    ] {
+        let c = check_big_endian_index(
+            index,
+            &|le, blkno, keys| {
+                if keys {
+                    gist_typed_to_big_endian(le, blkno, cols)
+                } else {
+                    gist_to_big_endian(le, blkno, false)
+                }
+            },
+            &["gist_page_opaque_info"],
+            &[("gist_page_items_bytea", "items")],
+            &mut diffs,
+        );
+        report(index, &c, &diffs);
+        assert!(
+            c.pages >= 5 && c.items >= 500 && c.keyed_values >= min,
+            "{index} {c:?}"
+        );
+    }
 }
 
 #[test]
@@ -2885,6 +3191,27 @@ fn big_endian_gin_pages_decode_to_what_pageinspect_gave() {
         let c = check_big_endian_index(
             index,
             &|le, blkno, keys| gin_to_big_endian(le, blkno, if keys { kind } else { Keys::Raw }),
+            &["gin_page_opaque_info", "gin_metapage_info"],
+            &[("gin_leafpage_items", "gin_leafpage_items")],
+            &mut diffs,
+        );
+        report(index, &c, &diffs);
+        assert!(c.pages >= 5 && c.keyed_values >= 300, "{index} {c:?}");
+    }
+    // The MORE indexes: gin_multi's (int[], tsvector) keys after their int2
+    // attnum, NULL keys marked in the bitmap; jsonb_ops keys are text (a
+    // flag byte first), jsonb_path_ops keys uint32 hashes.
+    for (index, cols) in [
+        ("gin_multi", &["attnum", "integer", "text"][..]),
+        ("gin_jsonb", &["text"][..]),
+        ("gin_jpath", &["integer"][..]),
+        ("gin_txtarr", &["text"][..]),
+    ] {
+        let c = check_big_endian_index(
+            index,
+            &|le, blkno, keys| {
+                gin_to_big_endian(le, blkno, if keys { Keys::Typed(cols) } else { Keys::Raw })
+            },
             &["gin_page_opaque_info", "gin_metapage_info"],
             &[("gin_leafpage_items", "gin_leafpage_items")],
             &mut diffs,
@@ -2909,6 +3236,37 @@ fn big_endian_brin_pages_decode_to_what_pageinspect_gave() {
         c.pages >= 3 && c.items >= 20 && c.keyed_values >= 10,
         "{c:?}"
     );
+    // The MORE indexes: per column, the values its opclass stores.
+    let int4 = &["integer", "integer"][..];
+    let text = &["text", "text"][..];
+    let bloom = &["bloom"][..];
+    for (index, cols) in [
+        ("brin_txt", &[text][..]),
+        ("brin_multi", &[&["multi integer"][..]][..]),
+        ("brin_bloom", &[bloom][..]),
+        ("brin_inet", &[&["inet", "boolean", "boolean"][..]][..]),
+        ("brin_nulls", &[int4, text, int4][..]),
+        (
+            "brin_mixed",
+            &[bloom, bloom, &["multi inet"][..], &["multi numeric"][..]][..],
+        ),
+    ] {
+        let c = check_big_endian_index(
+            index,
+            &|le, blkno, keys| {
+                if keys {
+                    brin_typed_to_big_endian(le, blkno, cols)
+                } else {
+                    brin_to_big_endian(le, blkno, false)
+                }
+            },
+            &["brin_page_type", "brin_metapage_info", "brin_revmap_data"],
+            &[],
+            &mut diffs,
+        );
+        report(index, &c, &diffs);
+        assert!(c.pages >= 3 && c.items >= 2 * cols.len(), "{index} {c:?}");
+    }
 }
 
 #[test]
@@ -2924,6 +3282,37 @@ fn big_endian_spgist_pages_decode_as_the_originals() {
         );
         report(index, &c, &diffs);
         assert!(c.pages >= 10 && c.keyed_values >= 500, "{index} {c:?}");
+    }
+    // The MORE indexes: leaf values (INCLUDE ones too, NULL keys on the
+    // nulls pages), prefixes of float8s (quad and kd points, boxes) or of
+    // the key's type (range_ops, inet_ops), no labels.
+    let spec = |leaf, prefix| SpgKeys {
+        leaf,
+        prefix: Some(prefix),
+        int2_labels: false,
+    };
+    for (index, k) in [
+        ("spgist_incl", spec(&["point", "integer", "text"], "float8")),
+        ("spgist_kd", spec(&["point"], "float8")),
+        ("spgist_range", spec(&["int4range"], "int4range")),
+        ("spgist_inet", spec(&["inet"], "inet")),
+        ("spgist_box", spec(&["box"], "float8")),
+    ] {
+        let c = check_big_endian_index(
+            index,
+            &|le, blkno, keys| {
+                if keys {
+                    spgist_typed_to_big_endian(le, blkno, k)
+                } else {
+                    spgist_to_big_endian(le, blkno, false, false)
+                }
+            },
+            &[],
+            &[],
+            &mut diffs,
+        );
+        report(index, &c, &diffs);
+        assert!(c.pages >= 5 && c.keyed_values >= 500, "{index} {c:?}");
     }
 }
 

@@ -520,8 +520,17 @@ pub(crate) fn decode_keys(page: &mut PgPage, data: &[u8], schema: &Schema) {
             // A multi-column GIN index stores (attnum int2, key of that
             // column), the null bitmap covering both.
             let attnum = r.peek_u16(area.start, "attnum").unwrap_or(0);
-            if let IndexBody::GinEntry { attnum: a, .. } = &mut item.body {
+            if let IndexBody::GinEntry {
+                attnum: a,
+                category,
+                ..
+            } = &mut item.body
+            {
                 *a = Some(attnum);
+                // GinCategoryOffset: after the attnum when not oneCol.
+                if category.is_some() {
+                    *category = r.peek_u8(area.start + 2, "null category").ok();
+                }
             }
             let Some(col) = usize::from(attnum)
                 .checked_sub(1)
