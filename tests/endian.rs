@@ -3397,9 +3397,12 @@ fn gist_relay(le: &[u8], base: usize, len: usize) -> Vec<u8> {
 /// ginFormTuple / GinFormInteriorTuple (gin_private.h, ginentrypage.c) on a
 /// 32-bit build: the key after MAXALIGN(8 [+ bitmap]), the null category
 /// byte after it, the posting list at SHORTALIGN of the key tuple's
-/// MAXALIGNed size, the whole MAXALIGNed. `text` keys are varlenas, else
-/// int4. Checks that the same rules give the 64-bit original.
-fn gin_relay(le: &[u8], base: usize, len: usize, flags: u16, text: bool) -> Vec<u8> {
+/// MAXALIGNed size, the whole MAXALIGNed. `cols` names the key's type
+/// ("integer", "text"), or a multi-column index's ("attnum" first): the
+/// int2 attnum, the key INTALIGNed after it (or a short varlena right
+/// after it), the category byte after the attnum (GinCategoryOffset).
+/// Checks that the same rules give the 64-bit original.
+fn gin_relay(le: &[u8], base: usize, len: usize, flags: u16, cols: &[&str]) -> Vec<u8> {
     let (leaf, list) = (flags & 0x0002 != 0, flags & 0x0010 != 0);
     let (hi, lo, posid) = (le16(le, base), le16(le, base + 2), le16(le, base + 4));
     let block = (u32::from(hi) << 16) | u32::from(lo);
@@ -3412,17 +3415,34 @@ fn gin_relay(le: &[u8], base: usize, len: usize, flags: u16, text: bool) -> Vec<
     } else {
         len
     };
-    let keylen = if nulls || key_end64 <= d64 {
-        0
-    } else if text {
-        varsize(le, base + d64)
+    let multi = cols[0] == "attnum";
+    let (catoff, ty) = if multi {
+        (2, cols[usize::from(le16(le, base + d64))])
     } else {
-        4
+        (0, cols[0])
+    };
+    // The attributes' bytes from the data offset: the same in both builds
+    // (int2, int4 and text align on at most 4).
+    let keylen = if nulls || key_end64 <= d64 {
+        catoff
+    } else {
+        let at = if !multi {
+            0
+        } else if ty == "text" && le[base + d64 + 2] & 1 == 1 {
+            2
+        } else {
+            4
+        };
+        at + if ty == "text" {
+            varsize(le, base + d64 + at)
+        } else {
+            4
+        }
     };
     let key_tuple = |d: usize, a: fn(usize) -> usize| -> usize {
         let t = a(d + keylen);
         if nulls {
-            t.max(d + 1)
+            t.max(d + catoff + 1)
         } else {
             t
         }
@@ -3459,10 +3479,10 @@ fn gin_relay(le: &[u8], base: usize, len: usize, flags: u16, text: bool) -> Vec<
     t[6..8].copy_from_slice(&t_info32.to_le_bytes());
     if nulls {
         t.extend_from_slice(&le[base + 8..base + 12]);
-        // GinCategoryOffset: the category byte where the key would start.
-        t.push(le[base + d64]);
     }
-    t.extend_from_slice(&le[base + d64..base + d64 + keylen]);
+    // With nulls, the category byte at GinCategoryOffset after them.
+    let copied = keylen + usize::from(nulls);
+    t.extend_from_slice(&le[base + d64..base + d64 + copied]);
     t.resize(
         if with_posting {
             kt32.div_ceil(2) * 2
@@ -3473,6 +3493,53 @@ fn gin_relay(le: &[u8], base: usize, len: usize, flags: u16, text: bool) -> Vec<
     );
     t.extend_from_slice(&posting);
     t.resize(size32, 0);
+    t
+}
+
+/// Values of the types `tys` stored one after another (heap_fill_tuple)
+/// from `pos64` of the 64-bit tuple at `base`, laid out again from `pos32`
+/// as a 32-bit build lays them (typalign `d` on 4; a varlena whose first
+/// byte is not padding has a 1-byte header and no alignment): appended to
+/// `t`; the 64-bit end.
+fn relay_values(le: &[u8], base: usize, pos64: usize, t: &mut Vec<u8>, tys: &[&str]) -> usize {
+    let mut pos = pos64;
+    for ty in tys {
+        let (attlen, a) = key_layout(ty).unwrap_or_else(|| panic!("{ty}"));
+        let (at, len, short) = if attlen > 0 {
+            (align(pos, a), attlen as usize, false)
+        } else {
+            let at = if le[base + pos] == 0 {
+                align(pos, a)
+            } else {
+                pos
+            };
+            (at, varsize(le, base + at), le[base + at] & 1 == 1)
+        };
+        if !short {
+            t.resize(align(t.len(), a.min(4)), 0);
+        }
+        t.extend_from_slice(&le[base + at..base + at + len]);
+        pos = at + len;
+    }
+    pos
+}
+
+/// brin_form_tuple on a 32-bit build: the data offset MAXALIGN(5 + bitmap)
+/// (8 either way), then each column not all-null with the values its
+/// opclass stores (`cols`, as for [`brin_typed_to_big_endian`]).
+fn brin_typed_relay(le: &[u8], base: usize, len: usize, cols: &[&[&str]]) -> Vec<u8> {
+    let bt_info = le[base + 4];
+    let off = usize::from(bt_info & 0x1F);
+    let mut t = le[base..base + off].to_vec();
+    let mut pos = off;
+    for (i, stored) in cols.iter().enumerate() {
+        if bt_info & 0x80 != 0 && le[base + 5 + i / 8] & (1 << (i % 8)) != 0 {
+            continue;
+        }
+        pos = relay_values(le, base, pos, &mut t, stored);
+    }
+    assert_eq!(len, align8(pos), "BRIN tuple size at {base}");
+    t.resize(align4(t.len()), 0);
     t
 }
 
@@ -3565,6 +3632,42 @@ fn spgist_relay(le: &[u8], base: usize, len: usize, flags: u16, points: bool) ->
     t
 }
 
+/// SP-GiST leaf tuples with INCLUDE columns (spgFormLeafTuple) on a 32-bit
+/// build: SGLTHDRSZ 12, or MAXALIGN(12 + the 4-byte bitmap) = 16 with
+/// nulls, then the values of `leaf` (key, INCLUDE columns) not null,
+/// MAXALIGNed, at least SGDTSIZE (16); inner and dead tuples as
+/// [`spgist_relay`] lays a quad tree's (`points`) out.
+fn spgist_incl_relay(
+    le: &[u8],
+    base: usize,
+    len: usize,
+    flags: u16,
+    leaf: &[&str],
+    points: bool,
+) -> Vec<u8> {
+    let w = le32(le, base);
+    if w & 3 != 0 || flags & 4 == 0 {
+        return spgist_relay(le, base, len, flags, points);
+    }
+    let nulls = le16(le, base + 4) & 0x8000 != 0;
+    let mut t = le[base..base + 12].to_vec();
+    if nulls {
+        t.extend_from_slice(&le[base + 12..base + 16]);
+    }
+    let present: Vec<&str> = leaf
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !nulls || le[base + 12 + i / 8] & (1 << (i % 8)) != 0)
+        .map(|(_, ty)| *ty)
+        .collect();
+    let end = relay_values(le, base, 16, &mut t, &present);
+    assert_eq!(len, align8(end).max(16), "leaf size at {base}");
+    let size = align4(t.len()).max(16);
+    t.resize(size, 0);
+    t[0..4].copy_from_slice(&(((size as u32) << 2) | (w & 3)).to_le_bytes());
+    t
+}
+
 /// What the 32-bit tests counted.
 #[derive(Default, Debug)]
 struct Counts32 {
@@ -3643,7 +3746,8 @@ fn check_32bit_index(
             && json(&page)["items"]
                 .as_array()
                 .is_some_and(|a| a.iter().any(|i| i["lp_off"].as_u64().unwrap_or(0) % 8 == 4))
-            || s32.len() == 4;
+            || s32.len() == 4
+            || index.starts_with("gin") && gin_null_entry_before_18(&p32);
         if !odd {
             assert_eq!(page.layout.max_align, 8, "{name}");
             assert!(bad.is_empty(), "{name}: {bad:?}");
@@ -3686,6 +3790,20 @@ fn check_32bit_index(
         }
     }
     c
+}
+
+/// Whether the GIN entry leaf page `p` (little-endian) holds an entry with
+/// a null bitmap whose posting list starts before 18: a 32-bit build's
+/// (ginFormTuple: SHORTALIGN(MAXALIGN(8 + 4) + the category byte) is 18
+/// or more on a 64-bit build).
+fn gin_null_entry_before_18(p: &[u8]) -> bool {
+    let flags = le16(p, usize::from(le16(p, 16)) + 6);
+    flags & 0x0002 != 0
+        && flags & 0x0011 == 0
+        && normal_items(p).iter().any(|&(_, off, _)| {
+            let at = ((u32::from(le16(p, off)) << 16) | u32::from(le16(p, off + 2))) & 0x7FFF_FFFF;
+            le16(p, off + 6) & 0x8000 != 0 && le16(p, off + 4) != 0xFFFF && at < 18
+        })
 }
 
 /// `verify` and `map` read the pages as one relation: no bad block, no
@@ -3778,11 +3896,18 @@ fn thirty_two_bit_gist_pages_decode_as_the_originals() {
 #[test]
 fn thirty_two_bit_gin_entry_pages_decode_as_the_originals() {
     let mut diffs = Vec::new();
-    for (index, text) in [("gin_arr", false), ("gin_tsv", true)] {
+    for (index, cols) in [
+        ("gin_arr", &["integer"][..]),
+        ("gin_tsv", &["text"][..]),
+        ("gin_multi", &["attnum", "integer", "text"][..]),
+        ("gin_jsonb", &["text"][..]),
+        ("gin_jpath", &["integer"][..]),
+        ("gin_txtarr", &["text"][..]),
+    ] {
         let c = check_32bit_index(
             index,
             &same_special,
-            &|le, base, len, flags| gin_relay(le, base, len, flags, text),
+            &|le, base, len, flags| gin_relay(le, base, len, flags, cols),
             // An entry's t_tid holds its posting list's offset.
             &[LAYOUT_FIELDS, &["ctid", "posting_offset"]].concat(),
             &[],
@@ -3807,6 +3932,32 @@ fn thirty_two_bit_brin_pages_decode_to_what_pageinspect_gave() {
     );
     report32("brin_ix", &c, &diffs);
     assert!(c.detected >= 3 && c.pageinspect_rows >= 20, "{c:?}");
+    // The MORE indexes (brin_bloomz's compressed filters aside).
+    let int4 = &["integer", "integer"][..];
+    let text = &["text", "text"][..];
+    let bloom = &["bloom"][..];
+    for (index, cols) in [
+        ("brin_txt", &[text][..]),
+        ("brin_multi", &[&["multi integer"][..]][..]),
+        ("brin_bloom", &[bloom][..]),
+        ("brin_inet", &[&["inet", "boolean", "boolean"][..]][..]),
+        ("brin_nulls", &[int4, text, int4][..]),
+        (
+            "brin_mixed",
+            &[bloom, bloom, &["multi inet"][..], &["multi numeric"][..]][..],
+        ),
+    ] {
+        let c = check_32bit_index(
+            index,
+            &|le| le[le.len() - 4..].to_vec(),
+            &|le, base, len, _| brin_typed_relay(le, base, len, cols),
+            &[LAYOUT_FIELDS, &["value_bytes"]].concat(),
+            &[],
+            &mut diffs,
+        );
+        report32(index, &c, &diffs);
+        assert!(c.detected >= 3 && c.pageinspect_rows >= 6, "{index} {c:?}");
+    }
 }
 
 #[test]
@@ -3829,6 +3980,23 @@ fn thirty_two_bit_spgist_pages_decode_as_the_originals() {
         report32(index, &c, &diffs);
         assert!(c.detected >= 5 && c.items >= 1000, "{c:?}");
     }
+    // spgist_incl: quad points with INCLUDE int4, text (NULL keys too).
+    let c = check_32bit_index(
+        "spgist_incl",
+        &same_special,
+        &|le, base, len, flags| {
+            spgist_incl_relay(le, base, len, flags, &["point", "integer", "text"], true)
+        },
+        &[
+            LAYOUT_FIELDS,
+            &["size", "prefixSize", "prefix", "label", "datum", "verdict"],
+        ]
+        .concat(),
+        &[],
+        &mut diffs,
+    );
+    report32("spgist_incl", &c, &diffs);
+    assert!(c.detected >= 5 && c.items >= 700, "{c:?}");
 }
 
 /// The little-endian btree metapage `le` as a 32-bit build lays it out

@@ -30,7 +30,7 @@ const INDEX_AM_RESERVED_BIT: u16 = 0x2000;
 /// `INDEX_VAR_MASK`.
 const INDEX_VAR_MASK: u16 = 0x4000;
 /// `INDEX_NULL_MASK`.
-const INDEX_NULL_MASK: u16 = 0x8000;
+pub(crate) const INDEX_NULL_MASK: u16 = 0x8000;
 /// sizeof(IndexTupleData).
 pub(crate) const SIZE_OF_INDEX_TUPLE: usize = 8;
 /// sizeof(IndexAttributeBitMapData).
