@@ -3394,6 +3394,38 @@ fn gist_relay(le: &[u8], base: usize, len: usize) -> Vec<u8> {
     t
 }
 
+/// GiST tuples of typed keys on a 32-bit build (index_form_tuple): the
+/// data from MAXALIGN(8) = 8, or MAXALIGN(8 + 4) = 12 after a null bitmap,
+/// then the values of `cols` not null (on an internal page, flags without
+/// F_LEAF, the first `nkeys` only), the whole MAXALIGNed.
+fn gist_typed_relay(
+    le: &[u8],
+    base: usize,
+    len: usize,
+    flags: u16,
+    cols: &[&str],
+    nkeys: usize,
+) -> Vec<u8> {
+    let nulls = le16(le, base + 6) & 0x8000 != 0;
+    let mut t = le[base..base + 8].to_vec();
+    if nulls {
+        t.extend_from_slice(&le[base + 8..base + 12]);
+    }
+    let cols = if flags & 1 != 0 { cols } else { &cols[..nkeys] };
+    let present: Vec<&str> = cols
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !nulls || le[base + 8 + i / 8] & (1 << (i % 8)) != 0)
+        .map(|(_, ty)| *ty)
+        .collect();
+    let end = relay_values(le, base, if nulls { 16 } else { 8 }, &mut t, &present);
+    assert_eq!(len, align8(end), "GiST tuple size at {base}");
+    let size = align4(t.len());
+    t.resize(size, 0);
+    t[..8].copy_from_slice(&itup_header(le, base, size));
+    t
+}
+
 /// ginFormTuple / GinFormInteriorTuple (gin_private.h, ginentrypage.c) on a
 /// 32-bit build: the key after MAXALIGN(8 [+ bitmap]), the null category
 /// byte after it, the posting list at SHORTALIGN of the key tuple's
@@ -3605,7 +3637,8 @@ fn spgist_relay(le: &[u8], base: usize, len: usize, flags: u16, points: bool) ->
     let (n_nodes, p64) = ((w >> 3) & 0x1FFF, (w >> 16) as usize);
     let (prefix_len, p32) = match (p64, points) {
         (0, _) => (0, 0),
-        (_, true) => (16, 16),
+        // float8s (a point, a box, kd's coordinate): a multiple of 8 either way.
+        (_, true) => (p64, p64),
         (_, false) => {
             let v = varsize(le, base + 8);
             assert_eq!(p64, align8(v));
@@ -3747,7 +3780,8 @@ fn check_32bit_index(
                 .as_array()
                 .is_some_and(|a| a.iter().any(|i| i["lp_off"].as_u64().unwrap_or(0) % 8 == 4))
             || s32.len() == 4
-            || index.starts_with("gin") && gin_null_entry_before_18(&p32);
+            || index.starts_with("gin") && gin_null_entry_before_18(&p32)
+            || index.starts_with("spgist") && spgist_leaf_value_at_12(&p32);
         if !odd {
             assert_eq!(page.layout.max_align, 8, "{name}");
             assert!(bad.is_empty(), "{name}: {bad:?}");
@@ -3803,6 +3837,19 @@ fn gin_null_entry_before_18(p: &[u8]) -> bool {
         && normal_items(p).iter().any(|&(_, off, _)| {
             let at = ((u32::from(le16(p, off)) << 16) | u32::from(le16(p, off + 2))) & 0x7FFF_FFFF;
             le16(p, off + 6) & 0x8000 != 0 && le16(p, off + 4) != 0xFFFF && at < 18
+        })
+}
+
+/// Whether the SP-GiST leaf page `p` (little-endian) holds a live leaf
+/// tuple without a null bitmap whose bytes 12..16 are not all zero: its
+/// value on a 32-bit build (SGLTHDRSZ 12), padding on a 64-bit one.
+fn spgist_leaf_value_at_12(p: &[u8]) -> bool {
+    le16(p, usize::from(le16(p, 16))) & 4 != 0
+        && normal_items(p).iter().any(|&(_, off, len)| {
+            le32(p, off) & 3 == 0
+                && le16(p, off + 4) & 0x8000 == 0
+                && len >= 16
+                && p[off + 12..off + 16].iter().any(|&b| b != 0)
         })
 }
 
@@ -3890,6 +3937,25 @@ fn thirty_two_bit_gist_pages_decode_as_the_originals() {
         );
         report32(index, &c, &diffs);
         assert!(c.pageinspect_rows >= 500, "{c:?}");
+    }
+    // The MORE indexes: (storage types, key columns).
+    for (index, cols, nkeys) in [
+        ("gist_multi", &["box", "box"][..], 2),
+        ("gist_incl", &["box", "integer", "text"][..], 1),
+        ("gist_range", &["int4range"][..], 1),
+        ("gist_inet", &["inet"][..], 1),
+        ("gist_tsv", &["gtsvector"][..], 1),
+    ] {
+        let c = check_32bit_index(
+            index,
+            &same_special,
+            &|le, base, len, flags| gist_typed_relay(le, base, len, flags, cols, nkeys),
+            LAYOUT_FIELDS,
+            &["gist_page_items_bytea"],
+            &mut diffs,
+        );
+        report32(index, &c, &diffs);
+        assert!(c.pageinspect_rows >= 500, "{index} {c:?}");
     }
 }
 
@@ -3997,6 +4063,29 @@ fn thirty_two_bit_spgist_pages_decode_as_the_originals() {
     );
     report32("spgist_incl", &c, &diffs);
     assert!(c.detected >= 5 && c.items >= 700, "{c:?}");
+    // kd points and boxes (float8 prefixes), ranges and inet (varlena
+    // prefixes), no labels.
+    for (index, leaf, float8s) in [
+        ("spgist_kd", "point", true),
+        ("spgist_box", "box", true),
+        ("spgist_range", "int4range", false),
+        ("spgist_inet", "inet", false),
+    ] {
+        let c = check_32bit_index(
+            index,
+            &same_special,
+            &|le, base, len, flags| spgist_incl_relay(le, base, len, flags, &[leaf], float8s),
+            &[
+                LAYOUT_FIELDS,
+                &["size", "prefixSize", "prefix", "label", "datum", "verdict"],
+            ]
+            .concat(),
+            &[],
+            &mut diffs,
+        );
+        report32(index, &c, &diffs);
+        assert!(c.detected >= 3 && c.items >= 500, "{index} {c:?}");
+    }
 }
 
 /// The little-endian btree metapage `le` as a 32-bit build lays it out
