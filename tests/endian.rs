@@ -2739,6 +2739,152 @@ fn key_contents_to_big_endian(le: &[u8], p: &mut [u8], content: usize, clen: usi
     }
 }
 
+/// The pglz stream (pg_lzcompress.c) `src` decompressed: control bytes
+/// whose bits, low first, mark a back reference (2 bytes: length
+/// (b0 & 15) + 3, offset ((b0 & 0xF0) << 4) | b1; a third byte adds to a
+/// length of 18) or a literal byte.
+fn pglz_decompress(src: &[u8]) -> Vec<u8> {
+    let mut out: Vec<u8> = Vec::new();
+    let mut i = 0;
+    while i < src.len() {
+        let ctrl = src[i];
+        i += 1;
+        for bit in 0..8 {
+            if i >= src.len() {
+                break;
+            }
+            if ctrl & (1 << bit) != 0 {
+                let mut len = usize::from(src[i] & 0x0F) + 3;
+                let off = (usize::from(src[i] & 0xF0) << 4) | usize::from(src[i + 1]);
+                i += 2;
+                if len == 18 {
+                    len += usize::from(src[i]);
+                    i += 1;
+                }
+                for _ in 0..len {
+                    out.push(out[out.len() - off]);
+                }
+            } else {
+                out.push(src[i]);
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+/// A pglz token: a literal byte, or a back reference (length, offset).
+#[derive(Clone, Copy)]
+enum Lz {
+    Lit(u8),
+    Ref(usize, usize),
+}
+
+/// `data` compressed into pglz tokens: at each position the longest earlier
+/// match (offset up to 4095, length 3 to 273), else a literal.
+fn pglz_tokens(data: &[u8]) -> Vec<Lz> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < data.len() {
+        let (mut best, mut best_off) = (0, 0);
+        for off in 1..=i.min(4095) {
+            let mut n = 0;
+            while n < 273 && i + n < data.len() && data[i + n] == data[i + n - off] {
+                n += 1;
+            }
+            if n > best {
+                (best, best_off) = (n, off);
+            }
+        }
+        if best >= 3 {
+            out.push(Lz::Ref(best, best_off));
+            i += best;
+        } else {
+            out.push(Lz::Lit(data[i]));
+            i += 1;
+        }
+    }
+    out
+}
+
+fn pglz_stream(tokens: &[Lz]) -> Vec<u8> {
+    let mut s = Vec::new();
+    for chunk in tokens.chunks(8) {
+        let ctrl_at = s.len();
+        s.push(0);
+        for (bit, t) in chunk.iter().enumerate() {
+            match *t {
+                Lz::Lit(b) => s.push(b),
+                Lz::Ref(len, off) => {
+                    s[ctrl_at] |= 1 << bit;
+                    let l = len.min(18) - 3;
+                    s.push(((off >> 4) & 0xF0) as u8 | l as u8);
+                    s.push(off as u8);
+                    if len >= 18 {
+                        s.push((len - 18) as u8);
+                    }
+                }
+            }
+        }
+    }
+    s
+}
+
+/// A pglz-compressed varlena (4-byte header at `at`, then va_tcinfo: raw
+/// size and method, then the stream) of type `ty` in the tuple ending at
+/// `end`, as a big-endian host stores it: the value decompressed, swapped
+/// as the type says, compressed again, with as many bytes as fit the
+/// tuple's MAXALIGNed length (references split into a literal and a
+/// shorter reference until it is long enough).
+fn compressed_to_big_endian(le: &[u8], p: &mut [u8], at: usize, end: usize, ty: &str) {
+    let len = (le32(le, at) >> 2) as usize;
+    let tcinfo = le32(le, at + 4);
+    let raw = pglz_decompress(&le[at + 8..at + len]);
+    assert_eq!(raw.len() as u32, tcinfo & 0x3FFF_FFFF, "pglz at {at}");
+    let mut v = vec![0u8; 4];
+    v.extend_from_slice(&raw);
+    let mut want = v.clone();
+    key_contents_to_big_endian(&v, &mut want, 4, raw.len(), ty);
+    let want = &want[4..];
+    let mut tokens = pglz_tokens(want);
+    // Any stream length whose tuple MAXALIGNs to `end`.
+    let room = end - at - 8;
+    let min = room - 7;
+    let mut k = 0;
+    while pglz_stream(&tokens).len() < min {
+        match tokens[k] {
+            Lz::Ref(n, off) if (4..=17).contains(&n) || n >= 20 => {
+                tokens[k] = Lz::Ref(n - 1, off);
+                tokens.insert(
+                    k,
+                    Lz::Lit(
+                        want[tokens[..k]
+                            .iter()
+                            .map(|t| match t {
+                                Lz::Lit(_) => 1,
+                                Lz::Ref(n, _) => *n,
+                            })
+                            .sum::<usize>()],
+                    ),
+                );
+            }
+            _ => k += 1,
+        }
+    }
+    let s = pglz_stream(&tokens);
+    assert!(
+        s.len() <= room,
+        "pglz at {at}: {} bytes, room for {room}",
+        s.len()
+    );
+    assert_eq!(pglz_decompress(&s), want, "pglz at {at}");
+    let new_len = 8 + s.len();
+    p[at..at + 4].copy_from_slice(&((new_len as u32) | 0x4000_0000).to_be_bytes());
+    p[at + 4..at + 8].copy_from_slice(&tcinfo.to_be_bytes());
+    p[at + 8..at + new_len].copy_from_slice(&s);
+    p[at + new_len..end].fill(0);
+}
+
 /// One stored value of type `ty` at `pos` of the tuple at `base` (not past
 /// `end`) as a big-endian host writes it; the position after it, or `None`
 /// past the tuple's end.
@@ -2771,9 +2917,18 @@ fn key_to_big_endian(
         return None;
     }
     let (hdr, len, compressed) = varlena_header_to_big_endian(le, p, base + at);
-    // (brin_bloomz's pglz-compressed filters would need recompressing.)
-    assert!(!compressed, "a compressed {ty} at {}", base + at);
-    key_contents_to_big_endian(le, p, base + at + hdr, len - hdr, ty);
+    if compressed {
+        // (The tuple's last value: compressed again, its length changes.)
+        assert_eq!(
+            align(at + len, 8),
+            end - base,
+            "compressed {ty} at {}",
+            base + at
+        );
+        compressed_to_big_endian(le, p, base + at, end, ty);
+    } else {
+        key_contents_to_big_endian(le, p, base + at + hdr, len - hdr, ty);
+    }
     Some(at + len)
 }
 
@@ -3250,6 +3405,8 @@ fn big_endian_brin_pages_decode_to_what_pageinspect_gave() {
             "brin_mixed",
             &[bloom, bloom, &["multi inet"][..], &["multi numeric"][..]][..],
         ),
+        // Its filters pglz-compressed in the tuple.
+        ("brin_bloomz", &[bloom][..]),
     ] {
         let c = check_big_endian_index(
             index,
@@ -3998,7 +4155,7 @@ fn thirty_two_bit_brin_pages_decode_to_what_pageinspect_gave() {
     );
     report32("brin_ix", &c, &diffs);
     assert!(c.detected >= 3 && c.pageinspect_rows >= 20, "{c:?}");
-    // The MORE indexes (brin_bloomz's compressed filters aside).
+    // The MORE indexes (brin_bloomz's compressed filters: the same bytes).
     let int4 = &["integer", "integer"][..];
     let text = &["text", "text"][..];
     let bloom = &["bloom"][..];
@@ -4012,6 +4169,7 @@ fn thirty_two_bit_brin_pages_decode_to_what_pageinspect_gave() {
             "brin_mixed",
             &[bloom, bloom, &["multi inet"][..], &["multi numeric"][..]][..],
         ),
+        ("brin_bloomz", &[bloom][..]),
     ] {
         let c = check_32bit_index(
             index,
