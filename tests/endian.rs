@@ -2228,9 +2228,19 @@ fn hash_to_big_endian(le: &[u8], blkno: u32) -> Vec<u8> {
 
 #[test]
 fn big_endian_hash_pages_decode_to_what_pageinspect_gave() {
+    // hash_txt's tuples hold a text's uint32 hash code as hash_ix's hold an
+    // int4's.
+    for (index, min_pages, min_items, min_kinds) in
+        [("hash_ix", 20, 500, 4), ("hash_txt", 5, 300, 3)]
+    {
+        big_endian_hash_index(index, min_pages, min_items, min_kinds);
+    }
+}
+
+fn big_endian_hash_index(index: &str, min_pages: usize, min_items: usize, min_kinds: usize) {
     let mut diffs = Vec::new();
     let (mut pages, mut items, mut kinds) = (0, 0, HashSet::new());
-    for (name, doc, le, blkno) in saved_pages("postgres/indexes", "hash_ix.") {
+    for (name, doc, le, blkno) in saved_pages("postgres/indexes", &format!("{index}.")) {
         if le.iter().all(|&b| b == 0) {
             continue;
         }
@@ -2270,11 +2280,11 @@ fn big_endian_hash_pages_decode_to_what_pageinspect_gave() {
     }
     assert_no_diffs(&diffs);
     assert!(
-        pages >= 20 && items >= 500 && kinds.len() >= 4,
-        "{pages} {items} {kinds:?}"
+        pages >= min_pages && items >= min_items && kinds.len() >= min_kinds,
+        "{index}: {pages} {items} {kinds:?}"
     );
     eprintln!(
-        "big-endian hash: {pages} pages ({} kinds), {items} items equal",
+        "big-endian {index}: {pages} pages ({} kinds), {items} items equal",
         kinds.len()
     );
 }
@@ -2390,6 +2400,9 @@ enum Keys {
     Raw,
     Int4,
     Text,
+    /// The values of the tuple's attributes of these types (a
+    /// multi-column index's: the int2 attnum, then the key).
+    Typed(&'static [&'static str]),
 }
 
 /// The little-endian GiST page `le` as a big-endian host writes it (gist.h):
@@ -2497,6 +2510,18 @@ fn gin_to_big_endian(le: &[u8], blkno: u32, keys: Keys) -> Vec<u8> {
         }
         if keys == Keys::Text && !nulls && key_end > data_off {
             varlena_to_big_endian(le, &mut p, off + data_off);
+        }
+        if let Keys::Typed(cols) = keys {
+            let bitmap = nulls.then_some(8);
+            // A multi-column index: the int2 attnum names the key's type.
+            let multi;
+            let cols = if cols[0] == "attnum" {
+                multi = ["smallint", cols[usize::from(le16(le, off + data_off))]];
+                &multi[..]
+            } else {
+                cols
+            };
+            tuple_keys_to_big_endian(le, &mut p, off, data_off, off + key_end, bitmap, cols);
         }
     }
     finish_big_endian(&mut p, blkno);
@@ -2629,6 +2654,413 @@ fn spgist_to_big_endian(le: &[u8], blkno: u32, keys: bool, points: bool) -> Vec<
                 swap_fields(&mut p, at + 8, &[2]);
             }
             at += size;
+        }
+    }
+    finish_big_endian(&mut p, blkno);
+    p
+}
+
+// ---------------------------------------------------------------------------
+// Typed index keys: the values of the MORE index fixtures.
+
+/// attlen and typalign of a type stored in an index tuple (the opclasses'
+/// storage types: gtsvector, BRIN's `pg_brin_bloom_summary` ("bloom") and
+/// `pg_brin_minmax_multi_summary` ("multi SUBTYPE"), both typalign `i`).
+fn key_layout(ty: &str) -> Option<(i16, usize)> {
+    match ty {
+        "inet" | "gtsvector" | "bloom" => Some((-1, 4)),
+        "boolean" => Some((1, 1)),
+        "smallint" => Some((2, 2)),
+        "integer" => Some((4, 4)),
+        _ if ty.starts_with("multi ") => Some((-1, 4)),
+        _ => elem_layout(ty),
+    }
+}
+
+/// The varlena header at `at` as a big-endian host writes it: (header
+/// length, total length, compressed).
+fn varlena_header_to_big_endian(le: &[u8], p: &mut [u8], at: usize) -> (usize, usize, bool) {
+    varlena_to_big_endian(le, p, at);
+    if le[at] & 1 == 1 {
+        (1, usize::from(le[at] >> 1), false)
+    } else {
+        let w = le32(le, at);
+        (4, (w >> 2) as usize, w & 3 == 2)
+    }
+}
+
+/// The contents (`clen` bytes at `content`) of a varlena of index storage
+/// type `ty` swapped: tsgistidx.c's SignTSVector (int32 flag, then with
+/// ARRKEY int32 word hashes; a signature is bytes), brin_bloom.c's
+/// BloomFilter (uint16 flags, uint8 nhashes, uint32 nbits, nbits_set; the
+/// bitmap is bytes), brin_minmax_multi.c's SerializedRanges (Oid typid,
+/// int nranges, nvalues, maxvalues, then 2 × nranges + nvalues values
+/// packed without alignment: typlen bytes of a by-value Datum, a varlena
+/// whole), else what the heap builder does.
+fn key_contents_to_big_endian(le: &[u8], p: &mut [u8], content: usize, clen: usize, ty: &str) {
+    match ty {
+        "gtsvector" => {
+            let flag = le32(le, content);
+            swap_fields(p, content, &[4]);
+            if flag & 0x01 != 0 {
+                swap_words(p, content + 4, clen - 4, 4);
+            }
+        }
+        "bloom" => swap_fields(p, content, &[2, 1, 1, 4, 4]),
+        _ if ty.starts_with("multi ") => {
+            let sub = &ty[6..];
+            let (nranges, nvalues) = (le32(le, content + 4), le32(le, content + 8));
+            swap_fields(p, content, &[4, 4, 4, 4]);
+            let mut at = content + 16;
+            for _ in 0..2 * nranges + nvalues {
+                match key_layout(sub).unwrap().0 {
+                    -1 => {
+                        let (hdr, len, _) = varlena_header_to_big_endian(le, p, at);
+                        key_contents_to_big_endian(le, p, at + hdr, len - hdr, sub);
+                        at += len;
+                    }
+                    n => {
+                        swap_fields(p, at, fixed_fields(sub).unwrap());
+                        at += n as usize;
+                    }
+                }
+            }
+            assert_eq!(at, content + clen, "SerializedRanges at {content}");
+        }
+        _ => assert!(
+            contents_to_big_endian(le, p, content, clen, varlena_swap(ty).unwrap()),
+            "{ty}"
+        ),
+    }
+}
+
+/// The pglz stream (pg_lzcompress.c) `src` decompressed: control bytes
+/// whose bits, low first, mark a back reference (2 bytes: length
+/// (b0 & 15) + 3, offset ((b0 & 0xF0) << 4) | b1; a third byte adds to a
+/// length of 18) or a literal byte.
+fn pglz_decompress(src: &[u8]) -> Vec<u8> {
+    let mut out: Vec<u8> = Vec::new();
+    let mut i = 0;
+    while i < src.len() {
+        let ctrl = src[i];
+        i += 1;
+        for bit in 0..8 {
+            if i >= src.len() {
+                break;
+            }
+            if ctrl & (1 << bit) != 0 {
+                let mut len = usize::from(src[i] & 0x0F) + 3;
+                let off = (usize::from(src[i] & 0xF0) << 4) | usize::from(src[i + 1]);
+                i += 2;
+                if len == 18 {
+                    len += usize::from(src[i]);
+                    i += 1;
+                }
+                for _ in 0..len {
+                    out.push(out[out.len() - off]);
+                }
+            } else {
+                out.push(src[i]);
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+/// A pglz token: a literal byte, or a back reference (length, offset).
+#[derive(Clone, Copy)]
+enum Lz {
+    Lit(u8),
+    Ref(usize, usize),
+}
+
+/// `data` compressed into pglz tokens: at each position the longest earlier
+/// match (offset up to 4095, length 3 to 273), else a literal.
+fn pglz_tokens(data: &[u8]) -> Vec<Lz> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < data.len() {
+        let (mut best, mut best_off) = (0, 0);
+        for off in 1..=i.min(4095) {
+            let mut n = 0;
+            while n < 273 && i + n < data.len() && data[i + n] == data[i + n - off] {
+                n += 1;
+            }
+            if n > best {
+                (best, best_off) = (n, off);
+            }
+        }
+        if best >= 3 {
+            out.push(Lz::Ref(best, best_off));
+            i += best;
+        } else {
+            out.push(Lz::Lit(data[i]));
+            i += 1;
+        }
+    }
+    out
+}
+
+fn pglz_stream(tokens: &[Lz]) -> Vec<u8> {
+    let mut s = Vec::new();
+    for chunk in tokens.chunks(8) {
+        let ctrl_at = s.len();
+        s.push(0);
+        for (bit, t) in chunk.iter().enumerate() {
+            match *t {
+                Lz::Lit(b) => s.push(b),
+                Lz::Ref(len, off) => {
+                    s[ctrl_at] |= 1 << bit;
+                    let l = len.min(18) - 3;
+                    s.push(((off >> 4) & 0xF0) as u8 | l as u8);
+                    s.push(off as u8);
+                    if len >= 18 {
+                        s.push((len - 18) as u8);
+                    }
+                }
+            }
+        }
+    }
+    s
+}
+
+/// A pglz-compressed varlena (4-byte header at `at`, then va_tcinfo: raw
+/// size and method, then the stream) of type `ty` in the tuple ending at
+/// `end`, as a big-endian host stores it: the value decompressed, swapped
+/// as the type says, compressed again, with as many bytes as fit the
+/// tuple's MAXALIGNed length (references split into a literal and a
+/// shorter reference until it is long enough).
+fn compressed_to_big_endian(le: &[u8], p: &mut [u8], at: usize, end: usize, ty: &str) {
+    let len = (le32(le, at) >> 2) as usize;
+    let tcinfo = le32(le, at + 4);
+    let raw = pglz_decompress(&le[at + 8..at + len]);
+    assert_eq!(raw.len() as u32, tcinfo & 0x3FFF_FFFF, "pglz at {at}");
+    let mut v = vec![0u8; 4];
+    v.extend_from_slice(&raw);
+    let mut want = v.clone();
+    key_contents_to_big_endian(&v, &mut want, 4, raw.len(), ty);
+    let want = &want[4..];
+    let mut tokens = pglz_tokens(want);
+    // Any stream length whose tuple MAXALIGNs to `end`.
+    let room = end - at - 8;
+    let min = room - 7;
+    let mut k = 0;
+    while pglz_stream(&tokens).len() < min {
+        match tokens[k] {
+            Lz::Ref(n, off) if (4..=17).contains(&n) || n >= 20 => {
+                tokens[k] = Lz::Ref(n - 1, off);
+                tokens.insert(
+                    k,
+                    Lz::Lit(
+                        want[tokens[..k]
+                            .iter()
+                            .map(|t| match t {
+                                Lz::Lit(_) => 1,
+                                Lz::Ref(n, _) => *n,
+                            })
+                            .sum::<usize>()],
+                    ),
+                );
+            }
+            _ => k += 1,
+        }
+    }
+    let s = pglz_stream(&tokens);
+    assert!(
+        s.len() <= room,
+        "pglz at {at}: {} bytes, room for {room}",
+        s.len()
+    );
+    assert_eq!(pglz_decompress(&s), want, "pglz at {at}");
+    let new_len = 8 + s.len();
+    p[at..at + 4].copy_from_slice(&((new_len as u32) | 0x4000_0000).to_be_bytes());
+    p[at + 4..at + 8].copy_from_slice(&tcinfo.to_be_bytes());
+    p[at + 8..at + new_len].copy_from_slice(&s);
+    p[at + new_len..end].fill(0);
+}
+
+/// One stored value of type `ty` at `pos` of the tuple at `base` (not past
+/// `end`) as a big-endian host writes it; the position after it, or `None`
+/// past the tuple's end.
+fn key_to_big_endian(
+    le: &[u8],
+    p: &mut [u8],
+    base: usize,
+    pos: usize,
+    end: usize,
+    ty: &str,
+) -> Option<usize> {
+    let (attlen, a) = key_layout(ty).unwrap_or_else(|| panic!("{ty}"));
+    if attlen > 0 {
+        let at = align(pos, a);
+        if base + at + attlen as usize > end {
+            return None;
+        }
+        swap_fields(p, base + at, fixed_fields(ty).unwrap());
+        return Some(at + attlen as usize);
+    }
+    if base + pos >= end {
+        return None;
+    }
+    let at = if le[base + pos] == 0 {
+        align(pos, a)
+    } else {
+        pos
+    };
+    if base + at >= end {
+        return None;
+    }
+    let (hdr, len, compressed) = varlena_header_to_big_endian(le, p, base + at);
+    if compressed {
+        // (The tuple's last value: compressed again, its length changes.)
+        assert_eq!(
+            align(at + len, 8),
+            end - base,
+            "compressed {ty} at {}",
+            base + at
+        );
+        compressed_to_big_endian(le, p, base + at, end, ty);
+    } else {
+        key_contents_to_big_endian(le, p, base + at + hdr, len - hdr, ty);
+    }
+    Some(at + len)
+}
+
+/// The values of an IndexTupleData-style tuple at `base` (data from
+/// `data` bytes in, up to `end`; with `bitmap`, the null bitmap at that
+/// offset, a set bit a present value) of the types `cols`, swapped.
+/// Returns how many were swapped.
+fn tuple_keys_to_big_endian(
+    le: &[u8],
+    p: &mut [u8],
+    base: usize,
+    data: usize,
+    end: usize,
+    bitmap: Option<usize>,
+    cols: &[&str],
+) -> usize {
+    let (mut pos, mut n) = (data, 0);
+    for (i, ty) in cols.iter().enumerate() {
+        if bitmap.is_some_and(|b| le[base + b + i / 8] & (1 << (i % 8)) == 0) {
+            continue;
+        }
+        match key_to_big_endian(le, p, base, pos, end, ty) {
+            Some(next) => pos = next,
+            None => break,
+        }
+        n += 1;
+    }
+    n
+}
+
+/// The (lp_off, lp_len) of a little-endian page's line pointers that have
+/// storage.
+fn stored_items(le: &[u8]) -> Vec<(usize, usize)> {
+    let mut scratch = le.to_vec();
+    swap_header_and_line_pointers(le, &mut scratch, true)
+}
+
+/// A GiST page as `gist_to_big_endian` writes it, with each tuple's keys
+/// (and INCLUDE values: internal tuples hold the keys only) of the types
+/// `cols` swapped.
+fn gist_typed_to_big_endian(le: &[u8], blkno: u32, cols: &[&str]) -> Vec<u8> {
+    let mut p = gist_to_big_endian(le, blkno, false);
+    let special = usize::from(le16(le, 16));
+    if le16(le, special + 12) & 0x0002 == 0 {
+        for (off, len) in stored_items(le) {
+            let t_info = le16(le, off + 6);
+            let (data, bitmap) = if t_info & 0x8000 != 0 {
+                (16, Some(8))
+            } else {
+                (8, None)
+            };
+            let size = usize::from(t_info & 0x1FFF).min(len);
+            tuple_keys_to_big_endian(le, &mut p, off, data, off + size, bitmap, cols);
+        }
+    }
+    finish_big_endian(&mut p, blkno);
+    p
+}
+
+/// A BRIN page as `brin_to_big_endian` writes it, with each summary
+/// tuple's stored values swapped: `cols` holds, per indexed column, the
+/// types its opclass stores (minmax: the type twice; inclusion: the union,
+/// two booleans; bloom: one "bloom"; minmax-multi: one "multi TYPE").
+/// brin_tuple.h: the data at bt_info's low 5 bits, with BRIN_NULLS_MASK a
+/// bitmap after bt_info whose first natts bits mark all-null columns.
+fn brin_typed_to_big_endian(le: &[u8], blkno: u32, cols: &[&[&str]]) -> Vec<u8> {
+    let mut p = brin_to_big_endian(le, blkno, false);
+    if le16(le, le.len() - 2) == 0xF093 {
+        for (off, len) in stored_items(le) {
+            let bt_info = le[off + 4];
+            let mut pos = usize::from(bt_info & 0x1F);
+            for (i, stored) in cols.iter().enumerate() {
+                if bt_info & 0x80 != 0 && le[off + 5 + i / 8] & (1 << (i % 8)) != 0 {
+                    continue;
+                }
+                for ty in *stored {
+                    pos = key_to_big_endian(le, &mut p, off, pos, off + len, ty)
+                        .unwrap_or_else(|| panic!("BRIN tuple at {off}: {ty} past its end"));
+                }
+            }
+            assert_eq!(align8(pos), len, "BRIN tuple at {off}");
+        }
+    }
+    finish_big_endian(&mut p, blkno);
+    p
+}
+
+/// How an SP-GiST opclass stores its inner tuples' prefix and node labels.
+#[derive(Clone, Copy)]
+struct SpgKeys {
+    /// The leaf tuple's values (key, then INCLUDE columns).
+    leaf: &'static [&'static str],
+    /// The prefix: float8 words (a point, a box, kd's coordinate) or a
+    /// value of the type named.
+    prefix: Option<&'static str>,
+    /// int2 node labels (text_ops).
+    int2_labels: bool,
+}
+
+/// An SP-GiST page as `spgist_to_big_endian` writes it, with leaf tuples'
+/// values (from SGLTHDRSZ = 16; with a null bitmap at 12), inner tuples'
+/// prefixes and labels swapped as `k` says.
+fn spgist_typed_to_big_endian(le: &[u8], blkno: u32, k: SpgKeys) -> Vec<u8> {
+    let mut p = spgist_to_big_endian(le, blkno, false, false);
+    let special = usize::from(le16(le, 16));
+    let flags = le16(le, special);
+    if flags & 3 == 0 {
+        let leaf = flags & 4 != 0;
+        for (off, _) in stored_items(le) {
+            let w = le32(le, off);
+            if w & 3 != 0 {
+                continue;
+            }
+            if leaf {
+                let size = (w >> 2) as usize;
+                let bitmap = (le16(le, off + 4) & 0x8000 != 0).then_some(12);
+                tuple_keys_to_big_endian(le, &mut p, off, 16, off + size, bitmap, k.leaf);
+                continue;
+            }
+            let (n_nodes, prefix) = (((w >> 3) & 0x1FFF) as usize, (w >> 16) as usize);
+            match k.prefix {
+                _ if prefix == 0 => {}
+                Some("float8") => swap_words(&mut p, off + 8, prefix, 8),
+                Some(ty) => {
+                    key_to_big_endian(le, &mut p, off + 8, 0, off + 8 + prefix, ty).unwrap();
+                }
+                None => panic!("unexpected prefix at {off}"),
+            }
+            let mut at = off + 8 + prefix;
+            for _ in 0..n_nodes {
+                let t_info = le16(le, at + 6);
+                let size = usize::from(t_info & 0x1FFF);
+                if k.int2_labels && t_info & 0x8000 == 0 && size >= 10 {
+                    swap_fields(&mut p, at + 8, &[2]);
+                }
+                at += size;
+            }
         }
     }
     finish_big_endian(&mut p, blkno);
@@ -2871,6 +3303,35 @@ fn big_endian_gist_pages_decode_to_what_pageinspect_gave() {
             "{index} {c:?}"
         );
     }
+    // The MORE indexes: the keys' storage types (a point's GiST key is a
+    // box; INCLUDE values on leaf tuples only; gist_inet's GistInetKey is a
+    // 1-byte-header varlena of bytes).
+    for (index, cols, min) in [
+        ("gist_multi", &["box", "box"][..], 1000),
+        ("gist_incl", &["box", "integer", "text"][..], 1000),
+        ("gist_range", &["int4range"][..], 500),
+        ("gist_inet", &["inet"][..], 500),
+        ("gist_tsv", &["gtsvector"][..], 500),
+    ] {
+        let c = check_big_endian_index(
+            index,
+            &|le, blkno, keys| {
+                if keys {
+                    gist_typed_to_big_endian(le, blkno, cols)
+                } else {
+                    gist_to_big_endian(le, blkno, false)
+                }
+            },
+            &["gist_page_opaque_info"],
+            &[("gist_page_items_bytea", "items")],
+            &mut diffs,
+        );
+        report(index, &c, &diffs);
+        assert!(
+            c.pages >= 5 && c.items >= 500 && c.keyed_values >= min,
+            "{index} {c:?}"
+        );
+    }
 }
 
 #[test]
@@ -2880,6 +3341,27 @@ fn big_endian_gin_pages_decode_to_what_pageinspect_gave() {
         let c = check_big_endian_index(
             index,
             &|le, blkno, keys| gin_to_big_endian(le, blkno, if keys { kind } else { Keys::Raw }),
+            &["gin_page_opaque_info", "gin_metapage_info"],
+            &[("gin_leafpage_items", "gin_leafpage_items")],
+            &mut diffs,
+        );
+        report(index, &c, &diffs);
+        assert!(c.pages >= 5 && c.keyed_values >= 300, "{index} {c:?}");
+    }
+    // The MORE indexes: gin_multi's (int[], tsvector) keys after their int2
+    // attnum, NULL keys marked in the bitmap; jsonb_ops keys are text (a
+    // flag byte first), jsonb_path_ops keys uint32 hashes.
+    for (index, cols) in [
+        ("gin_multi", &["attnum", "integer", "text"][..]),
+        ("gin_jsonb", &["text"][..]),
+        ("gin_jpath", &["integer"][..]),
+        ("gin_txtarr", &["text"][..]),
+    ] {
+        let c = check_big_endian_index(
+            index,
+            &|le, blkno, keys| {
+                gin_to_big_endian(le, blkno, if keys { Keys::Typed(cols) } else { Keys::Raw })
+            },
             &["gin_page_opaque_info", "gin_metapage_info"],
             &[("gin_leafpage_items", "gin_leafpage_items")],
             &mut diffs,
@@ -2904,6 +3386,39 @@ fn big_endian_brin_pages_decode_to_what_pageinspect_gave() {
         c.pages >= 3 && c.items >= 20 && c.keyed_values >= 10,
         "{c:?}"
     );
+    // The MORE indexes: per column, the values its opclass stores.
+    let int4 = &["integer", "integer"][..];
+    let text = &["text", "text"][..];
+    let bloom = &["bloom"][..];
+    for (index, cols) in [
+        ("brin_txt", &[text][..]),
+        ("brin_multi", &[&["multi integer"][..]][..]),
+        ("brin_bloom", &[bloom][..]),
+        ("brin_inet", &[&["inet", "boolean", "boolean"][..]][..]),
+        ("brin_nulls", &[int4, text, int4][..]),
+        (
+            "brin_mixed",
+            &[bloom, bloom, &["multi inet"][..], &["multi numeric"][..]][..],
+        ),
+        // Its filters pglz-compressed in the tuple.
+        ("brin_bloomz", &[bloom][..]),
+    ] {
+        let c = check_big_endian_index(
+            index,
+            &|le, blkno, keys| {
+                if keys {
+                    brin_typed_to_big_endian(le, blkno, cols)
+                } else {
+                    brin_to_big_endian(le, blkno, false)
+                }
+            },
+            &["brin_page_type", "brin_metapage_info", "brin_revmap_data"],
+            &[],
+            &mut diffs,
+        );
+        report(index, &c, &diffs);
+        assert!(c.pages >= 3 && c.items >= 2 * cols.len(), "{index} {c:?}");
+    }
 }
 
 #[test]
@@ -2919,6 +3434,37 @@ fn big_endian_spgist_pages_decode_as_the_originals() {
         );
         report(index, &c, &diffs);
         assert!(c.pages >= 10 && c.keyed_values >= 500, "{index} {c:?}");
+    }
+    // The MORE indexes: leaf values (INCLUDE ones too, NULL keys on the
+    // nulls pages), prefixes of float8s (quad and kd points, boxes) or of
+    // the key's type (range_ops, inet_ops), no labels.
+    let spec = |leaf, prefix| SpgKeys {
+        leaf,
+        prefix: Some(prefix),
+        int2_labels: false,
+    };
+    for (index, k) in [
+        ("spgist_incl", spec(&["point", "integer", "text"], "float8")),
+        ("spgist_kd", spec(&["point"], "float8")),
+        ("spgist_range", spec(&["int4range"], "int4range")),
+        ("spgist_inet", spec(&["inet"], "inet")),
+        ("spgist_box", spec(&["box"], "float8")),
+    ] {
+        let c = check_big_endian_index(
+            index,
+            &|le, blkno, keys| {
+                if keys {
+                    spgist_typed_to_big_endian(le, blkno, k)
+                } else {
+                    spgist_to_big_endian(le, blkno, false, false)
+                }
+            },
+            &[],
+            &[],
+            &mut diffs,
+        );
+        report(index, &c, &diffs);
+        assert!(c.pages >= 5 && c.keyed_values >= 500, "{index} {c:?}");
     }
 }
 
@@ -3000,12 +3546,47 @@ fn gist_relay(le: &[u8], base: usize, len: usize) -> Vec<u8> {
     t
 }
 
+/// GiST tuples of typed keys on a 32-bit build (index_form_tuple): the
+/// data from MAXALIGN(8) = 8, or MAXALIGN(8 + 4) = 12 after a null bitmap,
+/// then the values of `cols` not null (on an internal page, flags without
+/// F_LEAF, the first `nkeys` only), the whole MAXALIGNed.
+fn gist_typed_relay(
+    le: &[u8],
+    base: usize,
+    len: usize,
+    flags: u16,
+    cols: &[&str],
+    nkeys: usize,
+) -> Vec<u8> {
+    let nulls = le16(le, base + 6) & 0x8000 != 0;
+    let mut t = le[base..base + 8].to_vec();
+    if nulls {
+        t.extend_from_slice(&le[base + 8..base + 12]);
+    }
+    let cols = if flags & 1 != 0 { cols } else { &cols[..nkeys] };
+    let present: Vec<&str> = cols
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !nulls || le[base + 8 + i / 8] & (1 << (i % 8)) != 0)
+        .map(|(_, ty)| *ty)
+        .collect();
+    let end = relay_values(le, base, if nulls { 16 } else { 8 }, &mut t, &present);
+    assert_eq!(len, align8(end), "GiST tuple size at {base}");
+    let size = align4(t.len());
+    t.resize(size, 0);
+    t[..8].copy_from_slice(&itup_header(le, base, size));
+    t
+}
+
 /// ginFormTuple / GinFormInteriorTuple (gin_private.h, ginentrypage.c) on a
 /// 32-bit build: the key after MAXALIGN(8 [+ bitmap]), the null category
 /// byte after it, the posting list at SHORTALIGN of the key tuple's
-/// MAXALIGNed size, the whole MAXALIGNed. `text` keys are varlenas, else
-/// int4. Checks that the same rules give the 64-bit original.
-fn gin_relay(le: &[u8], base: usize, len: usize, flags: u16, text: bool) -> Vec<u8> {
+/// MAXALIGNed size, the whole MAXALIGNed. `cols` names the key's type
+/// ("integer", "text"), or a multi-column index's ("attnum" first): the
+/// int2 attnum, the key INTALIGNed after it (or a short varlena right
+/// after it), the category byte after the attnum (GinCategoryOffset).
+/// Checks that the same rules give the 64-bit original.
+fn gin_relay(le: &[u8], base: usize, len: usize, flags: u16, cols: &[&str]) -> Vec<u8> {
     let (leaf, list) = (flags & 0x0002 != 0, flags & 0x0010 != 0);
     let (hi, lo, posid) = (le16(le, base), le16(le, base + 2), le16(le, base + 4));
     let block = (u32::from(hi) << 16) | u32::from(lo);
@@ -3018,17 +3599,34 @@ fn gin_relay(le: &[u8], base: usize, len: usize, flags: u16, text: bool) -> Vec<
     } else {
         len
     };
-    let keylen = if nulls || key_end64 <= d64 {
-        0
-    } else if text {
-        varsize(le, base + d64)
+    let multi = cols[0] == "attnum";
+    let (catoff, ty) = if multi {
+        (2, cols[usize::from(le16(le, base + d64))])
     } else {
-        4
+        (0, cols[0])
+    };
+    // The attributes' bytes from the data offset: the same in both builds
+    // (int2, int4 and text align on at most 4).
+    let keylen = if nulls || key_end64 <= d64 {
+        catoff
+    } else {
+        let at = if !multi {
+            0
+        } else if ty == "text" && le[base + d64 + 2] & 1 == 1 {
+            2
+        } else {
+            4
+        };
+        at + if ty == "text" {
+            varsize(le, base + d64 + at)
+        } else {
+            4
+        }
     };
     let key_tuple = |d: usize, a: fn(usize) -> usize| -> usize {
         let t = a(d + keylen);
         if nulls {
-            t.max(d + 1)
+            t.max(d + catoff + 1)
         } else {
             t
         }
@@ -3065,10 +3663,10 @@ fn gin_relay(le: &[u8], base: usize, len: usize, flags: u16, text: bool) -> Vec<
     t[6..8].copy_from_slice(&t_info32.to_le_bytes());
     if nulls {
         t.extend_from_slice(&le[base + 8..base + 12]);
-        // GinCategoryOffset: the category byte where the key would start.
-        t.push(le[base + d64]);
     }
-    t.extend_from_slice(&le[base + d64..base + d64 + keylen]);
+    // With nulls, the category byte at GinCategoryOffset after them.
+    let copied = keylen + usize::from(nulls);
+    t.extend_from_slice(&le[base + d64..base + d64 + copied]);
     t.resize(
         if with_posting {
             kt32.div_ceil(2) * 2
@@ -3079,6 +3677,53 @@ fn gin_relay(le: &[u8], base: usize, len: usize, flags: u16, text: bool) -> Vec<
     );
     t.extend_from_slice(&posting);
     t.resize(size32, 0);
+    t
+}
+
+/// Values of the types `tys` stored one after another (heap_fill_tuple)
+/// from `pos64` of the 64-bit tuple at `base`, laid out again from `pos32`
+/// as a 32-bit build lays them (typalign `d` on 4; a varlena whose first
+/// byte is not padding has a 1-byte header and no alignment): appended to
+/// `t`; the 64-bit end.
+fn relay_values(le: &[u8], base: usize, pos64: usize, t: &mut Vec<u8>, tys: &[&str]) -> usize {
+    let mut pos = pos64;
+    for ty in tys {
+        let (attlen, a) = key_layout(ty).unwrap_or_else(|| panic!("{ty}"));
+        let (at, len, short) = if attlen > 0 {
+            (align(pos, a), attlen as usize, false)
+        } else {
+            let at = if le[base + pos] == 0 {
+                align(pos, a)
+            } else {
+                pos
+            };
+            (at, varsize(le, base + at), le[base + at] & 1 == 1)
+        };
+        if !short {
+            t.resize(align(t.len(), a.min(4)), 0);
+        }
+        t.extend_from_slice(&le[base + at..base + at + len]);
+        pos = at + len;
+    }
+    pos
+}
+
+/// brin_form_tuple on a 32-bit build: the data offset MAXALIGN(5 + bitmap)
+/// (8 either way), then each column not all-null with the values its
+/// opclass stores (`cols`, as for [`brin_typed_to_big_endian`]).
+fn brin_typed_relay(le: &[u8], base: usize, len: usize, cols: &[&[&str]]) -> Vec<u8> {
+    let bt_info = le[base + 4];
+    let off = usize::from(bt_info & 0x1F);
+    let mut t = le[base..base + off].to_vec();
+    let mut pos = off;
+    for (i, stored) in cols.iter().enumerate() {
+        if bt_info & 0x80 != 0 && le[base + 5 + i / 8] & (1 << (i % 8)) != 0 {
+            continue;
+        }
+        pos = relay_values(le, base, pos, &mut t, stored);
+    }
+    assert_eq!(len, align8(pos), "BRIN tuple size at {base}");
+    t.resize(align4(t.len()), 0);
     t
 }
 
@@ -3144,7 +3789,8 @@ fn spgist_relay(le: &[u8], base: usize, len: usize, flags: u16, points: bool) ->
     let (n_nodes, p64) = ((w >> 3) & 0x1FFF, (w >> 16) as usize);
     let (prefix_len, p32) = match (p64, points) {
         (0, _) => (0, 0),
-        (_, true) => (16, 16),
+        // float8s (a point, a box, kd's coordinate): a multiple of 8 either way.
+        (_, true) => (p64, p64),
         (_, false) => {
             let v = varsize(le, base + 8);
             assert_eq!(p64, align8(v));
@@ -3168,6 +3814,42 @@ fn spgist_relay(le: &[u8], base: usize, len: usize, flags: u16, points: bool) ->
     t[0..4].copy_from_slice(&w32.to_le_bytes());
     let size = t.len() as u16;
     t[4..6].copy_from_slice(&size.to_le_bytes());
+    t
+}
+
+/// SP-GiST leaf tuples with INCLUDE columns (spgFormLeafTuple) on a 32-bit
+/// build: SGLTHDRSZ 12, or MAXALIGN(12 + the 4-byte bitmap) = 16 with
+/// nulls, then the values of `leaf` (key, INCLUDE columns) not null,
+/// MAXALIGNed, at least SGDTSIZE (16); inner and dead tuples as
+/// [`spgist_relay`] lays a quad tree's (`points`) out.
+fn spgist_incl_relay(
+    le: &[u8],
+    base: usize,
+    len: usize,
+    flags: u16,
+    leaf: &[&str],
+    points: bool,
+) -> Vec<u8> {
+    let w = le32(le, base);
+    if w & 3 != 0 || flags & 4 == 0 {
+        return spgist_relay(le, base, len, flags, points);
+    }
+    let nulls = le16(le, base + 4) & 0x8000 != 0;
+    let mut t = le[base..base + 12].to_vec();
+    if nulls {
+        t.extend_from_slice(&le[base + 12..base + 16]);
+    }
+    let present: Vec<&str> = leaf
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !nulls || le[base + 12 + i / 8] & (1 << (i % 8)) != 0)
+        .map(|(_, ty)| *ty)
+        .collect();
+    let end = relay_values(le, base, 16, &mut t, &present);
+    assert_eq!(len, align8(end).max(16), "leaf size at {base}");
+    let size = align4(t.len()).max(16);
+    t.resize(size, 0);
+    t[0..4].copy_from_slice(&(((size as u32) << 2) | (w & 3)).to_le_bytes());
     t
 }
 
@@ -3249,7 +3931,9 @@ fn check_32bit_index(
             && json(&page)["items"]
                 .as_array()
                 .is_some_and(|a| a.iter().any(|i| i["lp_off"].as_u64().unwrap_or(0) % 8 == 4))
-            || s32.len() == 4;
+            || s32.len() == 4
+            || index.starts_with("gin") && gin_null_entry_before_18(&p32)
+            || index.starts_with("spgist") && spgist_leaf_value_at_12(&p32);
         if !odd {
             assert_eq!(page.layout.max_align, 8, "{name}");
             assert!(bad.is_empty(), "{name}: {bad:?}");
@@ -3292,6 +3976,33 @@ fn check_32bit_index(
         }
     }
     c
+}
+
+/// Whether the GIN entry leaf page `p` (little-endian) holds an entry with
+/// a null bitmap whose posting list starts before 18: a 32-bit build's
+/// (ginFormTuple: SHORTALIGN(MAXALIGN(8 + 4) + the category byte) is 18
+/// or more on a 64-bit build).
+fn gin_null_entry_before_18(p: &[u8]) -> bool {
+    let flags = le16(p, usize::from(le16(p, 16)) + 6);
+    flags & 0x0002 != 0
+        && flags & 0x0011 == 0
+        && normal_items(p).iter().any(|&(_, off, _)| {
+            let at = ((u32::from(le16(p, off)) << 16) | u32::from(le16(p, off + 2))) & 0x7FFF_FFFF;
+            le16(p, off + 6) & 0x8000 != 0 && le16(p, off + 4) != 0xFFFF && at < 18
+        })
+}
+
+/// Whether the SP-GiST leaf page `p` (little-endian) holds a live leaf
+/// tuple without a null bitmap whose bytes 12..16 are not all zero: its
+/// value on a 32-bit build (SGLTHDRSZ 12), padding on a 64-bit one.
+fn spgist_leaf_value_at_12(p: &[u8]) -> bool {
+    le16(p, usize::from(le16(p, 16))) & 4 != 0
+        && normal_items(p).iter().any(|&(_, off, len)| {
+            le32(p, off) & 3 == 0
+                && le16(p, off + 4) & 0x8000 == 0
+                && len >= 16
+                && p[off + 12..off + 16].iter().any(|&b| b != 0)
+        })
 }
 
 /// `verify` and `map` read the pages as one relation: no bad block, no
@@ -3352,16 +4063,22 @@ const LAYOUT_FIELDS: &[&str] = &["lp_off", "lp_len", "itemlen", "key_data", "raw
 #[test]
 fn thirty_two_bit_hash_pages_decode_to_what_pageinspect_gave() {
     let mut diffs = Vec::new();
-    let c = check_32bit_index(
-        "hash_ix",
-        &same_special,
-        &|le, base, len, _| hash_relay(le, base, len),
-        &[LAYOUT_FIELDS, &["free_size"]].concat(),
-        &["hash_page_items"],
-        &mut diffs,
-    );
-    report32("hash_ix", &c, &diffs);
-    assert!(c.detected >= 10 && c.pageinspect_rows >= 1000, "{c:?}");
+    // hash_txt's tuples hold a text's uint32 hash code as hash_ix's an int4's.
+    for (index, min_detected, min_rows) in [("hash_ix", 10, 1000), ("hash_txt", 2, 500)] {
+        let c = check_32bit_index(
+            index,
+            &same_special,
+            &|le, base, len, _| hash_relay(le, base, len),
+            &[LAYOUT_FIELDS, &["free_size"]].concat(),
+            &["hash_page_items"],
+            &mut diffs,
+        );
+        report32(index, &c, &diffs);
+        assert!(
+            c.detected >= min_detected && c.pageinspect_rows >= min_rows,
+            "{index} {c:?}"
+        );
+    }
 }
 
 #[test]
@@ -3379,16 +4096,42 @@ fn thirty_two_bit_gist_pages_decode_as_the_originals() {
         report32(index, &c, &diffs);
         assert!(c.pageinspect_rows >= 500, "{c:?}");
     }
+    // The MORE indexes: (storage types, key columns).
+    for (index, cols, nkeys) in [
+        ("gist_multi", &["box", "box"][..], 2),
+        ("gist_incl", &["box", "integer", "text"][..], 1),
+        ("gist_range", &["int4range"][..], 1),
+        ("gist_inet", &["inet"][..], 1),
+        ("gist_tsv", &["gtsvector"][..], 1),
+    ] {
+        let c = check_32bit_index(
+            index,
+            &same_special,
+            &|le, base, len, flags| gist_typed_relay(le, base, len, flags, cols, nkeys),
+            LAYOUT_FIELDS,
+            &["gist_page_items_bytea"],
+            &mut diffs,
+        );
+        report32(index, &c, &diffs);
+        assert!(c.pageinspect_rows >= 500, "{index} {c:?}");
+    }
 }
 
 #[test]
 fn thirty_two_bit_gin_entry_pages_decode_as_the_originals() {
     let mut diffs = Vec::new();
-    for (index, text) in [("gin_arr", false), ("gin_tsv", true)] {
+    for (index, cols) in [
+        ("gin_arr", &["integer"][..]),
+        ("gin_tsv", &["text"][..]),
+        ("gin_multi", &["attnum", "integer", "text"][..]),
+        ("gin_jsonb", &["text"][..]),
+        ("gin_jpath", &["integer"][..]),
+        ("gin_txtarr", &["text"][..]),
+    ] {
         let c = check_32bit_index(
             index,
             &same_special,
-            &|le, base, len, flags| gin_relay(le, base, len, flags, text),
+            &|le, base, len, flags| gin_relay(le, base, len, flags, cols),
             // An entry's t_tid holds its posting list's offset.
             &[LAYOUT_FIELDS, &["ctid", "posting_offset"]].concat(),
             &[],
@@ -3413,6 +4156,33 @@ fn thirty_two_bit_brin_pages_decode_to_what_pageinspect_gave() {
     );
     report32("brin_ix", &c, &diffs);
     assert!(c.detected >= 3 && c.pageinspect_rows >= 20, "{c:?}");
+    // The MORE indexes (brin_bloomz's compressed filters: the same bytes).
+    let int4 = &["integer", "integer"][..];
+    let text = &["text", "text"][..];
+    let bloom = &["bloom"][..];
+    for (index, cols) in [
+        ("brin_txt", &[text][..]),
+        ("brin_multi", &[&["multi integer"][..]][..]),
+        ("brin_bloom", &[bloom][..]),
+        ("brin_inet", &[&["inet", "boolean", "boolean"][..]][..]),
+        ("brin_nulls", &[int4, text, int4][..]),
+        (
+            "brin_mixed",
+            &[bloom, bloom, &["multi inet"][..], &["multi numeric"][..]][..],
+        ),
+        ("brin_bloomz", &[bloom][..]),
+    ] {
+        let c = check_32bit_index(
+            index,
+            &|le| le[le.len() - 4..].to_vec(),
+            &|le, base, len, _| brin_typed_relay(le, base, len, cols),
+            &[LAYOUT_FIELDS, &["value_bytes"]].concat(),
+            &[],
+            &mut diffs,
+        );
+        report32(index, &c, &diffs);
+        assert!(c.detected >= 3 && c.pageinspect_rows >= 6, "{index} {c:?}");
+    }
 }
 
 #[test]
@@ -3434,6 +4204,46 @@ fn thirty_two_bit_spgist_pages_decode_as_the_originals() {
         );
         report32(index, &c, &diffs);
         assert!(c.detected >= 5 && c.items >= 1000, "{c:?}");
+    }
+    // spgist_incl: quad points with INCLUDE int4, text (NULL keys too).
+    let c = check_32bit_index(
+        "spgist_incl",
+        &same_special,
+        &|le, base, len, flags| {
+            spgist_incl_relay(le, base, len, flags, &["point", "integer", "text"], true)
+        },
+        &[
+            LAYOUT_FIELDS,
+            &["size", "prefixSize", "prefix", "label", "datum", "verdict"],
+        ]
+        .concat(),
+        &[],
+        &mut diffs,
+    );
+    report32("spgist_incl", &c, &diffs);
+    assert!(c.detected >= 5 && c.items >= 700, "{c:?}");
+    // kd points and boxes (float8 prefixes), ranges and inet (varlena
+    // prefixes), no labels.
+    for (index, leaf, float8s) in [
+        ("spgist_kd", "point", true),
+        ("spgist_box", "box", true),
+        ("spgist_range", "int4range", false),
+        ("spgist_inet", "inet", false),
+    ] {
+        let c = check_32bit_index(
+            index,
+            &same_special,
+            &|le, base, len, flags| spgist_incl_relay(le, base, len, flags, &[leaf], float8s),
+            &[
+                LAYOUT_FIELDS,
+                &["size", "prefixSize", "prefix", "label", "datum", "verdict"],
+            ]
+            .concat(),
+            &[],
+            &mut diffs,
+        );
+        report32(index, &c, &diffs);
+        assert!(c.detected >= 3 && c.items >= 500, "{index} {c:?}");
     }
 }
 

@@ -359,10 +359,14 @@ fn gin_pages_match_pageinspect_and_entries_hold_what_the_table_holds() {
                     Value::String(s) => s,
                     other => other.to_string(),
                 };
-                // A multi-column index's keys are "attnum:key" in the truth.
-                let key = match item["attnum"].as_u64() {
-                    Some(n) => format!("{n}:{key}"),
-                    None => key,
+                // A multi-column index's keys are "attnum:key" in the truth;
+                // its "null" rows (a NULL array) are GIN_CAT_NULL_ITEM
+                // entries, whose category byte follows the attnum.
+                let key = match (item["attnum"].as_u64(), item["category"].as_u64()) {
+                    (Some(n), Some(3)) => format!("{n}:null"),
+                    (Some(n), Some(c)) => format!("{n}:category {c}"),
+                    (Some(n), None) => format!("{n}:{key}"),
+                    (None, _) => key,
                 };
                 if let Some(root) = item["posting_tree"].as_u64() {
                     trees.insert(key.clone(), root);

@@ -103,9 +103,10 @@ pub(crate) fn check_page_in(
         let mut max_align = MAXALIGN;
         let note = match kind {
             PageKind::Heap => heap::detect_max_align(&r, &ids),
-            PageKind::Btree | PageKind::Hash | PageKind::Gist | PageKind::Gin => {
+            PageKind::Btree | PageKind::Hash | PageKind::Gist => {
                 super::btree::detect_max_align(&r, &ids)
             }
+            PageKind::Gin => super::gin::detect_max_align(&r, &h, &ids),
             PageKind::SpGist => super::spgist::detect_max_align(&r, &h, &ids),
             PageKind::Brin => super::brin::detect_max_align(&h, data.len()),
             _ => None,

@@ -204,6 +204,61 @@ fn entry_tuple(
     })
 }
 
+/// Whether the GIN page's tuples were laid out by a 32-bit build: as
+/// [`super::btree::detect_max_align`] finds (some tuple at 4 mod 8), or, on
+/// an entry leaf page whose tuples all sit at multiples of 8, by an entry
+/// with a null bitmap whose posting list starts before offset 18. A 64-bit
+/// build puts a null entry's posting list at SHORTALIGN of at least
+/// MAXALIGN(8 + 4) + 1 (the null category byte after the data offset, and
+/// after the int2 attnum of a multi-column index): 18 or later; a 32-bit
+/// build's data offset is 12, its posting list at 14 or 16.
+pub(crate) fn detect_max_align(r: &Reader, h: &PageHeader, ids: &[ItemId]) -> Option<Problem> {
+    if let Some(note) = super::btree::detect_max_align(r, ids) {
+        return Some(note);
+    }
+    let flags = r.peek_u16(usize::from(h.pd_special) + 6, "flags").ok()?;
+    if flags & (GIN_DATA | GIN_LIST | GIN_META | GIN_DELETED) != 0 || flags & GIN_LEAF == 0 {
+        return None;
+    }
+    let mut first = None;
+    for id in ids.iter().filter(|id| id.has_storage()) {
+        let (off, len) = (usize::from(id.lp_off), usize::from(id.lp_len));
+        let t_info = r.peek_u16(off + 6, "t_info").ok()?;
+        if id.lp_off % 4 != 0
+            || len % 4 != 0
+            || len < 16
+            || usize::from(t_info & super::index::INDEX_SIZE_MASK) != len
+        {
+            return None;
+        }
+        let posid = r.peek_u16(off + 4, "ip_posid").ok()?;
+        let hi = u32::from(r.peek_u16(off, "bi_hi").ok()?);
+        let lo = u32::from(r.peek_u16(off + 2, "bi_lo").ok()?);
+        let at = ((hi << 16) | lo) & !GIN_ITUP_COMPRESSED;
+        if first.is_none()
+            && id.lp_flags == LpFlags::Normal
+            && t_info & super::index::INDEX_NULL_MASK != 0
+            && posid != GIN_TREE_POSTING
+            && (12..18).contains(&at)
+        {
+            first = Some((id.lp, at));
+        }
+    }
+    let (lp, at) = first?;
+    Some(Problem::new(
+        Severity::Info,
+        ProblemClass::LinePointer,
+        Some(super::page::item_id_offset(usize::from(lp))),
+        format!("lp[{lp}]"),
+        format!(
+            "index tuples laid out by a 32-bit build (MAXALIGN 4): lp[{lp}] is an entry with a \
+             null bitmap whose posting list starts at {at} (a 64-bit build's start at 18 or \
+             later), and all tuples start at multiples of 4 with IndexTupleSize equal to lp_len; \
+             decoded with 4-byte MAXALIGN"
+        ),
+    ))
+}
+
 /// `decode_varbyte`: 7 bits a byte, low first, the high bit saying more
 /// follow; the seventh byte is taken whole. Returns the value and the bytes used.
 fn decode_varbyte(bytes: &[u8]) -> Option<(u64, usize)> {

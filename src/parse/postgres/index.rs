@@ -30,7 +30,7 @@ const INDEX_AM_RESERVED_BIT: u16 = 0x2000;
 /// `INDEX_VAR_MASK`.
 const INDEX_VAR_MASK: u16 = 0x4000;
 /// `INDEX_NULL_MASK`.
-const INDEX_NULL_MASK: u16 = 0x8000;
+pub(crate) const INDEX_NULL_MASK: u16 = 0x8000;
 /// sizeof(IndexTupleData).
 pub(crate) const SIZE_OF_INDEX_TUPLE: usize = 8;
 /// sizeof(IndexAttributeBitMapData).
@@ -520,8 +520,17 @@ pub(crate) fn decode_keys(page: &mut PgPage, data: &[u8], schema: &Schema) {
             // A multi-column GIN index stores (attnum int2, key of that
             // column), the null bitmap covering both.
             let attnum = r.peek_u16(area.start, "attnum").unwrap_or(0);
-            if let IndexBody::GinEntry { attnum: a, .. } = &mut item.body {
+            if let IndexBody::GinEntry {
+                attnum: a,
+                category,
+                ..
+            } = &mut item.body
+            {
                 *a = Some(attnum);
+                // GinCategoryOffset: after the attnum when not oneCol.
+                if category.is_some() {
+                    *category = r.peek_u8(area.start + 2, "null category").ok();
+                }
             }
             let Some(col) = usize::from(attnum)
                 .checked_sub(1)

@@ -9,7 +9,7 @@ use crate::model::span::Region;
 use crate::model::{Problem, ProblemClass, Severity};
 use crate::reader::{Endian, ReadError, Reader};
 
-use super::{brin, btree, check, checksum, heap, index, special, spgist};
+use super::{brin, btree, check, checksum, gin, heap, index, special, spgist};
 use crate::model::postgres::flags;
 
 /// How to read one page.
@@ -122,9 +122,8 @@ fn parse(data: &[u8], opts: &PageOptions, spans: bool) -> PgPage {
         let ids = read_line_pointers(&mut r, &header, &mut page.problems);
         let note = match page.kind {
             PageKind::Heap => heap::detect_max_align(&r, &ids),
-            PageKind::Btree | PageKind::Hash | PageKind::Gist | PageKind::Gin => {
-                btree::detect_max_align(&r, &ids)
-            }
+            PageKind::Btree | PageKind::Hash | PageKind::Gist => btree::detect_max_align(&r, &ids),
+            PageKind::Gin => gin::detect_max_align(&r, &header, &ids),
             PageKind::SpGist => spgist::detect_max_align(&r, &header, &ids),
             _ => None,
         };

@@ -9,10 +9,10 @@
 
 use crate::model::postgres::index::{IndexBody, IndexItem, KeyArea, SpGistMeta, SpGistNode};
 use crate::model::postgres::{
-    ItemId, PageHeader, PageLayout, SpGistPageOpaque, SIZE_OF_PAGE_HEADER,
+    ItemId, LpFlags, PageHeader, PageLayout, SpGistPageOpaque, SIZE_OF_PAGE_HEADER,
 };
 use crate::model::span::Region;
-use crate::model::{Problem, ProblemClass};
+use crate::model::{Problem, ProblemClass, Severity};
 use crate::reader::{ReadError, Reader};
 
 use super::index::{
@@ -24,6 +24,8 @@ const SPGIST_META: u16 = 0x0001;
 const SPGIST_DELETED: u16 = 0x0002;
 const SPGIST_LEAF: u16 = 0x0004;
 const SPGIST_NULLS: u16 = 0x0008;
+/// A leaf tuple's t_info flag: a null bitmap follows the header.
+const SGLT_HASNULLMASK: u16 = 0x8000;
 /// `SPGIST_CACHED_PAGES`.
 const SPGIST_CACHED_PAGES: usize = 8;
 /// `SGITHDRSZ`: MAXALIGN(sizeof(SpGistInnerTupleData)).
@@ -107,38 +109,84 @@ fn read_meta(r: &mut Reader) -> Result<SpGistMeta, ReadError> {
 /// tuples, the uint16 after an inner tuple's bitfields). A 64-bit build
 /// MAXALIGNs every tuple to 8; a 32-bit build to 4, and its leaf tuples'
 /// header is 12 bytes (MAXALIGN(sizeof(SpGistLeafTupleData))), not 16. The
-/// page is read as 32-bit when some normal tuple sits at 4 mod 8 and every
-/// tuple sits at a multiple of 4, a multiple of 4 long, with its header's
-/// size equal to lp_len.
+/// page is read as 32-bit when every tuple sits at a multiple of 4, a
+/// multiple of 4 long, with its header's size equal to lp_len, and either
+/// some normal tuple sits at 4 mod 8, or, on a leaf page, some live leaf
+/// tuple without a null bitmap has a non-zero byte at 12..16: its value
+/// there on a 32-bit build, padding on a 64-bit one (spgFormLeafTuple
+/// zeroes the tuple).
 pub(crate) fn detect_max_align(r: &Reader, h: &PageHeader, ids: &[ItemId]) -> Option<Problem> {
     let leaf = r.peek_u16(usize::from(h.pd_special), "flags").ok()? & SPGIST_LEAF != 0;
     let big = r.endian() == crate::reader::Endian::Big;
-    super::page::four_byte_maxalign(
+    let fits = |id: &ItemId| size_fits(r, id, leaf, big);
+    if let Some(note) = super::page::four_byte_maxalign(
         ids,
         ItemId::has_storage,
-        |id| {
-            let (off, len) = (usize::from(id.lp_off), usize::from(id.lp_len));
-            if len % 4 != 0 || len < 8 {
-                return false;
-            }
-            let Ok(word) = r.peek_u32(off, "tupstate") else {
-                return false;
-            };
-            let [state, size30] = bitfields(word, big, [2, 30]);
-            let size = if state != 0 || leaf {
-                size30 as usize
-            } else {
-                match r.peek_u16(off + 4, "size") {
-                    Ok(size) => usize::from(size),
-                    Err(_) => return false,
-                }
-            };
-            size == len
-        },
+        |id| fits(id),
         "SP-GiST tuples",
         "tuples",
         "with the size in their header equal to lp_len; decoded with 4-byte MAXALIGN",
-    )
+    ) {
+        return Some(note);
+    }
+    if !leaf {
+        return None;
+    }
+    let mut first = None;
+    let mut seen = 0usize;
+    for id in ids.iter().filter(|id| id.has_storage()) {
+        if id.lp_off % 4 != 0 || !fits(id) {
+            return None;
+        }
+        seen += 1;
+        let off = usize::from(id.lp_off);
+        let live = r
+            .peek_u32(off, "tupstate")
+            .is_ok_and(|w| bitfields(w, big, [2, 30])[0] == 0);
+        let no_bitmap = r
+            .peek_u16(off + 4, "t_info")
+            .is_ok_and(|t| t & SGLT_HASNULLMASK == 0);
+        let value_at_12 = id.lp_len >= 16
+            && r.peek(off + 12, 4, "leaf value")
+                .is_ok_and(|b| b.iter().any(|&x| x != 0));
+        if first.is_none() && id.lp_flags == LpFlags::Normal && live && no_bitmap && value_at_12 {
+            first = Some(id.lp);
+        }
+    }
+    let lp = first?;
+    Some(Problem::new(
+        Severity::Info,
+        ProblemClass::LinePointer,
+        Some(super::page::item_id_offset(usize::from(lp))),
+        format!("lp[{lp}]"),
+        format!(
+            "SP-GiST tuples laid out by a 32-bit build (MAXALIGN 4): lp[{lp}] is a live leaf \
+             tuple without a null bitmap whose bytes 12..16 hold its value (a 64-bit build's \
+             are padding), and all {seen} tuples start at multiples of 4 with the size in their \
+             header equal to lp_len; decoded with 4-byte MAXALIGN"
+        ),
+    ))
+}
+
+/// Whether the tuple's header holds its lp_len (a multiple of 4, at least 8).
+fn size_fits(r: &Reader, id: &ItemId, leaf: bool, big: bool) -> bool {
+    let (off, len) = (usize::from(id.lp_off), usize::from(id.lp_len));
+    if len % 4 != 0 || len < 8 {
+        return false;
+    }
+    let Ok(word) = r.peek_u32(off, "tupstate") else {
+        return false;
+    };
+    let [state, size30] = bitfields(word, big, [2, 30]);
+    let size = if state != 0 || leaf {
+        size30 as usize
+    } else {
+        match r.peek_u16(off + 4, "size") {
+            Ok(size) => usize::from(size),
+            Err(_) => return false,
+        }
+    };
+    size == len
 }
 
 /// The `unsigned int` bitfields of `widths` (declaration order) packed in
@@ -209,7 +257,7 @@ fn tuple(
         );
         let t_info = r.u16(base + 4, "t_info")?;
         let next_offset = t_info & 0x3FFF;
-        let has_nulls = t_info & 0x8000 != 0;
+        let has_nulls = t_info & SGLT_HASNULLMASK != 0;
         r.show_last(format!(
             "0x{t_info:04x} nextOffset {next_offset}{}",
             if has_nulls { ", has nulls" } else { "" }
