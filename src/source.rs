@@ -13,8 +13,6 @@ use crate::input::{self, InputFormat};
 
 /// How many bytes detection looks at.
 const SNIFF: usize = 64 * 1024;
-/// Bytes read from a file at a time.
-const READ_AHEAD: usize = 128 * 1024;
 /// PostgreSQL's default BLCKSZ.
 pub const DEFAULT_BLOCK_SIZE: usize = 8192;
 /// PostgreSQL's default RELSEG_SIZE in bytes (1 GiB).
@@ -179,12 +177,7 @@ impl Source {
                     path: p.to_path_buf(),
                     source,
                 })?;
-                // Read ahead in large pieces: a block at a time would be a
-                // system call for every block.
-                (
-                    p.to_path_buf(),
-                    Box::new(io::BufReader::with_capacity(READ_AHEAD, f)),
-                )
+                (p.to_path_buf(), Box::new(f))
             }
         };
         let reader: Box<dyn Read> = match tap {

@@ -40,11 +40,13 @@ mod oracle;
 
 /// Blocks read at a time with a TOAST relation (decoded one by one).
 const WINDOW: usize = 256;
-/// Blocks a worker decodes at a time, and tasks in flight at most (deep
-/// enough that the workers do not wait when the reading thread is
-/// descheduled for a while on a busy machine: 8 MiB of blocks).
-const TASK: usize = 32;
-const DEPTH: usize = 32;
+/// Blocks a worker decodes at a time (one read of 64 KiB: the kernel copies
+/// into a buffer that small faster than into a larger one), and tasks in
+/// flight at most (deep enough that the workers do not wait when the
+/// reading thread is descheduled for a while on a busy machine: 4 MiB of
+/// blocks).
+const TASK: usize = 8;
+const DEPTH: usize = 64;
 
 /// Which tuple versions to write.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
