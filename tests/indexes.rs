@@ -5,8 +5,14 @@
 //! where pageinspect has no function (GIN entry tuples, SP-GiST), against what
 //! the table holds (`<index>.truth.json`).
 //!
+//! The same judge runs over make.py's SCENARIOS built on PostgreSQL 10 and 18
+//! (`pg10/`, `pg18/`), each with that major's own pageinspect; GiST on 10,
+//! whose pageinspect has no GiST functions, is judged against the table's
+//! rows (`<index>.truth.json`).
+//!
 //! Set BLOCKSCOPE_PG_INDEX_FIXTURES to a directory of freshly generated
-//! fixtures (fixtures/postgres/indexes/make.sh DIR) to judge a live server.
+//! fixtures (fixtures/postgres/indexes/make.sh DIR) to judge a live server
+//! (the indexes found there; its pg10/ and pg18/ when it has them).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -54,11 +60,80 @@ const SPGIST: [&str; 7] = [
     "spgist_box",
 ];
 
-fn fixture_dir() -> PathBuf {
-    match std::env::var_os("BLOCKSCOPE_PG_INDEX_FIXTURES") {
+/// make.py's SCENARIOS: the indexes built on every major.
+const SCENARIOS: [&str; 9] = [
+    "bt_ix",
+    "hash_ix",
+    "gist_pt",
+    "gist_box",
+    "gin_arr",
+    "gin_tsv",
+    "brin_ix",
+    "spgist_pt",
+    "spgist_txt",
+];
+
+/// The other majors' fixture directories, under the main one.
+const MAJORS: [&str; 2] = ["pg10", "pg18"];
+
+/// One fixture directory: its label ("" for the main one, "pg10/" …), where it
+/// is, and which of `indexes` it holds.
+#[derive(Clone)]
+struct Set {
+    label: String,
+    dir: PathBuf,
+    indexes: Vec<&'static str>,
+}
+
+/// The main fixtures (PostgreSQL 15, every index) and each other major's
+/// (SCENARIOS only). A directory given by BLOCKSCOPE_PG_INDEX_FIXTURES holds
+/// what it holds: indexes and majors it lacks are left out.
+fn sets(indexes: &[&'static str]) -> Vec<Set> {
+    let live = std::env::var_os("BLOCKSCOPE_PG_INDEX_FIXTURES");
+    let base = match &live {
         Some(dir) => PathBuf::from(dir),
         None => Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/postgres/indexes"),
+    };
+    let present = |dir: &Path, i: &str| dir.join(format!("{i}.0.json")).is_file();
+    let mut out = vec![Set {
+        label: String::new(),
+        indexes: indexes
+            .iter()
+            .copied()
+            .filter(|i| live.is_none() || present(&base, i))
+            .collect(),
+        dir: base.clone(),
+    }];
+    for major in MAJORS {
+        let dir = base.join(major);
+        if live.is_some() && !dir.is_dir() {
+            continue;
+        }
+        out.push(Set {
+            label: format!("{major}/"),
+            indexes: indexes
+                .iter()
+                .copied()
+                .filter(|i| SCENARIOS.contains(i))
+                .filter(|i| live.is_none() || present(&dir, i))
+                .collect(),
+            dir,
+        });
     }
+    out
+}
+
+/// Every (set, index) pair of `indexes`.
+fn each(indexes: &[&'static str]) -> Vec<(Set, &'static str)> {
+    sets(indexes)
+        .into_iter()
+        .flat_map(|set| {
+            set.indexes
+                .clone()
+                .into_iter()
+                .map(move |i| (set.clone(), i))
+        })
+        .collect()
 }
 
 /// One saved page: pageinspect's document, and our JSON for the page
@@ -71,10 +146,10 @@ struct Page {
     computed: Option<i64>,
 }
 
-fn load(index: &str) -> Vec<Page> {
-    let dir = fixture_dir();
+fn load(set: &Set, index: &str) -> Vec<Page> {
+    let dir = &set.dir;
     let mut pages = Vec::new();
-    for e in fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+    for e in fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
         let path = e.unwrap().path();
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         let Some(rest) = name.strip_prefix(&format!("{index}.")) else {
@@ -102,7 +177,7 @@ fn load(index: &str) -> Vec<Page> {
         decode_page(&mut keyed_page, &bytes, &schema, None);
         let keyed = serde_json::to_value(PageJson::from_page(&keyed_page)).unwrap();
         pages.push(Page {
-            name,
+            name: format!("{}{name}", set.label),
             doc,
             ours,
             keyed,
@@ -118,8 +193,8 @@ fn load(index: &str) -> Vec<Page> {
     pages
 }
 
-fn truth(index: &str) -> Value {
-    let path = fixture_dir().join(format!("{index}.truth.json"));
+fn truth(set: &Set, index: &str) -> Value {
+    let path = set.dir.join(format!("{index}.truth.json"));
     serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap()
 }
 
@@ -179,9 +254,14 @@ impl Judge {
             &p.doc["page_header"],
             &p.ours["header"],
         );
+        // page_checksum came with 11: on 10, the checksum the page holds.
+        let theirs = match &p.doc["page_checksum"] {
+            Value::Null => &p.doc["page_header"]["checksum"],
+            v => v,
+        };
         self.eq(
             format!("{} page_checksum", p.name),
-            &p.doc["page_checksum"],
+            theirs,
             &json!(p.computed),
         );
         // Same functions whose output blockscope carries under their names.
@@ -243,8 +323,8 @@ fn items(page: &Value) -> Vec<Value> {
 fn hash_items_bitmaps_and_metapage_match_pageinspect() {
     let mut j = Judge::default();
     let mut all = String::new();
-    for index in HASH {
-        let pages = load(index);
+    for (set, index) in each(&HASH) {
+        let pages = load(&set, index);
         let by_blkno: BTreeMap<u64, &Page> = pages
             .iter()
             .map(|p| (p.doc["blkno"].as_u64().unwrap(), p))
@@ -289,8 +369,15 @@ fn hash_items_bitmaps_and_metapage_match_pageinspect() {
 fn gist_items_match_pageinspect_with_and_without_key_types() {
     let mut j = Judge::default();
     let mut inner = 0;
-    for index in GIST {
-        for p in &load(index) {
+    let mut judged_by_rows = 0;
+    for (set, index) in each(&GIST) {
+        let pages = load(&set, index);
+        if pages[0].doc.get("gist_page_opaque_info").is_none() {
+            // No GiST functions in this major's pageinspect (before 14).
+            gist_leaves_hold_the_table_rows(&mut j, &set, index, &pages);
+            judged_by_rows += 1;
+        }
+        for p in &pages {
             j.common(p);
             let ours = items(&p.ours);
             if let Some(rows) = p.doc.get("gist_page_items_bytea") {
@@ -307,7 +394,82 @@ fn gist_items_match_pageinspect_with_and_without_key_types() {
         }
     }
     assert!(inner > 0, "no inner GiST page");
+    if sets(&GIST).iter().any(|s| s.label == "pg10/") {
+        assert!(judged_by_rows >= 2, "PostgreSQL 10's GiST not judged");
+    }
     j.done(5000);
+}
+
+/// GiST without pageinspect's functions: every row of the table in exactly
+/// one live leaf item, whose key (`--columns`) is the row's as the leaf
+/// stores it; every inner item's downlink a page of the index; every item a
+/// well-formed index tuple (`common` reports error problems and unreadable
+/// items).
+fn gist_leaves_hold_the_table_rows(j: &mut Judge, set: &Set, index: &str, pages: &[Page]) {
+    let truth = truth(set, index);
+    let rows = truth["rows"].as_object().unwrap();
+    let blocks: BTreeSet<u64> = pages
+        .iter()
+        .map(|p| p.doc["blkno"].as_u64().unwrap())
+        .collect();
+    let column = pages[0].doc["columns"]
+        .as_str()
+        .unwrap()
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_string();
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    let mut elsewhere = 0;
+    for p in pages {
+        for item in items(&p.keyed) {
+            let what = format!("{} item {}", p.name, item["itemoffset"]);
+            j.fields += 1;
+            if item.get("key_data").is_none() || item["itemlen"].is_null() {
+                j.diffs
+                    .push(format!("{what}: not a GiST index tuple: {item}"));
+                continue;
+            }
+            if let Some(child) = item["downlink"].as_u64() {
+                j.fields += 1;
+                if !blocks.contains(&child) {
+                    j.diffs
+                        .push(format!("{what}: downlink {child} leads nowhere"));
+                }
+                continue;
+            }
+            let ctid = item["ctid"].as_str().unwrap().to_string();
+            let Some(want) = rows.get(&ctid) else {
+                // A deleted row's entry, dead or not yet known to be.
+                elsewhere += 1;
+                continue;
+            };
+            *seen.entry(ctid).or_default() += 1;
+            let want = match want.as_str() {
+                Some(text) => format!("({column})=(\"{text}\")"),
+                None => format!("({column})=(null)"),
+            };
+            j.eq(format!("{what} keys"), &json!(want), &item["keys"]);
+        }
+    }
+    j.fields += 1;
+    if seen.len() != rows.len() || seen.values().any(|&n| n != 1) {
+        j.diffs.push(format!(
+            "{}{index}: {} rows in the table, {} leaf items point at them ({} distinct)",
+            set.label,
+            rows.len(),
+            seen.values().sum::<usize>(),
+            seen.len()
+        ));
+    }
+    // gist_pt's deleted rows (ids 200..260) are still in its leaves.
+    if index == "gist_pt" {
+        j.eq(
+            format!("{}{index} deleted rows' items", set.label),
+            &json!(61),
+            &json!(elsewhere),
+        );
+    }
 }
 
 /// Every heap TID of the posting tree rooted at `root`, from the fixture pages.
@@ -330,8 +492,8 @@ fn posting_tree(pages: &BTreeMap<u64, &Page>, root: u64, depth: usize) -> Vec<St
 #[test]
 fn gin_pages_match_pageinspect_and_entries_hold_what_the_table_holds() {
     let mut j = Judge::default();
-    for index in GIN {
-        let pages = load(index);
+    for (set, index) in each(&GIN) {
+        let pages = load(&set, index);
         let by_blkno: BTreeMap<u64, &Page> = pages
             .iter()
             .map(|p| (p.doc["blkno"].as_u64().unwrap(), p))
@@ -385,7 +547,7 @@ fn gin_pages_match_pageinspect_and_entries_hold_what_the_table_holds() {
                 entries.entry(key).or_default().extend(tids);
             }
         }
-        let truth = truth(index);
+        let truth = truth(&set, index);
         for (key, expected) in truth["keys"].as_object().unwrap() {
             let mut want: Vec<String> = expected
                 .as_array()
@@ -437,6 +599,7 @@ fn brin_rows(page: &Value) -> Vec<Value> {
                 "allnulls": c["allnulls"],
                 "hasnulls": c["hasnulls"],
                 "placeholder": item["placeholder"],
+                "empty": item["empty"],
                 "value": c["value"],
             }));
         }
@@ -448,7 +611,7 @@ fn brin_rows(page: &Value) -> Vec<Value> {
 fn brin_pages_match_pageinspect_minmax_and_inclusion() {
     let mut j = Judge::default();
     let mut regular = 0;
-    for p in BRIN.iter().flat_map(|i| load(i)) {
+    for p in each(&BRIN).iter().flat_map(|(set, i)| load(set, i)) {
         let p = &p;
         j.common(p);
         if let Some(rows) = p.doc.get("brin_page_items") {
@@ -468,9 +631,9 @@ fn brin_pages_match_pageinspect_minmax_and_inclusion() {
 fn spgist_tuples_hold_every_row_once_and_count_as_the_page_says() {
     let mut j = Judge::default();
     let mut states = BTreeSet::new();
-    for index in SPGIST {
-        let pages = load(index);
-        let truth = truth(index);
+    for (set, index) in each(&SPGIST) {
+        let pages = load(&set, index);
+        let truth = truth(&set, index);
         let rows = truth["rows"].as_object().unwrap();
         let mut seen: BTreeMap<String, usize> = BTreeMap::new();
         let mut locations = BTreeSet::new();
@@ -481,6 +644,10 @@ fn spgist_tuples_hold_every_row_once_and_count_as_the_page_says() {
         }
         for p in &pages {
             j.common(p);
+            if p.ours["kind"] == "new" {
+                // Left all zeros by the build (seen on 10).
+                continue;
+            }
             if let Some(meta) = p.ours.get("spgist_metapage") {
                 j.eq(
                     format!("{} magicNumber", p.name),
@@ -570,43 +737,51 @@ fn spgist_tuples_hold_every_row_once_and_count_as_the_page_says() {
 
 #[test]
 fn btree_keys_decode_with_the_column_list_as_the_table_holds_them() {
-    let pages = load("bt_ix");
-    let truth = truth("bt_ix");
-    let rows = truth["rows"].as_object().unwrap();
     let mut j = Judge::default();
-    let mut leaf_keys = 0;
-    for p in &pages {
-        if let Some(meta) = p.doc.get("bt_metap") {
-            j.object(&format!("{} bt_metap", p.name), meta, &p.ours["meta"]);
-        }
-        if let Some(theirs) = p.doc.get("bt_page_items") {
-            j.rows(
-                &format!("{} bt_page_items", p.name),
-                theirs,
-                &items(&p.ours),
-            );
-        }
-        for item in items(&p.keyed) {
-            let Some(attrs) = item["attrs"].as_array() else {
-                continue;
-            };
-            let heap: Vec<String> = match item["tids"].as_array() {
-                Some(t) => t.iter().map(|x| x.as_str().unwrap().to_string()).collect(),
-                None if item["dead"].is_boolean() => vec![item["htid"].as_str().unwrap().into()],
-                None => continue, // a pivot: its keys bound a page, no row
-            };
-            for ctid in heap {
-                let want = &rows[&ctid];
-                let got = json!([attrs[0]["value"], attrs[1]["value"]]);
-                j.eq(
-                    format!("{} item {} ({ctid})", p.name, item["itemoffset"]),
-                    want,
-                    &got,
+    for (set, index) in each(&["bt_ix"]) {
+        let pages = load(&set, index);
+        let truth = truth(&set, index);
+        let rows = truth["rows"].as_object().unwrap();
+        let mut leaf_keys = 0;
+        for p in &pages {
+            if let Some(meta) = p.doc.get("bt_metap") {
+                j.object(&format!("{} bt_metap", p.name), meta, &p.ours["meta"]);
+            }
+            if let Some(theirs) = p.doc.get("bt_page_items") {
+                j.rows(
+                    &format!("{} bt_page_items", p.name),
+                    theirs,
+                    &items(&p.ours),
                 );
-                leaf_keys += 1;
+            }
+            for item in items(&p.keyed) {
+                let Some(attrs) = item["attrs"].as_array() else {
+                    continue;
+                };
+                let heap: Vec<String> = match item["tids"].as_array() {
+                    Some(t) => t.iter().map(|x| x.as_str().unwrap().to_string()).collect(),
+                    None if item["dead"].is_boolean() => {
+                        vec![item["htid"].as_str().unwrap().into()]
+                    }
+                    None => continue, // a pivot: its keys bound a page, no row
+                };
+                for ctid in heap {
+                    let want = &rows[&ctid];
+                    let got = json!([attrs[0]["value"], attrs[1]["value"]]);
+                    j.eq(
+                        format!("{} item {} ({ctid})", p.name, item["itemoffset"]),
+                        want,
+                        &got,
+                    );
+                    leaf_keys += 1;
+                }
             }
         }
+        assert!(
+            leaf_keys > 1000,
+            "{}bt_ix: only {leaf_keys} leaf keys",
+            set.label
+        );
     }
-    assert!(leaf_keys > 1000, "only {leaf_keys} leaf keys");
     j.done(1000);
 }
