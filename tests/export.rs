@@ -458,3 +458,77 @@ fn oracle_evidence_digests_the_datafile() {
     assert_eq!(input["sha256"], digest.as_str());
     assert_eq!(input["bytes_read"], bytes.len() as u64);
 }
+
+/// A relation of several segment files: the workers' positioned reads
+/// (the usual path) give what the in-order reading of `--evidence` gives —
+/// the second segment's blocks numbered from 131072 (a 1 GiB segment of
+/// 8 kB blocks), its rows after the first's — and a segment cut short is
+/// named the same way.
+#[test]
+fn segments_read_by_the_workers_equal_the_files_read_in_order() {
+    let dir = std::env::temp_dir().join(format!("blockscope-segments-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    let rel = dir.join("16384");
+    fs::copy(REL, &rel).unwrap();
+    // The same page as the second segment's first block, its checksum
+    // the one block 131072 needs.
+    let mut second = fs::read(REL).unwrap();
+    for (k, page) in second.chunks_mut(8192).enumerate() {
+        set_checksum(page, 131_072 + k as u64);
+    }
+    fs::write(dir.join("16384.1"), second).unwrap();
+    let rel = rel.to_str().unwrap();
+    let args = |evidence: bool| {
+        let mut a = vec![
+            "export",
+            rel,
+            "--schema",
+            SCHEMA,
+            "--format",
+            "copy",
+            "--rows",
+            "all",
+            "--with-system-columns",
+        ];
+        if evidence {
+            a.push("--evidence");
+        }
+        a
+    };
+    let parallel = run(&args(false));
+    let in_order = run(&args(true));
+    assert_eq!(parallel.stdout, in_order.stdout);
+    assert_eq!(parallel.code, in_order.code, "{}", parallel.stderr);
+    let lines: Vec<&str> = parallel.stdout.lines().collect();
+    assert!(
+        lines.len() >= 2 && lines.len().is_multiple_of(2),
+        "{}",
+        parallel.stdout
+    );
+    let (first, second) = lines.split_at(lines.len() / 2);
+    assert!(first.iter().all(|l| l.starts_with("(0,")), "{first:?}");
+    assert!(
+        second.iter().all(|l| l.starts_with("(131072,")),
+        "{second:?}"
+    );
+    for (a, b) in first.iter().zip(second) {
+        assert_eq!(a.split_once('\t').unwrap().1, b.split_once('\t').unwrap().1);
+    }
+    // A third segment cut inside its first block: named and skipped, the
+    // same way by both.
+    fs::write(dir.join("16384.2"), &fs::read(REL).unwrap()[..100]).unwrap();
+    let parallel = run(&args(false));
+    let in_order = run(&args(true));
+    assert_eq!(parallel.code, in_order.code);
+    assert_eq!(parallel.stdout, in_order.stdout);
+    assert_eq!(parallel.stdout.lines().count(), lines.len());
+    assert!(
+        parallel
+            .stderr
+            .contains("block 262144: skipped: only 100 of 8192 bytes"),
+        "{}",
+        parallel.stderr
+    );
+    fs::remove_dir_all(&dir).unwrap();
+}

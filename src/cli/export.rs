@@ -488,12 +488,13 @@ pub(crate) fn export_relation(
     }
     out.write_all(&head).map_err(stdout_error)?;
 
+    let per_segment = DEFAULT_SEGMENT_BYTES / block_size as u64;
     let mut segments = Segments {
         paths: &rel.segments,
         next: 0,
         file: None,
         blkno: 0,
-        per_segment: DEFAULT_SEGMENT_BYTES / block_size as u64,
+        per_segment,
         block_size,
         evidence: opts.evidence,
         current: None,
@@ -512,8 +513,26 @@ pub(crate) fn export_relation(
                 write_out(out, &mut o, &mut counts, name)?;
             }
         }
-        // Chunks of blocks read in order, decoded on every core, written
-        // in order.
+        // Chunks of blocks read by the workers themselves (positioned
+        // reads), decoded on every core, written in order.
+        None if !opts.evidence => {
+            let files = SegmentFiles::open(&rel.segments, per_segment, block_size);
+            let task_bytes = TASK * block_size;
+            super::pipeline::ordered_fill(
+                super::pipeline::threads(None),
+                DEPTH,
+                |seq, chunk: &mut Chunk| files.fill(seq, chunk, task_bytes),
+                |chunk: &Chunk, o: &mut BlockOut| {
+                    o.buf.clear();
+                    for (k, bytes) in chunk.bytes().chunks(block_size).enumerate() {
+                        export_block(&ctx, chunk.blkno + k as u64, bytes, None, o);
+                    }
+                },
+                |_, o| write_out(out, o, &mut counts, name),
+            )?
+        }
+        // With --evidence, each file is hashed as it is read: chunks of
+        // blocks read in order, decoded on every core, written in order.
         None => super::pipeline::ordered(
             super::pipeline::threads(None),
             DEPTH,
@@ -650,19 +669,14 @@ impl Segments<'_> {
                 let Some(path) = self.paths.get(self.next) else {
                     return Ok(false);
                 };
-                let segno = path
-                    .file_name()
-                    .and_then(|n| n.to_str())
-                    .and_then(RelationFileName::parse)
-                    .and_then(|r| r.segment)
-                    .unwrap_or(self.next as u64);
+                let first = first_block(path, self.next, self.per_segment);
                 let file = crate::source::open_file(path).map_err(|source| Error::Io {
                     path: path.clone(),
                     source,
                 })?;
                 self.current = self.evidence.then(|| Evidence::start(path, &file));
                 self.file = Some(file);
-                self.blkno = segno * self.per_segment;
+                self.blkno = first;
                 self.next += 1;
             }
             let Some(file) = self.file.as_mut() else {
@@ -695,6 +709,77 @@ impl Segments<'_> {
                 return Ok(true);
             }
         }
+    }
+}
+
+/// The number of the first block of segment file `path`, the `index`th of
+/// the relation's files: its segment number (`16384.2` is the third
+/// segment) times the blocks a segment holds.
+fn first_block(path: &Path, index: usize, per_segment: u64) -> u64 {
+    let segno = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(RelationFileName::parse)
+        .and_then(|r| r.segment)
+        .unwrap_or(index as u64);
+    segno.saturating_mul(per_segment)
+}
+
+/// The relation's segment files opened for positioned reads, and where
+/// each task's chunk of blocks lies: task `seq` reads `task_bytes` (fewer
+/// at the end of a file) from file `tasks[seq].0` at byte `tasks[seq].1`.
+/// A file that cannot be opened is one task that fails with its error,
+/// after the rows of the files before it.
+struct SegmentFiles<'a> {
+    paths: &'a [PathBuf],
+    /// Each file, or why it could not be opened, and its first block.
+    files: Vec<(io::Result<File>, u64)>,
+    tasks: Vec<(usize, u64)>,
+    block_size: usize,
+}
+
+impl<'a> SegmentFiles<'a> {
+    fn open(paths: &'a [PathBuf], per_segment: u64, block_size: usize) -> SegmentFiles<'a> {
+        let task_bytes = (TASK * block_size) as u64;
+        let mut files = Vec::with_capacity(paths.len());
+        let mut tasks = Vec::new();
+        for (index, path) in paths.iter().enumerate() {
+            let file = crate::source::open_file(path);
+            let len = match &file {
+                Ok(f) => f.metadata().map(|m| m.len()).unwrap_or(0),
+                Err(_) => 1, // one task, to report the error in order
+            };
+            tasks.extend((0..len.div_ceil(task_bytes)).map(|t| (index, t * task_bytes)));
+            files.push((file, first_block(path, index, per_segment)));
+        }
+        SegmentFiles {
+            paths,
+            files,
+            tasks,
+            block_size,
+        }
+    }
+
+    /// Fill `chunk` with task `seq`'s blocks; false past the last task.
+    fn fill(&self, seq: u64, chunk: &mut Chunk, task_bytes: usize) -> Result<bool, Error> {
+        let Some(&(index, offset)) = usize::try_from(seq).ok().and_then(|s| self.tasks.get(s))
+        else {
+            return Ok(false);
+        };
+        let io_error = |source: io::Error| Error::Io {
+            path: self.paths[index].clone(),
+            source,
+        };
+        let (file, first) = &self.files[index];
+        let file = file
+            .as_ref()
+            .map_err(|e| io_error(io::Error::new(e.kind(), e.to_string())))?;
+        if chunk.buf.len() != task_bytes {
+            chunk.buf.resize(task_bytes, 0);
+        }
+        chunk.len = crate::source::read_at(file, &mut chunk.buf, offset).map_err(io_error)?;
+        chunk.blkno = first + offset / self.block_size as u64;
+        Ok(true)
     }
 }
 

@@ -101,6 +101,104 @@ where
     })
 }
 
+/// [`ordered`] for inputs any thread can read by number (positioned reads
+/// of a file): each worker takes a free buffer pair, then the next task
+/// number, and fills, works and hands back task after task; the calling
+/// thread only runs `done` in task order. `fill(seq, in)` is false past the
+/// end of the input. At most `depth` tasks are in memory; the worker with
+/// the oldest task always holds its buffers, so the order never stalls.
+pub(crate) fn ordered_fill<In, Out, E>(
+    threads: usize,
+    depth: usize,
+    fill: impl Fn(u64, &mut In) -> Result<bool, E> + Sync,
+    work: impl Fn(&In, &mut Out) + Sync,
+    mut done: impl FnMut(&In, &mut Out) -> Result<(), E>,
+) -> Result<(), E>
+where
+    In: Default + Send,
+    Out: Default + Send,
+    E: Send,
+{
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    let threads = threads.max(1);
+    let depth = depth.max(threads);
+    // A task's number and what became of it: filled and worked, past the
+    // end of the input, or failed to fill.
+    type Res<In, Out, E> = (u64, Result<Option<(In, Out)>, E>);
+    let (free_tx, free_rx) = mpsc::channel::<(In, Out)>();
+    for _ in 0..depth {
+        let _ = free_tx.send(Default::default());
+    }
+    let free_rx = Mutex::new(free_rx);
+    let (res_tx, res_rx) = mpsc::channel::<Res<In, Out, E>>();
+    let next = AtomicU64::new(0);
+    let stop = AtomicBool::new(false);
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            let res_tx = res_tx.clone();
+            let (free_rx, fill, work, next, stop) = (&free_rx, &fill, &work, &next, &stop);
+            s.spawn(move || loop {
+                let pair = match free_rx.lock() {
+                    Ok(rx) => rx.recv(),
+                    Err(_) => return,
+                };
+                let Ok((mut i, mut o)) = pair else { return };
+                if stop.load(Ordering::Relaxed) {
+                    return;
+                }
+                let seq = next.fetch_add(1, Ordering::Relaxed);
+                let res = match fill(seq, &mut i) {
+                    Ok(true) => {
+                        work(&i, &mut o);
+                        Ok(Some((i, o)))
+                    }
+                    Ok(false) => Ok(None),
+                    Err(e) => Err(e),
+                };
+                let last = !matches!(res, Ok(Some(_)));
+                if last {
+                    stop.store(true, Ordering::Relaxed);
+                }
+                if res_tx.send((seq, res)).is_err() || last {
+                    return;
+                }
+            });
+        }
+        drop(res_tx);
+        let mut ready: BTreeMap<u64, Result<Option<(In, Out)>, E>> = BTreeMap::new();
+        let mut next_out = 0u64;
+        let result = loop {
+            // The next task in order, once some worker has handed it back.
+            let res = match ready.remove(&next_out) {
+                Some(r) => r,
+                None => match res_rx.recv() {
+                    Ok((seq, r)) => {
+                        ready.insert(seq, r);
+                        continue;
+                    }
+                    // Every worker is gone, and the task in order never came.
+                    Err(_) => break Ok(()),
+                },
+            };
+            match res {
+                Ok(Some((i, mut o))) => {
+                    if let Err(e) = done(&i, &mut o) {
+                        break Err(e);
+                    }
+                    let _ = free_tx.send((i, o));
+                    next_out += 1;
+                }
+                Ok(None) => break Ok(()),
+                Err(e) => break Err(e),
+            }
+        };
+        // Wake and end the workers still waiting for buffers.
+        stop.store(true, Ordering::Relaxed);
+        drop(free_tx);
+        result
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -163,5 +261,80 @@ mod tests {
         assert_eq!(r, Err("stop"));
         assert_eq!(done_count, 5);
         assert!(n < 20, "filled {n} jobs after the error");
+    }
+
+    #[test]
+    fn filled_by_the_workers_outputs_in_order() {
+        for threads in [1, 2, 4] {
+            let mut seen = Vec::new();
+            let r: Result<(), ()> = ordered_fill(
+                threads,
+                3,
+                |seq, i: &mut u64| {
+                    if seq % 7 == 0 {
+                        std::thread::sleep(std::time::Duration::from_millis(2));
+                    }
+                    *i = seq;
+                    Ok(seq < 200)
+                },
+                |i, o: &mut u64| *o = i * 10,
+                |i, o| {
+                    seen.push((*i, *o));
+                    Ok(())
+                },
+            );
+            assert!(r.is_ok());
+            let want: Vec<(u64, u64)> = (0..200).map(|i| (i, i * 10)).collect();
+            assert_eq!(seen, want, "{threads} threads");
+        }
+    }
+
+    #[test]
+    fn filled_by_the_workers_stops_at_an_error() {
+        for threads in [1, 2, 4] {
+            // A failed fill: the tasks before it are done, in order, then
+            // its error is returned.
+            let mut seen = Vec::new();
+            let r = ordered_fill(
+                threads,
+                4,
+                |seq, i: &mut u64| {
+                    *i = seq;
+                    if seq == 50 {
+                        Err("unreadable")
+                    } else {
+                        Ok(true)
+                    }
+                },
+                |_, _: &mut ()| {},
+                |i, _| {
+                    seen.push(*i);
+                    Ok(())
+                },
+            );
+            assert_eq!(r, Err("unreadable"));
+            assert_eq!(seen, (0..50).collect::<Vec<u64>>());
+            // A failed `done`: nothing after it.
+            let mut done_count = 0;
+            let r = ordered_fill(
+                threads,
+                4,
+                |seq, i: &mut u64| {
+                    *i = seq;
+                    Ok(seq < 10_000)
+                },
+                |_, _: &mut ()| {},
+                |i, _| {
+                    done_count += 1;
+                    if *i == 5 {
+                        Err("stop")
+                    } else {
+                        Ok(())
+                    }
+                },
+            );
+            assert_eq!(r, Err("stop"));
+            assert_eq!(done_count, 6);
+        }
     }
 }

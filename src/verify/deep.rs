@@ -34,7 +34,8 @@ use crate::parse::postgres::page::{detect_kind, is_new_page, peek_header};
 use crate::reader::{Endian, Reader};
 use crate::source::{open_file, Fork, RelationFileName};
 
-use super::postgres::{input_len, read_at};
+use super::postgres::input_len;
+use crate::source::read_at;
 
 /// What `--deep` knows beyond the file: the index key types (`--columns`)
 /// and the cluster's pg_control, when one was read.

@@ -45,7 +45,7 @@ use crate::parse::postgres::{check_page_in, PageOptions, Relation};
 use crate::parse::postgres::{detect_endian, page_size_from_header};
 use crate::reader::Reader;
 use crate::source::{
-    open_file, segment_from_name, RelationFileName, Source, DEFAULT_BLOCK_SIZE,
+    open_file, read_at, segment_from_name, RelationFileName, Source, DEFAULT_BLOCK_SIZE,
     DEFAULT_SEGMENT_BYTES, MAX_TEXT_INPUT,
 };
 
@@ -953,31 +953,6 @@ fn hex_digest(hash: Sha256) -> String {
         let _ = write!(out, "{b:02x}");
     }
     out
-}
-
-/// Fill `buf` from `file` at `offset`; a short count only at end of file.
-pub(super) fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
-    let mut done = 0;
-    while done < buf.len() {
-        let n = match positioned_read(file, &mut buf[done..], offset + done as u64) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        done += n;
-    }
-    Ok(done)
-}
-
-#[cfg(unix)]
-fn positioned_read(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
-    std::os::unix::fs::FileExt::read_at(file, buf, offset)
-}
-
-#[cfg(windows)]
-fn positioned_read(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
-    std::os::windows::fs::FileExt::seek_read(file, buf, offset)
 }
 
 /// Read from `reader` until `buf` is full or the input ends.
