@@ -309,3 +309,46 @@ fn bad_column_lists_and_toast_without_columns_are_usage_errors() {
     assert_eq!(out.code, 2);
     assert!(out.stderr.contains("--toast needs"), "{}", out.stderr);
 }
+
+/// `show --format ndjson` of a file has its workers read the blocks by
+/// position; from standard input they come in order on one thread. Both
+/// give the same lines, with block ranges and `--blkno` too, and for a
+/// file that ends inside a block.
+#[test]
+fn ndjson_of_a_file_read_by_position_equals_ndjson_of_the_same_bytes_piped() {
+    let bytes = std::fs::read(common::fixture(
+        "postgres/catalog/types/18/datadir/base/5/1259",
+    ))
+    .unwrap();
+    assert!(bytes.len() >= 8 * 8192);
+    let dir = std::env::temp_dir().join(format!("blockscope-positional-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let cut = bytes.len() - 8192 + 100;
+    for (name, data) in [("whole", &bytes[..]), ("cut", &bytes[..cut])] {
+        let file = dir.join(name);
+        std::fs::write(&file, data).unwrap();
+        let file = file.to_str().unwrap();
+        for extra in [
+            &[][..],
+            &["--blocks", "2..5"],
+            &["--blocks", "6..100"],
+            &["--blkno", "40", "--blocks", "42..44"],
+            &["--blkno", "40", "--blocks", "0..3"],
+        ] {
+            let mut args = vec!["show", "--format", "ndjson"];
+            args.extend_from_slice(extra);
+            let mut by_path = args.clone();
+            by_path.push(file);
+            args.push("-");
+            let positional = common::run(&by_path);
+            let piped = common::run_with_stdin(&args, Some(data));
+            assert_eq!(positional.code, piped.code, "{name} {extra:?}");
+            assert_eq!(positional.stdout, piped.stdout, "{name} {extra:?}");
+            if extra.is_empty() {
+                assert_eq!(positional.stdout.lines().count(), data.len().div_ceil(8192));
+            }
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -127,6 +127,10 @@ pub(super) struct Opened {
     detection: Option<crate::engine::Detection>,
     /// Engine and options for the parallel NDJSON path, when it applies.
     parallel: Option<(Engine, ParseOptions)>,
+    /// The file, when its blocks can be read by position (a regular file of
+    /// raw pages, not tapped for `--evidence`): the parallel path's workers
+    /// then read them themselves.
+    positional: Option<(PathBuf, usize)>,
     /// pg_xact of the data directory, for the verdicts of unhinted tuples.
     xact: Option<XactLog>,
 }
@@ -142,6 +146,7 @@ impl Opened {
 /// decoder (`spans`: record the byte spans of every field, as the hex view
 /// and `diff` need).
 pub(super) fn open(cfg: &ShowConfig, spans: bool, tap: Option<Tap>) -> Result<Opened, Error> {
+    let tapped = tap.is_some();
     let format = cfg.output.format;
     let mut source =
         Source::open_tapped(cfg.input.as_deref(), cfg.input_format, cfg.block_size, tap)?;
@@ -158,6 +163,7 @@ pub(super) fn open(cfg: &ShowConfig, spans: bool, tap: Option<Tap>) -> Result<Op
             is_trace: true,
             detection,
             parallel,
+            positional: None,
             xact: None,
         });
     }
@@ -228,6 +234,12 @@ pub(super) fn open(cfg: &ShowConfig, spans: bool, tap: Option<Tap>) -> Result<Op
     if format == Format::Ndjson && decoder.independent() {
         parallel = Some((engine, decoder.options()));
     }
+    let positional = cfg
+        .input
+        .clone()
+        .filter(|p| p.as_os_str() != "-" && p.is_file())
+        .filter(|_| !tapped && source.format == InputFormat::Raw)
+        .map(|p| (p, source.block_size));
     Ok(Opened {
         input: Input::Blocks {
             blocks: source.blocks(),
@@ -238,6 +250,7 @@ pub(super) fn open(cfg: &ShowConfig, spans: bool, tap: Option<Tap>) -> Result<Op
         is_trace: false,
         detection,
         parallel,
+        positional,
         xact,
     })
 }
@@ -437,10 +450,11 @@ fn show_input(
         is_trace,
         detection,
         parallel,
+        positional,
         xact,
     } = open(cfg, cfg.output.format.shows_spans(), tap)?;
     let mut seen = Seen::default();
-    let parallel = parallel.map(|(engine, po)| (engine, po, xact.as_ref()));
+    let parallel = parallel.map(|(engine, po)| (engine, po, xact.as_ref(), positional));
     let written = write_pages(
         cfg,
         out,
@@ -519,12 +533,21 @@ impl Seen {
     }
 }
 
+/// What the parallel NDJSON path needs: the engine, its options, pg_xact,
+/// and the file and block size when the workers can read it by position.
+type Parallel<'a> = (
+    Engine,
+    ParseOptions,
+    Option<&'a XactLog>,
+    Option<(PathBuf, usize)>,
+);
+
 /// The loop: every block in range decoded, rendered and written to `out`.
 fn write_pages(
     cfg: &ShowConfig,
     out: &mut dyn Write,
     input: &mut Input,
-    parallel: Option<(Engine, ParseOptions, Option<&XactLog>)>,
+    parallel: Option<Parallel>,
     xact: Option<&XactLog>,
     seen: &mut Seen,
     json: &mut render::JsonPages,
@@ -577,7 +600,7 @@ fn write_parallel(
     cfg: &ShowConfig,
     out: &mut dyn Write,
     input: &mut Input,
-    (engine, po, xact): (Engine, ParseOptions, Option<&XactLog>),
+    (engine, po, xact, positional): Parallel,
     seen: &mut Seen,
 ) -> Result<(), Error> {
     #[derive(Default)]
@@ -585,13 +608,103 @@ fn write_parallel(
         buf: Vec<u8>,
         seen: Seen,
     }
+    let opts = cfg.output;
+    // One task's pages parsed, their verdicts resolved, their lines written.
+    let lines = |pages: &mut dyn Iterator<Item = (u64, &[u8])>, task: &mut Task| {
+        task.buf.clear();
+        task.seen = Seen::default();
+        for (blkno, data) in pages {
+            let mut page = engine.parse(data, &ParseOptions { blkno, ..po });
+            if let (Page::Postgres(p), Some(log)) = (&mut page, xact) {
+                resolve_verdicts(p, log);
+            }
+            task.seen.page(&page);
+            task.seen.shown += 1;
+            render::append_ndjson(&mut task.buf, &page, &opts);
+        }
+    };
+    let done = |task: &mut Task, seen: &mut Seen, out: &mut dyn Write| {
+        seen.shown += task.seen.shown;
+        seen.recognised |= task.seen.recognised;
+        seen.errors |= task.seen.errors;
+        out.write_all(&task.buf).map_err(stdout_error)
+    };
+    if let (Some((path, block_size)), Input::Blocks { first_blkno, .. }) = (positional, &*input) {
+        // The workers read the file themselves, NDJSON_TASK blocks a task,
+        // by position: block `i` of the file is block first_blkno + i.
+        /// A task's blocks: their bytes one after the other, and the first's number.
+        #[derive(Default)]
+        struct Run {
+            buf: Vec<u8>,
+            len: usize,
+            blkno: u64,
+        }
+        let io_error = |source| Error::Io {
+            path: path.clone(),
+            source,
+        };
+        let file = crate::source::open_file(&path).map_err(io_error)?;
+        let blocks = file
+            .metadata()
+            .map_err(io_error)?
+            .len()
+            .div_ceil(block_size as u64);
+        let first = *first_blkno;
+        // The file's blocks in range: [start, end) by position.
+        let start = cfg.range.first.saturating_sub(first).min(blocks);
+        let end = cfg
+            .range
+            .last
+            .saturating_sub(first)
+            .saturating_add(1)
+            .min(blocks);
+        let end = if cfg.range.last < first {
+            start
+        } else {
+            end.max(start)
+        };
+        let task_bytes = NDJSON_TASK * block_size;
+        return super::pipeline::ordered_fill(
+            super::pipeline::threads(None),
+            NDJSON_DEPTH,
+            |seq, run: &mut Run| {
+                let Some(at) = seq
+                    .checked_mul(NDJSON_TASK as u64)
+                    .and_then(|n| n.checked_add(start))
+                    .filter(|&at| at < end)
+                else {
+                    return Ok(false);
+                };
+                let n = (end - at).min(NDJSON_TASK as u64) as usize;
+                if run.buf.len() != task_bytes {
+                    run.buf.resize(task_bytes, 0);
+                }
+                let got = crate::source::read_at(
+                    &file,
+                    &mut run.buf[..n * block_size],
+                    at * block_size as u64,
+                )
+                .map_err(io_error)?;
+                run.len = got;
+                run.blkno = first + at;
+                Ok(true)
+            },
+            |run, task: &mut Task| {
+                let mut pages = run.buf[..run.len]
+                    .chunks(block_size)
+                    .enumerate()
+                    .map(|(k, data)| (run.blkno + k as u64, data));
+                lines(&mut pages, task)
+            },
+            |_, task| done(task, seen, out),
+        );
+    }
     /// A task's blocks: the first `n` of `blocks`.
     #[derive(Default)]
     struct Pages {
         blocks: Vec<(u64, Vec<u8>)>,
         n: usize,
     }
-    let opts = cfg.output;
     let mut failed = None;
     let mut end = false;
     super::pipeline::ordered(
@@ -620,30 +733,12 @@ fn write_parallel(
             Ok(pages.n > 0)
         },
         |pages, task: &mut Task| {
-            task.buf.clear();
-            task.seen = Seen::default();
-            for (blkno, data) in &pages.blocks[..pages.n] {
-                let mut page = engine.parse(
-                    data,
-                    &ParseOptions {
-                        blkno: *blkno,
-                        ..po
-                    },
-                );
-                if let (Page::Postgres(p), Some(log)) = (&mut page, xact) {
-                    resolve_verdicts(p, log);
-                }
-                task.seen.page(&page);
-                render::append_ndjson(&mut task.buf, &page, &opts);
-            }
-            task.seen.shown = pages.n;
+            let mut blocks = pages.blocks[..pages.n]
+                .iter()
+                .map(|(blkno, data)| (*blkno, data.as_slice()));
+            lines(&mut blocks, task)
         },
-        |_, task| {
-            seen.shown += task.seen.shown;
-            seen.recognised |= task.seen.recognised;
-            seen.errors |= task.seen.errors;
-            out.write_all(&task.buf).map_err(stdout_error)
-        },
+        |_, task| done(task, seen, out),
     )?;
     match failed {
         Some(e) => Err(e),
