@@ -514,8 +514,8 @@ pub(crate) fn export_relation(
             }
         }
         // Chunks of blocks read by the workers themselves (positioned
-        // reads), decoded on every core, written in order.
-        None if !opts.evidence => {
+        // reads of regular files), decoded on every core, written in order.
+        None if !opts.evidence && rel.segments.iter().all(|p| p.is_file()) => {
             let files = SegmentFiles::open(&rel.segments, per_segment, block_size);
             let task_bytes = TASK * block_size;
             super::pipeline::ordered_fill(
@@ -531,8 +531,9 @@ pub(crate) fn export_relation(
                 |_, o| write_out(out, o, &mut counts, name),
             )?
         }
-        // With --evidence, each file is hashed as it is read: chunks of
-        // blocks read in order, decoded on every core, written in order.
+        // With --evidence, each file is hashed as it is read, and a pipe
+        // has no positions: chunks of blocks read in order, decoded on
+        // every core, written in order.
         None => super::pipeline::ordered(
             super::pipeline::threads(None),
             DEPTH,
