@@ -183,6 +183,49 @@ fn damaged_blocks_and_tuples_are_named_and_skipped() {
     assert_eq!(r.stdout, want);
 }
 
+/// A closed output pipe never turns 1 into 0: a block already named as
+/// skipped keeps the exit status 1, and the run still ends quietly.
+#[test]
+fn a_closed_pipe_after_a_skip_keeps_exit_1() {
+    let page = fixture_bytes("postgres/export/data/base/5/16384");
+    let mut two = page.clone();
+    two[4000..4200].fill(0);
+    let mut good = page.clone();
+    set_checksum(&mut good, 1);
+    two.extend_from_slice(&good);
+    let path = data_dir_with("closed-pipe", &two);
+    let p = path.to_str().unwrap();
+    // With TOAST (blocks one after the other) and without (the workers).
+    for toast in [&["--toast", TOAST][..], &[]] {
+        let mut args = vec!["export", p, "--schema", SCHEMA, "--format", "csv"];
+        args.extend_from_slice(toast);
+        let (code, stderr) = common::into_closed_pipe(&args);
+        assert_eq!(code, 1, "{toast:?}: {stderr}");
+        assert!(
+            stderr.contains("block 0: skipped: checksum mismatch"),
+            "{stderr}"
+        );
+        assert!(!stderr.contains("error"), "{stderr}");
+    }
+    // Nothing skipped: 0, quietly.
+    let (code, stderr) =
+        common::into_closed_pipe(&["export", REL, "--schema", SCHEMA, "--toast", TOAST]);
+    assert_eq!((code, stderr.as_str()), (0, ""));
+    // Oracle: slot 2 of block 0 is skipped.
+    let ora = oracle_file();
+    let args = [
+        "export",
+        ora.to_str().unwrap(),
+        "--object-id",
+        "9029",
+        "--columns",
+        ORA_COLUMNS,
+    ];
+    let (code, stderr) = common::into_closed_pipe(&args);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("block 0 slot 2: skipped:"), "{stderr}");
+}
+
 #[test]
 fn a_loose_file_counts_what_the_hint_bits_cannot_decide() {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("export-loose");

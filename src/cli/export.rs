@@ -197,11 +197,7 @@ pub(crate) fn run(args: &ExportArgs) -> Result<ExitCode, Error> {
     let stdout = io::stdout();
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
     let name = args.input.display().to_string();
-    match export_relation(&rel, &opts, &mut out, &name) {
-        Ok(code) => Ok(code),
-        Err(e) if super::is_broken_pipe(&e) => Ok(ExitCode::SUCCESS),
-        Err(e) => Err(e),
-    }
+    export_relation(&rel, &opts, &mut out, &name)
 }
 
 /// `export DATADIR --table SCHEMA.NAME [--database NAME]`: the table's
@@ -296,9 +292,7 @@ fn export_table(args: &ExportArgs, table: &str, opts: &ExportOptions) -> Result<
         // Columns given by hand for a damaged catalog, or catalog pages
         // skipped: something was not read.
         Ok(_) if fallback || info.catalog_damaged() => Ok(ExitCode::from(1)),
-        Ok(code) => Ok(code),
-        Err(e) if super::is_broken_pipe(&e) => Ok(ExitCode::SUCCESS),
-        Err(e) => Err(e),
+        other => other,
     }
 }
 
@@ -482,73 +476,11 @@ pub(crate) fn export_relation(
             undecoded.join(", ")
         ));
     }
-    let mut head = Vec::new();
-    if opts.header {
-        fmt.header(&mut head);
-    }
-    out.write_all(&head).map_err(stdout_error)?;
-
-    let per_segment = DEFAULT_SEGMENT_BYTES / block_size as u64;
-    let mut segments = Segments {
-        paths: &rel.segments,
-        next: 0,
-        file: None,
-        blkno: 0,
-        per_segment,
-        block_size,
-        evidence: opts.evidence,
-        current: None,
-        inputs: Vec::new(),
-    };
     let mut counts = Counts::default();
-    match toast.as_mut() {
-        // TOAST lookups read a file by seeking: one block after the other.
-        Some(store) => {
-            let (mut chunk, mut o) = (Chunk::default(), BlockOut::default());
-            while segments.fill(&mut chunk, WINDOW)? {
-                o.buf.clear();
-                for (k, bytes) in chunk.bytes().chunks(block_size).enumerate() {
-                    export_block(&ctx, chunk.blkno + k as u64, bytes, Some(store), &mut o);
-                }
-                write_out(out, &mut o, &mut counts, name)?;
-            }
-        }
-        // Chunks of blocks read by the workers themselves (positioned
-        // reads of regular files), decoded on every core, written in order.
-        None if !opts.evidence && rel.segments.iter().all(|p| p.is_file()) => {
-            let files = SegmentFiles::open(&rel.segments, per_segment, block_size);
-            let task_bytes = TASK * block_size;
-            super::pipeline::ordered_fill(
-                super::pipeline::threads(None),
-                DEPTH,
-                |seq, chunk: &mut Chunk| files.fill(seq, chunk, task_bytes),
-                |chunk: &Chunk, o: &mut BlockOut| {
-                    o.buf.clear();
-                    for (k, bytes) in chunk.bytes().chunks(block_size).enumerate() {
-                        export_block(&ctx, chunk.blkno + k as u64, bytes, None, o);
-                    }
-                },
-                |_, o| write_out(out, o, &mut counts, name),
-            )?
-        }
-        // With --evidence, each file is hashed as it is read, and a pipe
-        // has no positions: chunks of blocks read in order, decoded on
-        // every core, written in order.
-        None => super::pipeline::ordered(
-            super::pipeline::threads(None),
-            DEPTH,
-            |chunk| segments.fill(chunk, TASK),
-            |chunk: &Chunk, o: &mut BlockOut| {
-                o.buf.clear();
-                for (k, bytes) in chunk.bytes().chunks(block_size).enumerate() {
-                    export_block(&ctx, chunk.blkno + k as u64, bytes, None, o);
-                }
-            },
-            |_, o| write_out(out, o, &mut counts, name),
-        )?,
-    }
-    let inputs = segments.inputs;
-    out.flush().map_err(stdout_error)?;
+    let inputs = match write_rows(rel, &ctx, toast.as_mut(), out, name, &mut counts) {
+        Ok(inputs) => inputs,
+        Err(e) => return output_closed(e, counts.skipped_blocks + counts.skipped_tuples > 0),
+    };
     if opts.evidence {
         write_provenance(inputs);
     }
@@ -596,6 +528,98 @@ pub(crate) fn export_relation(
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The rows of `rel` on `out` in block order, what was skipped named on
+/// standard error and counted in `counts` as it goes (so the counts hold
+/// what was reported when an error, a closed output pipe among them, ends
+/// the run); the inputs as read, for `--evidence`.
+fn write_rows(
+    rel: &Relation,
+    ctx: &Ctx<'_>,
+    toast: Option<&mut ToastStore>,
+    out: &mut dyn Write,
+    name: &str,
+    counts: &mut Counts,
+) -> Result<Vec<ProvenanceInput>, Error> {
+    let block_size = ctx.block_size;
+    let mut head = Vec::new();
+    if ctx.opts.header {
+        ctx.fmt.header(&mut head);
+    }
+    out.write_all(&head).map_err(stdout_error)?;
+
+    let per_segment = DEFAULT_SEGMENT_BYTES / block_size as u64;
+    let mut segments = Segments {
+        paths: &rel.segments,
+        next: 0,
+        file: None,
+        blkno: 0,
+        per_segment,
+        block_size,
+        evidence: ctx.opts.evidence,
+        current: None,
+        inputs: Vec::new(),
+    };
+    match toast {
+        // TOAST lookups read a file by seeking: one block after the other.
+        Some(store) => {
+            let (mut chunk, mut o) = (Chunk::default(), BlockOut::default());
+            while segments.fill(&mut chunk, WINDOW)? {
+                o.buf.clear();
+                for (k, bytes) in chunk.bytes().chunks(block_size).enumerate() {
+                    export_block(ctx, chunk.blkno + k as u64, bytes, Some(store), &mut o);
+                }
+                write_out(out, &mut o, counts, name)?;
+            }
+        }
+        // Chunks of blocks read by the workers themselves (positioned
+        // reads of regular files), decoded on every core, written in order.
+        None if !ctx.opts.evidence && rel.segments.iter().all(|p| p.is_file()) => {
+            let files = SegmentFiles::open(&rel.segments, per_segment, block_size);
+            let task_bytes = TASK * block_size;
+            super::pipeline::ordered_fill(
+                super::pipeline::threads(None),
+                DEPTH,
+                |seq, chunk: &mut Chunk| files.fill(seq, chunk, task_bytes),
+                |chunk: &Chunk, o: &mut BlockOut| {
+                    o.buf.clear();
+                    for (k, bytes) in chunk.bytes().chunks(block_size).enumerate() {
+                        export_block(ctx, chunk.blkno + k as u64, bytes, None, o);
+                    }
+                },
+                |_, o| write_out(out, o, counts, name),
+            )?
+        }
+        // With --evidence, each file is hashed as it is read, and a pipe
+        // has no positions: chunks of blocks read in order, decoded on
+        // every core, written in order.
+        None => super::pipeline::ordered(
+            super::pipeline::threads(None),
+            DEPTH,
+            |chunk| segments.fill(chunk, TASK),
+            |chunk: &Chunk, o: &mut BlockOut| {
+                o.buf.clear();
+                for (k, bytes) in chunk.bytes().chunks(block_size).enumerate() {
+                    export_block(ctx, chunk.blkno + k as u64, bytes, None, o);
+                }
+            },
+            |_, o| write_out(out, o, counts, name),
+        )?,
+    }
+    out.flush().map_err(stdout_error)?;
+    Ok(segments.inputs)
+}
+
+/// How an export whose standard output closed early (`| head`) ends:
+/// quietly, with exit status 1 when something was already named as skipped
+/// (a closed pipe never turns 1 into 0). Any other error stays an error.
+pub(crate) fn output_closed(e: Error, skipped: bool) -> Result<ExitCode, Error> {
+    if super::is_broken_pipe(&e) {
+        Ok(ExitCode::from(u8::from(skipped)))
+    } else {
+        Err(e)
+    }
 }
 
 /// Fill `buf` from `f` as far as the file goes; the number of bytes read.

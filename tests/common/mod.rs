@@ -67,6 +67,24 @@ pub fn run(args: &[&str]) -> Run {
     run_with_stdin(args, None)
 }
 
+/// Run the binary with `args` writing into a pipe whose reading end is
+/// already closed (a `| head` that has gone): its exit status and standard
+/// error.
+pub fn into_closed_pipe(args: &[&str]) -> (i32, String) {
+    let (reader, writer) = std::io::pipe().expect("pipe");
+    drop(reader);
+    let out = command()
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(writer)
+        .output()
+        .expect("run blockscope");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
 /// Run the binary with `args`, `stdin` piped in when given (else none).
 pub fn run_with_stdin(args: &[&str], stdin: Option<&[u8]>) -> Run {
     let mut child = command()

@@ -21,7 +21,9 @@ use crate::parse::oracle::rowbytes::{
 use crate::parse::oracle::{parse_block, BlockOptions};
 use crate::render::export::{Cell, CellKind, OutColumn, RowFormat};
 
-use super::{read_full, report_error, stdout_error, ExportArgs, ExportOptions, Rows};
+use super::{
+    output_closed, read_full, report_error, stdout_error, ExportArgs, ExportOptions, Rows,
+};
 
 /// Pieces of chained rows kept until their head is reassembled, at most.
 const MAX_PIECES: usize = 1 << 20;
@@ -216,7 +218,9 @@ pub(crate) fn run(
                 }
             }
         }
-        out.write_all(&w.buf).map_err(stdout_error)?;
+        if let Err(e) = out.write_all(&w.buf) {
+            return output_closed(stdout_error(e), w.skipped > 0);
+        }
         w.buf.clear();
         blkno += 1;
     }
@@ -255,8 +259,9 @@ pub(crate) fn run(
             None => w.row(*blkno, *slot, "live", &parts),
         }
     }
-    out.write_all(&w.buf).map_err(stdout_error)?;
-    out.flush().map_err(stdout_error)?;
+    if let Err(e) = out.write_all(&w.buf).and_then(|()| out.flush()) {
+        return output_closed(stdout_error(e), w.skipped > 0);
+    }
     if let Some(e) = evidence {
         super::write_provenance(vec![e.finish()]);
     }
