@@ -617,3 +617,13 @@ fn a_multi_block_relation_block_by_block_with_columns() {
         r.stdout
     );
 }
+
+/// A closed output pipe (`| head` gone) does not change the answer once
+/// every block is compared: equal pages stay 0, different ones 1.
+#[test]
+fn a_closed_pipe_keeps_the_answer() {
+    let (code, stderr) = common::into_closed_pipe(&["diff", &page("hinted"), &page("hinted")]);
+    assert_eq!((code, stderr.as_str()), (0, ""));
+    let (code, stderr) = common::into_closed_pipe(&["diff", &page("hinted"), &page("inserted")]);
+    assert_eq!((code, stderr.as_str()), (1, ""));
+}

@@ -168,14 +168,18 @@ pub(crate) fn run(cfg: &DiffConfig) -> Result<ExitCode, Error> {
             let b = Blocks::open(b, &cfg.show)?;
             compare_input(cfg, a, b, title, &mut w, &mut out)?;
         }
+        // Every block is compared: the answer stands even when the pipe
+        // closes before the summary is written.
         let equal = w.equal();
-        w.finish(&mut out).map_err(stdout_error)?;
-        out.flush().map_err(stdout_error)?;
-        Ok(equal)
+        match w.finish(&mut out).and_then(|()| out.flush()) {
+            Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(stdout_error(e)),
+            _ => Ok(equal),
+        }
     })();
     match result {
         Ok(true) => Ok(ExitCode::SUCCESS),
         Ok(false) => Ok(ExitCode::from(1)),
+        // Closed before every block was compared: not known to be equal.
         Err(e) if is_broken_pipe(&e) => Ok(ExitCode::from(1)),
         Err(e) => Err(e),
     }
