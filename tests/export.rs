@@ -145,16 +145,22 @@ fn set_checksum(page: &mut [u8], blkno: u64) {
     page[8..10].copy_from_slice(&c.to_le_bytes());
 }
 
+/// A data directory copy whose relation has two blocks: block 0 damaged
+/// (bytes zeroed, checksum stale), block 1 a good copy of it.
+fn damaged_then_good(name: &str) -> PathBuf {
+    let page = fixture_bytes("postgres/export/data/base/5/16384");
+    let mut two = page.clone();
+    two[4000..4200].fill(0);
+    let mut good = page;
+    set_checksum(&mut good, 1);
+    two.extend_from_slice(&good);
+    data_dir_with(name, &two)
+}
+
 #[test]
 fn damaged_blocks_and_tuples_are_named_and_skipped() {
     let page = fixture_bytes("postgres/export/data/base/5/16384");
-    // Block 0 damaged (bytes zeroed, checksum stale); block 1 a good copy of it.
-    let mut two = page.clone();
-    two[4000..4200].fill(0);
-    let mut good = page.clone();
-    set_checksum(&mut good, 1);
-    two.extend_from_slice(&good);
-    let path = data_dir_with("block", &two);
+    let path = damaged_then_good("block");
     let r = export(path.to_str().unwrap(), &["--format", "csv"]);
     assert_eq!(r.code, 1, "{}", r.stderr);
     assert!(
@@ -187,13 +193,7 @@ fn damaged_blocks_and_tuples_are_named_and_skipped() {
 /// skipped keeps the exit status 1, and the run still ends quietly.
 #[test]
 fn a_closed_pipe_after_a_skip_keeps_exit_1() {
-    let page = fixture_bytes("postgres/export/data/base/5/16384");
-    let mut two = page.clone();
-    two[4000..4200].fill(0);
-    let mut good = page.clone();
-    set_checksum(&mut good, 1);
-    two.extend_from_slice(&good);
-    let path = data_dir_with("closed-pipe", &two);
+    let path = damaged_then_good("closed-pipe");
     let p = path.to_str().unwrap();
     // With TOAST (blocks one after the other) and without (the workers).
     for toast in [&["--toast", TOAST][..], &[]] {
