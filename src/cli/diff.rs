@@ -171,8 +171,12 @@ pub(crate) fn run(cfg: &DiffConfig) -> Result<ExitCode, Error> {
         // Every block is compared: the answer stands even when the pipe
         // closes before the summary is written.
         let equal = w.equal();
-        match w.finish(&mut out).and_then(|()| out.flush()) {
-            Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(stdout_error(e)),
+        match w
+            .finish(&mut out)
+            .and_then(|()| out.flush())
+            .map_err(stdout_error)
+        {
+            Err(e) if !is_broken_pipe(&e) => Err(e),
             _ => Ok(equal),
         }
     })();

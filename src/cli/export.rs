@@ -390,6 +390,11 @@ struct Counts {
 }
 
 impl Counts {
+    /// Blocks and tuples skipped.
+    fn skipped(&self) -> u64 {
+        self.skipped_blocks + self.skipped_tuples
+    }
+
     fn add(&mut self, o: &Counts) {
         self.rows += o.rows;
         self.skipped_blocks += o.skipped_blocks;
@@ -479,7 +484,7 @@ pub(crate) fn export_relation(
     let mut counts = Counts::default();
     let inputs = match write_rows(rel, &ctx, toast.as_mut(), out, name, &mut counts) {
         Ok(inputs) => inputs,
-        Err(e) => return output_closed(e, counts.skipped_blocks + counts.skipped_tuples > 0),
+        Err(e) => return output_closed(e, counts.skipped() > 0),
     };
     if opts.evidence {
         write_provenance(inputs);
@@ -519,8 +524,7 @@ pub(crate) fn export_relation(
             ));
         }
     }
-    let skipped = counts.skipped_blocks + counts.skipped_tuples;
-    if skipped > 0 {
+    if counts.skipped() > 0 {
         report_error(&format!(
             "blockscope: {name}: {} rows written; skipped {} blocks and {} tuples that could not be read\n",
             counts.rows, counts.skipped_blocks, counts.skipped_tuples
