@@ -1,259 +1,477 @@
 //! The command line as clap sees it: arguments, options and their value
-//! enums, documented for `--help`. Nothing here decides anything: the
-//! [`super::config`] layer turns these into validated configs once.
+//! enums, documented for `--help` and the manual pages. Nothing here
+//! decides anything: the [`super::config`] layer turns these into validated
+//! configs once.
+//!
+//! Help comes in two lengths from the same doc comments: the first
+//! paragraph of each is the short help (`-h`, one screen at 80 columns),
+//! the whole comment the long help (`--help`, `blockscope man`). Options
+//! are grouped under the headings below; `PostgreSQL` and `Oracle` hold the
+//! options that only that engine's pages use.
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
+
+/// Where the file is read and what it is: form, engine, sizes, columns.
+const INPUT: &str = "Input";
+/// Which blocks, rows or fields.
+const SELECTION: &str = "Selection";
+/// What is written and how.
+const OUTPUT: &str = "Output";
+/// Options only PostgreSQL pages use.
+const POSTGRES: &str = "PostgreSQL";
+/// Options only Oracle blocks and traces use.
+const ORACLE: &str = "Oracle";
+
+/// The widest help text: wider terminals still get lines of at most this
+/// many columns; output that is not a terminal gets `COLUMNS`, else this.
+pub(crate) const MAX_HELP_WIDTH: usize = 100;
 
 /// Offline forensics of database page images.
 #[derive(Parser, Debug)]
-#[command(name = "blockscope", version, about, long_about = None)]
+#[command(
+    name = "blockscope",
+    version,
+    about,
+    long_about = "Offline forensics of database page images: PostgreSQL pages and Oracle \
+                  blocks decoded, checked and rendered.\n\n\
+                  blockscope reads raw PostgreSQL pages and Oracle data blocks (piped from \
+                  get_raw_page(), pasted from od, xxd, hexdump or gdb dumps or Oracle \
+                  block-dump traces, or read block by block from relation files, data \
+                  directories and datafiles), decodes every byte into typed structures, \
+                  checks them and renders them as tables, annotated hex, JSON or Oracle's \
+                  block dump text. It never needs the database to be running and never \
+                  writes to what it inspects.\n\n\
+                  Exit status: 0 clean; 1 error-level problems found (show, verify, map), \
+                  versions that differ (diff) or rows skipped (export); 2 a usage error, \
+                  an unreadable input, or input that is not pages.",
+    max_term_width = MAX_HELP_WIDTH,
+    after_help = "`blockscope COMMAND -h` lists a command's options on one screen, \
+                  `--help` all of them in full; `blockscope man` prints the manual page."
+)]
 pub(crate) struct Cli {
     #[command(subcommand)]
     pub command: Command,
 }
 
+/// The command line as parsed, printed by `-h`/`--help` and written into
+/// the manual pages: the derived definitions, plus under each command's
+/// `-h` a line counting the options only `--help` shows (so the count
+/// cannot go stale). An option hidden from `-h` keeps its one paragraph in
+/// `--help` and the manual page.
+pub(crate) fn command() -> clap::Command {
+    Cli::command().mut_subcommands(|sub| {
+        let sub = sub.mut_args(|arg| {
+            match (
+                arg.is_hide_short_help_set(),
+                arg.get_long_help(),
+                arg.get_help(),
+            ) {
+                (true, None, Some(help)) => {
+                    let help = help.clone();
+                    arg.long_help(help)
+                }
+                _ => arg,
+            }
+        });
+        let hidden = sub
+            .get_arguments()
+            .filter(|a| a.is_hide_short_help_set() && !a.is_hide_set())
+            .count();
+        if hidden == 0 {
+            return sub;
+        }
+        let more = if hidden == 1 { "option" } else { "options" };
+        sub.after_help(format!(
+            "{hidden} more {more}, and every option in full: --help"
+        ))
+    })
+}
+
 #[derive(Subcommand, Debug)]
 pub(crate) enum Command {
     /// Decode pages and render them as tables, annotated hex or JSON.
+    ///
+    /// Every page of every input is decoded: the page header, line pointers
+    /// and tuple headers of PostgreSQL pages (pageinspect's columns), index
+    /// items, Oracle cache, transaction and data headers, ITLs and rows.
+    /// An input is a file of pages, raw (a relation file, streamed block by
+    /// block) or a text dump (hex, psql's bytea, base64, od, xxd, hexdump -C,
+    /// gdb), found out from the content; an Oracle datafile or block-dump
+    /// trace; or a data directory with --table.
+    ///
+    /// Exit status: 0 decoded, no error-level problem; 1 a block has
+    /// error-level problems (they are in the output); 2 a usage error, an
+    /// unreadable input, or an input that is not pages.
+    #[command(after_long_help = "Examples:\n  \
+            blockscope show base/5/16384 --block 0\n  \
+            psql -tA -c \"select encode(get_raw_page('t', 0), 'hex')\" | blockscope show\n  \
+            blockscope show DATADIR --table public.t --database app -f json\n  \
+            blockscope show 16384 --columns 'id int4, name text' --blocks 0..9")]
     Show(ShowArgs),
-    /// Check the checksum and structure of every block; summary; exit status 1 if problems.
+
+    /// Check every block's checksum and structure; exit status 1 if problems.
+    ///
+    /// Relation files, data directories and tablespaces (PostgreSQL), Oracle
+    /// datafiles and block-dump traces: every bad block is printed with its
+    /// file, block number, offset, field and class, then a summary as
+    /// pg_checksums and DBVERIFY print it. Runs on all cores.
+    ///
+    /// Exit status: 0 every block clean; 1 a bad block or a truncated file;
+    /// 2 a usage error or nothing to verify.
+    #[command(after_long_help = "Examples:\n  \
+            blockscope verify DATADIR\n  \
+            blockscope verify base/5/16384 --deep -f json\n  \
+            blockscope verify users01.dbf --blocks 100..199")]
     Verify(VerifyArgs),
-    /// Explain one flag word: every bit set, by name; unknown bits called out.
+
+    /// Explain flag words: every bit set, by name; unknown bits called out.
+    ///
+    /// Each VALUE is explained in turn (`decode infomask 0x0902 0x0b02`);
+    /// an oracle-number or oracle-date takes its bytes as the VALUEs
+    /// (`decode oracle-number c2 4a 46`). With --format json, one VALUE
+    /// gives one object, several an array of them.
     Decode(DecodeArgs),
-    /// Compare two versions of pages block by block: changed fields, items
-    /// and bytes; exit status 1 if they differ.
+
+    /// Compare two versions of pages block by block; exit status 1 if they differ.
+    ///
+    /// Header fields, line pointers, items and bytes that changed are
+    /// listed block by block; blocks are matched by block number. Either
+    /// side may be a golden JSON file written by `show --format json`.
+    ///
+    /// Exit status: 0 equal; 1 they differ; 2 a usage error or an
+    /// unreadable input.
+    #[command(after_long_help = "Examples:\n  \
+            blockscope diff before/16384 after/16384\n  \
+            blockscope diff golden.json 16384 --ignore lsn,checksum")]
     Diff(DiffArgs),
-    /// One picture of a whole file: per block fill, line pointers by state,
-    /// zero pages, errors; exit status 1 if a block has errors.
+
+    /// Draw a whole file: a cell per block, by fill, damage and zero pages.
+    ///
+    /// One picture of a relation file (with its further segments) or an
+    /// Oracle datafile: each cell is a block (or a range of blocks in a
+    /// large file), shaded by how full it is or how much VACUUM may
+    /// reclaim; damaged and all-zero blocks marked. Exit status 1 if a
+    /// block has errors.
+    #[command(after_long_help = "Examples:\n  \
+            blockscope map base/5/16384\n  \
+            blockscope map DATADIR --table public.t --database app -f svg > t.svg")]
     Map(MapArgs),
-    /// Write a table's rows out of its relation file (or an Oracle datafile)
-    /// as COPY text, CSV, INSERT statements or NDJSON, with no server.
+
+    /// Write a table's rows out of its files as COPY text, CSV, INSERTs or NDJSON.
+    ///
+    /// No server is needed: the rows are read from the relation file (or a
+    /// data directory with --table, the catalogs read offline) or an Oracle
+    /// datafile. Commit status comes from the hint bits and, in a data
+    /// directory, pg_xact and pg_multixact; --rows deleted brings back rows
+    /// a committed DELETE removed.
+    ///
+    /// Exit status: 0 every row written; 1 rows were skipped (each is named
+    /// on standard error); 2 a usage error or an unreadable input.
+    #[command(after_long_help = "Examples:\n  \
+            blockscope export DATADIR --table public.t --database app > t.csv\n  \
+            blockscope export base/5/16384 --columns 'id int4, name text' -f copy\n  \
+            blockscope export DATADIR --table t --database app --rows deleted -f sql")]
     Export(ExportArgs),
+
     /// Print shell completions.
+    ///
+    /// For example `blockscope completions bash > /etc/bash_completion.d/blockscope`.
     Completions {
         /// The shell to generate completions for.
         shell: clap_complete::Shell,
     },
+
+    /// Print a manual page (roff), or write them all into a directory.
+    ///
+    /// `blockscope man | man -l -` reads blockscope's own page,
+    /// `blockscope man show | man -l -` the page of `show`.
+    /// `blockscope man --dir /usr/local/share/man/man1` installs every page
+    /// (blockscope.1, blockscope-show.1, …), as do the copies in the source
+    /// tree: `install -Dm644 man/*.1 -t /usr/local/share/man/man1`.
+    Man(ManArgs),
 }
 
-/// How pages are read: options `show` and `diff` share.
+/// How pages are read and which: options `show` and `diff` share.
 #[derive(Args, Clone, Debug)]
 pub(crate) struct PageArgs {
-    /// How the input is written.
-    #[arg(long = "input", value_enum, default_value_t = InputArg::Auto)]
+    /// Input form.
+    ///
+    /// How the input is written: raw pages, or one of the text dumps below.
+    #[arg(long = "input", value_enum, value_name = "FORM", default_value_t = InputArg::Auto, help_heading = INPUT)]
     pub input_format: InputArg,
 
     /// Which database wrote the pages.
-    #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
+    #[arg(long, value_enum, default_value_t = EngineArg::Auto, help_heading = INPUT)]
     pub engine: EngineArg,
 
-    /// Decode every page as this kind instead of detecting it.
-    #[arg(long, value_enum)]
-    pub kind: Option<KindArg>,
+    /// Page size in bytes.
+    ///
+    /// Default: read from the first page header, else 8192.
+    #[arg(long, value_name = "BYTES", help_heading = INPUT, hide_short_help = true)]
+    pub block_size: Option<usize>,
 
-    /// Blocks, by block number: `3`, `0..9` (inclusive), `5..`, `..4`.
-    #[arg(long, value_name = "RANGE", conflicts_with = "block")]
+    /// The column types: tuples are split into their values.
+    ///
+    /// A comma-separated list of types (`int4,varchar(20),timestamptz`), each
+    /// optionally after a name (`id int`); `dropped:TYPE` or `-:LEN:ALIGN` for a
+    /// dropped column, `TYPE:LEN:ALIGN` for a type not printed, `NAME TYPE default
+    /// VALUE` for a column added later, `~` last to ignore the rest. For Oracle
+    /// blocks: Oracle types (`id number(10,2), name varchar2(20), date,
+    /// timestamp(6), binary_double, nvarchar2(10), raw(16)`), `~` last to expect
+    /// more columns.
+    #[arg(long, value_name = "LIST", conflicts_with = "schema", help_heading = INPUT)]
+    pub columns: Option<String>,
+
+    /// Like --columns, from a file.
+    ///
+    /// One column per line, JSON (pg_attribute rows, or a fixture file's
+    /// `columns`), or psql's `\d TABLE` output.
+    #[arg(long, value_name = "FILE", help_heading = INPUT, hide_short_help = true)]
+    pub schema: Option<PathBuf>,
+
+    /// Blocks by number: 3, 0..9 (inclusive), 5.., ..4.
+    ///
+    /// `3`, `0..9` (inclusive), `5..`, `..4`.
+    #[arg(long, value_name = "RANGE", conflicts_with = "block", help_heading = SELECTION)]
     pub blocks: Option<String>,
 
     /// One block, by block number.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", help_heading = SELECTION)]
     pub block: Option<u64>,
+}
 
-    /// Page size in bytes (default: read from the first page header, else 8192).
-    #[arg(long, value_name = "BYTES")]
-    pub block_size: Option<usize>,
+/// PostgreSQL-only ways of reading pages: options `show` and `diff` share.
+#[derive(Args, Clone, Debug)]
+pub(crate) struct PgPageArgs {
+    /// Decode every page as this kind.
+    ///
+    /// Instead of detecting it from the page.
+    #[arg(long, value_enum, help_heading = POSTGRES)]
+    pub kind: Option<KindArg>,
 
-    /// Block number of the input's first page (for page images cut out of a
-    /// relation, e.g. by get_raw_page; the checksum depends on it).
-    #[arg(long, value_name = "N")]
+    /// Block number of the input's first page.
+    ///
+    /// For page images cut out of a relation, e.g. by get_raw_page: the
+    /// checksum depends on it.
+    #[arg(long, value_name = "N", hide_short_help = true, help_heading = POSTGRES)]
     pub blkno: Option<u64>,
 
-    /// Split heap tuples into these columns and print their values: a
-    /// comma-separated list of types (`int4,varchar(20),timestamptz`), each
-    /// optionally after a name (`id int`); `dropped:TYPE` or `-:LEN:ALIGN`
-    /// for a dropped column, `TYPE:LEN:ALIGN` for a type not printed, `NAME
-    /// TYPE default VALUE` for a column added later, `~` last to ignore the rest.
-    /// For Oracle blocks: Oracle types (`id number(10,2), name varchar2(20),
-    /// date, timestamp(6), binary_double, nvarchar2(10), raw(16)`), `~` last
-    /// to expect more columns.
-    #[arg(long, value_name = "LIST", conflicts_with = "schema")]
-    pub columns: Option<String>,
-
-    /// Like --columns, from a file: one column per line, JSON (pg_attribute
-    /// rows, or a fixture file's `columns`), or psql's `\d TABLE` output.
-    #[arg(long, value_name = "FILE")]
-    pub schema: Option<PathBuf>,
-
-    /// The TOAST relation's file (repeat for several segments or page
-    /// images): out-of-line values are read back from their chunks.
-    #[arg(long, value_name = "FILE")]
+    /// The TOAST relation's file (repeat for several).
+    ///
+    /// Several segments or page images may be given: out-of-line values are
+    /// read back from their chunks.
+    #[arg(long, value_name = "FILE", help_heading = POSTGRES)]
     pub toast: Vec<PathBuf>,
-
-    #[command(flatten)]
-    pub oracle: OracleArgs,
 }
 
 #[derive(Args, Debug)]
 pub(crate) struct ShowArgs {
-    /// Files of pages (raw or text dumps); `-` or nothing reads standard
-    /// input. Several are shown one after the other, each titled by its name.
+    /// Files of pages, raw or text dumps; `-` or nothing: standard input.
+    ///
+    /// Files of pages (raw or text dumps), Oracle datafiles or traces, or a
+    /// data directory with --table. Several are shown one after the other, each
+    /// titled by its name.
+    #[arg(value_name = "INPUT")]
     pub inputs: Vec<PathBuf>,
 
     #[command(flatten)]
     pub pages: PageArgs,
 
-    /// Segment number of a relation file (default: from a `.N` file-name suffix).
-    #[arg(long, value_name = "N", conflicts_with = "blkno")]
-    pub segment: Option<u64>,
-
     /// Output format.
-    #[arg(long, short = 'f', value_enum, default_value_t = FormatArg::Table)]
+    #[arg(long, short = 'f', value_enum, default_value_t = FormatArg::Table, help_heading = OUTPUT)]
     pub format: FormatArg,
 
     /// Show wide fields in full (t_data, flag names).
-    #[arg(long)]
+    #[arg(long, help_heading = OUTPUT)]
     pub wide: bool,
 
     /// Colour the hex view by region.
-    #[arg(long, value_enum, default_value_t = ColorArg::Auto)]
+    #[arg(long, value_enum, default_value_t = ColorArg::Auto, hide_short_help = true, help_heading = OUTPUT)]
     pub color: ColorArg,
 
-    /// Tables: list every problem of a page (default: repeats of one kind
-    /// collapse into one row with a count, and at most 25 rows a page; JSON
-    /// always keeps every problem).
-    #[arg(long)]
+    /// Tables: list every problem of a page.
+    ///
+    /// By default repeats of one kind collapse into one row with a count, and
+    /// at most 25 rows a page; JSON always keeps every problem.
+    #[arg(long, help_heading = OUTPUT, hide_short_help = true)]
     pub all_problems: bool,
 
-    /// With a data directory as the input: the table to decode, `SCHEMA.NAME`
-    /// (or `NAME` in public), found through the catalogs read offline; its
-    /// files, columns and TOAST table come from pg_class, pg_attribute and
-    /// pg_type. `--columns`/`--schema` given too replace the catalog's
-    /// columns (or stand in for them when a catalog page is unreadable).
-    #[arg(long, value_name = "SCHEMA.NAME", conflicts_with = "toast")]
-    pub table: Option<String>,
-
-    /// The database of `--table` (default: postgres).
-    #[arg(long, value_name = "NAME", requires = "table")]
-    pub database: Option<String>,
-
-    /// After each input, its provenance: blockscope's version, the
-    /// arguments, the input's path, size and mtime, and the SHA-256 of
-    /// exactly the bytes read (computed as they were read).
-    #[arg(long)]
+    /// After each input, its provenance and SHA-256.
+    ///
+    /// blockscope's version, the arguments, the input's path, size and mtime,
+    /// and the SHA-256 of exactly the bytes read (computed as they were read).
+    #[arg(long, help_heading = OUTPUT, hide_short_help = true)]
     pub evidence: bool,
 
-    /// PostgreSQL: the data directory whose pg_xact says how transactions
-    /// without hint bits ended, in verdicts (default: the one the input
-    /// file sits in, if any).
-    #[arg(long, value_name = "DIR")]
+    #[command(flatten)]
+    pub postgres: PgPageArgs,
+
+    /// Segment number of a relation file (default: the `.N` suffix).
+    ///
+    /// Without it, from a `.N` file-name suffix.
+    #[arg(long, value_name = "N", conflicts_with = "blkno", hide_short_help = true, help_heading = POSTGRES)]
+    pub segment: Option<u64>,
+
+    /// The table to decode, in a data directory.
+    ///
+    /// `SCHEMA.NAME` (or `NAME` in public), found through the catalogs read
+    /// offline; its files, columns and TOAST table come from pg_class,
+    /// pg_attribute and pg_type. `--columns`/`--schema` given too replace the
+    /// catalog's columns (or stand in for them when a catalog page is
+    /// unreadable).
+    #[arg(long, value_name = "SCHEMA.NAME", conflicts_with = "toast", help_heading = POSTGRES)]
+    pub table: Option<String>,
+
+    /// The database of --table (default: postgres).
+    #[arg(long, value_name = "NAME", requires = "table", help_heading = POSTGRES)]
+    pub database: Option<String>,
+
+    /// The data directory whose pg_xact decides verdicts.
+    ///
+    /// pg_xact says how transactions without hint bits ended, in verdicts.
+    /// Default: the one the input file sits in, if any.
+    #[arg(long, value_name = "DIR", hide_short_help = true, help_heading = POSTGRES)]
     pub data_dir: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub oracle: OracleArgs,
+
+    #[command(flatten)]
+    pub dump: DumpArgs,
 }
 
 #[derive(Args, Debug)]
 pub(crate) struct VerifyArgs {
+    /// Relation files and directories; `-` or nothing: standard input.
+    ///
     /// Relation files (`16385`, `16385.1`, `16385_fsm`…) and directories (a
-    /// data directory, a tablespace or a database directory); `-` or nothing
-    /// reads standard input.
+    /// data directory, a tablespace or a database directory), Oracle datafiles
+    /// and traces.
+    #[arg(value_name = "INPUT")]
     pub inputs: Vec<PathBuf>,
-
-    /// Verify data checksums: `auto` asks a data directory's pg_control, else
-    /// does when any written page has pd_checksum set (a cluster without
-    /// checksums has 0 on every page).
-    #[arg(long, value_enum, default_value_t = ChecksumsArg::Auto)]
-    pub checksums: ChecksumsArg,
-
-    /// Page size in bytes (BLCKSZ; default: a data directory's pg_control, else
-    /// what the first written page says in pd_pagesize_version, else 8192).
-    #[arg(long, value_name = "BYTES")]
-    pub block_size: Option<usize>,
-
-    /// Segment file size (RELSEG_SIZE × BLCKSZ): bytes, or with K, M, G
-    /// (binary units; default: a data directory's pg_control, else 1G).
-    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
-    pub segment_size: Option<u64>,
-
-    /// Segment number of the one input file (default: its `.N` file-name suffix).
-    #[arg(long, value_name = "N")]
-    pub segment: Option<u64>,
 
     /// Worker threads (default: one per core).
     #[arg(long, short = 'j', value_name = "N")]
     pub jobs: Option<usize>,
 
-    /// Output format.
-    #[arg(long, short = 'f', value_enum, default_value_t = VerifyFormatArg::Text)]
-    pub format: VerifyFormatArg,
-
-    /// Report provenance: blockscope's version, the arguments, and per
-    /// input its path, size, mtime and the SHA-256 of the bytes read
-    /// (PostgreSQL and Oracle inputs).
-    #[arg(long)]
-    pub evidence: bool,
-
-    /// Oracle datafiles: check only these blocks (`N`, `A..B`, `A..`,
-    /// `..B`), as DBVERIFY's START= and END= do.
-    #[arg(long, value_name = "RANGE")]
-    pub blocks: Option<String>,
-
-    /// Oracle datafiles: the input's first block is block N of its datafile
-    /// (a range cut out with `dd skip=N`), so its blocks are checked at
-    /// their own positions.
-    #[arg(long, value_name = "N")]
-    pub first_block: Option<u64>,
-
-    /// Text: print every problem on its own line (default: repeats of one
-    /// kind in a block collapse into one line with a count, and at most 25
-    /// lines a block; JSON always keeps every problem).
-    #[arg(long)]
-    pub all_problems: bool,
-
-    /// Which database wrote the files: `auto` scores each file's first
-    /// block (Oracle: type, format byte, rdba, tail, check value;
-    /// PostgreSQL: pd_pagesize_version, pd_lower/pd_upper/pd_special, line
-    /// pointers, special space, checksum).
-    #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
+    /// Which database wrote the files.
+    ///
+    /// `auto` scores each file's first block (Oracle: type, format byte,
+    /// rdba, tail, check value; PostgreSQL: pd_pagesize_version,
+    /// pd_lower/pd_upper/pd_special, line pointers, special space, checksum).
+    #[arg(long, value_enum, default_value_t = EngineArg::Auto, help_heading = INPUT)]
     pub engine: EngineArg,
 
-    /// amcheck's checks across pages, offline: btree sibling links, levels,
-    /// downlinks and the metapage's roots; heap xmin/xmax against
-    /// pg_control, HOT chains and redirects; the visibility map against
-    /// the pages; the free space map (notes only).
-    #[arg(long)]
+    /// Page size in bytes.
+    ///
+    /// BLCKSZ. Default: a data directory's pg_control, else what the first
+    /// written page says in pd_pagesize_version, else 8192.
+    #[arg(long, value_name = "BYTES", help_heading = INPUT, hide_short_help = true)]
+    pub block_size: Option<usize>,
+
+    /// Output format.
+    #[arg(long, short = 'f', value_enum, default_value_t = VerifyFormatArg::Text, help_heading = OUTPUT)]
+    pub format: VerifyFormatArg,
+
+    /// Text: every problem on its own line.
+    ///
+    /// By default repeats of one kind in a block collapse into one line with
+    /// a count, and at most 25 lines a block; JSON always keeps every problem.
+    #[arg(long, help_heading = OUTPUT, hide_short_help = true)]
+    pub all_problems: bool,
+
+    /// Report provenance and each input's SHA-256.
+    ///
+    /// blockscope's version, the arguments, and per input its path, size,
+    /// mtime and the SHA-256 of the bytes read (PostgreSQL and Oracle inputs).
+    #[arg(long, help_heading = OUTPUT, hide_short_help = true)]
+    pub evidence: bool,
+
+    /// Verify data checksums.
+    ///
+    /// `auto` asks a data directory's pg_control, else does when any written
+    /// page has pd_checksum set (a cluster without checksums has 0 on every
+    /// page).
+    #[arg(long, value_enum, default_value_t = ChecksumsArg::Auto, help_heading = POSTGRES)]
+    pub checksums: ChecksumsArg,
+
+    /// amcheck's checks across pages, offline.
+    ///
+    /// Btree sibling links, levels, downlinks and the metapage's roots; heap
+    /// xmin/xmax against pg_control, HOT chains and redirects; the visibility
+    /// map against the pages; the free space map (notes only).
+    #[arg(long, help_heading = POSTGRES)]
     pub deep: bool,
 
-    /// With --deep: a btree index's key column types (`int4`, `int8,text`…)
-    /// so its keys are checked in order (integers by value, text in the C
-    /// collation).
-    #[arg(long, value_name = "TYPES", requires = "deep")]
+    /// With --deep: a btree index's key column types.
+    ///
+    /// `int4`, `int8,text`…: its keys are checked in order (integers by
+    /// value, text in the C collation).
+    #[arg(long, value_name = "TYPES", requires = "deep", help_heading = POSTGRES)]
     pub columns: Option<String>,
+
+    /// Segment file size (default: pg_control's, else 1G).
+    ///
+    /// RELSEG_SIZE × BLCKSZ: bytes, or with K, M, G (binary units).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, help_heading = POSTGRES, hide_short_help = true)]
+    pub segment_size: Option<u64>,
+
+    /// Segment number of the one input file (default: the `.N` suffix).
+    ///
+    /// Without it, from its `.N` file-name suffix.
+    #[arg(long, value_name = "N", help_heading = POSTGRES, hide_short_help = true)]
+    pub segment: Option<u64>,
+
+    /// Datafiles: only these blocks (N, A..B, A.., ..B).
+    ///
+    /// As DBVERIFY's START= and END= do.
+    #[arg(long, value_name = "RANGE", help_heading = ORACLE)]
+    pub blocks: Option<String>,
+
+    /// The input's first block is block N of its datafile.
+    ///
+    /// For a range cut out with `dd skip=N`: its blocks are checked at their
+    /// own positions.
+    #[arg(long, value_name = "N", help_heading = ORACLE, hide_short_help = true)]
+    pub first_block: Option<u64>,
 }
 
 #[derive(Args, Debug)]
 pub(crate) struct DiffArgs {
-    /// The old version: anything `show` reads, or a JSON document written
-    /// by `show --format json` (a golden file; one of several inputs pairs
-    /// with as many NEW inputs); `-` reads standard input.
+    /// The old version: pages, or a golden JSON file of `show`.
+    ///
+    /// Anything `show` reads, or a JSON document written by `show --format
+    /// json` (a golden file; one of several inputs pairs with as many NEW
+    /// inputs); `-` reads standard input.
     pub old: PathBuf,
 
-    /// The new version, the same way (several when OLD is a JSON document
-    /// of several inputs).
+    /// The new version, the same way.
+    ///
+    /// Several when OLD is a JSON document of several inputs.
     #[arg(required = true)]
     pub new: Vec<PathBuf>,
 
-    /// Output format.
-    #[arg(long, short = 'f', value_enum, default_value_t = DiffFormatArg::Table)]
-    pub format: DiffFormatArg,
-
-    /// JSON field names to leave out of the comparison, at any depth
-    /// (`lsn,checksum,prune_xid`); their bytes and the problems about them
-    /// are left out too.
-    #[arg(long, value_name = "FIELD,…", value_delimiter = ',')]
-    pub ignore: Vec<String>,
-
     #[command(flatten)]
     pub pages: PageArgs,
+
+    /// JSON field names to leave out of the comparison.
+    ///
+    /// At any depth (`lsn,checksum,prune_xid`); their bytes and the problems
+    /// about them are left out too.
+    #[arg(long, value_name = "FIELD,…", value_delimiter = ',', help_heading = SELECTION)]
+    pub ignore: Vec<String>,
+
+    /// Output format.
+    #[arg(long, short = 'f', value_enum, default_value_t = DiffFormatArg::Table, help_heading = OUTPUT)]
+    pub format: DiffFormatArg,
+
+    #[command(flatten)]
+    pub postgres: PgPageArgs,
+
+    #[command(flatten)]
+    pub oracle: OracleArgs,
 }
 
 /// Output formats of `diff`.
@@ -314,15 +532,15 @@ fn parse_size(text: &str) -> Result<u64, String> {
 
 #[derive(Args, Debug)]
 pub(crate) struct DecodeArgs {
-    /// Which kind of word VALUE is.
+    /// Which kind of word the VALUEs are.
     #[arg(value_enum)]
     pub what: DecodeWhat,
-    /// The word: decimal (negative smallints allowed) or 0x-prefixed hex.
-    #[arg(allow_hyphen_values = true)]
-    pub value: String,
-    /// Further bytes of an `oracle-number` or `oracle-date` (`c2 4a 46`).
-    #[arg(value_name = "MORE")]
-    pub more: Vec<String>,
+    /// The words: decimal (negative smallints allowed) or 0x-prefixed hex.
+    ///
+    /// Each is explained in turn; for `oracle-number` and `oracle-date`
+    /// they are the bytes of one value (`c2 4a 46`).
+    #[arg(value_name = "VALUE", required = true, allow_negative_numbers = true)]
+    pub values: Vec<String>,
     /// Output format.
     #[arg(long, short = 'f', value_enum, default_value_t = DecodeFormat::Text)]
     pub format: DecodeFormat,
@@ -444,8 +662,8 @@ pub(crate) enum DecodeWhat {
     OracleNumber,
     /// Oracle DATE (7 bytes) or TIMESTAMP (11 bytes).
     OracleDate,
-    /// Oracle ROWID: extended (`AAASO6AAMAAAAw2AAA`) or restricted
-    /// (`00000C36.0000.000C`) → data object id, file, block, row.
+    /// Oracle ROWID, extended (`AAASO6AAMAAAAw2AAA`) or restricted
+    /// (`00000C36.0000.000C`): data object id, file, block, row.
     Rowid,
 }
 
@@ -456,56 +674,88 @@ pub(crate) enum DecodeFormat {
     Json,
 }
 
-/// Options that only Oracle blocks use.
+/// Oracle-only ways of reading blocks: options `show` and `diff` share.
 #[derive(Args, Debug, Clone, Default)]
 pub(crate) struct OracleArgs {
-    /// Oracle release whose dump text to follow (default: implied by the
-    /// block — a big-SCN flag means 12.2+ — else 12.1).
-    #[arg(long, value_enum, value_name = "RELEASE")]
-    pub oracle_version: Option<OracleVersionArg>,
-
-    /// Tablespace number for `--format dump` (not stored in a block; default:
-    /// the datafile header's, when the input holds it; else `?`).
-    #[arg(long, value_name = "N")]
-    pub oracle_tsn: Option<u32>,
-
-    /// Absolute file number for `--format dump` (default: the datafile
-    /// header's, else the rdba's relative file number).
-    #[arg(long, value_name = "N")]
-    pub oracle_file: Option<u32>,
-
-    /// Memory address of the buffer that held the block, for the addresses in
-    /// `--format dump` (`data header at`, `pbl`); default: block offsets.
-    #[arg(long, value_name = "ADDR", value_parser = parse_address)]
-    pub oracle_buffer: Option<u64>,
-
-    /// Show every rdba in bigfile form (`1024/N`); without this, an rdba
-    /// without file bits is shown that way.
-    #[arg(long)]
+    /// Show every rdba in bigfile form (1024/N).
+    ///
+    /// Without it, an rdba without file bits is shown that way.
+    #[arg(long, hide_short_help = true, help_heading = ORACLE)]
     pub oracle_bigfile: bool,
 
-    /// Include the `Hex dump of block` section in `--format dump`.
-    #[arg(long)]
-    pub oracle_hex: bool,
+    /// Character set of VARCHAR2/CHAR columns.
+    ///
+    /// Decoded with `--columns`; NVARCHAR2/NCHAR are read as AL16UTF16.
+    #[arg(long, value_enum, value_name = "CHARSET", default_value_t = OracleCharsetArg::Al32utf8, help_heading = ORACLE, hide_short_help = true)]
+    pub oracle_charset: OracleCharsetArg,
 
+    /// Byte order of a trace's `Dump of memory` words.
+    ///
+    /// The 32-bit words of the trace's hex. Default: the order in which the
+    /// rebuilt block's tail matches its header.
+    #[arg(long, value_enum, value_name = "ORDER", default_value_t = EndianArg::Auto, hide_short_help = true, help_heading = ORACLE)]
+    pub endian: EndianArg,
+}
+
+/// How `show --format dump` writes Oracle's block dump text.
+#[derive(Args, Debug, Clone, Default)]
+pub(crate) struct DumpArgs {
     /// Which part of the trace `--format dump` prints.
-    #[arg(long, value_enum, value_name = "PART", default_value_t = DumpPartArg::Trace)]
+    #[arg(long, value_enum, value_name = "PART", default_value_t = DumpPartArg::Trace, help_heading = ORACLE)]
     pub dump_part: DumpPartArg,
 
-    /// Expand the tabs of `--format dump` to 8-column stops, as published
-    /// copies of dumps show them.
-    #[arg(long)]
+    /// Oracle release whose dump text to follow.
+    ///
+    /// Default: implied by the block (a big-SCN flag means 12.2+), else 12.1.
+    #[arg(long, value_enum, value_name = "RELEASE", hide_short_help = true, help_heading = ORACLE)]
+    pub oracle_version: Option<OracleVersionArg>,
+
+    /// Tablespace number for `--format dump`.
+    ///
+    /// It is not stored in a block. Default: the datafile header's, when the
+    /// input holds it; else `?`.
+    #[arg(long, value_name = "N", hide_short_help = true, help_heading = ORACLE)]
+    pub oracle_tsn: Option<u32>,
+
+    /// Absolute file number for `--format dump`.
+    ///
+    /// Default: the datafile header's, else the rdba's relative file number.
+    #[arg(long, value_name = "N", hide_short_help = true, help_heading = ORACLE)]
+    pub oracle_file: Option<u32>,
+
+    /// Buffer address for the addresses in `--format dump`.
+    ///
+    /// The memory address of the buffer that held the block, for `data
+    /// header at` and `pbl`. Default: block offsets.
+    #[arg(long, value_name = "ADDR", value_parser = parse_address, hide_short_help = true, help_heading = ORACLE)]
+    pub oracle_buffer: Option<u64>,
+
+    /// Include the `Hex dump of block` section in `--format dump`.
+    ///
+    /// As Oracle writes it before the formatted dump.
+    #[arg(long, hide_short_help = true, help_heading = ORACLE)]
+    pub oracle_hex: bool,
+
+    /// Expand the tabs of `--format dump` to 8-column stops.
+    ///
+    /// As published copies of dumps show them.
+    #[arg(long, hide_short_help = true, help_heading = ORACLE)]
     pub expand_tabs: bool,
+}
 
-    /// Byte order of the 32-bit words in a trace's `Dump of memory` section
-    /// (default: the one in which the rebuilt block's tail matches its header).
-    #[arg(long, value_enum, value_name = "ORDER", default_value_t = EndianArg::Auto)]
-    pub endian: EndianArg,
+/// `man`: which page, or a directory for all of them.
+#[derive(Args, Debug)]
+pub(crate) struct ManArgs {
+    /// The command whose page to print (default: blockscope's own).
+    #[arg(value_name = "COMMAND", conflicts_with = "dir")]
+    pub command: Option<String>,
 
-    /// Database character set of VARCHAR2/CHAR columns decoded with
-    /// `--columns` (NVARCHAR2/NCHAR are read as AL16UTF16).
-    #[arg(long, value_enum, value_name = "CHARSET", default_value_t = OracleCharsetArg::Al32utf8)]
-    pub oracle_charset: OracleCharsetArg,
+    /// Write every page into this directory instead (it must exist).
+    ///
+    /// blockscope.1 and one blockscope-COMMAND.1 per command; pages of the
+    /// same name in it are replaced.
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
 }
 
 /// Byte orders for `--endian`.
@@ -571,55 +821,65 @@ fn parse_address(text: &str) -> Result<u64, String> {
 
 #[derive(Args, Debug)]
 pub(crate) struct MapArgs {
+    /// A relation file, pages, a datafile or trace; `-` or nothing: stdin.
+    ///
     /// A relation file (its further segments `N.1`, `N.2`… are read after
     /// it), pages or a text dump of pages, an Oracle datafile or block-dump
-    /// trace, or a data directory with `--table`; `-` or nothing reads
-    /// standard input.
+    /// trace, or a data directory with `--table`.
     pub input: Option<PathBuf>,
 
-    /// Output format.
-    #[arg(long, short = 'f', value_enum, default_value_t = MapFormatArg::Term)]
-    pub format: MapFormatArg,
-
-    /// Verify data checksums (as `verify` does): `auto` when any written
-    /// page has pd_checksum set.
-    #[arg(long, value_enum, default_value_t = ChecksumsArg::Auto)]
-    pub checksums: ChecksumsArg,
-
-    /// Page size in bytes (default: 8192; Oracle: from the datafile).
-    #[arg(long, value_name = "BYTES")]
-    pub block_size: Option<usize>,
-
-    /// Segment file size (RELSEG_SIZE × BLCKSZ): bytes, or with K, M, G (default 1G).
-    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
-    pub segment_size: Option<u64>,
-
-    /// Segment number of the input file (default: its `.N` file-name suffix);
-    /// no further segments are read.
-    #[arg(long, value_name = "N")]
-    pub segment: Option<u64>,
-
-    /// Which database wrote the file (default: detected from its first block).
-    #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
+    /// Which database wrote the file (default: detected).
+    ///
+    /// Default: detected from its first block.
+    #[arg(long, value_enum, default_value_t = EngineArg::Auto, help_heading = INPUT)]
     pub engine: EngineArg,
 
-    /// Colour the terminal grid (`auto`: when standard output is a terminal
-    /// and NO_COLOR is not set).
-    #[arg(long, value_enum, default_value_t = ColorArg::Auto)]
-    pub color: ColorArg,
+    /// Page size in bytes (default: 8192; Oracle: from the datafile).
+    #[arg(long, value_name = "BYTES", help_heading = INPUT, hide_short_help = true)]
+    pub block_size: Option<usize>,
+
+    /// Output format.
+    #[arg(long, short = 'f', value_enum, default_value_t = MapFormatArg::Term, help_heading = OUTPUT)]
+    pub format: MapFormatArg,
 
     /// What the cells' shade shows.
-    #[arg(long, value_enum, default_value_t = MapShadeArg::Used)]
+    #[arg(long, value_enum, default_value_t = MapShadeArg::Used, help_heading = OUTPUT)]
     pub shade: MapShadeArg,
 
-    /// With a data directory as the input: the table to draw, `SCHEMA.NAME`
-    /// (or `NAME` in public); its files come from pg_class, read offline.
-    #[arg(long, value_name = "SCHEMA.NAME")]
+    /// Colour the terminal grid.
+    ///
+    /// `auto`: when standard output is a terminal and NO_COLOR is not set.
+    #[arg(long, value_enum, default_value_t = ColorArg::Auto, help_heading = OUTPUT)]
+    pub color: ColorArg,
+
+    /// With a data directory: the table to draw, found in the catalogs.
+    ///
+    /// `SCHEMA.NAME` (or `NAME` in public); its files come from pg_class, read
+    /// offline.
+    #[arg(long, value_name = "SCHEMA.NAME", help_heading = POSTGRES)]
     pub table: Option<String>,
 
-    /// The database of `--table` (default: postgres).
-    #[arg(long, value_name = "NAME", requires = "table")]
+    /// The database of --table (default: postgres).
+    #[arg(long, value_name = "NAME", requires = "table", help_heading = POSTGRES)]
     pub database: Option<String>,
+
+    /// Verify data checksums, as `verify` does.
+    ///
+    /// `auto`: when any written page has pd_checksum set.
+    #[arg(long, value_enum, default_value_t = ChecksumsArg::Auto, help_heading = POSTGRES)]
+    pub checksums: ChecksumsArg,
+
+    /// Segment file size (default 1G).
+    ///
+    /// RELSEG_SIZE × BLCKSZ: bytes, or with K, M, G.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, help_heading = POSTGRES, hide_short_help = true)]
+    pub segment_size: Option<u64>,
+
+    /// Segment number of the input file (default: the `.N` suffix).
+    ///
+    /// Without it, from its `.N` file-name suffix; no further segments are read.
+    #[arg(long, value_name = "N", help_heading = POSTGRES, hide_short_help = true)]
+    pub segment: Option<u64>,
 }
 
 /// What the shade of `map`'s cells shows.
@@ -670,82 +930,97 @@ mod tests {
 /// `export`: rows out of a relation file or an Oracle datafile.
 #[derive(Args, Debug)]
 pub(crate) struct ExportArgs {
-    /// A relation file (`16396`: its segments `16396.1`, `16396.2`, … are
-    /// read after it) or an Oracle datafile.
+    /// A relation file, a data directory with --table, or a datafile.
+    ///
+    /// A relation file (`16396`: its segments `16396.1`, `16396.2`, … are read
+    /// after it), a data directory with `--table`, or an Oracle datafile.
     pub input: PathBuf,
 
-    /// Output format: `copy` (COPY's text format), `csv` (COPY's CSV),
-    /// `sql` (INSERT statements), `ndjson` (one JSON object per row).
-    #[arg(long, short = 'f', value_enum, default_value_t = ExportFormatArg::Csv)]
-    pub format: ExportFormatArg,
+    /// Which database wrote the file.
+    #[arg(long, value_enum, default_value_t = EngineArg::Auto, help_heading = INPUT)]
+    pub engine: EngineArg,
+
+    /// Page size in bytes.
+    ///
+    /// Default: read from the first page header, else 8192.
+    #[arg(long, value_name = "BYTES", help_heading = INPUT, hide_short_help = true)]
+    pub block_size: Option<usize>,
 
     /// The table's columns, as `show --columns` takes them.
-    #[arg(long, value_name = "LIST", conflicts_with = "schema")]
+    #[arg(long, value_name = "LIST", conflicts_with = "schema", help_heading = INPUT)]
     pub columns: Option<String>,
 
     /// The table's columns from a file, as `show --schema` takes it.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", help_heading = INPUT, hide_short_help = true)]
     pub schema: Option<PathBuf>,
 
-    /// The TOAST relation's file (repeat for several segments).
-    #[arg(long, value_name = "FILE")]
-    pub toast: Vec<PathBuf>,
+    /// Which rows: visible, deleted or all.
+    ///
+    /// `visible`: what a query returns once every transaction ended;
+    /// `deleted`: removed by a committed DELETE, bytes still on the page; `all`:
+    /// every tuple version, with a status column.
+    #[arg(long, value_enum, default_value_t = RowsArg::Visible, help_heading = SELECTION)]
+    pub rows: RowsArg,
+
+    /// Output format.
+    #[arg(long, short = 'f', value_enum, default_value_t = ExportFormatArg::Csv, help_heading = OUTPUT)]
+    pub format: ExportFormatArg,
 
     /// A header line with the column names first.
-    #[arg(long)]
+    #[arg(long, help_heading = OUTPUT)]
     pub header: bool,
 
     /// Add ctid, xmin and xmax before the columns.
-    #[arg(long)]
+    #[arg(long, help_heading = OUTPUT, hide_short_help = true)]
     pub with_system_columns: bool,
 
-    /// Which rows: `visible` (what a query returns once every transaction
-    /// ended), `deleted` (removed by a committed DELETE, bytes still on the
-    /// page), `all` (every tuple version, with a status column).
-    #[arg(long, value_enum, default_value_t = RowsArg::Visible)]
-    pub rows: RowsArg,
-
-    /// The table name in `--format sql`'s INSERT statements (default:
-    /// `restored_` and the relation file's number).
-    #[arg(long, value_name = "NAME")]
+    /// The table name in INSERT statements.
+    ///
+    /// Default: `restored_` and the relation file's number.
+    #[arg(long, value_name = "NAME", help_heading = OUTPUT, hide_short_help = true)]
     pub table_name: Option<String>,
 
-    /// The data directory whose pg_xact and pg_multixact decide commit
-    /// status (default: the one the relation file sits in, if any).
-    #[arg(long, value_name = "DIR")]
-    pub data_dir: Option<PathBuf>,
+    /// After the rows, provenance and SHA-256 on standard error.
+    ///
+    /// One line on standard error, `{"provenance": …}`: blockscope's version,
+    /// the arguments, and per relation file read its path, size, mtime, bytes
+    /// read and their SHA-256 (computed as read).
+    #[arg(long, help_heading = OUTPUT, hide_short_help = true)]
+    pub evidence: bool,
 
-    /// With a data directory as the input: the table to export,
+    /// With a data directory: the table to export, found in the catalogs.
+    ///
     /// `SCHEMA.NAME` (or `NAME` in public), found through the catalogs read
     /// offline (its files, columns and TOAST table); `--columns`/`--schema`
     /// given too replace the catalog's columns.
-    #[arg(long, value_name = "SCHEMA.NAME")]
+    #[arg(long, value_name = "SCHEMA.NAME", help_heading = POSTGRES)]
     pub table: Option<String>,
 
-    /// The database of `--table` (default: postgres).
-    #[arg(long, value_name = "NAME", requires = "table")]
+    /// The database of --table (default: postgres).
+    #[arg(long, value_name = "NAME", requires = "table", help_heading = POSTGRES)]
     pub database: Option<String>,
 
-    /// After the rows, one line on standard error: `{"provenance": …}` —
-    /// blockscope's version, the arguments, and per relation file read its
-    /// path, size, mtime, bytes read and their SHA-256 (computed as read).
-    #[arg(long)]
-    pub evidence: bool,
+    /// The TOAST relation's file (repeat for several segments).
+    #[arg(long, value_name = "FILE", help_heading = POSTGRES)]
+    pub toast: Vec<PathBuf>,
 
-    /// Page size in bytes (default: read from the first page header, else 8192).
-    #[arg(long, value_name = "BYTES")]
-    pub block_size: Option<usize>,
+    /// The data directory whose pg_xact decides commit status.
+    ///
+    /// pg_xact and pg_multixact decide commit status. Default: the one the
+    /// relation file sits in, if any.
+    #[arg(long, value_name = "DIR", help_heading = POSTGRES)]
+    pub data_dir: Option<PathBuf>,
 
-    /// Which database wrote the file.
-    #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
-    pub engine: EngineArg,
-
-    /// Oracle: the data object id (kdbh/ktbbh objd) whose rows to write.
-    #[arg(long, value_name = "N")]
+    /// The data object id whose rows to write.
+    ///
+    /// The kdbh/ktbbh objd of the table's blocks.
+    #[arg(long, value_name = "N", help_heading = ORACLE)]
     pub object_id: Option<u32>,
 
-    /// Oracle: database character set of VARCHAR2/CHAR columns.
-    #[arg(long, value_enum, value_name = "CHARSET", default_value_t = OracleCharsetArg::Al32utf8)]
+    /// Character set of VARCHAR2/CHAR columns.
+    ///
+    /// Database character set.
+    #[arg(long, value_enum, value_name = "CHARSET", default_value_t = OracleCharsetArg::Al32utf8, help_heading = ORACLE, hide_short_help = true)]
     pub oracle_charset: OracleCharsetArg,
 }
 

@@ -20,9 +20,9 @@ use crate::render::{Format, Options, RenderOptions};
 use crate::verify::{ChecksumMode, VerifyOptions};
 
 use super::args::{
-    ChecksumsArg, ColorArg, DiffArgs, DiffFormatArg, DumpPartArg, EndianArg, EngineArg, FormatArg,
-    InputArg, KindArg, MapArgs, OracleCharsetArg, OracleVersionArg, ShowArgs, VerifyArgs,
-    VerifyFormatArg,
+    ChecksumsArg, ColorArg, DiffArgs, DiffFormatArg, DumpArgs, DumpPartArg, EndianArg, EngineArg,
+    FormatArg, InputArg, KindArg, MapArgs, OracleCharsetArg, OracleVersionArg, ShowArgs,
+    VerifyArgs, VerifyFormatArg,
 };
 use crate::diff::Ignore;
 use crate::render::diff::DiffFormat;
@@ -77,7 +77,8 @@ impl ShowConfig {
             }
             (None, None) => BlockRange::ALL,
         };
-        let blkno = pages
+        let blkno = args
+            .postgres
             .blkno
             .map(|n| block_number("--blkno", n))
             .transpose()?;
@@ -89,7 +90,7 @@ impl ShowConfig {
             }),
             (None, None) => None,
         };
-        let o = &pages.oracle;
+        let (o, d) = (&args.oracle, &args.dump);
         let is_tty = io::stdout().is_terminal();
         let output = Options {
             format: args.format.into(),
@@ -105,18 +106,18 @@ impl ShowConfig {
             },
             bigfile: o.oracle_bigfile,
             dump: DumpOptions {
-                version: o.oracle_version.map(OracleVersion::from),
-                tsn: o.oracle_tsn,
-                file: o.oracle_file,
-                buffer: o.oracle_buffer,
+                version: d.oracle_version.map(OracleVersion::from),
+                tsn: d.oracle_tsn,
+                file: d.oracle_file,
+                buffer: d.oracle_buffer,
                 bigfile: o.oracle_bigfile,
-                hex: o.oracle_hex,
-                part: o.dump_part.into(),
-                expand_tabs: o.expand_tabs,
+                hex: d.oracle_hex,
+                part: d.dump_part.into(),
+                expand_tabs: d.expand_tabs,
                 address_digits: None,
             },
         };
-        for path in pages.toast.iter().filter(|p| p.as_os_str() != "-") {
+        for path in args.postgres.toast.iter().filter(|p| p.as_os_str() != "-") {
             not_special("--toast", path)?;
         }
         Ok(ShowConfig {
@@ -124,14 +125,14 @@ impl ShowConfig {
             inputs: args.inputs.clone(),
             input_format: pages.input_format.into(),
             engine: pages.engine.into(),
-            kind: pages.kind.map(PageKind::from),
+            kind: args.postgres.kind.map(PageKind::from),
             range,
             block_size: pages.block_size,
             segment: args.segment,
             blkno,
             output,
             columns,
-            toast: pages.toast.clone(),
+            toast: args.postgres.toast.clone(),
             charset: o.oracle_charset.into(),
             endian: o.endian.into(),
             evidence: args.evidence,
@@ -168,6 +169,10 @@ impl DiffConfig {
         let show = ShowArgs {
             inputs: Vec::new(),
             pages: args.pages.clone(),
+            postgres: args.postgres.clone(),
+            oracle: args.oracle.clone(),
+            // diff compares JSON: the dump text's options do nothing for it.
+            dump: DumpArgs::default(),
             segment: None,
             format: FormatArg::Json,
             wide: false,

@@ -324,43 +324,70 @@ enum Explained {
     Oracle(String, OracleWord),
 }
 
-/// `decode`: one dispatch over every kind of word.
-pub(crate) fn run(args: &DecodeArgs) -> Result<ExitCode, Error> {
-    let multi = matches!(args.what, DecodeWhat::OracleNumber | DecodeWhat::OracleDate);
-    if !multi && !args.more.is_empty() {
-        return Err(Error::Usage(format!(
-            "decode: one VALUE expected, found {} more ({})",
-            args.more.len(),
-            args.more.join(" ")
-        )));
+/// The JSON of one explained word, whichever kind it is.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum ExplainedJson<'a> {
+    Postgres(&'a DecodedWord),
+    Oracle(&'a OracleWord),
+}
+
+impl Explained {
+    fn json(&self) -> ExplainedJson<'_> {
+        match self {
+            Explained::Postgres(d) => ExplainedJson::Postgres(d),
+            Explained::Oracle(_, v) => ExplainedJson::Oracle(v),
+        }
     }
-    let all = || {
-        std::iter::once(args.value.as_str())
-            .chain(args.more.iter().map(String::as_str))
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
+
+    fn write_text(&self, out: &mut dyn Write) -> io::Result<()> {
+        match self {
+            Explained::Postgres(d) => write_decoded(out, d),
+            Explained::Oracle(t, _) => out.write_all(t.as_bytes()),
+        }
+    }
+}
+
+/// One value of kind `what`, explained.
+fn explain(what: DecodeWhat, value: &str) -> Result<Explained, Error> {
     let oracle = |(text, value)| Explained::Oracle(text, value);
-    let explained = match args.what {
+    Ok(match what {
         DecodeWhat::Infomask
         | DecodeWhat::Infomask2
         | DecodeWhat::Lp
         | DecodeWhat::PdFlags
-        | DecodeWhat::BtpoFlags => Explained::Postgres(postgres_word(args.what, &args.value)?),
-        DecodeWhat::OracleRdba => oracle(rdba(parse_word(&args.value, 32)? as u32)),
-        DecodeWhat::OracleFb => oracle(row_flag(parse_word(&args.value, 8)? as u8)),
-        DecodeWhat::OracleFlg => oracle(cache_flag(parse_word(&args.value, 8)? as u8)),
-        DecodeWhat::OracleItlFlag => oracle(itl_flag(parse_word(&args.value, 16)? as u16)),
-        DecodeWhat::OracleNumber => oracle(number(&parse_bytes(&all())?)?),
-        DecodeWhat::OracleDate => oracle(date(&parse_bytes(&all())?)?),
-        DecodeWhat::Rowid => oracle(rowid(args.value.trim())?),
+        | DecodeWhat::BtpoFlags => Explained::Postgres(postgres_word(what, value)?),
+        DecodeWhat::OracleRdba => oracle(rdba(parse_word(value, 32)? as u32)),
+        DecodeWhat::OracleFb => oracle(row_flag(parse_word(value, 8)? as u8)),
+        DecodeWhat::OracleFlg => oracle(cache_flag(parse_word(value, 8)? as u8)),
+        DecodeWhat::OracleItlFlag => oracle(itl_flag(parse_word(value, 16)? as u16)),
+        DecodeWhat::OracleNumber => oracle(number(&parse_bytes(value)?)?),
+        DecodeWhat::OracleDate => oracle(date(&parse_bytes(value)?)?),
+        DecodeWhat::Rowid => oracle(rowid(value.trim())?),
+    })
+}
+
+/// `decode`: every VALUE explained in turn (an Oracle NUMBER's or DATE's
+/// VALUEs are the bytes of one value). Every value is checked before
+/// anything is written: one bad value is a usage error and prints nothing.
+pub(crate) fn run(args: &DecodeArgs) -> Result<ExitCode, Error> {
+    let bytes_of_one = matches!(args.what, DecodeWhat::OracleNumber | DecodeWhat::OracleDate);
+    let explained = if bytes_of_one {
+        vec![explain(args.what, &args.values.join(" "))?]
+    } else {
+        args.values
+            .iter()
+            .map(|v| explain(args.what, v))
+            .collect::<Result<Vec<_>, Error>>()?
     };
     let mut out = BufWriter::new(io::stdout().lock());
-    match (&explained, args.format) {
-        (Explained::Postgres(d), DecodeFormat::Json) => render::write::write_pretty(&mut out, d),
-        (Explained::Postgres(d), DecodeFormat::Text) => write_decoded(&mut out, d),
-        (Explained::Oracle(_, v), DecodeFormat::Json) => render::write::write_pretty(&mut out, v),
-        (Explained::Oracle(t, _), DecodeFormat::Text) => out.write_all(t.as_bytes()),
+    match (explained.as_slice(), args.format) {
+        ([one], DecodeFormat::Json) => render::write::write_pretty(&mut out, &one.json()),
+        (all, DecodeFormat::Json) => {
+            let list: Vec<ExplainedJson> = all.iter().map(Explained::json).collect();
+            render::write::write_pretty(&mut out, &list)
+        }
+        (all, DecodeFormat::Text) => all.iter().try_for_each(|e| e.write_text(&mut out)),
     }
     .map_err(stdout_error)?;
     out.flush().map_err(stdout_error)?;

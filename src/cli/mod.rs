@@ -6,7 +6,7 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{CommandFactory, Parser};
+use clap::FromArgMatches;
 
 use crate::error::Error;
 
@@ -15,6 +15,7 @@ pub(crate) mod config;
 mod decode;
 mod diff;
 mod export;
+mod man;
 mod map;
 mod pipeline;
 mod show;
@@ -26,7 +27,10 @@ pub(crate) use config::{DiffConfig, ShowConfig, VerifyConfig};
 
 /// Entry point of the binary: run and map the result to an exit status.
 pub(crate) fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let parsed = args::command()
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m));
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(e) => return clap_exit(&e),
     };
@@ -83,9 +87,10 @@ pub(crate) fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Diff(args) => diff::run(&DiffConfig::from_args(&args)?),
         Command::Map(args) => map::run(&args),
         Command::Export(args) => export::run(&args),
+        Command::Man(args) => man::run(&args),
         Command::Completions { shell } => {
             // Generated into memory: clap_complete panics on a failed write.
-            let mut cmd = Cli::command();
+            let mut cmd = args::command();
             let mut script = Vec::new();
             clap_complete::generate(shell, &mut cmd, "blockscope", &mut script);
             write_stdout(&script).map_err(stdout_error)?;
