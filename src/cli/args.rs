@@ -828,9 +828,9 @@ pub(crate) struct MapArgs {
     /// trace, or a data directory with `--table`.
     pub input: Option<PathBuf>,
 
-    /// Which database wrote the file (default: detected).
+    /// Which database wrote the file.
     ///
-    /// Default: detected from its first block.
+    /// `auto`: detected from its first block.
     #[arg(long, value_enum, default_value_t = EngineArg::Auto, help_heading = INPUT)]
     pub engine: EngineArg,
 
