@@ -730,7 +730,6 @@ pub(crate) struct CatalogRead<'a> {
 /// `unreadable`, and the rest of the page is still read. Returns how many
 /// versions neither their hint bits nor pg_xact decided (the fallback rule
 /// in the module docs decided them).
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn page_rows(
     catalog: Catalog,
     schema: &Schema,
