@@ -1839,7 +1839,7 @@ mod tests {
     /// after its cluster's last checkpoint) with one bit flipped at `at`.
     fn damaged_block(at: usize) -> Vec<u8> {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("fixtures/postgres/salvage/crash/base/5/16384");
+            .join("fixtures/postgres/neverlie/crash/base/5/16384");
         let bytes = std::fs::read(path).unwrap();
         let mut page = bytes[5 * 8192..6 * 8192].to_vec();
         page[at] ^= 0x10;

@@ -2,7 +2,7 @@
 //! table's rows, crashed clusters checked rather than excused, and a
 //! running cluster named as running.
 //!
-//! The fixtures in fixtures/postgres/salvage/ come from one real
+//! The fixtures in fixtures/postgres/neverlie/ come from one real
 //! PostgreSQL 15 cluster (see make.sh and the README there):
 //!
 //! * `mvcc/`: `ALTER TABLE … DROP COLUMN`, `RENAME` and `TRUNCATE` rolled
@@ -32,7 +32,7 @@ struct Copy(PathBuf);
 impl Copy {
     fn of(fixture: &str, name: &str) -> Copy {
         let dir =
-            std::env::temp_dir().join(format!("blockscope-salvage-{}-{name}", std::process::id()));
+            std::env::temp_dir().join(format!("blockscope-neverlie-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         copy_dir(&common::fixture(fixture), &dir);
         Copy(dir)
@@ -83,7 +83,7 @@ fn sorted(text: &str) -> Vec<&str> {
 
 fn saved_copy(table: &str) -> String {
     String::from_utf8(common::fixture_bytes(&format!(
-        "postgres/salvage/{table}.copy"
+        "postgres/neverlie/{table}.copy"
     )))
     .unwrap()
 }
@@ -96,7 +96,7 @@ fn export_table(datadir: &str, table: &str) -> common::Run {
 
 #[test]
 fn rolled_back_ddl_leaves_each_table_as_the_server_shows_it() {
-    let datadir = common::fixture("postgres/salvage/mvcc");
+    let datadir = common::fixture("postgres/neverlie/mvcc");
     let datadir = datadir.to_str().unwrap();
     for table in [
         "public.dropped",
@@ -129,7 +129,7 @@ fn rolled_back_ddl_leaves_each_table_as_the_server_shows_it() {
 
 #[test]
 fn a_rolled_back_truncate_keeps_the_tables_pages_for_map() {
-    let datadir = common::fixture("postgres/salvage/mvcc");
+    let datadir = common::fixture("postgres/neverlie/mvcc");
     let run = common::run(&[
         "map",
         datadir.to_str().unwrap(),
@@ -150,7 +150,7 @@ fn a_rolled_back_truncate_keeps_the_tables_pages_for_map() {
 fn the_fixture_has_stale_checksums_on_catalog_pages_and_verify_knows_they_are_off() {
     // What makes the test above about checksums: with checksums forced on,
     // pg_class, pg_attribute and public.later's page fail them.
-    let datadir = common::fixture("postgres/salvage/mvcc");
+    let datadir = common::fixture("postgres/neverlie/mvcc");
     let datadir = datadir.to_str().unwrap();
     let run = common::run(&["verify", "--checksums", "on", datadir]);
     assert_eq!(run.code, 1);
@@ -176,9 +176,9 @@ fn the_fixture_has_stale_checksums_on_catalog_pages_and_verify_knows_they_are_of
 fn with_data_checksums_on_the_same_stale_pages_are_errors() {
     // The same files under a pg_control that says checksums are on (the
     // crash fixture's, same cluster): the stale catalog page is damage again.
-    let copy = Copy::of("postgres/salvage/mvcc", "checksums-on");
+    let copy = Copy::of("postgres/neverlie/mvcc", "checksums-on");
     std::fs::copy(
-        common::fixture("postgres/salvage/crash/global/pg_control"),
+        common::fixture("postgres/neverlie/crash/global/pg_control"),
         copy.file("global/pg_control"),
     )
     .unwrap();
@@ -195,7 +195,7 @@ fn with_data_checksums_on_the_same_stale_pages_are_errors() {
 fn catalog_rows_pg_xact_cannot_decide_are_named_as_guessed() {
     // pg_xact there but empty: the rows without hint bits are decided by
     // the fallback rule, and a note says so (rolled-back DDL included).
-    let copy = Copy::of("postgres/salvage/mvcc", "empty-pg-xact");
+    let copy = Copy::of("postgres/neverlie/mvcc", "empty-pg-xact");
     std::fs::write(copy.file("pg_xact/0000"), b"").unwrap();
     let run = export_table(copy.path(), "public.later");
     run.assert_stderr_has(&[
@@ -232,7 +232,7 @@ fn checksum_blocks(stdout: &str) -> Vec<u64> {
 
 #[test]
 fn a_crashed_cluster_is_clean_when_nothing_is_damaged() {
-    let copy = Copy::of("postgres/salvage/crash", "crash-clean");
+    let copy = Copy::of("postgres/neverlie/crash", "crash-clean");
     let run = common::run(&["verify", copy.path()]);
     assert_eq!(run.code, 0, "{}", run.stdout);
     assert!(run.stdout.contains("pg_control:        in production"));
@@ -241,7 +241,7 @@ fn a_crashed_cluster_is_clean_when_nothing_is_damaged() {
 
 #[test]
 fn a_flipped_bit_in_a_page_newer_than_the_checkpoint_of_a_crashed_cluster_is_found() {
-    let copy = Copy::of("postgres/salvage/crash", "crash-flip");
+    let copy = Copy::of("postgres/neverlie/crash", "crash-flip");
     damage(&copy, 5, false);
     damage(&copy, 10, true);
     // The data directory, as the file alone.
@@ -293,9 +293,9 @@ const NOT_SHUT_DOWN: &str =
 
 #[test]
 fn export_from_a_running_cluster_says_it_is_running() {
-    let copy = Copy::of("postgres/salvage/mvcc", "running");
+    let copy = Copy::of("postgres/neverlie/mvcc", "running");
     std::fs::copy(
-        common::fixture("postgres/salvage/running.pg_control"),
+        common::fixture("postgres/neverlie/running.pg_control"),
         copy.file("global/pg_control"),
     )
     .unwrap();
@@ -334,7 +334,7 @@ fn export_from_a_running_cluster_says_it_is_running() {
 fn a_stale_postmaster_pid_of_another_process_is_not_a_running_server() {
     // A crash leaves postmaster.pid; its pid may now be another program's
     // (here this test's, which does not work in the data directory).
-    let copy = Copy::of("postgres/salvage/crash", "stale-pid");
+    let copy = Copy::of("postgres/neverlie/crash", "stale-pid");
     std::fs::write(
         copy.file("postmaster.pid"),
         format!("{}\n{}\n", std::process::id(), copy.path()),
@@ -354,7 +354,7 @@ fn a_stale_postmaster_pid_of_another_process_is_not_a_running_server() {
 
 #[test]
 fn a_cleanly_stopped_cluster_gets_no_note() {
-    let datadir = common::fixture("postgres/salvage/mvcc");
+    let datadir = common::fixture("postgres/neverlie/mvcc");
     let run = export_table(datadir.to_str().unwrap(), "public.renamed");
     assert_eq!(run.code, 0);
     assert!(
