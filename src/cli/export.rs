@@ -14,6 +14,7 @@ use std::io::{self, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use crate::engine::cluster::{has_checksums, ServerState};
 use crate::engine::xact::XactLog;
 use crate::engine::Engine;
 use crate::error::Error;
@@ -413,6 +414,9 @@ struct Ctx<'a> {
     /// The compiled column list, when every live column is an integer or text.
     plan: Option<attrs::RowPlan>,
     block_size: usize,
+    /// Checksums are checked: not when the data directory's pg_control says
+    /// the cluster has none (stale ones stay after `pg_checksums --disable`).
+    checksums: bool,
     /// The first undecided reason, for the closing note.
     first_undecided: std::sync::Mutex<Option<String>>,
 }
@@ -447,6 +451,13 @@ pub(crate) fn export_relation(
         .data_dir
         .as_deref()
         .and_then(|d| XactLog::open(d, block_size));
+    if let Some(dir) = &rel.data_dir {
+        // A running server writes the files while they are read; a crashed
+        // one left its last changes in WAL only. Either way, say so.
+        if let Some(note) = ServerState::of(dir).note() {
+            report_error(&format!("blockscope: note: {}: {note}\n", dir.display()));
+        }
+    }
     let mut toast = match &rel.toast_segments {
         Some(files) if !files.is_empty() => Some(ToastStore::open(files, Some(block_size))?),
         _ => None,
@@ -459,6 +470,7 @@ pub(crate) fn export_relation(
         fmt: &fmt,
         plan: attrs::RowPlan::new(&rel.schema.columns),
         block_size,
+        checksums: rel.data_dir.as_deref().is_none_or(has_checksums),
         first_undecided: std::sync::Mutex::new(None),
     };
     let undecoded: Vec<String> = rel
@@ -915,7 +927,7 @@ fn export_block(
         crate::parse::postgres::Relation::default(),
         &mut problems,
     );
-    if let Some(h) = &checked.header {
+    if let Some(h) = checked.header.as_ref().filter(|_| ctx.checksums) {
         check_checksum(h, bytes, &opts, &mut problems);
     }
     let fatal: Vec<&str> = problems

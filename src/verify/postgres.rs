@@ -163,8 +163,9 @@ struct BlockContext<'a> {
     /// `None` for standard input and decoded text.
     reread: Option<&'a File>,
     /// A running cluster's start LSN: a block that still fails its checksum
-    /// after the re-read and whose pd_lsn is newer was written during the
-    /// run, and is counted as changed rather than reported.
+    /// after the re-read, whose bytes differ between the two reads and whose
+    /// pd_lsn is newer was written during the run, and is counted as changed
+    /// rather than reported.
     start_lsn: Option<u64>,
     /// Gather each block's [`BlockFigures`] (the report wants them).
     figures: bool,
@@ -1572,7 +1573,13 @@ fn check_blocks_upto(data: &[u8], first: u64, ctx: &BlockContext, cap: usize) ->
             }
         }
         outcome.blocks += 1;
-        if verdict.bad_checksum && ctx.start_lsn.is_some_and(|start| page_lsn > start) {
+        // Changed during the run only when the second read shows the block
+        // did change: a crashed cluster's pg_control also says "in
+        // production", and there nothing writes, so a damaged block reads
+        // the same twice whatever its pd_lsn says (even a forged
+        // FFFFFFFF/FFFFFFFF).
+        let changed = again.as_deref().is_some_and(|bytes| bytes != page);
+        if verdict.bad_checksum && changed && ctx.start_lsn.is_some_and(|start| page_lsn > start) {
             // Written after the run began: its bytes are in flux (maybe torn),
             // so neither its checksum nor its structure is judged.
             outcome.changed_during_run += 1;
@@ -1826,5 +1833,61 @@ mod tests {
                 (16385, Fork::Vm, None),
             ]
         );
+    }
+
+    /// Block 5 of the crash fixture's heap (a PostgreSQL 15 page written
+    /// after its cluster's last checkpoint) with one bit flipped at `at`.
+    fn damaged_block(at: usize) -> Vec<u8> {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/postgres/neverlie/crash/base/5/16384");
+        let bytes = std::fs::read(path).unwrap();
+        let mut page = bytes[5 * 8192..6 * 8192].to_vec();
+        page[at] ^= 0x10;
+        page
+    }
+
+    /// check_blocks on `first_read` (block 5) whose re-read gives `second_read`.
+    fn check_with_reread(first_read: &[u8], second_read: &[u8], what: &str) -> Outcome {
+        let path =
+            std::env::temp_dir().join(format!("blockscope-reread-{what}-{}", std::process::id()));
+        std::fs::write(&path, second_read).unwrap();
+        let file = File::open(&path).unwrap();
+        let ctx = BlockContext {
+            file: "x",
+            block_size: 8192,
+            first_blkno: 5,
+            checksums: true,
+            from_text: false,
+            btree_index: false,
+            reread: Some(&file),
+            // The crash fixture's checkpoint REDO location: the page is newer.
+            start_lsn: Some(0x017B_3928),
+            figures: false,
+        };
+        let outcome = check_blocks(first_read, 0, &ctx);
+        std::fs::remove_file(&path).unwrap();
+        outcome
+    }
+
+    #[test]
+    fn a_newer_block_counts_as_changed_only_when_the_second_read_differs() {
+        let first = damaged_block(4000);
+        assert!(pd_lsn(&first) > 0x017B_3928);
+        // Read the same twice: nothing wrote it, so the damage is reported.
+        let same = check_with_reread(&first, &first, "same");
+        assert_eq!(
+            (same.changed_during_run, same.bad_checksums, same.bad_blocks),
+            (0, 1, 1)
+        );
+        // Written between the reads (and still failing): changed.
+        let other = damaged_block(4100);
+        let changed = check_with_reread(&first, &other, "changed");
+        assert_eq!((changed.changed_during_run, changed.bad_checksums), (1, 0));
+        assert!(changed.problems.is_empty());
+        // A forged pd_lsn of FFFFFFFF/FFFFFFFF on a block read the same twice buys nothing.
+        let mut forged = first.clone();
+        forged[..8].copy_from_slice(&[0xFF; 8]);
+        let f = check_with_reread(&forged, &forged, "forged");
+        assert_eq!((f.changed_during_run, f.bad_checksums), (0, 1));
     }
 }

@@ -9,20 +9,33 @@
 //! it by the fixtures). Before PostgreSQL 12 a catalog row's `oid` is not a
 //! column but the tuple header's `t_oid` (WITH OIDS).
 //!
-//! Which versions of a row count (no pg_xact is read here; a caller may pass
-//! what pg_xact says through [`XactStatus`]):
+//! Which versions of a row count: the rows a query would see once every
+//! transaction has ended, by the rules export's `--rows visible` follows
+//! ([`super::visibility::decide`]): hint bits first, and where they are
+//! unset, the data directory's pg_xact and pg_multixact, which a caller
+//! passes as an [`XactLookup`]. So the old version of a row that an aborted
+//! `ALTER TABLE`, `RENAME` or `TRUNCATE` updated is the one that counts, and
+//! the aborted new version is not. Where neither the hint bits nor pg_xact
+//! decide (no pg_xact given, or it does not reach the xid), the rule of a
+//! stopped cluster's last DDL applies, and the caller is told how many rows
+//! were decided so:
 //!
 //! * xmin: a version whose `t_infomask` says HEAP_XMIN_INVALID without
 //!   HEAP_XMIN_COMMITTED (an aborted insert) is dead; any other xmin — hinted
-//!   committed, frozen, or not hinted — counts as committed, unless the
-//!   caller's status says it aborted;
+//!   committed, frozen, or not hinted — counts as committed, unless pg_xact
+//!   says it did not commit;
 //! * xmax: 0, HEAP_XMAX_INVALID, a lock only (HEAP_XMAX_LOCK_ONLY, or
 //!   HEAP_XMAX_EXCL_LOCK alone) or a multixact: not deleted; HEAP_XMAX_COMMITTED:
 //!   deleted; an xmax with no hint bit is taken as committed (the last DDL
-//!   before a shutdown leaves exactly such rows), unless the caller's status
-//!   says it aborted;
+//!   before a shutdown leaves exactly such rows), unless pg_xact says it did
+//!   not commit;
 //! * when two versions of one row (same key) are still live after that, the
 //!   one with the newest xmin wins and a note says so.
+//!
+//! A page's checksum is checked only when the cluster has data checksums
+//! (pg_control's `data_checksum_version`): after `pg_checksums --disable`
+//! the server rewrites pages without updating `pd_checksum`, so a stale one
+//! is not damage.
 
 use std::collections::HashMap;
 
@@ -34,10 +47,8 @@ use super::attrs;
 use super::page::{parse_page_without_spans, PageOptions};
 use super::schema::parse_columns;
 use super::values;
-
-/// What pg_xact says about a transaction: `Some(true)` committed,
-/// `Some(false)` aborted, `None` not known.
-pub(crate) type XactStatus<'a> = &'a dyn Fn(u32) -> Option<bool>;
+use super::visibility::{decide, RowStatus, XactLookup};
+use crate::model::postgres::ItemPointer;
 
 /// The catalogs read for a table lookup.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -593,8 +604,10 @@ impl CatalogRow {
     }
 }
 
-/// Whether a version counts, by the rule in the module docs.
-fn visible(infomask: u16, xmin: u32, xmax: u32, xact: XactStatus) -> bool {
+/// Whether a version counts when neither its hint bits nor pg_xact decide
+/// it (the fallback rule in the module docs); `xact` is what pg_xact says,
+/// `Some(true)` committed, `Some(false)` not committed, `None` unknown.
+fn visible(infomask: u16, xmin: u32, xmax: u32, xact: &dyn Fn(u32) -> Option<bool>) -> bool {
     let xmin_committed = infomask & HEAP_XMIN_COMMITTED != 0;
     if infomask & HEAP_XMIN_INVALID != 0 && !xmin_committed {
         return false;
@@ -615,6 +628,29 @@ fn visible(infomask: u16, xmin: u32, xmax: u32, xact: XactStatus) -> bool {
         return false;
     }
     xact(xmax) == Some(false)
+}
+
+/// Whether version `h` at `tid` counts, and whether its hint bits or `log`
+/// decided that as export's `--rows visible` would (`false`: they did not,
+/// and the fallback rule in the module docs decided).
+fn version_counts(
+    h: &crate::model::postgres::HeapTupleHeader,
+    tid: ItemPointer,
+    log: Option<&dyn XactLookup>,
+) -> (bool, bool) {
+    match decide(h, tid, log).status {
+        RowStatus::Live => (true, true),
+        RowStatus::Deleted { .. } | RowStatus::Updated { .. } | RowStatus::Aborted { .. } => {
+            (false, true)
+        }
+        RowStatus::Undecided { .. } => {
+            let status = |xid: u32| {
+                log.and_then(|l| l.xact_status(xid).ok())
+                    .map(|s| s.committed())
+            };
+            (visible(h.t_infomask, h.t_xmin, h.t_xmax, &status), false)
+        }
+    }
 }
 
 /// A catalog page or row that could not be read, where it is and why.
@@ -675,19 +711,35 @@ fn key_columns(catalog: Catalog) -> &'static [&'static str] {
     }
 }
 
+/// How a catalog's pages are read: the cluster's commit status lookups and
+/// whether it has data checksums.
+#[derive(Clone, Copy)]
+pub(crate) struct CatalogRead<'a> {
+    /// pg_xact and pg_multixact of the data directory, when it has them.
+    pub log: Option<&'a dyn XactLookup>,
+    /// The cluster has data checksums (pg_control's `data_checksum_version`
+    /// is not 0, or pg_control could not be read): a checksum mismatch makes
+    /// a page unreadable. Without them a stale `pd_checksum` (left by
+    /// `pg_checksums --disable`) is not checked.
+    pub checksums: bool,
+}
+
 /// The live rows of one page of `catalog`, decoded with `schema`; a page or
 /// row that cannot be read (a damaged header, a checksum mismatch, a page
 /// that is not a heap page, a column that does not decode) goes to
-/// `unreadable`, and the rest of the page is still read.
+/// `unreadable`, and the rest of the page is still read. Returns how many
+/// versions neither their hint bits nor pg_xact decided (the fallback rule
+/// in the module docs decided them).
 pub(crate) fn page_rows(
     catalog: Catalog,
     schema: &Schema,
     blkno: u64,
     data: &[u8],
-    xact: XactStatus,
+    read: CatalogRead,
     rows: &mut Vec<CatalogRow>,
     unreadable: &mut Vec<Unreadable>,
-) {
+) -> u64 {
+    let mut guessed = 0;
     let page_damage = |reason: String, benign: bool| Unreadable {
         catalog,
         blkno,
@@ -708,17 +760,19 @@ pub(crate) fn page_rows(
         if data.iter().all(|&b| b == 0) {
             unreadable.push(page_damage("all zeros; no rows read".into(), true));
         }
-        return;
+        return guessed;
     }
     if page.kind != PageKind::Heap {
         unreadable.push(page_damage(
             format!("not a heap page ({:?}); its rows are not read", page.kind),
             false,
         ));
-        return;
+        return guessed;
     }
     if let Some(p) = page.problems.iter().find(|p| {
-        p.severity == Severity::Error && matches!(p.field.as_str(), f if f.starts_with("pd_"))
+        p.severity == Severity::Error
+            && p.field.starts_with("pd_")
+            && (read.checksums || p.field != "pd_checksum")
     }) {
         let reason = if p.field == "pd_checksum" {
             format!("{}; its rows are not read", p.message)
@@ -729,7 +783,7 @@ pub(crate) fn page_rows(
             )
         };
         unreadable.push(page_damage(reason, false));
-        return;
+        return guessed;
     }
     attrs::decode_page(&mut page, data, schema, None);
     for item in page.items {
@@ -747,7 +801,13 @@ pub(crate) fn page_rows(
             continue;
         };
         let h = &t.header;
-        if !visible(h.t_infomask, h.t_xmin, h.t_xmax, xact) {
+        let tid = ItemPointer {
+            block: blkno as u32,
+            offset: item.id.lp,
+        };
+        let (counts, decided) = version_counts(h, tid, read.log);
+        guessed += u64::from(!decided);
+        if !counts {
             continue;
         }
         let attrs = item.attrs.unwrap_or_default();
@@ -797,6 +857,7 @@ pub(crate) fn page_rows(
             attrs,
         });
     }
+    guessed
 }
 
 /// Keep one version per key: the newest xmin where several remain (with a note).

@@ -270,7 +270,8 @@ fn write_summary(out: &mut dyn Write, s: &Summary) -> io::Result<()> {
                 out,
                 "Cluster:           running (in production); start LSN {} (the latest \
                  checkpoint's REDO location): a block failing its checksum was re-read, and one \
-                 still failing with a newer pd_lsn counted as changed during the run",
+                 that read differently and still failed with a newer pd_lsn counted as changed \
+                 during the run",
                 s.start_lsn.as_deref().unwrap_or("unknown")
             )?;
         }
