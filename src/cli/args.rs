@@ -736,6 +736,16 @@ pub(crate) struct ExportArgs {
     #[arg(long, value_name = "BYTES")]
     pub block_size: Option<usize>,
 
+    /// Only these blocks of the relation, by block number: `3`, `0..9`
+    /// (inclusive), `5..`, `..4`.
+    #[arg(long, value_name = "RANGE")]
+    pub blocks: Option<String>,
+
+    /// Skip a block whose checksum or page header fails, whole (by default
+    /// its tuples that pass their own checks are written, and it is named).
+    #[arg(long)]
+    pub strict: bool,
+
     /// Which database wrote the file.
     #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
     pub engine: EngineArg,

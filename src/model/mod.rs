@@ -153,6 +153,11 @@ pub struct Problem {
     pub class: ProblemClass,
     /// What is wrong, in one line.
     pub message: String,
+    /// The line pointer (PostgreSQL) the problem is about, when it is about
+    /// one item: the typed form of `lp[3]` / `tuple 3 …` for code that acts
+    /// on it (export skips that tuple). Not serialised: `field` says it.
+    #[serde(skip)]
+    pub item: Option<u16>,
 }
 
 impl Problem {
@@ -170,6 +175,13 @@ impl Problem {
             field: field.into(),
             class,
             message: message.into(),
+            item: None,
         }
+    }
+
+    /// The same problem, about line pointer `lp` and its item.
+    pub fn about_item(mut self, lp: u16) -> Self {
+        self.item = Some(lp);
+        self
     }
 }
