@@ -52,6 +52,9 @@ pub enum ProblemClass {
     Io,
     /// The page kind could not be established.
     Kind,
+    /// A file found among relation files that holds no page at all (a log
+    /// or text copied over it): one problem for the whole file.
+    NotPages,
     // PostgreSQL.
     /// A line pointer (`ItemIdData`) against the page.
     LinePointer,
@@ -104,6 +107,7 @@ impl ProblemClass {
             ProblemClass::Truncated => "truncated",
             ProblemClass::Io => "io",
             ProblemClass::Kind => "kind",
+            ProblemClass::NotPages => "not-pages",
             ProblemClass::LinePointer => "line-pointer",
             ProblemClass::Tuple => "tuple",
             ProblemClass::Attrs => "attrs",
