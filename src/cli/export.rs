@@ -232,21 +232,31 @@ fn export_table(args: &ExportArgs, table: &str, opts: &ExportOptions) -> Result<
             "--table finds a PostgreSQL table in a data directory's catalogs".into(),
         ));
     }
-    let database = args.database.as_deref().unwrap_or("postgres");
     let cluster = crate::engine::cluster::Cluster::open(datadir)?;
-    let info = cluster.find_table(database, table).map_err(|e| {
-        let e = e.to_string();
-        // A message that already says how to go on (a damaged catalog) ends with that.
-        Error::Usage(if e.contains('\n') {
-            format!("{}: {e}", datadir.display())
-        } else {
-            format!(
-                "{}: {e}; to export anyway, name the table's relation file \
+    let (info, _) = cluster
+        .find_table_anywhere(args.database.as_deref(), table)
+        .map_err(|e| {
+            let e = e.to_string();
+            // A message that already says how to go on (a damaged catalog) ends with that.
+            Error::Usage(if e.contains('\n') {
+                format!("{}: {e}", datadir.display())
+            } else {
+                format!(
+                    "{}: {e}; to export anyway, name the table's relation file \
                  (base/DBOID/RELFILENODE) with --columns or --schema",
-                datadir.display()
-            )
-        })
-    })?;
+                    datadir.display()
+                )
+            })
+        })?;
+    if info.relkind == 'i' {
+        return Err(Error::Usage(format!(
+            "{}: {}.{} is an index: its tuples are keys, not a table's rows \
+             (show or map it with --table)",
+            datadir.display(),
+            info.schema_name,
+            info.name
+        )));
+    }
     let mut err = io::stderr().lock();
     for note in cluster.notes.iter().chain(&info.notes) {
         let _ = writeln!(err, "blockscope: note: {}: {note}", datadir.display());
