@@ -583,3 +583,126 @@ fn live_catalog_lookup_on_every_major() {
     }
     fs::remove_dir_all(&out).unwrap();
 }
+
+/// fixtures/postgres/catalog/multidb (multidb.sh, PostgreSQL 15): tables in
+/// databases shop and archive, none in postgres. A relation not in the
+/// database given (or postgres) is looked up in every database: in exactly
+/// one and no --database given, it is read from there and said; otherwise
+/// the error says where it is. Indexes, TOAST tables and materialized views
+/// are accepted wherever tables are (an index is shown and mapped, not
+/// exported).
+#[test]
+fn a_table_is_found_in_whichever_database_has_it() {
+    let dir = fixture("postgres/catalog/multidb");
+    let data = dir.join("datadir");
+    let data = data.to_str().unwrap();
+    let copy = |name: &str| fs::read_to_string(dir.join(name)).unwrap();
+
+    // In shop alone: used, and said.
+    for (table, file) in [
+        ("public.items", "shop.public.items.copy"),
+        ("public.items_mv", "shop.public.items_mv.copy"),
+    ] {
+        let r = run(&["export", data, "--table", table, "--format", "copy"]);
+        assert_eq!(r.code, 0, "{table}: {}", r.stderr);
+        assert_eq!(r.stdout, copy(file), "{table}");
+        assert!(
+            r.stderr.contains(&format!(
+                "{table} is not in database \"postgres\": it is in database \"shop\" alone, \
+                 and is read from there (--database shop)"
+            )),
+            "{table}: {}",
+            r.stderr
+        );
+    }
+    // Given explicitly, the database is the one read.
+    let r = run(&[
+        "export",
+        data,
+        "--table",
+        "public.orders",
+        "--database",
+        "archive",
+        "--format",
+        "copy",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.stdout, copy("archive.public.orders.copy"));
+    // In two databases: the error names both.
+    let r = run(&["export", data, "--table", "public.orders"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("public.orders is in databases \"shop\", \"archive\": give --database NAME"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(r.stdout, "");
+    // Not in the database given: where it is.
+    let r = run(&[
+        "export",
+        data,
+        "--table",
+        "public.items",
+        "--database",
+        "archive",
+    ]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("table public.items is not in pg_class of database \"archive\"")
+            && r.stderr
+                .contains("public.items is in database \"shop\": give --database shop"),
+        "{}",
+        r.stderr
+    );
+    // Nowhere: as before.
+    let r = run(&["export", data, "--table", "public.nothing"]);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr
+            .contains("table public.nothing is not in pg_class of database \"postgres\"")
+            && !r.stderr.contains("give --database"),
+        "{}",
+        r.stderr
+    );
+
+    // An index: shown (its keys with the catalog's column) and mapped, not exported.
+    let r = run(&[
+        "show",
+        data,
+        "--table",
+        "public.items_name_idx",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let pages: Value = serde_json::from_str(&r.stdout).unwrap();
+    let pages = pages.as_array().unwrap();
+    assert_eq!(pages.len(), 2);
+    assert!(pages.iter().all(|p| p["kind"] == "btree"), "{}", r.stdout);
+    assert!(r.stdout.contains("\"item 9\""), "{}", r.stdout);
+    let r = run(&["map", data, "--table", "public.items_name_idx"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.contains("kinds: btree 2"), "{}", r.stdout);
+    let r = run(&["export", data, "--table", "public.items_name_idx"]);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr
+            .contains("public.items_name_idx is an index: its tuples are keys"),
+        "{}",
+        r.stderr
+    );
+    // A TOAST table by its name.
+    let r = run(&[
+        "show",
+        data,
+        "--table",
+        "pg_toast.pg_toast_16386",
+        "--database",
+        "shop",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+}

@@ -872,3 +872,80 @@ fn show_and_verify_judge_a_page_alike() {
     }
     assert!(blocks > 40, "{blocks}");
 }
+
+/// A file found in a directory walk is pages or not pages, never a text
+/// dump: a server log copied over a relation file (20,000 bytes) and a
+/// file of hex digits are each one `not-pages` problem, and the run goes on
+/// to the other files' damage and its summary (before: the log died as
+/// `base64 input, line 1 …`, exit 2, and the hex digits were decoded).
+#[test]
+fn a_walked_file_that_is_not_pages_is_one_problem_and_the_run_goes_on() {
+    let root = tempdir("notpages");
+    let db = root.join("base/5");
+    fs::create_dir_all(&db).unwrap();
+    fs::create_dir_all(root.join("global")).unwrap();
+    fs::write(root.join("PG_VERSION"), "15\n").unwrap();
+    for file in relations("clean") {
+        fs::copy(&file, db.join(file.file_name().unwrap())).unwrap();
+    }
+    fs::copy(
+        relation("bitflip"),
+        root.join("global").join(relation_name("bitflip", 0)),
+    )
+    .unwrap();
+    let log = b"2026-11-24 02:14:59.812 UTC [4242] LOG:  checkpoint starting: time\n"
+        .iter()
+        .copied()
+        .cycle()
+        .take(20_000)
+        .collect::<Vec<u8>>();
+    fs::write(db.join("16389"), &log).unwrap();
+    let hex: Vec<u8> = b"0123456789abcdef"
+        .iter()
+        .copied()
+        .cycle()
+        .take(16384)
+        .collect();
+    fs::write(db.join("16391"), &hex).unwrap();
+
+    for args in [vec![], vec!["--format", "json"], vec!["--format", "ndjson"]] {
+        let mut all = vec!["verify", root.to_str().unwrap()];
+        all.extend_from_slice(&args);
+        let r = blockscope(&all, None);
+        assert_eq!(r.code, 1, "{args:?}: {}", r.stderr);
+        assert!(!r.stderr.contains("error"), "{args:?}: {}", r.stderr);
+    }
+    let (code, summary, problems) = verify_json(&[root.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert_eq!(summary["problems_by_class"]["not-pages"], 2, "{summary}");
+    let not_pages: Vec<&Value> = problems
+        .iter()
+        .filter(|p| p["class"] == "not-pages")
+        .collect();
+    assert_eq!(not_pages.len(), 2, "{problems:?}");
+    assert!(not_pages[0]["file"].as_str().unwrap().ends_with("16389"));
+    let message = not_pages[0]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("not pages: none of its 2 whole 8192-byte blocks is a PostgreSQL page")
+            && message.contains("it begins as text: \"2026-11-24 02:14:59.812 UTC [4242] LOG:"),
+        "{message}"
+    );
+    assert_eq!(not_pages[0]["severity"], "error");
+    assert!(not_pages[1]["file"].as_str().unwrap().ends_with("16391"));
+    // The other files' damage is still found: the bit flip of global's block 2.
+    assert!(
+        problems
+            .iter()
+            .any(|p| p["class"] == "checksum" && p["file"].as_str().unwrap().contains("global")),
+        "{problems:?}"
+    );
+    // No truncated problem for the log's tail: the file is one problem.
+    assert!(
+        summary["problems_by_class"].get("truncated").is_none(),
+        "{summary}"
+    );
+    // Named on the command line, the hex file is still a text dump to decode.
+    let r = blockscope(&["verify", db.join("16391").to_str().unwrap()], None);
+    assert!(!r.stdout.contains("not-pages"), "{}", r.stdout);
+    fs::remove_dir_all(root).unwrap();
+}

@@ -1011,6 +1011,19 @@ pub(crate) struct ExportArgs {
     #[arg(long, value_name = "DIR", help_heading = POSTGRES)]
     pub data_dir: Option<PathBuf>,
 
+    /// Only these blocks, by block number: `3`, `0..9` (inclusive), `5..`,
+    /// `..4`.
+    #[arg(long, value_name = "RANGE", help_heading = SELECTION)]
+    pub blocks: Option<String>,
+
+    /// Skip a damaged block whole.
+    ///
+    /// By default a block whose checksum or page header fails is read tuple
+    /// by tuple: its tuples that pass their own checks are written, and the
+    /// block and each unreadable tuple are named on standard error.
+    #[arg(long, help_heading = SELECTION)]
+    pub strict: bool,
+
     /// The data object id whose rows to write.
     ///
     /// The kdbh/ktbbh objd of the table's blocks.

@@ -62,8 +62,9 @@ pub(crate) struct ShowConfig {
 pub(crate) struct TableSpec {
     /// `SCHEMA.NAME` as given.
     pub name: String,
-    /// The database (default `postgres`).
-    pub database: String,
+    /// The database given (default: `postgres`, then wherever the table
+    /// alone is).
+    pub database: Option<String>,
 }
 
 impl ShowConfig {
@@ -138,7 +139,7 @@ impl ShowConfig {
             evidence: args.evidence,
             table: args.table.as_ref().map(|name| TableSpec {
                 name: name.clone(),
-                database: args.database.clone().unwrap_or_else(|| "postgres".into()),
+                database: args.database.clone(),
             }),
             data_dir: args.data_dir.clone(),
         })

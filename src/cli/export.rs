@@ -34,7 +34,7 @@ use crate::render::export::{Cell, CellKind, ExportFormat, OutColumn, RowFormat, 
 use crate::source::{RelationFileName, DEFAULT_BLOCK_SIZE, DEFAULT_SEGMENT_BYTES};
 
 use super::args::{EngineArg, ExportArgs, ExportFormatArg, RowsArg};
-use super::config::read_schema;
+use super::config::{read_schema, BlockRange};
 use super::{report_error, stdout_error};
 
 mod oracle;
@@ -75,6 +75,11 @@ pub(crate) struct ExportOptions {
     pub(crate) block_size: Option<usize>,
     /// `--evidence`: the provenance of the files read, on standard error.
     pub(crate) evidence: bool,
+    /// `--strict`: a block whose checksum or header fails is skipped whole
+    /// (otherwise its tuples that pass their own checks are written).
+    pub(crate) strict: bool,
+    /// `--blocks`: the relation's blocks to read.
+    pub(crate) blocks: BlockRange,
 }
 
 /// A PostgreSQL table as export reads it: what the catalog lookup finds
@@ -122,6 +127,11 @@ pub(crate) fn run(args: &ExportArgs) -> Result<ExitCode, Error> {
         rows: args.rows.into(),
         block_size: args.block_size,
         evidence: args.evidence,
+        strict: args.strict,
+        blocks: match &args.blocks {
+            Some(r) => BlockRange::parse(r)?,
+            None => BlockRange::ALL,
+        },
     };
     if let Some(table) = &args.table {
         return export_table(args, table, &opts);
@@ -150,6 +160,11 @@ pub(crate) fn run(args: &ExportArgs) -> Result<ExitCode, Error> {
         (None, None) => None,
     };
     if engine == Engine::Oracle {
+        if args.blocks.is_some() || args.strict {
+            return Err(Error::Usage(
+                "--blocks and --strict are for PostgreSQL relation files".into(),
+            ));
+        }
         return oracle::run(args, &opts, spec.as_ref());
     }
     if args.object_id.is_some() {
@@ -218,21 +233,31 @@ fn export_table(args: &ExportArgs, table: &str, opts: &ExportOptions) -> Result<
             "--table finds a PostgreSQL table in a data directory's catalogs".into(),
         ));
     }
-    let database = args.database.as_deref().unwrap_or("postgres");
     let cluster = crate::engine::cluster::Cluster::open(datadir)?;
-    let info = cluster.find_table(database, table).map_err(|e| {
-        let e = e.to_string();
-        // A message that already says how to go on (a damaged catalog) ends with that.
-        Error::Usage(if e.contains('\n') {
-            format!("{}: {e}", datadir.display())
-        } else {
-            format!(
-                "{}: {e}; to export anyway, name the table's relation file \
+    let (info, _) = cluster
+        .find_table_anywhere(args.database.as_deref(), table)
+        .map_err(|e| {
+            let e = e.to_string();
+            // A message that already says how to go on (a damaged catalog) ends with that.
+            Error::Usage(if e.contains('\n') {
+                format!("{}: {e}", datadir.display())
+            } else {
+                format!(
+                    "{}: {e}; to export anyway, name the table's relation file \
                  (base/DBOID/RELFILENODE) with --columns or --schema",
-                datadir.display()
-            )
-        })
-    })?;
+                    datadir.display()
+                )
+            })
+        })?;
+    if info.relkind == 'i' {
+        return Err(Error::Usage(format!(
+            "{}: {}.{} is an index: its tuples are keys, not a table's rows \
+             (show or map it with --table)",
+            datadir.display(),
+            info.schema_name,
+            info.name
+        )));
+    }
     let mut err = io::stderr().lock();
     for note in cluster.notes.iter().chain(&info.notes) {
         let _ = writeln!(err, "blockscope: note: {}: {note}", datadir.display());
@@ -388,6 +413,10 @@ struct Counts {
     skipped_tuples: u64,
     undecided: u64,
     undecided_written: u64,
+    /// Blocks whose checksum or header failed, read tuple by tuple.
+    salvaged_blocks: u64,
+    /// Blocks read in `--blocks`' range (the short last one included).
+    blocks: u64,
 }
 
 impl Counts {
@@ -396,12 +425,19 @@ impl Counts {
         self.skipped_blocks + self.skipped_tuples
     }
 
+    /// Something was skipped or salvaged from a damaged block: exit 1.
+    fn reported(&self) -> bool {
+        self.skipped() > 0 || self.salvaged_blocks > 0
+    }
+
     fn add(&mut self, o: &Counts) {
         self.rows += o.rows;
         self.skipped_blocks += o.skipped_blocks;
         self.skipped_tuples += o.skipped_tuples;
         self.undecided += o.undecided;
         self.undecided_written += o.undecided_written;
+        self.salvaged_blocks += o.salvaged_blocks;
+        self.blocks += o.blocks;
     }
 }
 
@@ -496,7 +532,7 @@ pub(crate) fn export_relation(
     let mut counts = Counts::default();
     let inputs = match write_rows(rel, &ctx, toast.as_mut(), out, name, &mut counts) {
         Ok(inputs) => inputs,
-        Err(e) => return output_closed(e, counts.skipped() > 0),
+        Err(e) => return output_closed(e, counts.reported()),
     };
     if opts.evidence {
         write_provenance(inputs);
@@ -536,9 +572,20 @@ pub(crate) fn export_relation(
             ));
         }
     }
-    if counts.skipped() > 0 {
+    if counts.blocks == 0 && opts.blocks != BlockRange::ALL {
+        return Err(Error::Usage(format!(
+            "{name}: no blocks to export (--blocks outside the relation)"
+        )));
+    }
+    if counts.reported() {
+        let salvaged = match counts.salvaged_blocks {
+            0 => String::new(),
+            n => {
+                format!("; {n} damaged blocks salvaged tuple by tuple (--strict skips them whole)")
+            }
+        };
         report_error(&format!(
-            "blockscope: {name}: {} rows written; skipped {} blocks and {} tuples that could not be read\n",
+            "blockscope: {name}: {} rows written; skipped {} blocks and {} tuples that could not be read{salvaged}\n",
             counts.rows, counts.skipped_blocks, counts.skipped_tuples
         ));
         return Ok(ExitCode::from(1));
@@ -592,7 +639,7 @@ fn write_rows(
         // Chunks of blocks read by the workers themselves (positioned
         // reads of regular files), decoded on every core, written in order.
         None if !ctx.opts.evidence && rel.segments.iter().all(|p| p.is_file()) => {
-            let files = SegmentFiles::open(&rel.segments, per_segment, block_size);
+            let files = SegmentFiles::open(&rel.segments, per_segment, block_size, ctx.opts.blocks);
             let task_bytes = TASK * block_size;
             super::pipeline::ordered_fill(
                 super::pipeline::threads(None),
@@ -780,7 +827,14 @@ struct SegmentFiles<'a> {
 }
 
 impl<'a> SegmentFiles<'a> {
-    fn open(paths: &'a [PathBuf], per_segment: u64, block_size: usize) -> SegmentFiles<'a> {
+    /// Only the tasks with a block in `range` (a file that cannot be opened
+    /// keeps its one task).
+    fn open(
+        paths: &'a [PathBuf],
+        per_segment: u64,
+        block_size: usize,
+        range: BlockRange,
+    ) -> SegmentFiles<'a> {
         let task_bytes = (TASK * block_size) as u64;
         let mut files = Vec::with_capacity(paths.len());
         let mut tasks = Vec::new();
@@ -790,8 +844,17 @@ impl<'a> SegmentFiles<'a> {
                 Ok(f) => f.metadata().map(|m| m.len()).unwrap_or(0),
                 Err(_) => 1, // one task, to report the error in order
             };
-            tasks.extend((0..len.div_ceil(task_bytes)).map(|t| (index, t * task_bytes)));
-            files.push((file, first_block(path, index, per_segment)));
+            let first = first_block(path, index, per_segment);
+            let in_range = |t: &u64| {
+                let from = first + t * TASK as u64;
+                from <= range.last && from + TASK as u64 > range.first
+            };
+            tasks.extend(
+                (0..len.div_ceil(task_bytes))
+                    .filter(|t| file.is_err() || in_range(t))
+                    .map(|t| (index, t * task_bytes)),
+            );
+            files.push((file, first));
         }
         SegmentFiles {
             paths,
@@ -899,6 +962,10 @@ fn export_block(
     toast: Option<&mut ToastStore>,
     o: &mut BlockOut,
 ) {
+    if !ctx.opts.blocks.contains(blkno) {
+        return;
+    }
+    o.counts.blocks += 1;
     if bytes.len() < ctx.block_size {
         o.messages.push(format!(
             "block {blkno}: skipped: only {} of {} bytes (the file ends inside the block)",
@@ -930,7 +997,11 @@ fn export_block(
     if let Some(h) = checked.header.as_ref().filter(|_| ctx.checksums) {
         check_checksum(h, bytes, &opts, &mut problems);
     }
-    let fatal: Vec<&str> = problems
+    // What the block as a whole fails: its checksum, its page header. With
+    // --strict such a block is skipped; otherwise, when the header still
+    // locates the line pointers, it is salvaged: each tuple is written only
+    // if it passes its own checks.
+    let damage: Vec<&str> = problems
         .iter()
         .filter(|p| {
             p.severity == Severity::Error
@@ -942,12 +1013,12 @@ fn export_block(
         .map(|p| p.message.as_str())
         .collect();
     let header = match &checked.header {
-        Some(h) if fatal.is_empty() && checked.header_usable => h,
+        Some(h) if checked.header_usable && (damage.is_empty() || !ctx.opts.strict) => h,
         _ => {
-            let why = if fatal.is_empty() {
+            let why = if damage.is_empty() {
                 "page header damaged".to_string()
             } else {
-                fatal.join("; ")
+                damage.join("; ")
             };
             o.messages.push(format!("block {blkno}: skipped: {why}"));
             o.counts.skipped_blocks += 1;
@@ -962,22 +1033,18 @@ fn export_block(
         o.counts.skipped_blocks += 1;
         return;
     }
-    // Line pointers and tuple headers the check found wrong: (lp, message).
+    let damaged = !damage.is_empty();
+    // The block's own message comes first; its counts are filled in below.
+    let block_message = damaged.then(|| {
+        o.messages.push(String::new());
+        o.messages.len() - 1
+    });
+    let before = o.counts;
+    // Line pointers and tuple headers the check found wrong, by line pointer.
     let bad: Vec<(u16, &str)> = problems
         .iter()
         .filter(|p| p.severity == Severity::Error)
-        .filter_map(|p| {
-            let lp = p
-                .field
-                .strip_prefix("lp[")
-                .and_then(|f| f.split(']').next())
-                .or_else(|| {
-                    p.field
-                        .strip_prefix("tuple ")
-                        .and_then(|f| f.split(' ').next())
-                })?;
-            Some((lp.parse().ok()?, p.message.as_str()))
-        })
+        .filter_map(|p| Some((p.item?, p.message.as_str())))
         .collect();
     let r = Reader::new(bytes, Endian::Little);
     let ids = item_ids(&r, header, &mut Vec::new());
@@ -1045,7 +1112,9 @@ fn export_block(
             continue;
         }
         // Integers and text stored plainly: written as the plan reads them.
-        if let (Some(plan), Some(_)) = (&ctx.plan, &t.t_data) {
+        // (Not in a damaged block: there every tuple takes the general path,
+        // whose layout must end exactly at lp_len.)
+        if let (Some(plan), Some(_), false) = (&ctx.plan, &t.t_data, damaged) {
             let fmt = ctx.fmt;
             let row_start = o.buf.len();
             let mut row = begin_row(ctx, &mut o.buf, t, self_tid, &d.status);
@@ -1130,7 +1199,7 @@ fn export_block(
                     None => {}
                 }
             }
-            match attrs::slot_value(col, data, slot, toast.as_deref_mut(), &mut budget) {
+            match attrs::slot_value(col, data, slot, toast.as_deref_mut(), &mut budget, damaged) {
                 Ok(_) if col.dropped => {}
                 Ok(Some(v)) => {
                     let mut c = cell(&v);
@@ -1156,5 +1225,26 @@ fn export_block(
         }
         fmt.end(row, &mut o.buf);
         o.counts.rows += 1;
+    }
+    if let Some(k) = block_message {
+        let rows = o.counts.rows - before.rows;
+        let skipped = o.counts.skipped_tuples - before.skipped_tuples;
+        o.messages[k] = format!(
+            "block {blkno}: damaged ({}): salvaged tuple by tuple: {} written, each of whose \
+             line pointer, header and attributes pass their own checks (their bytes are not \
+             vouched for by the block's checksum), {} skipped",
+            damage.join("; "),
+            plural(rows, "row"),
+            plural(skipped, "tuple"),
+        );
+        o.counts.salvaged_blocks += 1;
+    }
+}
+
+fn plural(n: u64, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
     }
 }

@@ -171,10 +171,9 @@ fn table_inputs(args: &MapArgs, name: &str) -> Result<TableFiles, Error> {
             "--table needs a data directory as the input".into(),
         ));
     };
-    let database = args.database.as_deref().unwrap_or("postgres");
     let cluster = Cluster::open(datadir)?;
-    let info = cluster
-        .find_table(database, name)
+    let (info, database) = cluster
+        .find_table_anywhere(args.database.as_deref(), name)
         .map_err(|e| Error::Usage(format!("{}: {e}", datadir.display())))?;
     let mut err = io::stderr().lock();
     let _ = writeln!(

@@ -118,8 +118,8 @@ pub(crate) fn run_table(cfg: &ShowConfig, table: &TableSpec) -> Result<ExitCode,
         ));
     };
     let cluster = Cluster::open(datadir)?;
-    let info = cluster
-        .find_table(&table.database, &table.name)
+    let (info, database) = cluster
+        .find_table_anywhere(table.database.as_deref(), &table.name)
         .map_err(|e| Error::Usage(format!("{}: {e}", datadir.display())))?;
     let given = match &cfg.columns {
         Some(spec) => {
@@ -137,7 +137,7 @@ pub(crate) fn run_table(cfg: &ShowConfig, table: &TableSpec) -> Result<ExitCode,
         datadir.display(),
         info.schema_name,
         info.name,
-        table.database,
+        database,
         info.oid,
         cluster.major(),
         info.main_segments

@@ -84,6 +84,9 @@ pub(crate) struct TableInfo {
     pub schema_name: String,
     /// `pg_class.relname`.
     pub name: String,
+    /// `pg_class.relkind`: `r` table, `t` TOAST table, `m` materialized
+    /// view, `i` index.
+    pub relkind: char,
     /// The main fork's segment files, `N`, `N.1`, … in order.
     pub main_segments: Vec<PathBuf>,
     /// The columns in attnum order; dropped columns kept (as dropped), so
@@ -623,10 +626,10 @@ impl Cluster {
         };
         let oid = rel.oid("oid").unwrap_or(0);
         let relkind = rel.char("relkind").unwrap_or('?');
-        if !matches!(relkind, 'r' | 't' | 'm') {
+        if !matches!(relkind, 'r' | 't' | 'm' | 'i') {
             return Err(ClusterError::NotFound(format!(
-                "{schema_name}.{name} has relkind '{relkind}', not a table with heap storage \
-                 (r, t or m)"
+                "{schema_name}.{name} has relkind '{relkind}', not a relation with storage \
+                 of its own (a table r, a TOAST table t, a materialized view m, an index i)"
             )));
         }
         let (relfilenode, dir) = self.relation_file(rel, dboid, db_tablespace, db_map.as_ref())?;
@@ -673,12 +676,67 @@ impl Cluster {
             relfilenode,
             schema_name,
             name,
+            relkind,
             main_segments,
             columns,
             toast_segments,
             notes,
             unreadable: bad,
         })
+    }
+
+    /// [`Self::find_table`] in `database`, or in `postgres` when none is
+    /// given; a relation that is not found there is looked up in every other
+    /// database of pg_database. Found in exactly one of them with no database
+    /// given, that one is used and a note says so; otherwise the error says
+    /// which databases have it. Returns the database the relation was read
+    /// from.
+    pub(crate) fn find_table_anywhere(
+        &self,
+        database: Option<&str>,
+        qualified_name: &str,
+    ) -> Result<(TableInfo, String), ClusterError> {
+        let first = database.unwrap_or("postgres");
+        let err = match self.find_table(first, qualified_name) {
+            Ok(info) => return Ok((info, first.to_string())),
+            Err(e @ (ClusterError::NotACluster(_) | ClusterError::Io { .. })) => return Err(e),
+            Err(e) => e,
+        };
+        let (mut notes, mut bad) = (Vec::new(), Vec::new());
+        let Ok(dbs) = self.databases(&mut notes, &mut bad) else {
+            return Err(err);
+        };
+        let mut found: Vec<(String, TableInfo)> = Vec::new();
+        for name in dbs.iter().filter_map(|r| r.text("datname")) {
+            if name == first {
+                continue;
+            }
+            if let Ok(info) = self.find_table(name, qualified_name) {
+                found.push((name.to_string(), info));
+            }
+        }
+        if found.is_empty() {
+            return Err(err);
+        }
+        if database.is_none() && found.len() == 1 {
+            let (db, mut info) = found.remove(0);
+            info.notes.push(format!(
+                "{qualified_name} is not in database \"postgres\": it is in database {db:?} \
+                 alone, and is read from there (--database {db})"
+            ));
+            return Ok((info, db));
+        }
+        let names: Vec<String> = found.iter().map(|(n, _)| format!("{n:?}")).collect();
+        Err(ClusterError::NotFound(format!(
+            "{err}\n{qualified_name} is in database{} {}: give --database {}",
+            if found.len() == 1 { "" } else { "s" },
+            names.join(", "),
+            if found.len() == 1 {
+                found[0].0.clone()
+            } else {
+                "NAME".to_string()
+            }
+        )))
     }
 
     /// A relation's file number and directory, from its pg_class row.

@@ -52,6 +52,9 @@ pub enum ProblemClass {
     Io,
     /// The page kind could not be established.
     Kind,
+    /// A file found among relation files that holds no page at all (a log
+    /// or text copied over it): one problem for the whole file.
+    NotPages,
     // PostgreSQL.
     /// A line pointer (`ItemIdData`) against the page.
     LinePointer,
@@ -104,6 +107,7 @@ impl ProblemClass {
             ProblemClass::Truncated => "truncated",
             ProblemClass::Io => "io",
             ProblemClass::Kind => "kind",
+            ProblemClass::NotPages => "not-pages",
             ProblemClass::LinePointer => "line-pointer",
             ProblemClass::Tuple => "tuple",
             ProblemClass::Attrs => "attrs",
@@ -153,6 +157,11 @@ pub struct Problem {
     pub class: ProblemClass,
     /// What is wrong, in one line.
     pub message: String,
+    /// The line pointer (PostgreSQL) the problem is about, when it is about
+    /// one item: the typed form of `lp[3]` / `tuple 3 …` for code that acts
+    /// on it (export skips that tuple). Not serialised: `field` says it.
+    #[serde(skip)]
+    pub item: Option<u16>,
 }
 
 impl Problem {
@@ -170,6 +179,13 @@ impl Problem {
             field: field.into(),
             class,
             message: message.into(),
+            item: None,
         }
+    }
+
+    /// The same problem, about line pointer `lp` and its item.
+    pub fn about_item(mut self, lp: u16) -> Self {
+        self.item = Some(lp);
+        self
     }
 }

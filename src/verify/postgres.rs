@@ -135,6 +135,10 @@ enum Target {
     File {
         path: PathBuf,
         segment: u64,
+        /// Found in a directory walk, not named: read as raw pages only
+        /// (a relation file is never a text dump), and a file that holds no
+        /// page is one `not-pages` problem.
+        walked: bool,
     },
     Stdin,
     /// An entry that could not even be looked at (permission denied, a
@@ -331,10 +335,16 @@ pub fn run(
     let mut bytes_seen = 0u64;
     for target in &targets {
         match target {
-            Target::File { path, segment } => {
+            Target::File {
+                path,
+                segment,
+                walked,
+            } => {
                 let first_blkno = segment.saturating_mul(blocks_per_segment);
+                let before = summary.problems_by_class.get("not-pages").copied();
                 bytes_seen += check_relation_file(
                     path,
+                    *walked,
                     first_blkno,
                     block_size,
                     checksums,
@@ -342,7 +352,8 @@ pub fn run(
                     &mut summary,
                     report,
                 )?;
-                if opts.deep {
+                let not_pages = summary.problems_by_class.get("not-pages").copied() != before;
+                if opts.deep && !not_pages {
                     let deep = super::deep::Deep {
                         key_types: key_types.as_deref(),
                         control: trusted,
@@ -386,7 +397,10 @@ pub fn run(
             }
         }
     }
-    if summary.blocks == 0 && !summary.problems_by_class.contains_key("io") {
+    if summary.blocks == 0
+        && !summary.problems_by_class.contains_key("io")
+        && !summary.problems_by_class.contains_key("not-pages")
+    {
         // Nothing was read: never a clean verdict.
         let hint = if opts.block_size.is_some() {
             " (is --block-size right?)"
@@ -544,8 +558,10 @@ pub(super) fn input_len(file: &File, meta: &fs::Metadata) -> io::Result<u64> {
 /// its metapage), and every block checked; the bytes it held. A file that
 /// cannot be opened, or a block that cannot be read, is a problem of class
 /// `io` and the run goes on.
+#[allow(clippy::too_many_arguments)]
 fn check_relation_file(
     path: &Path,
+    walked: bool,
     first_blkno: u64,
     block_size: usize,
     checksums: bool,
@@ -585,6 +601,7 @@ fn check_relation_file(
     let mut hash = summary.provenance.is_some().then(Sha256::new);
     let size = check_relation_blocks(
         path,
+        walked,
         &file,
         len,
         first_blkno,
@@ -612,6 +629,7 @@ fn check_relation_file(
 #[allow(clippy::too_many_arguments)]
 fn check_relation_blocks(
     path: &Path,
+    walked: bool,
     file: &File,
     len: u64,
     first_blkno: u64,
@@ -634,7 +652,30 @@ fn check_relation_blocks(
         start_lsn: None,
         figures: report.wants_blocks(),
     };
-    if let Some((data, blknos)) = text_pages(path, file, len, block_size, hash)? {
+    if walked {
+        if let Some(what) = not_pages(file, len, block_size) {
+            // Not read to its end: no digest.
+            *hash = None;
+            let problem = VerifyProblem {
+                file: name.clone(),
+                blkno: first_blkno,
+                offset: None,
+                file_offset: 0,
+                field: "file".to_string(),
+                class: ProblemClass::NotPages,
+                severity: Severity::Error,
+                message: format!(
+                    "not pages: none of its {} whole {block_size}-byte blocks is a PostgreSQL \
+                     page (none announces a {block_size}-byte page of layout version 4, none is \
+                     all zeros); {what}; not checked block by block",
+                    len / block_size as u64
+                ),
+            };
+            *summary.problems_by_class.entry("not-pages").or_default() += 1;
+            report.problem(&problem).map_err(report_error)?;
+            return Ok(len);
+        }
+    } else if let Some((data, blknos)) = text_pages(path, file, len, block_size, hash)? {
         return check_decoded(&data, &blknos, &ctx, summary, report);
     }
     ctx.reread = Some(file);
@@ -737,6 +778,7 @@ fn collect_targets(
             targets.push(Target::File {
                 path: input.clone(),
                 segment,
+                walked: false,
             });
         }
     }
@@ -904,6 +946,7 @@ fn walk_relations(
         targets.push(Target::File {
             path,
             segment: rel.segment.unwrap_or(0),
+            walked: true,
         });
     }
     targets.extend(unreadable_entries);
@@ -998,7 +1041,12 @@ fn probe_files(
 ) -> Result<ChecksumVerdict, Error> {
     let saw_tli = std::sync::atomic::AtomicBool::new(false);
     for target in targets {
-        let Target::File { path, segment } = target else {
+        let Target::File {
+            path,
+            segment,
+            walked,
+        } = target
+        else {
             continue;
         };
         // Unreadable files are reported when their blocks are read.
@@ -1008,7 +1056,13 @@ fn probe_files(
         let Ok(len) = file.metadata().and_then(|m| input_len(&file, &m)) else {
             continue;
         };
-        if let Some((data, _)) = text_pages(path, &file, len, block_size, &mut None)? {
+        // A file found in a walk is raw pages or not pages.
+        let text = if *walked {
+            None
+        } else {
+            text_pages(path, &file, len, block_size, &mut None)?
+        };
+        if let Some((data, _)) = text {
             // A text dump of pages: its decoded pages decide.
             if let Some(i) = data
                 .chunks_exact(block_size)
@@ -1164,13 +1218,16 @@ fn announced_in(bytes: &[u8]) -> Option<usize> {
 /// announces (raw or text dump); `None` when none does.
 fn announced_block_size(targets: &[Target]) -> Option<usize> {
     targets.iter().find_map(|target| {
-        let Target::File { path, .. } = target else {
+        let Target::File { path, walked, .. } = target else {
             return None;
         };
         let file = open_file(path).ok()?;
         let len = file.metadata().and_then(|m| input_len(&file, &m)).ok()?;
-        if let Ok(Some((data, _))) = text_pages(path, &file, len, DEFAULT_BLOCK_SIZE, &mut None) {
-            return announced_in(&data);
+        if !walked {
+            if let Ok(Some((data, _))) = text_pages(path, &file, len, DEFAULT_BLOCK_SIZE, &mut None)
+            {
+                return announced_in(&data);
+            }
         }
         let mut head = vec![0u8; (len.min(ANNOUNCE_BYTES as u64)) as usize];
         let n = read_at(&file, &mut head, 0).ok()?;
@@ -1498,6 +1555,57 @@ fn text_pages(
         .map(|i| decoded.blkno_at((i * block_size) as u64, block_size))
         .collect();
     Ok(Some((decoded.bytes, blknos)))
+}
+
+/// A file found in a walk that holds no page: at least one whole block,
+/// and none of them all zeros or announcing a `block_size`-byte page of
+/// layout version 4. What its first bytes look like, for the message;
+/// `None` when some block is a page (or cannot be read: its blocks report
+/// that). Reads blocks until one is a page: a relation whose first blocks
+/// are damaged costs a read of those only.
+fn not_pages(file: &File, len: u64, block_size: usize) -> Option<String> {
+    let whole = len / block_size as u64;
+    if whole == 0 {
+        return None;
+    }
+    let mut buf = vec![0u8; block_size * 8];
+    let mut first = Vec::new();
+    let mut block = 0u64;
+    while block < whole {
+        let count = (whole - block).min(8) as usize;
+        let bytes = &mut buf[..count * block_size];
+        let n = read_at(file, bytes, block * block_size as u64).ok()?;
+        if n < bytes.len() {
+            return None; // shrank while read: checked as it is
+        }
+        if first.is_empty() {
+            first = bytes[..64.min(n)].to_vec();
+        }
+        let is_page = |page: &[u8]| {
+            page.iter().all(|&b| b == 0) || page_size_from_header(page) == Some(block_size)
+        };
+        if bytes.chunks_exact(block_size).any(is_page) {
+            return None;
+        }
+        block += count as u64;
+    }
+    let printable = first
+        .iter()
+        .all(|&b| b == b'\n' || b == b'\r' || b == b'\t' || (0x20..0x7f).contains(&b));
+    let head: String = first.iter().map(|&b| char::from(b)).collect();
+    let line = head.lines().next().unwrap_or_default();
+    Some(if printable {
+        format!("it begins as text: {line:?}")
+    } else {
+        format!(
+            "it begins with bytes {}",
+            first[..16.min(first.len())]
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        )
+    })
 }
 
 /// A file that ends inside a block.

@@ -1171,12 +1171,17 @@ fn inline_varlena_data(raw: &[u8]) -> Option<&[u8]> {
 /// The value of slot `slot` of column `col` in the tuple's `data` (`None`
 /// for NULL and dropped columns), read as [`decode_page`] reads it; `Err`
 /// says why it cannot be read.
+///
+/// With `strict` (a tuple of a damaged block), a value of a type that is
+/// decoded but whose bytes do not decode as it is an error, not its bytes
+/// as hex.
 pub(crate) fn slot_value(
     col: &Column,
     data: &[u8],
     slot: &Slot,
     toast: Option<&mut ToastStore>,
     budget: &mut usize,
+    strict: bool,
 ) -> Result<Option<Value>, String> {
     match *slot {
         Slot::Missing => Ok(col.missing.as_deref().map(|m| missing_value(col, m))),
@@ -1187,7 +1192,15 @@ pub(crate) fn slot_value(
             // Only the value is wanted: a scratch attribute.
             let mut a = Attr::default();
             read_value(col, raw, &mut a, toast, budget, PageLayout::default());
+            let undecodable = |v: &Value| {
+                strict
+                    && matches!(v.typed, Typed::Hex)
+                    && col.ty.as_ref().is_some_and(|t| t.ty.is_decoded())
+            };
             match a.value {
+                Some(v) if undecodable(&v) && !a.problems.is_empty() => {
+                    Err(a.problems.swap_remove(0))
+                }
                 Some(v) => Ok(Some(v)),
                 None => Err(a
                     .problems

@@ -289,13 +289,16 @@ pub(crate) fn line_pointers(
     let special = usize::from(h.pd_special);
     let heap_like = h.pd_special == h.pd_pagesize_version & 0xFF00;
     let err = |problems: &mut Vec<Problem>, lp: u16, message: String| {
-        problems.push(Problem::new(
-            Severity::Error,
-            ProblemClass::LinePointer,
-            Some(item_id_offset(usize::from(lp))),
-            format!("lp[{lp}]"),
-            message,
-        ));
+        problems.push(
+            Problem::new(
+                Severity::Error,
+                ProblemClass::LinePointer,
+                Some(item_id_offset(usize::from(lp))),
+                format!("lp[{lp}]"),
+                message,
+            )
+            .about_item(lp),
+        );
     };
     let mut extents: Vec<(usize, usize, u16)> = Vec::with_capacity(ids.len());
     for id in ids {

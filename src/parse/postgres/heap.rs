@@ -204,13 +204,16 @@ pub(crate) fn check_tuple_header(
         return;
     }
     let mut err = |message: String| {
-        problems.push(Problem::new(
-            Severity::Error,
-            ProblemClass::Tuple,
-            Some(base + 22),
-            format!("tuple {} t_hoff", id.lp),
-            message,
-        ));
+        problems.push(
+            Problem::new(
+                Severity::Error,
+                ProblemClass::Tuple,
+                Some(base + 22),
+                format!("tuple {} t_hoff", id.lp),
+                message,
+            )
+            .about_item(id.lp),
+        );
     };
     if hoff != expected_hoff {
         err(format!(
