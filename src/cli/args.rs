@@ -116,7 +116,14 @@ pub(crate) struct ShowArgs {
     #[arg(long)]
     pub wide: bool,
 
-    /// Colour the hex view by region.
+    /// `--format hex`: offsets in the file (block number × block size +
+    /// offset in the page, within this file), not in the page, as
+    /// pg_filedump -a prints them.
+    #[arg(long)]
+    pub absolute: bool,
+
+    /// Colour the hex view by region (`auto`: when standard output is a
+    /// terminal, NO_COLOR is not set and TERM is not `dumb`).
     #[arg(long, value_enum, default_value_t = ColorArg::Auto)]
     pub color: ColorArg,
 
@@ -408,14 +415,21 @@ pub enum FormatArg {
     Ndjson,
     /// Oracle's block dump text, as `alter system dump datafile N block M` writes it.
     Dump,
+    /// The selected blocks' bytes exactly as read (a text dump decoded
+    /// first), nothing else, as pg_filedump -b writes them: one block out
+    /// of a relation for a bug report or a diff. Never to a terminal.
+    Raw,
 }
 
 /// When to colour output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub(crate) enum ColorArg {
-    /// Colour when standard output is a terminal.
+    /// Colour when standard output is a terminal, NO_COLOR is not set and
+    /// TERM is not `dumb`.
     Auto,
+    /// Colour, whatever the output and the environment say.
     Always,
+    /// Never colour.
     Never,
 }
 
@@ -603,8 +617,8 @@ pub(crate) struct MapArgs {
     #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
     pub engine: EngineArg,
 
-    /// Colour the terminal grid (`auto`: when standard output is a terminal
-    /// and NO_COLOR is not set).
+    /// Colour the terminal grid (`auto`: when standard output is a
+    /// terminal, NO_COLOR is not set and TERM is not `dumb`).
     #[arg(long, value_enum, default_value_t = ColorArg::Auto)]
     pub color: ColorArg,
 
