@@ -287,7 +287,17 @@ pub(crate) struct ShowArgs {
     #[arg(long, help_heading = OUTPUT)]
     pub wide: bool,
 
+    /// `--format hex`: offsets in the file, not in the page.
+    ///
+    /// Block number × block size + offset in the page, within this file, as
+    /// pg_filedump -a prints them.
+    #[arg(long, help_heading = OUTPUT, hide_short_help = true)]
+    pub absolute: bool,
+
     /// Colour the hex view by region.
+    ///
+    /// `auto`: when standard output is a terminal, NO_COLOR is not set and
+    /// TERM is not `dumb`.
     #[arg(long, value_enum, default_value_t = ColorArg::Auto, hide_short_help = true, help_heading = OUTPUT)]
     pub color: ColorArg,
 
@@ -626,14 +636,21 @@ pub enum FormatArg {
     Ndjson,
     /// Oracle's block dump text, as `alter system dump datafile N block M` writes it.
     Dump,
+    /// The selected blocks' bytes exactly as read (a text dump decoded
+    /// first), nothing else, as pg_filedump -b writes them: one block out
+    /// of a relation for a bug report or a diff. Never to a terminal.
+    Raw,
 }
 
 /// When to colour output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub(crate) enum ColorArg {
-    /// Colour when standard output is a terminal.
+    /// Colour when standard output is a terminal, NO_COLOR is not set and
+    /// TERM is not `dumb`.
     Auto,
+    /// Colour, whatever the output and the environment say.
     Always,
+    /// Never colour.
     Never,
 }
 
@@ -848,7 +865,8 @@ pub(crate) struct MapArgs {
 
     /// Colour the terminal grid.
     ///
-    /// `auto`: when standard output is a terminal and NO_COLOR is not set.
+    /// `auto`: when standard output is a terminal, NO_COLOR is not set and
+    /// TERM is not `dumb`.
     #[arg(long, value_enum, default_value_t = ColorArg::Auto, help_heading = OUTPUT)]
     pub color: ColorArg,
 

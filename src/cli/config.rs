@@ -93,17 +93,36 @@ impl ShowConfig {
         };
         let (o, d) = (&args.oracle, &args.dump);
         let is_tty = io::stdout().is_terminal();
+        if args.absolute && args.format != FormatArg::Hex {
+            return Err(Error::Usage(
+                "--absolute changes the offsets of --format hex; give --format hex too".to_string(),
+            ));
+        }
+        if args.format == FormatArg::Raw {
+            if is_tty {
+                return Err(Error::Usage(
+                    "--format raw writes the blocks' bytes, not text: not to a terminal; \
+                     redirect it (`> block.raw`) or pipe it (`| xxd`, `| cmp - FILE`)"
+                        .to_string(),
+                ));
+            }
+            if args.evidence {
+                return Err(Error::Usage(
+                    "--evidence writes its provenance into the output, which --format raw \
+                     keeps to the blocks' bytes; take the provenance with another format"
+                        .to_string(),
+                ));
+            }
+        }
         let output = Options {
             format: args.format.into(),
             render: RenderOptions {
                 wide: args.wide,
-                color: match args.color {
-                    ColorArg::Always => true,
-                    ColorArg::Never => false,
-                    ColorArg::Auto => is_tty,
-                },
+                color: color(args.color, is_tty),
                 width: if is_tty { terminal_width() } else { None },
                 all_problems: args.all_problems,
+                // Set per block from its position in the file.
+                absolute: args.absolute.then_some(0),
             },
             bigfile: o.oracle_bigfile,
             dump: DumpOptions {
@@ -177,6 +196,7 @@ impl DiffConfig {
             segment: None,
             format: FormatArg::Json,
             wide: false,
+            absolute: false,
             color: ColorArg::Never,
             table: None,
             database: None,
@@ -200,6 +220,22 @@ impl DiffConfig {
             },
             ignore: Ignore::new(names),
         })
+    }
+}
+
+/// Whether to colour: `always` and `never` as said; `auto` when standard
+/// output is a terminal, `NO_COLOR` is unset (or empty) and `TERM` is not
+/// `dumb` — as ripgrep decides, `NO_COLOR` and `TERM=dumb` overrule only
+/// `auto`, never an explicit `--color always`.
+pub(crate) fn color(choice: ColorArg, is_tty: bool) -> bool {
+    match choice {
+        ColorArg::Always => true,
+        ColorArg::Never => false,
+        ColorArg::Auto => {
+            is_tty
+                && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                && std::env::var_os("TERM").is_none_or(|t| t != "dumb")
+        }
     }
 }
 
@@ -305,6 +341,7 @@ impl From<FormatArg> for Format {
             FormatArg::Json => Format::Json,
             FormatArg::Ndjson => Format::Ndjson,
             FormatArg::Dump => Format::Dump,
+            FormatArg::Raw => Format::Raw,
         }
     }
 }

@@ -18,7 +18,7 @@ use crate::source::RelationFileName;
 use crate::verify;
 use crate::verify::oracle::{map_datafile, map_trace, OracleInput};
 
-use super::args::{ColorArg, MapArgs, MapFormatArg, MapShadeArg};
+use super::args::{MapArgs, MapFormatArg, MapShadeArg};
 use super::config::map_verify_options;
 use super::{is_broken_pipe, stdout_error};
 
@@ -41,6 +41,15 @@ pub(crate) fn run(args: &MapArgs) -> Result<ExitCode, Error> {
         return Ok(ExitCode::SUCCESS);
     }
     let engine: Option<Engine> = args.engine.into();
+    // The file handed over is not pages at all: exit 2, as `show` gives.
+    if let Some(first) = inputs.first() {
+        if table.is_none()
+            && engine.is_none()
+            && super::verify::handed_not_pages(first, args.block_size)
+        {
+            return Err(Error::Usage(super::verify::not_pages_message(first)));
+        }
+    }
     let (plan, notes) = verify_plan(&inputs, engine)?;
     for (path, note) in notes {
         let _ = writeln!(io::stderr(), "blockscope: note: {}: {note}", path.display());
@@ -54,11 +63,7 @@ pub(crate) fn run(args: &MapArgs) -> Result<ExitCode, Error> {
             MapFormatArg::Json => MapFormat::Json,
             MapFormatArg::Ndjson => MapFormat::Ndjson,
         },
-        color: match args.color {
-            ColorArg::Always => true,
-            ColorArg::Never => false,
-            ColorArg::Auto => is_tty && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
-        },
+        color: super::config::color(args.color, is_tty),
         width: width(is_tty),
         shade: match args.shade {
             MapShadeArg::Used => Shade::Used,
@@ -121,6 +126,9 @@ pub(crate) fn run(args: &MapArgs) -> Result<ExitCode, Error> {
 /// its further segments, as long as they follow one another.
 fn inputs(args: &MapArgs) -> Result<Vec<PathBuf>, Error> {
     let Some(input) = args.input.clone().filter(|p| p.as_os_str() != "-") else {
+        if args.input.is_none() {
+            super::note_terminal_stdin();
+        }
         return Ok(vec![PathBuf::from("-")]);
     };
     if input.is_dir() {
@@ -135,21 +143,30 @@ fn inputs(args: &MapArgs) -> Result<Vec<PathBuf>, Error> {
     if args.segment.is_some() {
         return Ok(inputs);
     }
+    inputs.extend(further_segments(&input));
+    Ok(inputs)
+}
+
+/// A relation's further segment files (`N.1`, `N.2`…, as long as they
+/// follow one another) when `input` is its first segment (`N`, `N_fsm`…);
+/// none for any other file. `map` and `verify` read them after it.
+pub(super) fn further_segments(input: &Path) -> Vec<PathBuf> {
     let first_segment = input
         .file_name()
         .and_then(|n| n.to_str())
         .and_then(RelationFileName::parse)
         .is_some_and(|r| r.segment.is_none());
-    if first_segment {
+    let mut segments = Vec::new();
+    if first_segment && input.is_file() {
         for n in 1..MAX_SEGMENTS {
-            let next = segment_path(&input, n);
+            let next = segment_path(input, n);
             if !next.is_file() {
                 break;
             }
-            inputs.push(next);
+            segments.push(next);
         }
     }
-    Ok(inputs)
+    segments
 }
 
 /// A data directory's table, as `--table` finds it in the catalogs.

@@ -52,6 +52,21 @@ pub(crate) fn report_error(message: &str) {
     let _ = io::stderr().lock().write_all(message.as_bytes());
 }
 
+/// With no INPUT, `show`, `verify` and `map` read standard input; when
+/// that is a terminal, nothing would come until the user types or pastes
+/// a dump, so say so on stderr instead of waiting silently (`cat` waits
+/// silently; a forensics tool read by someone unsure where the page went
+/// should not).
+pub(crate) fn note_terminal_stdin() {
+    use std::io::IsTerminal;
+    if io::stdin().is_terminal() {
+        report_error(
+            "blockscope: note: reading standard input (a terminal): paste a page dump and \
+             press Ctrl-D to end, or Ctrl-C and give a file\n",
+        );
+    }
+}
+
 /// clap's own outcome (help, version, a usage error) printed without
 /// panicking on a closed or full stream: help and version on stdout (exit 0,
 /// or 2 if stdout is full), usage errors on stderr (exit 2).

@@ -36,6 +36,8 @@ enum Input {
         first_blkno: u64,
         /// `--blkno` was given: it wins over block numbers in the input.
         blkno_given: bool,
+        /// Where the block last returned starts in the input (bytes).
+        offset: u64,
     },
     /// The blocks of an Oracle trace, found in its text.
     Trace(std::vec::IntoIter<Decoded>),
@@ -51,6 +53,7 @@ impl Input {
                 decoder,
                 first_blkno,
                 blkno_given,
+                offset,
             } => loop {
                 let block = match blocks.next()? {
                     Ok(b) => b,
@@ -67,8 +70,10 @@ impl Input {
                 if !in_range && !decoder.reads_ahead(block.index) {
                     continue;
                 }
+                let at = block.offset;
                 let decoded = decoder.decode(blkno, block.data);
                 if in_range {
+                    *offset = at;
                     return Some(Ok(Box::new(decoded)));
                 }
             },
@@ -246,6 +251,7 @@ pub(super) fn open(cfg: &ShowConfig, spans: bool, tap: Option<Tap>) -> Result<Op
             decoder,
             first_blkno,
             blkno_given: cfg.blkno.is_some(),
+            offset: 0,
         },
         is_trace: false,
         detection,
@@ -273,6 +279,9 @@ pub(crate) fn run(cfg: &ShowConfig) -> Result<ExitCode, Error> {
         if let Some(code) = super::show_cluster::run_cluster_file(cfg)? {
             return Ok(code);
         }
+    }
+    if cfg.inputs.is_empty() {
+        super::note_terminal_stdin();
     }
     let mut out = BufWriter::new(io::stdout().lock());
     // With --evidence, one input too is shown titled, as several are, so
@@ -316,6 +325,8 @@ pub(crate) fn run(cfg: &ShowConfig) -> Result<ExitCode, Error> {
                     serde_json::to_writer(&mut out, &name).map_err(|e| stdout_error(e.into()))?;
                     w(&mut out, b"}\n")?;
                 }
+                // Bytes only: the inputs' blocks one after the other, as `cat`.
+                Format::Raw => {}
                 _ => {
                     if i > 0 {
                         w(&mut out, b"\n")?;
@@ -445,6 +456,14 @@ fn show_input(
     alone: bool,
     tap: Option<Tap>,
 ) -> Result<(u8, bool), Error> {
+    if let Some(dir) = cfg.input.as_deref().filter(|p| p.is_dir()) {
+        return Err(Error::Usage(format!(
+            "{}: a directory; show decodes a file of pages: give a relation file (e.g. \
+             base/5/16384), or a data directory's table with --table SCHEMA.NAME \
+             (and --database NAME)",
+            dir.display()
+        )));
+    }
     let Opened {
         mut input,
         is_trace,
@@ -552,13 +571,21 @@ fn write_pages(
     seen: &mut Seen,
     json: &mut render::JsonPages,
 ) -> Result<(), Error> {
-    let opts = cfg.output;
+    let mut opts = cfg.output;
     let format = opts.format;
     if let Some(parallel) = parallel {
         return write_parallel(cfg, out, input, parallel, seen);
     }
     while let Some(next) = input.next(cfg.range) {
         let mut d = *next?;
+        if opts.render.absolute.is_some() {
+            // --absolute: the block's own position in the input (a trace's
+            // blocks have none: their offsets stay in the block).
+            opts.render.absolute = Some(match input {
+                Input::Blocks { offset, .. } => *offset,
+                Input::Trace(_) => 0,
+            });
+        }
         if let (Page::Postgres(p), Some(log)) = (&mut d.page, xact) {
             resolve_verdicts(p, log);
         }
@@ -761,8 +788,13 @@ fn needs_bytes(cfg: &ShowConfig, d: &Decoded) -> Error {
         .trace
         .as_ref()
         .map_or(("?/?".to_string(), 0), |t| (t.label.clone(), t.line));
+    let format = if cfg.output.format == Format::Raw {
+        "raw"
+    } else {
+        "hex"
+    };
     Error::Usage(format!(
-        "{}: --format hex needs the block's bytes, but trace block {label} (line {line}) \
+        "{}: --format {format} needs the block's bytes, but trace block {label} (line {line}) \
          carries only the formatted dump text (no `Dump of memory` section); \
          use --format json, table or dump",
         cfg.input_name()

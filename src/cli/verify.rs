@@ -2,7 +2,8 @@
 //! block checked by that engine's room of [`crate::verify`] and reported by
 //! [`crate::render::postgres::verify`] / [`crate::render::oracle::verify`].
 //!
-//! Exit status: 0 clean, 1 problems found. A closed output pipe ends the
+//! Exit status: 0 clean, 1 problems found, 2 when a file handed over is
+//! not pages at all (the others are still verified). A closed output pipe ends the
 //! run quietly with the status found so far (1 once a failing problem was
 //! reported), so `verify BAD | head -1` under `pipefail` still fails.
 
@@ -28,6 +29,32 @@ pub(crate) fn run(cfg: &VerifyConfig) -> Result<ExitCode, Error> {
             .build_global()
             .map_err(|e| Error::Usage(format!("--jobs {n}: {e}")))?;
     }
+    if cfg.inputs.is_empty() {
+        super::note_terminal_stdin();
+    }
+    // Files handed over that are not pages at all: named and left out,
+    // the others verified; exit 2 as `show` gives (`--engine` checks them anyway).
+    let mut named = Vec::with_capacity(cfg.inputs.len());
+    let mut not_pages = 0usize;
+    for input in &cfg.inputs {
+        if cfg.engine.is_none() && handed_not_pages(input, cfg.options.block_size) {
+            not_pages += 1;
+            super::report_error(&format!(
+                "blockscope: error: {}\n",
+                not_pages_message(input)
+            ));
+        } else {
+            named.push(input.clone());
+        }
+    }
+    if not_pages > 0 && named.is_empty() {
+        return Ok(ExitCode::from(2));
+    }
+    let inputs = with_segments(&named, cfg.options.segment.is_some());
+    let cfg = &VerifyConfig {
+        inputs,
+        ..cfg.clone()
+    };
     let (plan, notes) = verify_plan(&cfg.inputs, cfg.engine)?;
     if matches!(plan, VerifyPlan::Postgres)
         && (cfg.oracle_blocks.is_some() || cfg.first_block.is_some())
@@ -44,11 +71,73 @@ pub(crate) fn run(cfg: &VerifyConfig) -> Result<ExitCode, Error> {
         VerifyPlan::Postgres => postgres(cfg)?,
         VerifyPlan::Oracle(inputs) => oracle(cfg, &inputs)?,
     };
-    Ok(if clean {
+    Ok(if not_pages > 0 {
+        ExitCode::from(2)
+    } else if clean {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
     })
+}
+
+/// Whether `path`, named on the command line of `verify` or `map` without
+/// `--engine`, is a regular file that is not pages at all
+/// ([`crate::engine::not_pages`]). A file named as a relation file
+/// (`16384`, `16384.1`, `16384_fsm`) is a relation whatever its bytes: what
+/// overwrote it is damage to report block by block (exit 1).
+pub(super) fn handed_not_pages(path: &std::path::Path, block_size: Option<usize>) -> bool {
+    let relation_named = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(crate::source::RelationFileName::parse)
+        .is_some();
+    path.as_os_str() != "-"
+        && !relation_named
+        && path.is_file()
+        && crate::engine::not_pages(path, block_size)
+}
+
+/// What `verify` and `map` say of a file handed over that is not pages.
+pub(super) fn not_pages_message(path: &std::path::Path) -> String {
+    use crate::engine::cluster::{cluster_file, ClusterFile};
+    // A data directory's own files are not pages, but `show` reads them.
+    let what = match cluster_file(path) {
+        Some(Ok(ClusterFile::Control(_))) => "a pg_control file",
+        Some(Ok(ClusterFile::RelMap(_))) => "a pg_filenode.map file",
+        _ => "",
+    };
+    if !what.is_empty() {
+        return format!(
+            "{}: not pages: {what} (`blockscope show` reads it)",
+            verify::file_name(path)
+        );
+    }
+    format!(
+        "{}: not pages: no block has a PostgreSQL page header or an Oracle cache header \
+         (use --engine to check it anyway)",
+        verify::file_name(path)
+    )
+}
+
+/// The inputs with, after each relation file that is a first segment
+/// (`16384`, `16384_fsm`), its further segments `16384.1`, `16384.2`… as
+/// `map` and `export` read them; a segment also named on the command line
+/// is verified where it was named. `--segment` names one file's segment: nothing is added.
+fn with_segments(inputs: &[PathBuf], segment_given: bool) -> Vec<PathBuf> {
+    let named: std::collections::HashSet<&PathBuf> = inputs.iter().collect();
+    let mut all: Vec<PathBuf> = Vec::with_capacity(inputs.len());
+    for input in inputs {
+        all.push(input.clone());
+        if segment_given || input.as_os_str() == "-" {
+            continue;
+        }
+        for path in super::map::further_segments(input) {
+            if !named.contains(&path) {
+                all.push(path);
+            }
+        }
+    }
+    all
 }
 
 /// PostgreSQL relation files and directories; whether all is clean (as far

@@ -12,7 +12,7 @@
 //! render and verify rooms per engine). A third engine is one more variant
 //! here; the compiler then names every place that needs an arm.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
@@ -530,6 +530,49 @@ pub(crate) fn verify_plan(
         ));
     }
     Ok((VerifyPlan::Oracle(oracle), notes))
+}
+
+/// Whether the regular file at `path`, handed over directly, is not pages
+/// at all — what makes `show` exit 2, decided the same way so that `verify`
+/// and `map` exit 2 on it too: its first block shows no header signal of
+/// either engine ([`Detection::no_header`]) and no block of it decodes as a
+/// page kind its engine knows ([`Page::recognised`]: an all-zero block is a
+/// new page, so a file of zeros is pages). Read block by block (bounded
+/// memory), stopping at the first block that is a page; a file that cannot
+/// be opened or read, a trace, and an input of no bytes are left to the
+/// checker (`false`), which reports them as it always has.
+pub(crate) fn not_pages(path: &Path, block_size: Option<usize>) -> bool {
+    let Ok(mut source) = Source::open(Some(path), InputFormat::Auto, block_size) else {
+        return false;
+    };
+    source.detect_block_size(sniff_block_size);
+    if source.take_trace_text().is_some() {
+        return false;
+    }
+    let Ok(head) = source.head(source.block_size) else {
+        return false;
+    };
+    let detection = Engine::sniff(&head);
+    if head.is_empty() || !detection.no_header() {
+        return false;
+    }
+    let opts = ParseOptions {
+        from_text: source.format != InputFormat::Raw,
+        ..ParseOptions::default()
+    };
+    for block in source.blocks() {
+        let Ok(block) = block else {
+            return false;
+        };
+        let opts = ParseOptions {
+            blkno: block.index,
+            ..opts
+        };
+        if detection.engine.parse(&block.data, &opts).recognised() {
+            return false;
+        }
+    }
+    true
 }
 
 /// The block size the first bytes of an input announce, whichever engine

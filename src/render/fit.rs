@@ -66,8 +66,14 @@ impl Fitted {
                 }
                 for (k, line) in lines.iter().enumerate() {
                     let label = if k == 0 { name } else { "" };
-                    let text = format!("{label:<name_width$} │ {line}");
-                    writeln!(f, "{}", text.trim_end())?;
+                    // The value's own trailing spaces stay (a char(n)
+                    // column's blank padding, as psql prints it); only an
+                    // empty value leaves no spaces after the rule.
+                    if line.is_empty() {
+                        writeln!(f, "{}", format!("{label:<name_width$} │").trim_end())?;
+                    } else {
+                        writeln!(f, "{label:<name_width$} │ {line}")?;
+                    }
                 }
             }
         }
@@ -109,7 +115,9 @@ fn wrap_words(text: &str, width: usize) -> Vec<String> {
         for word in line.split(' ') {
             let wlen = word.chars().count();
             if len > 0 && len + 1 + wlen > width {
-                out.push(std::mem::take(&mut current));
+                // Spaces before a break are the break's, not the value's.
+                let piece = std::mem::take(&mut current);
+                out.push(piece.trim_end_matches(' ').to_string());
                 len = 0;
             }
             if len > 0 {
@@ -190,6 +198,18 @@ mod tests {
         for word in rows[0][2].split(' ') {
             assert!(narrow.split([' ', '\n']).any(|w| w == word), "{word}");
         }
+    }
+
+    #[test]
+    fn expanded_records_keep_a_values_trailing_spaces() {
+        // A char(5) value 'c1' is `c1   `, as psql prints it; an empty
+        // value leaves nothing after the rule.
+        let rows = [["c_char", "c1   ", ""]];
+        let narrow = Fitted::new(table(&rows), Some(10)).to_string();
+        assert!(narrow.contains("value   │ c1   \n"), "{narrow:?}");
+        assert!(narrow.contains("meaning │\n"), "{narrow:?}");
+        assert_eq!(wrap_words("c1   ", 80), vec!["c1   "]);
+        assert_eq!(wrap_words("aaa  bbb", 4), vec!["aaa", "bbb"]);
     }
 
     #[test]

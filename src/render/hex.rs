@@ -41,7 +41,19 @@ pub fn render(
             slot.iter_mut().for_each(|r| *r = Some(s.region));
         }
     }
-    let width = if data.len() > 0xFFFF { 8 } else { 4 };
+    // Offsets in the page, or with `absolute` in the file (pg_filedump -a:
+    // eight digits at least).
+    let base = opts.absolute.unwrap_or(0);
+    let last = base.saturating_add(data.len() as u64);
+    let width = if opts.absolute.is_some() || data.len() > 0xFFFF {
+        if last > 0xFFFF_FFFF {
+            16
+        } else {
+            8
+        }
+    } else {
+        4
+    };
 
     let mut sorted: Vec<&Span> = spans.iter().collect();
     sorted.sort_by_key(|s| (s.start, std::cmp::Reverse(s.len)));
@@ -85,7 +97,7 @@ pub fn render(
                 continue;
             }
         }
-        write_row(out, data, &region, start, width, opts.color)?;
+        write_row(out, data, &region, (start, base), width, opts.color)?;
         let note = if starting.is_empty() {
             continuation(spans, start)
         } else {
@@ -110,13 +122,13 @@ fn write_row(
     out: &mut dyn Write,
     data: &[u8],
     region: &[Option<Region>],
-    start: usize,
+    (start, base): (usize, u64),
     width: usize,
     color: bool,
 ) -> io::Result<()> {
     let end = (start + ROW).min(data.len());
     let bytes = data.get(start..end).unwrap_or_default();
-    write!(out, "{start:0width$x} ")?;
+    write!(out, "{:0width$x} ", base.saturating_add(start as u64))?;
     let mut current: Option<Option<Region>> = None;
     for (i, b) in bytes.iter().enumerate() {
         let r = region.get(start + i).copied().flatten();

@@ -37,6 +37,10 @@ pub struct RenderOptions {
     pub width: Option<u16>,
     /// List every problem of a page (no problem budget, at most 25 lines a block otherwise).
     pub all_problems: bool,
+    /// The hex view's offsets: `None` in the page (from 0), `Some(base)`
+    /// in the file, the page starting at `base` (pg_filedump's `-a`;
+    /// printed with at least 8 digits).
+    pub absolute: Option<u64>,
 }
 
 /// Output formats of `show`.
@@ -52,6 +56,9 @@ pub enum Format {
     Ndjson,
     /// Oracle's block dump text.
     Dump,
+    /// The block's bytes as read (after a text dump is decoded), nothing
+    /// else: pg_filedump's `-b`.
+    Raw,
 }
 
 impl Format {
@@ -63,7 +70,7 @@ impl Format {
     /// The output shows byte spans (the hex view needs them; the parse may
     /// skip recording them otherwise).
     pub fn shows_spans(self) -> bool {
-        !matches!(self, Format::Json | Format::Ndjson)
+        !matches!(self, Format::Json | Format::Ndjson | Format::Raw)
     }
 }
 
@@ -87,7 +94,9 @@ pub struct Options {
 #[allow(clippy::result_unit_err)]
 pub fn can_show(d: &Decoded, format: Format) -> Result<bool, ()> {
     match (&d.page, format) {
-        (Page::OracleText(_), Format::Hex) | (Page::Postgres(_), Format::Dump) => Err(()),
+        (Page::OracleText(_), Format::Hex | Format::Raw) | (Page::Postgres(_), Format::Dump) => {
+            Err(())
+        }
         (Page::OracleText(t), Format::Dump) => Ok(t.view.is_some()),
         _ => Ok(true),
     }
@@ -98,6 +107,7 @@ pub fn can_show(d: &Decoded, format: Format) -> Result<bool, ()> {
 pub fn page(out: &mut dyn Write, d: &Decoded, opts: &Options) -> io::Result<()> {
     let title = d.trace.as_deref().map(trace::title);
     match (&d.page, opts.format) {
+        (_, Format::Raw) => out.write_all(&d.bytes),
         (_, Format::Json) => {
             write::write_pretty(out, &page_json(&d.page, d.trace.as_deref(), opts))
         }

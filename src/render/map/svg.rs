@@ -2,7 +2,9 @@
 //! [`SVG_COLUMNS`] cells, each row labelled with the block number of its
 //! first cell, column offsets along the top; a `<title>` per cell that a
 //! browser shows on hover, with the cell's figures; a legend; and, when a
-//! cell stands for several blocks, how many. Every text is escaped for XML.
+//! cell stands for several blocks, how many; under it, the file-level
+//! problems (a truncated file) the terminal grid lists. Every text is
+//! escaped for XML.
 
 use std::fmt::Write as _;
 use std::io::{self, Write};
@@ -125,7 +127,10 @@ pub(super) fn render(
     let grid_w = columns * PITCH;
     let legend_y = TOP + rows * PITCH + 24;
     let width = (LEFT + grid_w + 24).max(760);
-    let height = legend_y + 64;
+    // File-level problems (a truncated file, one that could not be read)
+    // under the legend, a line each, as the terminal grid lists them.
+    let problems_y = legend_y + 48;
+    let height = legend_y + 64 + s.file_problems.len() * 16;
     let title = escape(&opts.title);
     let mut svg = String::new();
     let _ = writeln!(svg, r#"<?xml version="1.0" encoding="UTF-8"?>"#);
@@ -214,6 +219,18 @@ pub(super) fn render(
     }
     let _ = writeln!(svg, "</g>");
     legend(&mut svg, legend_y, opts.shade);
+    if !s.file_problems.is_empty() {
+        let _ = writeln!(svg, r##"<g id="problems" fill="#d62728">"##);
+        for (i, p) in s.file_problems.iter().enumerate() {
+            let _ = writeln!(
+                svg,
+                r#"<text x="12" y="{}">problem: {}</text>"#,
+                problems_y + i * 16,
+                escape(p)
+            );
+        }
+        let _ = writeln!(svg, "</g>");
+    }
     let _ = writeln!(svg, "</svg>");
     out.write_all(svg.as_bytes())
 }

@@ -310,13 +310,7 @@ fn verdict_table(items: &[HeapItem], opts: &RenderOptions) -> Fitted {
     let mut t = new_table(opts, &["lp", "line pointer", "infomask flags", "verdict"]);
     for item in items {
         let flags = item.tuple.as_ref().map_or(String::new(), |tup| {
-            let short = |n: &'static str| -> String {
-                if opts.wide {
-                    n.to_string()
-                } else {
-                    n.trim_start_matches("HEAP_").to_string()
-                }
-            };
+            let short = |n: &'static str| -> String { short_flag(n, opts.wide).to_string() };
             let mut text = tup
                 .raw_flags
                 .iter()
@@ -338,6 +332,18 @@ fn verdict_table(items: &[HeapItem], opts: &RenderOptions) -> Fitted {
     }
     right(&mut t, &[0]);
     t
+}
+
+/// A flag's name as the narrow view shows it: without the `HEAP_` all
+/// t_infomask and t_infomask2 names share, except where that prefix is part
+/// of the name itself (`HEAP_ONLY_TUPLE`: a heap-only tuple, not an "only
+/// tuple"); whole with `--wide`.
+fn short_flag(name: &'static str, wide: bool) -> &'static str {
+    if wide || name == "HEAP_ONLY_TUPLE" {
+        name
+    } else {
+        name.strip_prefix("HEAP_").unwrap_or(name)
+    }
 }
 
 /// How many characters of a value the narrow view shows.
@@ -729,6 +735,17 @@ fn short_json(v: &serde_json::Value, wide: bool) -> String {
 mod tests {
     use super::*;
     use crate::model::postgres::{Typed, Value};
+
+    #[test]
+    fn the_narrow_view_keeps_flag_names_whole() {
+        assert_eq!(short_flag("HEAP_ONLY_TUPLE", false), "HEAP_ONLY_TUPLE");
+        assert_eq!(short_flag("HEAP_HOT_UPDATED", false), "HOT_UPDATED");
+        assert_eq!(short_flag("HEAP_XMIN_COMMITTED", false), "XMIN_COMMITTED");
+        assert_eq!(
+            short_flag("HEAP_XMIN_COMMITTED", true),
+            "HEAP_XMIN_COMMITTED"
+        );
+    }
 
     fn attr(text: String) -> Attr {
         Attr {
