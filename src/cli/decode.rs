@@ -355,11 +355,28 @@ pub(crate) fn run(args: &DecodeArgs) -> Result<ExitCode, Error> {
         DecodeWhat::OracleDate => oracle(date(&parse_bytes(&all())?)?),
         DecodeWhat::Rowid => oracle(rowid(args.value.trim())?),
     };
+    /// The JSON document: the schema, then the word's keys.
+    #[derive(Serialize)]
+    struct Versioned<'a, T> {
+        schema: u32,
+        #[serde(flatten)]
+        word: &'a T,
+    }
+    fn versioned<T>(word: &T) -> Versioned<'_, T> {
+        Versioned {
+            schema: render::versions::DECODE,
+            word,
+        }
+    }
     let mut out = BufWriter::new(io::stdout().lock());
     match (&explained, args.format) {
-        (Explained::Postgres(d), DecodeFormat::Json) => render::write::write_pretty(&mut out, d),
+        (Explained::Postgres(d), DecodeFormat::Json) => {
+            render::write::write_pretty(&mut out, &versioned(d))
+        }
         (Explained::Postgres(d), DecodeFormat::Text) => write_decoded(&mut out, d),
-        (Explained::Oracle(_, v), DecodeFormat::Json) => render::write::write_pretty(&mut out, v),
+        (Explained::Oracle(_, v), DecodeFormat::Json) => {
+            render::write::write_pretty(&mut out, &versioned(v))
+        }
         (Explained::Oracle(t, _), DecodeFormat::Text) => out.write_all(t.as_bytes()),
     }
     .map_err(stdout_error)?;
