@@ -79,6 +79,7 @@ fn golden_decode_words() {
 fn decode_json_names_every_bit() {
     let out = ok(&["decode", "infomask", "2816", "--format", "json"]);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["schema"], 2);
     let names: Vec<&str> = v["flags"]
         .as_array()
         .unwrap()
@@ -235,7 +236,7 @@ fn golden_other_page_kinds() {
 fn kind_can_be_forced() {
     let page = fixture("postgres/heap/plain_insert.0.page");
     let out = with_problems(&["show", &page, "--kind", "btree", "--format", "json"]);
-    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let v = common::show_block(&out);
     assert_eq!(v["kind"], "btree");
     // A heap page read as btree: its "special space" is tuple bytes, and it says so.
     assert!(!v["problems"].as_array().unwrap().is_empty());
@@ -275,7 +276,7 @@ fn golden_attrs_of_the_varlena_page_with_its_toast() {
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let out = ok(&args);
     golden("attrs/varlena.json", &out);
-    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let v = common::show_block(&out);
     let lp6 = &v["items"][5]["attrs"][2];
     assert_eq!(lp6["storage"], "external-toast");
     assert_eq!(lp6["toast"]["method"], "pglz");
@@ -288,7 +289,7 @@ fn columns_that_do_not_fit_are_a_problem_not_a_crash() {
     let page = fixture("postgres/heap/plain_insert.0.page");
     // (id int, name text) read as (int8, int8): the second int8 runs past the end.
     let out = with_problems(&["show", &page, "--columns", "int8,int8", "--format", "json"]);
-    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let v = common::show_block(&out);
     let problems = v["problems"].as_array().unwrap();
     assert!(problems.iter().any(|p| p["class"] == "attrs"), "{out}");
     assert_eq!(v["items"][0]["attrs"][1]["storage"], "unread");
@@ -346,7 +347,10 @@ fn ndjson_of_a_file_read_by_position_equals_ndjson_of_the_same_bytes_piped() {
             assert_eq!(positional.code, piped.code, "{name} {extra:?}");
             assert_eq!(positional.stdout, piped.stdout, "{name} {extra:?}");
             if extra.is_empty() {
-                assert_eq!(positional.stdout.lines().count(), data.len().div_ceil(8192));
+                assert_eq!(
+                    common::show_lines(&positional.stdout).len(),
+                    data.len().div_ceil(8192)
+                );
             }
         }
     }

@@ -237,6 +237,101 @@ fn pg_control_of_every_major_matches_the_servers_own_functions() {
     }
 }
 
+/// pg_control's JSON gives LSNs as PostgreSQL prints them (`"0/1B98D78"`,
+/// as pg_control_checkpoint() and pg_control_recovery() do) and the state
+/// in pg_controldata's words, for every major.
+#[test]
+fn pg_control_json_has_lsn_text_and_state_words() {
+    for major in MAJORS {
+        let sql = pairs(&dir(major).join("pg_control.sql"));
+        let path = dir(major).join("pg_control");
+        let r = run(&["show", path.to_str().unwrap(), "--format", "json"]);
+        assert_eq!(r.code, 0, "{major}: {}", r.stderr);
+        let doc: Value = serde_json::from_str(&r.stdout).unwrap();
+        assert_eq!(doc["schema"], 2);
+        let c = &doc["pg_control"]["control"];
+        for (key, column) in [
+            ("/check_point", "checkpoint_lsn"),
+            ("/check_point_copy/redo", "redo_lsn"),
+            ("/prev_check_point", "prior_lsn"),
+            ("/min_recovery_point", "min_recovery_end_lsn"),
+            ("/backup_start_point", "backup_start_lsn"),
+            ("/backup_end_point", "backup_end_lsn"),
+        ] {
+            let got = c.pointer(key);
+            match sql.get(column) {
+                Some(want) => assert_eq!(got, Some(&Value::from(want.as_str())), "{major} {key}"),
+                None => assert_eq!(got, None, "{major} {key}"),
+            }
+        }
+        // The servers' pg_control was copied while they ran.
+        assert_eq!(c["state"], "in production", "{major}");
+        let r = run(&["show", path.to_str().unwrap(), "--format", "ndjson"]);
+        assert_eq!(r.stdout.lines().count(), 1);
+        assert_eq!(serde_json::from_str::<Value>(&r.stdout).unwrap(), doc);
+    }
+    // Debian's pg_controldata of 15: every LSN it prints, and the state.
+    let text = fs::read_to_string(dir(15).join("pg_controldata.txt")).unwrap();
+    let want = labelled(&text);
+    let r = run(&[
+        "show",
+        dir(15).join("pg_control").to_str().unwrap(),
+        "-f",
+        "json",
+    ]);
+    let doc: Value = serde_json::from_str(&r.stdout).unwrap();
+    let c = &doc["pg_control"]["control"];
+    for (key, label) in [
+        ("/state", "Database cluster state"),
+        ("/check_point", "Latest checkpoint location"),
+        (
+            "/check_point_copy/redo",
+            "Latest checkpoint's REDO location",
+        ),
+        ("/unlogged_lsn", "Fake LSN counter for unlogged rels"),
+        ("/min_recovery_point", "Minimum recovery ending location"),
+        ("/backup_start_point", "Backup start location"),
+        ("/backup_end_point", "Backup end location"),
+    ] {
+        assert_eq!(
+            c.pointer(key),
+            Some(&Value::from(want[label].as_str())),
+            "{key}"
+        );
+    }
+}
+
+/// Every DBState value in pg_controldata's words (the byte of a shut-down
+/// cluster's file rewritten, its CRC then wrong: the JSON still shows it).
+#[test]
+fn pg_control_states_are_pg_controldatas_words() {
+    let tmp = std::env::temp_dir().join(format!("blockscope-states-{}", std::process::id()));
+    fs::create_dir_all(&tmp).unwrap();
+    let bytes = fs::read(dir(15).join("pg_control")).unwrap();
+    let words = [
+        "starting up",
+        "shut down",
+        "shut down in recovery",
+        "shutting down",
+        "in crash recovery",
+        "in archive recovery",
+        "in production",
+        "unrecognized status code (7)",
+    ];
+    let path = tmp.join("pg_control");
+    for (state, word) in words.iter().enumerate() {
+        let mut b = bytes.clone();
+        // ControlFileData: system_identifier (8), pg_control_version (4),
+        // catalog_version_no (4), then state (a 4-byte enum).
+        b[16..20].copy_from_slice(&(state as u32).to_le_bytes());
+        fs::write(&path, &b).unwrap();
+        let r = run(&["show", path.to_str().unwrap(), "-f", "json"]);
+        let doc: Value = serde_json::from_str(&r.stdout).unwrap();
+        assert_eq!(doc["pg_control"]["control"]["state"], *word, "{state}");
+    }
+    fs::remove_dir_all(&tmp).unwrap();
+}
+
 #[test]
 fn pg_control_is_what_pg_controldata_prints() {
     let d = dir(15);
@@ -346,12 +441,8 @@ fn table_rows_but(datadir: &Path, database: &str, table: &str, skip: Option<&str
         "json",
     ]);
     assert_eq!(r.code, 0, "{table}: {}", r.stderr);
-    let doc: Value = serde_json::from_str(&r.stdout).unwrap();
     let mut rows = Vec::new();
-    let pages = match &doc {
-        Value::Array(pages) => pages.clone(),
-        page => vec![page.clone()],
-    };
+    let pages = common::show_blocks(&r.stdout);
     for page in &pages {
         for item in page["items"].as_array().unwrap() {
             let (Some(xmax), Some(infomask)) = (
@@ -474,17 +565,13 @@ fn show_table_of_several_segments_is_one_document() {
     fs::copy(&file, file.with_extension("1")).unwrap();
     let p = tmp.to_str().unwrap();
     let r = run(&["show", p, "--table", "public.spaced", "-f", "json"]);
-    let doc: Value =
-        serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {}", r.stdout));
-    let blocks: Vec<u64> = doc
-        .as_array()
-        .unwrap()
+    let blocks: Vec<u64> = common::show_blocks(&r.stdout)
         .iter()
         .map(|b| b["blkno"].as_u64().unwrap())
         .collect();
     assert_eq!(blocks, [0, 131072]);
     let r = run(&["show", p, "--table", "public.spaced", "-f", "ndjson"]);
-    assert_eq!(r.stdout.lines().count(), 2, "{}", r.stdout);
+    assert_eq!(common::show_lines(&r.stdout).len(), 2, "{}", r.stdout);
     fs::remove_dir_all(&tmp).unwrap();
 }
 

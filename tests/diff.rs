@@ -32,6 +32,7 @@ fn diff_json(args: &[&str]) -> (i32, Value) {
     );
     let v: Value = serde_json::from_str(&r.stdout)
         .unwrap_or_else(|e| panic!("diff {args:?}: not JSON: {e}\n{}", r.stdout));
+    assert_eq!(v["schema"], 2, "diff's JSON carries its schema");
     (r.code, v)
 }
 
@@ -338,11 +339,11 @@ fn several_inputs_in_one_show_and_one_diff() {
         serde_json::to_string_pretty(&doc).unwrap() + "\n",
         both.stdout
     );
+    assert_eq!(doc["schema"], 2);
     for (i, path) in [&a, &b].iter().enumerate() {
-        assert_eq!(doc[i]["input"], path.as_str());
-        let one: Value =
-            serde_json::from_str(&run(&["show", path, "--format", "json"]).stdout).unwrap();
-        assert_eq!(doc[i]["blocks"], Value::Array(vec![one]));
+        assert_eq!(doc["inputs"][i]["input"], path.as_str());
+        let one = common::show_blocks(&run(&["show", path, "--format", "json"]).stdout);
+        assert_eq!(doc["inputs"][i]["blocks"], Value::Array(one));
     }
     // Every format titles each input.
     let table = run(&["show", &a, &b]);
@@ -350,8 +351,9 @@ fn several_inputs_in_one_show_and_one_diff() {
     assert!(table.stdout.contains(&format!("\n\n==> {b} <==\n")));
     let nd = run(&["show", &a, &b, "--format", "ndjson"]);
     let lines: Vec<&str> = nd.stdout.lines().collect();
-    assert_eq!(lines.len(), 4);
-    assert_eq!(lines[0], format!("{{\"input\":\"{a}\"}}"));
+    assert_eq!(lines.len(), 5);
+    assert_eq!(lines[0], "{\"schema\":2}");
+    assert_eq!(lines[1], format!("{{\"input\":\"{a}\"}}"));
 
     // One document of both, checked in one command; and its NDJSON twin.
     let dir = std::env::temp_dir().join(format!("blockscope-several-{}", std::process::id()));
@@ -374,8 +376,67 @@ fn several_inputs_in_one_show_and_one_diff() {
     let r = run(&["show", &a, "/nonexistent/page", "--format", "json"]);
     assert_eq!(r.code, 2);
     let doc: Value = serde_json::from_str(&r.stdout).unwrap();
-    assert_eq!(doc[1]["blocks"], Value::Array(vec![]));
+    assert_eq!(doc["inputs"][1]["blocks"], Value::Array(vec![]));
     assert!(r.stderr.contains("/nonexistent/page"));
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// Golden files written by `show --format json` before its schema 2 (one
+/// block's object, an array of blocks, an array of `{"input", "blocks"}`)
+/// are read as before, beside schema 2's documents.
+#[test]
+fn golden_files_of_every_show_schema_are_read() {
+    let (a, b) = (page("inserted"), page("vacuumed"));
+    let one = run(&["show", &a, "--format", "json"]);
+    let both = run(&["show", &a, &b, "--format", "json"]);
+    let block = common::show_block(&one.stdout);
+    let inputs: Value = serde_json::from_str(&both.stdout).unwrap();
+    let dir = std::env::temp_dir().join(format!("blockscope-schemas-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let write = |name: &str, v: &Value| {
+        let path = dir.join(name);
+        std::fs::write(&path, serde_json::to_string_pretty(v).unwrap()).unwrap();
+        path.display().to_string()
+    };
+    let cases = [
+        (write("object.json", &block), vec![a.clone()]),
+        (
+            write("array.json", &Value::Array(vec![block.clone()])),
+            vec![a.clone()],
+        ),
+        (
+            write("inputs.json", &inputs["inputs"]),
+            vec![a.clone(), b.clone()],
+        ),
+        (
+            write("schema2.json", &serde_json::from_str(&one.stdout).unwrap()),
+            vec![a.clone()],
+        ),
+        (
+            write("schema2-inputs.json", &inputs),
+            vec![a.clone(), b.clone()],
+        ),
+    ];
+    let updated = page("updated");
+    for (golden, news) in &cases {
+        let mut args = vec!["diff", golden.as_str()];
+        args.extend(news.iter().map(String::as_str));
+        let r = run(&args);
+        assert_eq!(r.code, 0, "{golden}: {}{}", r.stdout, r.stderr);
+        // And a different page is told from it.
+        let mut args = vec!["diff", golden.as_str(), &updated];
+        args.extend(news.iter().skip(1).map(String::as_str));
+        assert_eq!(run(&args).code, 1, "{golden}");
+    }
+    // NDJSON before schema 2 had no `{"schema"}` line.
+    let nd = run(&["show", &a, "--format", "ndjson"]);
+    let old = dir.join("old.ndjson");
+    std::fs::write(
+        &old,
+        nd.stdout.lines().skip(1).collect::<Vec<_>>().join("\n"),
+    )
+    .unwrap();
+    assert_eq!(run(&["diff", old.to_str().unwrap(), &a]).code, 0);
     let _ = std::fs::remove_dir_all(dir);
 }
 

@@ -1327,11 +1327,7 @@ fn big_endian_catalog_table_equals_copy(
     ]);
     fs::remove_dir_all(&copy_dir).unwrap();
     assert_eq!(r.code, 0, "{table}: {}", r.stderr);
-    let doc: Value = serde_json::from_str(&r.stdout).unwrap();
-    let pages = match doc {
-        Value::Array(pages) => pages,
-        page => vec![page],
-    };
+    let pages = common::show_blocks(&r.stdout);
     let copy =
         fs::read_to_string(fixture(&format!("postgres/catalog/types/18/{table}.copy"))).unwrap();
     let mut rows = copy.lines().map(|l| l.split('\t').collect::<Vec<_>>());
@@ -1859,8 +1855,7 @@ fn verify_and_show_read_big_endian_relations() {
 
     let s = run(&["show", rel, "--format", "json"]);
     assert_eq!(s.code, 0, "{}", s.stderr);
-    let doc: Value = serde_json::from_str(&s.stdout).unwrap();
-    let pages_json = doc.as_array().cloned().unwrap_or_else(|| vec![doc]);
+    let pages_json = common::show_blocks(&s.stdout);
     assert_eq!(pages_json.len(), 3);
     for p in &pages_json {
         assert_eq!(p["layout"]["byte_order"], "big-endian", "{p}");

@@ -204,7 +204,8 @@ fn show_evidence_gives_each_input_s_provenance() {
     let run = common::run(&["show", "--evidence", "-f", "json", page, RELATION]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let doc: Value = serde_json::from_str(&run.stdout).unwrap();
-    let inputs = doc.as_array().unwrap();
+    assert_eq!(doc["schema"], 2);
+    let inputs = doc["inputs"].as_array().unwrap();
     assert_eq!(inputs.len(), 2);
     for (element, (path, bytes)) in inputs
         .iter()
@@ -225,6 +226,7 @@ fn show_evidence_gives_each_input_s_provenance() {
 
     // NDJSON: a provenance line after the input's blocks.
     let run = common::run(&["show", "--evidence", "-f", "ndjson", page]);
+    assert!(run.stdout.starts_with("{\"schema\":2}\n"));
     let last: Value = serde_json::from_str(run.stdout.lines().last().unwrap()).unwrap();
     assert_eq!(
         last["provenance"]["inputs"][0]["sha256"],

@@ -111,7 +111,7 @@ fn overlapping_relation(dir: &std::path::Path, pages: usize, lps: usize) -> Stri
 
 /// `show --format json` of many pages is streamed: memory does not grow
 /// with the number of pages (the old code collected every page and aborted
-/// here), and the document is still one pretty-printed array.
+/// here), and the document is still pretty-printed, its blocks one array.
 #[test]
 fn show_json_streams_its_array() {
     if !have_prlimit() {
@@ -123,19 +123,23 @@ fn show_json_streams_its_array() {
     assert_no_abort(&out);
     assert_eq!(code(&out), 1, "overlapping line pointers are errors");
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.starts_with("[\n  {\n    \""), "{}", &text[..40]);
-    assert!(text.ends_with("\n  }\n]\n"));
+    assert!(
+        text.starts_with("{\n  \"schema\": 2,\n  \"blocks\": [\n    {\n      \""),
+        "{}",
+        &text[..60]
+    );
+    assert!(text.ends_with("\n    }\n  ]\n}\n"));
     let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
-    let pages = doc.as_array().unwrap();
+    assert_eq!(serde_json::to_string_pretty(&doc).unwrap() + "\n", text);
+    let pages = doc["blocks"].as_array().unwrap();
     assert_eq!(pages.len(), 100);
-    // One page is the object itself, as before.
+    // One page: the same document, one block in its array.
     let one = run_limited(
         STREAM_LIMIT,
         &["show", "--format", "json", "--blocks", "3", &rel],
     );
     let one: serde_json::Value = serde_json::from_slice(&one.stdout).unwrap();
-    assert!(one.is_object());
-    assert_eq!(one, pages[3]);
+    assert_eq!(one["blocks"], serde_json::json!([pages[3]]));
     let _ = fs::remove_dir_all(&dir);
 }
 
@@ -502,6 +506,7 @@ fn show_ndjson_windows_are_bounded() {
     let out = run_limited(STREAM_LIMIT, &["show", "--format", "ndjson", &rel]);
     assert_no_abort(&out);
     assert_eq!(code(&out), 1);
-    assert_eq!(out.stdout.iter().filter(|&&b| b == b'\n').count(), 512);
+    // The `{"schema": 2}` line and one line a page.
+    assert_eq!(out.stdout.iter().filter(|&&b| b == b'\n').count(), 513);
     let _ = fs::remove_dir_all(&dir);
 }

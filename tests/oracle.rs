@@ -1663,16 +1663,15 @@ fn cli_datafile_takes_tablespace_and_file_from_its_header() {
         &with_problems(&["show", PLANTED, "--format", "dump"]),
     );
     golden("planted.table.txt", &with_problems(&["show", PLANTED]));
-    let v: serde_json::Value = serde_json::from_str(&ok(&[
+    let v = common::show_blocks(&ok(&[
         "show", PLANTED, "--format", "json", "--blocks", "0..1",
-    ]))
-    .unwrap();
+    ]));
     assert_eq!(v[0]["kind"], "os-header");
     assert_eq!(v[0]["os_header"]["block_size"], 8192);
     assert_eq!(v[1]["kind"], "file-header");
     assert_eq!(v[1]["file_header"]["kcvfhtsn"], 5);
     let nd = with_problems(&["show", PLANTED, "--format", "ndjson"]);
-    assert_eq!(nd.lines().count(), 12);
+    assert_eq!(common::show_lines(&nd).len(), 12);
 }
 
 #[test]
@@ -1999,15 +1998,14 @@ fn cli_goldens_of_typed_columns() {
 fn cli_reference_block_with_columns() {
     let table = ok(&["show", REF_BIN, "--columns", "varchar2(10)"]);
     assert!(table.contains("┆ AAAAAAAAAA │"), "{table}");
-    let json: serde_json::Value = serde_json::from_str(&ok(&[
+    let json = common::show_block(&ok(&[
         "show",
         REF_BIN,
         "--columns",
         "c varchar2(10)",
         "-f",
         "json",
-    ]))
-    .unwrap();
+    ]));
     let col = &json["table"]["rows"][0]["cols"][0];
     assert_eq!(col["name"], "c");
     assert_eq!(col["type"], "VARCHAR2(10)");

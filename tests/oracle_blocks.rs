@@ -43,10 +43,7 @@ fn dump_block(path: &str, tsn: &str) -> String {
 fn json(path: &str) -> Vec<Value> {
     let r = run(&["show", "--format", "json", path]);
     assert_eq!(r.code, 0, "{}", r.stderr);
-    match serde_json::from_str(&r.stdout).unwrap() {
-        Value::Array(v) => v,
-        v => vec![v],
-    }
+    common::show_blocks(&r.stdout)
 }
 
 #[test]

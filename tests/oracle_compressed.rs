@@ -136,8 +136,8 @@ fn compressed_block_decodes_in_both_byte_orders_and_is_not_corrupt() {
         let path = p.to_str().unwrap();
         let r = run(&["show", "--format", "json", path]);
         assert_eq!(r.code, 0, "{}", r.stderr);
-        let v: Value = serde_json::from_str(&r.stdout).unwrap();
-        let b = if v.is_array() { &v[0] } else { &v };
+        let blocks = common::show_blocks(&r.stdout);
+        let b = &blocks[0];
         let problems = b["problems"].as_array().unwrap();
         assert!(problems.is_empty(), "{problems:?}");
         let t = &b["table"];
@@ -251,8 +251,8 @@ fn published_header_fields_read_back_from_text() {
     let path = trc.to_str().unwrap();
     let j = run(&["show", "--format", "json", path]);
     assert_eq!(j.code, 0, "{}", j.stderr);
-    let v: Value = serde_json::from_str(&j.stdout).unwrap();
-    let b = if v.is_array() { &v[0] } else { &v };
+    let blocks = common::show_blocks(&j.stdout);
+    let b = &blocks[0];
     let s = b.to_string();
     assert!(s.contains("\"mec_kdbh9ir2\":1"), "{s}");
     assert!(s.contains("\"r1_9ir2\":0"), "{s}");
@@ -305,8 +305,7 @@ fn a_trace_with_hex_agrees_with_its_own_text() {
     let problems = |path: &str| -> Vec<Value> {
         let j = run(&["show", "--format", "json", path]);
         assert!(j.code == 0 || j.code == 1, "{}", j.stderr);
-        let v: Value = serde_json::from_str(&j.stdout).unwrap();
-        let b = if v.is_array() { v[0].clone() } else { v };
+        let b = common::show_blocks(&j.stdout)[0].clone();
         b["problems"].as_array().unwrap().clone()
     };
     assert!(problems(trc.to_str().unwrap()).is_empty());

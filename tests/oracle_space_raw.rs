@@ -27,10 +27,7 @@ fn json_code(path: &str, code: i32) -> Value {
     }
     let r = run(&args);
     assert_eq!(r.code, code, "{}", r.stderr);
-    match serde_json::from_str(&r.stdout).unwrap() {
-        Value::Array(mut v) => v.remove(0),
-        v => v,
-    }
+    common::show_blocks(&r.stdout).remove(0)
 }
 
 fn json(path: &str) -> Value {
@@ -225,7 +222,7 @@ fn published_9i_ktfb_header_and_bitmap_text_round_trip() {
     assert_eq!(dump(path.to_str().unwrap()), published_blocks(rel));
     let r = run(&["show", "--format", "json", path.to_str().unwrap()]);
     assert_eq!(r.code, 0, "{}", r.stderr);
-    let v: Vec<Value> = serde_json::from_str(&r.stdout).unwrap();
+    let v = common::show_blocks(&r.stdout);
     // Text-only blocks: the structures are under `text`.
     let (h, b) = (&v[0]["text"]["space"], &v[1]["text"]["space"]);
     assert_eq!(h["body"], "file_space_header");

@@ -55,10 +55,7 @@ fn json(path: &str) -> Value {
     if !path.ends_with(".trc") {
         args.extend(["--engine", "oracle"]);
     }
-    match serde_json::from_str(&show(&args)).unwrap() {
-        Value::Array(mut v) => v.remove(0),
-        v => v,
-    }
+    common::show_blocks(&show(&args)).remove(0)
 }
 
 /// A block's words in the given byte order.
@@ -431,10 +428,7 @@ fn undo_trace_text_is_checked_against_its_hex() {
     std::fs::write(&bad, trace_with_hex(&edited, &bytes)).unwrap();
     let r = run(&["show", "--format", "json", bad.to_str().unwrap()]);
     assert_eq!(r.code, 1, "{}", r.stderr);
-    let v: Value = match serde_json::from_str(&r.stdout).unwrap() {
-        Value::Array(mut v) => v.remove(0),
-        v => v,
-    };
+    let v: Value = common::show_blocks(&r.stdout).remove(0);
     let problems = v["problems"].as_array().unwrap();
     assert!(
         problems
@@ -461,10 +455,7 @@ fn undo_directory_word_outside_the_block_is_reported() {
         "oracle",
         path.to_str().unwrap(),
     ]);
-    let v: Value = match serde_json::from_str(&r.stdout).unwrap() {
-        Value::Array(mut v) => v.remove(0),
-        v => v,
-    };
+    let v: Value = common::show_blocks(&r.stdout).remove(0);
     let problems = v["problems"].as_array().unwrap();
     assert!(
         problems

@@ -2,6 +2,8 @@
 //! parsed into the same structures, the cross-check between them, errors, and
 //! the parser's robustness.
 
+mod common;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -347,7 +349,7 @@ fn show_works_on_traces() {
         fs::read_to_string(fixture("block_5_907.trc")).unwrap()
     );
     let out = blockscope(&["show", trc, "--format", "json"]);
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = common::show_block(&String::from_utf8(out.stdout).unwrap());
     assert_eq!(v["trace"]["block"], 907);
     assert_eq!(v["kcbh"]["chkval_kcbh"], 0x46dd);
     assert_eq!(v["text"]["cache"]["chkval"], 0x46dd);
@@ -531,8 +533,7 @@ type Found = (String, String, String);
 
 fn trace_problems(name: &str) -> Vec<(serde_json::Value, Vec<Found>)> {
     let out = blockscope(&["show", fixture(name).to_str().unwrap(), "--format", "json"]);
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let blocks = v.as_array().cloned().unwrap_or_else(|| vec![v]);
+    let blocks = common::show_blocks(&String::from_utf8(out.stdout).unwrap());
     blocks
         .into_iter()
         .map(|b| {

@@ -9,7 +9,6 @@ use blockscope::model::Severity;
 use blockscope::postgres::{candidate_blocks, checksum_block, fitting_blocks};
 use blockscope::postgres::{parse_page, PageOptions};
 use blockscope::Endian;
-use serde_json::Value;
 
 mod common;
 
@@ -330,12 +329,7 @@ fn blockscope(args: &[&str], stdin: Option<&[u8]>) -> (i32, String) {
 
 /// The checksum problems of every page `show --format json` printed.
 fn shown_checksum_problems(json: &str) -> Vec<(String, String)> {
-    let doc: Value = serde_json::from_str(json).unwrap();
-    let pages = match doc {
-        Value::Array(pages) => pages,
-        page => vec![page],
-    };
-    pages
+    common::show_blocks(json)
         .iter()
         .flat_map(|p| p["problems"].as_array().cloned().unwrap_or_default())
         .filter(|p| p["class"] == "checksum")

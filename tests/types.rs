@@ -164,11 +164,7 @@ fn show_with_columns_prints_what_select_returns() {
             }
             let r = run(&args);
             assert_eq!(r.code, 0, "{major} {name}: {}", r.stderr);
-            let doc: Value = serde_json::from_str(&r.stdout).unwrap();
-            let pages = match doc {
-                Value::Array(p) => p,
-                page => vec![page],
-            };
+            let pages = common::show_blocks(&r.stdout);
             let mut rows = Vec::new();
             for page in &pages {
                 for item in page["items"].as_array().unwrap() {

@@ -380,11 +380,25 @@ pub(crate) fn run(args: &DecodeArgs) -> Result<ExitCode, Error> {
             .map(|v| explain(args.what, v))
             .collect::<Result<Vec<_>, Error>>()?
     };
+    /// The JSON document: the schema, then the word's keys.
+    #[derive(Serialize)]
+    struct Versioned<'a, T> {
+        schema: u32,
+        #[serde(flatten)]
+        word: &'a T,
+    }
+    fn versioned<T>(word: &T) -> Versioned<'_, T> {
+        Versioned {
+            schema: render::versions::DECODE,
+            word,
+        }
+    }
     let mut out = BufWriter::new(io::stdout().lock());
     match (explained.as_slice(), args.format) {
-        ([one], DecodeFormat::Json) => render::write::write_pretty(&mut out, &one.json()),
+        ([one], DecodeFormat::Json) => render::write::write_pretty(&mut out, &versioned(&one.json())),
         (all, DecodeFormat::Json) => {
             let list: Vec<ExplainedJson> = all.iter().map(Explained::json).collect();
+            let list: Vec<Versioned<ExplainedJson>> = list.iter().map(versioned).collect();
             render::write::write_pretty(&mut out, &list)
         }
         (all, DecodeFormat::Text) => all.iter().try_for_each(|e| e.write_text(&mut out)),

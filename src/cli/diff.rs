@@ -298,7 +298,29 @@ fn inputs(path: &Path) -> Result<Vec<Input>, Error> {
         }
     };
     let is_block = |v: &Value| v.get("engine").is_some() && block_number(v).is_some();
+    // One input's `{"input", "blocks"}` (several inputs' documents).
+    let input = |mut i: Value| {
+        let input = i.get("input").and_then(Value::as_str).map(str::to_string);
+        match (input, i.get_mut("blocks").map(Value::take)) {
+            (Some(name), Some(Value::Array(blocks))) if blocks.iter().all(is_block) => {
+                Ok(Input::Json { name, blocks })
+            }
+            _ => Err(not_show("an array of neither blocks nor inputs")),
+        }
+    };
     match doc {
+        // Schema 2: `{"schema", "blocks"}`, or `{"schema", "inputs"}`.
+        Value::Object(mut o) if o.contains_key("schema") && !o.contains_key("engine") => {
+            match (o.remove("blocks"), o.remove("inputs")) {
+                (Some(Value::Array(blocks)), None) if blocks.iter().all(is_block) => {
+                    Ok(vec![Input::Json { name, blocks }])
+                }
+                (None, Some(Value::Array(inputs))) => inputs.into_iter().map(input).collect(),
+                _ => Err(not_show("neither `blocks` nor `inputs` in it")),
+            }
+        }
+        // Schema 1 (unversioned): one block's object, an array of blocks, or
+        // an array of inputs.
         Value::Object(_) if is_block(&doc) => Ok(vec![Input::Json {
             name,
             blocks: vec![doc],
@@ -307,18 +329,7 @@ fn inputs(path: &Path) -> Result<Vec<Input>, Error> {
             name,
             blocks: items,
         }]),
-        Value::Array(items) => items
-            .into_iter()
-            .map(|mut i| {
-                let input = i.get("input").and_then(Value::as_str).map(str::to_string);
-                match (input, i.get_mut("blocks").map(Value::take)) {
-                    (Some(name), Some(Value::Array(blocks))) if blocks.iter().all(is_block) => {
-                        Ok(Input::Json { name, blocks })
-                    }
-                    _ => Err(not_show("an array of neither blocks nor inputs")),
-                }
-            })
-            .collect(),
+        Value::Array(items) => items.into_iter().map(input).collect(),
         _ => Err(not_show("no block in it")),
     }
 }
@@ -328,6 +339,15 @@ fn inputs(path: &Path) -> Result<Vec<Input>, Error> {
 fn ndjson_inputs(name: &str, lines: Vec<Value>) -> Result<Vec<Input>, Error> {
     let mut inputs: Vec<Input> = Vec::new();
     for v in lines {
+        // Schema 2's first line `{"schema": N}`, and `--evidence`'s
+        // `{"provenance": …}` after an input's blocks: no blocks.
+        let only = |key: &str| {
+            v.as_object()
+                .is_some_and(|o| o.len() == 1 && o.contains_key(key))
+        };
+        if only("schema") || only("provenance") {
+            continue;
+        }
         let title = v
             .as_object()
             .filter(|o| o.len() == 1)

@@ -266,8 +266,10 @@ pub(super) fn open(cfg: &ShowConfig, spans: bool, tap: Option<Tap>) -> Result<Op
 /// kind either engine knows, and no header signal of either). A closed
 /// output pipe ends the run quietly with the status found so far.
 ///
-/// Several inputs are shown one after the other, each titled by its name
-/// (`==> NAME <==`; JSON: an array of `{"input", "blocks"}`; NDJSON: a line
+/// One input's JSON is `{"schema", "blocks": [...]}`, whatever the number of
+/// blocks; NDJSON starts with a `{"schema"}` line. Several inputs are shown
+/// one after the other, each titled by its name (`==> NAME <==`; JSON:
+/// `{"schema", "inputs": [{"input", "blocks"}, ...]}`; NDJSON: a line
 /// `{"input": NAME}` before its blocks); the status is the worst of theirs,
 /// and an input that cannot be shown is an error line and status 2 while the
 /// others are still shown.
@@ -287,7 +289,7 @@ pub(crate) fn run(cfg: &ShowConfig) -> Result<ExitCode, Error> {
     // With --evidence, one input too is shown titled, as several are, so
     // its provenance has a place after its blocks.
     if cfg.inputs.len() <= 1 && !cfg.evidence {
-        let mut json = render::JsonPages::default();
+        let mut json = render::JsonPages::document(cfg.output.format);
         return show_input(cfg, &mut out, &mut json, true, None)
             .map(|(status, _)| ExitCode::from(status));
     }
@@ -302,8 +304,17 @@ pub(crate) fn run(cfg: &ShowConfig) -> Result<ExitCode, Error> {
         let w = |out: &mut BufWriter<io::StdoutLock<'_>>, b: &[u8]| {
             out.write_all(b).map_err(stdout_error)
         };
-        if format == Format::Json {
-            w(&mut out, b"[")?;
+        match format {
+            Format::Json => w(
+                &mut out,
+                format!(
+                    "{{\n  \"schema\": {},\n  \"inputs\": [",
+                    render::versions::SHOW
+                )
+                .as_bytes(),
+            )?,
+            Format::Ndjson => w(&mut out, &render::header_line())?,
+            _ => {}
         }
         for (i, path) in inputs.iter().enumerate() {
             let one = ShowConfig {
@@ -314,11 +325,11 @@ pub(crate) fn run(cfg: &ShowConfig) -> Result<ExitCode, Error> {
             let mut json = render::JsonPages::default();
             match format {
                 Format::Json => {
-                    w(&mut out, if i == 0 { b"\n  {\n" } else { b",\n  {\n" })?;
-                    w(&mut out, b"    \"input\": ")?;
+                    w(&mut out, if i == 0 { b"\n    {\n" } else { b",\n    {\n" })?;
+                    w(&mut out, b"      \"input\": ")?;
                     serde_json::to_writer(&mut out, &name).map_err(|e| stdout_error(e.into()))?;
-                    w(&mut out, b",\n    \"blocks\": ")?;
-                    json = render::JsonPages::array(&mut out, 2).map_err(stdout_error)?;
+                    w(&mut out, b",\n      \"blocks\": ")?;
+                    json = render::JsonPages::nested(3);
                 }
                 Format::Ndjson => {
                     w(&mut out, b"{\"input\":")?;
@@ -353,12 +364,12 @@ pub(crate) fn run(cfg: &ShowConfig) -> Result<ExitCode, Error> {
             let provenance = tap.map(|tap| provenance(&name, opened_at, &tap));
             match (format, &provenance) {
                 (Format::Json, _) => {
-                    json.finish_nested(&mut out).map_err(stdout_error)?;
+                    json.finish(&mut out).map_err(stdout_error)?;
                     if let Some(p) = &provenance {
-                        w(&mut out, b",\n    \"provenance\": ")?;
-                        render::write::write_pretty_at(&mut out, p, 2).map_err(stdout_error)?;
+                        w(&mut out, b",\n      \"provenance\": ")?;
+                        render::write::write_pretty_at(&mut out, p, 3).map_err(stdout_error)?;
                     }
-                    w(&mut out, b"\n  }")?;
+                    w(&mut out, b"\n    }")?;
                 }
                 (Format::Ndjson, Some(p)) => {
                     w(&mut out, b"{\"provenance\":")?;
@@ -374,7 +385,7 @@ pub(crate) fn run(cfg: &ShowConfig) -> Result<ExitCode, Error> {
             }
         }
         if format == Format::Json {
-            w(&mut out, b"\n]\n")?;
+            w(&mut out, b"\n  ]\n}\n")?;
         }
         out.flush().map_err(stdout_error)
     })();
@@ -426,7 +437,8 @@ fn provenance(name: &str, mut input: ProvenanceInput, tap: &Tap) -> Provenance {
 /// The status is the worst of theirs.
 pub(super) fn show_segments(cfgs: &[ShowConfig]) -> Result<ExitCode, Error> {
     let mut out = BufWriter::new(io::stdout().lock());
-    let mut json = render::JsonPages::default();
+    let mut json =
+        render::JsonPages::document(cfgs.first().map_or(Format::Table, |c| c.output.format));
     let mut worst = 0u8;
     for (i, cfg) in cfgs.iter().enumerate() {
         let last = i + 1 == cfgs.len();
@@ -474,22 +486,20 @@ fn show_input(
     } = open(cfg, cfg.output.format.shows_spans(), tap)?;
     let mut seen = Seen::default();
     let parallel = parallel.map(|(engine, po)| (engine, po, xact.as_ref(), positional));
-    let written = write_pages(
-        cfg,
-        out,
-        &mut input,
-        parallel,
-        xact.as_ref(),
-        &mut seen,
-        json,
-    );
+    let written = json.start(out).map_err(stdout_error).and_then(|()| {
+        write_pages(
+            cfg,
+            out,
+            &mut input,
+            parallel,
+            xact.as_ref(),
+            &mut seen,
+            json,
+        )
+    });
     let written = written.and_then(|()| {
         if alone {
-            if cfg.output.format == Format::Json {
-                std::mem::take(json)
-                    .finish(out, &cfg.output)
-                    .map_err(stdout_error)?;
-            }
+            std::mem::take(json).finish(out).map_err(stdout_error)?;
             out.flush().map_err(stdout_error)?;
         }
         Ok(())

@@ -50,7 +50,11 @@ pub(crate) fn run_cluster_file(cfg: &ShowConfig) -> Result<Option<ExitCode>, Err
                 _ => write_json(
                     &mut out,
                     format,
-                    &json!({"file": name, "pg_control": image}),
+                    &json!({
+                        "schema": crate::render::versions::PG_CONTROL,
+                        "file": name,
+                        "pg_control": image,
+                    }),
                 )?,
             }
             image.crc_ok
@@ -73,6 +77,7 @@ pub(crate) fn run_cluster_file(cfg: &ShowConfig) -> Result<Option<ExitCode>, Err
                         })
                         .collect();
                     let doc = json!({
+                        "schema": crate::render::versions::PG_FILENODE_MAP,
                         "file": name,
                         "pg_filenode_map": {
                             "magic": map.magic,

@@ -14,7 +14,7 @@ use super::write::{write_pretty_at, ArrayWriter};
 pub(crate) enum DiffFormat {
     /// Rows of `where  field  old → new`, block by block.
     Table,
-    /// `{"old", "new", "blocks": […], "compared", "differ", "equal"}`.
+    /// `{"schema", "old", "new", "blocks": […], "compared", "differ", "equal"}`.
     Json,
 }
 
@@ -41,7 +41,11 @@ impl DiffWriter {
                 None
             }
             DiffFormat::Json => {
-                out.write_all(b"{\n  \"old\": ")?;
+                write!(
+                    out,
+                    "{{\n  \"schema\": {},\n  \"old\": ",
+                    super::versions::DIFF
+                )?;
                 serde_json::to_writer(&mut *out, old)?;
                 out.write_all(b",\n  \"new\": ")?;
                 serde_json::to_writer(&mut *out, new)?;

@@ -20,6 +20,7 @@ pub(crate) mod oracle;
 pub(crate) mod postgres;
 pub(crate) mod problems;
 pub(crate) mod report;
+pub(crate) mod versions;
 pub(crate) mod write;
 
 use oracle::dump::{render_dump, DumpOptions};
@@ -50,9 +51,9 @@ pub enum Format {
     Table,
     /// Annotated hex: offset, 16 bytes, ASCII, and the fields starting there.
     Hex,
-    /// One JSON document (an array when more than one block).
+    /// One JSON document, `{"schema", "blocks": [...]}`.
     Json,
-    /// One JSON object per block, one per line.
+    /// One JSON object per block, one per line, after a `{"schema"}` line.
     Ndjson,
     /// Oracle's block dump text.
     Dump,
@@ -102,8 +103,8 @@ pub fn can_show(d: &Decoded, format: Format) -> Result<bool, ()> {
     }
 }
 
-/// Render one block in `opts.format` (for [`Format::Json`], the block as a
-/// document of its own; see [`document`] for several).
+/// Render one block in `opts.format` (for [`Format::Json`], the block's
+/// object alone, an element of the document's `blocks`: see [`document`]).
 pub fn page(out: &mut dyn Write, d: &Decoded, opts: &Options) -> io::Result<()> {
     let title = d.trace.as_deref().map(trace::title);
     match (&d.page, opts.format) {
@@ -150,27 +151,88 @@ pub fn page(out: &mut dyn Write, d: &Decoded, opts: &Options) -> io::Result<()> 
     }
 }
 
-/// Several blocks as one JSON document: the object itself for one block, an
-/// array for several.
+/// Several blocks as one JSON document, as `show --format json` writes
+/// that of one input: `{"schema", "blocks": [...]}` whatever their number.
 pub fn document(out: &mut dyn Write, blocks: &[Decoded], opts: &Options) -> io::Result<()> {
-    let docs: Vec<PageJson<'_>> = blocks
+    #[derive(Serialize)]
+    struct Document<'a> {
+        schema: u32,
+        blocks: Vec<PageJson<'a>>,
+    }
+    let blocks = blocks
         .iter()
         .map(|d| page_json(&d.page, d.trace.as_deref(), opts))
         .collect();
-    write::write_document(out, &docs)
+    write::write_pretty(
+        out,
+        &Document {
+            schema: versions::SHOW,
+            blocks,
+        },
+    )
 }
 
-/// `show --format json` streamed, one block at a time, to the same bytes
-/// [`document`] writes: the object itself for one block, an array for
-/// several. It holds at most one block (the first, until a second says the
-/// document is an array), so memory does not grow with the input.
+/// `show`'s JSON and NDJSON streamed, one block at a time, to the bytes
+/// [`document`] writes (JSON of several inputs: the `blocks` array of
+/// one). Nothing is written before [`JsonPages::start`], so that an input
+/// that cannot be opened leaves no half document; no block is held, so
+/// memory does not grow with the input.
 #[derive(Default)]
 pub(crate) struct JsonPages {
-    held: Option<Decoded>,
+    /// Written at the start: the document's head (JSON) or the header line
+    /// (NDJSON).
+    head: Vec<u8>,
+    /// Written at the end, after the array.
+    tail: &'static [u8],
+    /// The nesting depth of the `blocks` array; `None` when there is none
+    /// (NDJSON, the other formats).
+    depth: Option<usize>,
+    started: bool,
     array: Option<write::ArrayWriter>,
 }
 
 impl JsonPages {
+    /// The document of one input in `format`: JSON's `{"schema": N,
+    /// "blocks": [...]}`, NDJSON's `{"schema": N}` line before the blocks'
+    /// lines; nothing for the other formats.
+    pub(crate) fn document(format: Format) -> Self {
+        match format {
+            Format::Json => JsonPages {
+                head: format!("{{\n  \"schema\": {},\n  \"blocks\": ", versions::SHOW).into_bytes(),
+                tail: b"\n}\n",
+                depth: Some(1),
+                ..JsonPages::default()
+            },
+            Format::Ndjson => JsonPages {
+                head: header_line(),
+                ..JsonPages::default()
+            },
+            _ => JsonPages::default(),
+        }
+    }
+
+    /// The `blocks` array of one of several inputs, at nesting `depth`
+    /// (its head written by the caller).
+    pub(crate) fn nested(depth: usize) -> Self {
+        JsonPages {
+            depth: Some(depth),
+            ..JsonPages::default()
+        }
+    }
+
+    /// Write the head (once), and open the array.
+    pub(crate) fn start(&mut self, out: &mut dyn Write) -> io::Result<()> {
+        if self.started {
+            return Ok(());
+        }
+        self.started = true;
+        out.write_all(&self.head)?;
+        if let Some(depth) = self.depth {
+            self.array = Some(write::ArrayWriter::open(out, depth)?);
+        }
+        Ok(())
+    }
+
     /// One more block.
     pub(crate) fn push(
         &mut self,
@@ -178,53 +240,26 @@ impl JsonPages {
         d: Decoded,
         opts: &Options,
     ) -> io::Result<()> {
-        if let Some(array) = &mut self.array {
-            return array.push(out, &page_json(&d.page, d.trace.as_deref(), opts));
-        }
-        match self.held.take() {
-            None => self.held = Some(d),
-            Some(first) => {
-                let mut array = write::ArrayWriter::open(out, 0)?;
-                array.push(out, &page_json(&first.page, first.trace.as_deref(), opts))?;
-                array.push(out, &page_json(&d.page, d.trace.as_deref(), opts))?;
-                self.array = Some(array);
-            }
-        }
-        Ok(())
-    }
-
-    /// An array opened at once at nesting `depth`, whatever the number of
-    /// blocks (for the blocks of one of several inputs).
-    pub(crate) fn array(out: &mut dyn Write, depth: usize) -> io::Result<Self> {
-        Ok(JsonPages {
-            held: None,
-            array: Some(write::ArrayWriter::open(out, depth)?),
-        })
-    }
-
-    /// End an array opened by [`JsonPages::array`] (no newline after it).
-    pub(crate) fn finish_nested(self, out: &mut dyn Write) -> io::Result<()> {
-        match self.array {
-            Some(array) => array.close(out),
-            None => Ok(()),
+        self.start(out)?;
+        match &mut self.array {
+            Some(array) => array.push(out, &page_json(&d.page, d.trace.as_deref(), opts)),
+            None => page(out, &d, opts),
         }
     }
 
-    /// End the document (`[]` when no block came).
-    pub(crate) fn finish(self, out: &mut dyn Write, opts: &Options) -> io::Result<()> {
-        match (self.held, self.array) {
-            (_, Some(array)) => {
-                array.close(out)?;
-                out.write_all(b"\n")
-            }
-            (Some(one), None) => {
-                write::write_pretty(out, &page_json(&one.page, one.trace.as_deref(), opts))
-            }
-            (None, None) => write::ArrayWriter::open(out, 0)?
-                .close(out)
-                .and_then(|()| out.write_all(b"\n")),
+    /// End the array (`[]` when no block came) and the document.
+    pub(crate) fn finish(mut self, out: &mut dyn Write) -> io::Result<()> {
+        self.start(out)?;
+        if let Some(array) = self.array.take() {
+            array.close(out)?;
         }
+        out.write_all(self.tail)
     }
+}
+
+/// The first line of `show --format ndjson`: `{"schema": N}`.
+pub(crate) fn header_line() -> Vec<u8> {
+    format!("{{\"schema\":{}}}\n", versions::SHOW).into_bytes()
 }
 
 /// The JSON value `show --format json` writes for `d`, read back from its

@@ -10,14 +10,6 @@ pub(crate) fn write_pretty<T: Serialize>(out: &mut dyn Write, value: &T) -> io::
     out.write_all(b"\n")
 }
 
-/// The JSON document of a run: the object itself for one, an array for several.
-pub(crate) fn write_document<T: Serialize>(out: &mut dyn Write, docs: &[T]) -> io::Result<()> {
-    match docs {
-        [one] => write_pretty(out, one),
-        many => write_pretty(out, &many),
-    }
-}
-
 /// One compact JSON line.
 pub(crate) fn write_line<T: Serialize>(out: &mut dyn Write, value: &T) -> io::Result<()> {
     serde_json::to_writer(&mut *out, value).map_err(io::Error::from)?;

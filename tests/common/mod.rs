@@ -135,3 +135,32 @@ pub fn golden(name: &str, actual: &str) {
         );
     }
 }
+
+/// The blocks of a `show --format json` document of one input
+/// (`{"schema": 2, "blocks": [...]}`).
+pub fn show_blocks(stdout: &str) -> Vec<serde_json::Value> {
+    let doc: serde_json::Value = serde_json::from_str(stdout)
+        .unwrap_or_else(|e| panic!("show's JSON: {e}: {}", &stdout[..stdout.len().min(200)]));
+    assert_eq!(doc["schema"], 2, "show's JSON carries its schema");
+    match doc.get("blocks") {
+        Some(serde_json::Value::Array(blocks)) => blocks.clone(),
+        _ => panic!("show's JSON has no blocks array"),
+    }
+}
+
+/// The one block of a `show --format json` document of one block.
+pub fn show_block(stdout: &str) -> serde_json::Value {
+    let mut blocks = show_blocks(stdout);
+    assert_eq!(blocks.len(), 1, "one block shown");
+    blocks.remove(0)
+}
+
+/// The block lines of `show --format ndjson`, after its `{"schema": 2}`
+/// line.
+pub fn show_lines(stdout: &str) -> Vec<serde_json::Value> {
+    let mut lines = stdout.lines();
+    assert_eq!(lines.next(), Some("{\"schema\":2}"), "NDJSON's first line");
+    lines
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}

@@ -10,6 +10,7 @@ use serde::Serialize;
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct CheckPoint {
     /// `redo`: the REDO start point (an LSN).
+    #[serde(serialize_with = "lsn_text")]
     pub redo: u64,
     /// `ThisTimeLineID`.
     pub this_time_line_id: u32,
@@ -56,27 +57,35 @@ pub struct ControlData {
     pub pg_control_version: u32,
     /// `catalog_version_no`: CATALOG_VERSION_NO.
     pub catalog_version_no: u32,
-    /// `state`: DBState.
+    /// `state`: DBState (JSON: pg_controldata's words).
+    #[serde(serialize_with = "state_words")]
     pub state: u32,
     /// `time`: when pg_control was last written (pg_time_t).
     pub time: i64,
     /// `checkPoint`: the latest checkpoint record's location.
+    #[serde(serialize_with = "lsn_text")]
     pub check_point: u64,
     /// `prevCheckPoint` (before PostgreSQL 11).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "some_lsn_text"
+    )]
     pub prev_check_point: Option<u64>,
     /// `checkPointCopy`.
     pub check_point_copy: CheckPoint,
     /// `unloggedLSN`: the fake LSN counter for unlogged relations.
-    #[serde(rename = "unlogged_lsn")]
+    #[serde(rename = "unlogged_lsn", serialize_with = "lsn_text")]
     pub unlogged_lsn: u64,
     /// `minRecoveryPoint`.
+    #[serde(serialize_with = "lsn_text")]
     pub min_recovery_point: u64,
     /// `minRecoveryPointTLI`.
     pub min_recovery_point_tli: u32,
     /// `backupStartPoint`.
+    #[serde(serialize_with = "lsn_text")]
     pub backup_start_point: u64,
     /// `backupEndPoint`.
+    #[serde(serialize_with = "lsn_text")]
     pub backup_end_point: u64,
     /// `backupEndRequired`.
     pub backup_end_required: bool,
@@ -186,6 +195,32 @@ impl RelMapFile {
             .iter()
             .find(|m| m.mapoid == oid)
             .map(|m| m.mapfilenumber)
+    }
+}
+
+/// An LSN in JSON as PostgreSQL prints one: `"0/1BFC068"` (`%X/%X`: the
+/// high and low 32 bits in upper-case hex, unpadded).
+fn lsn_text<S: serde::Serializer>(lsn: &u64, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_str(&format_args!("{:X}/{:X}", lsn >> 32, *lsn as u32))
+}
+
+/// [`lsn_text`] of a field only some majors have (absent ones are skipped).
+fn some_lsn_text<S: serde::Serializer>(lsn: &Option<u64>, s: S) -> Result<S::Ok, S::Error> {
+    match lsn {
+        Some(lsn) => lsn_text(lsn, s),
+        None => s.serialize_none(),
+    }
+}
+
+/// `DBState` in JSON as pg_controldata's words; a value PostgreSQL does not
+/// define as pg_controldata's "unrecognized status code" followed by the
+/// number in parentheses, so that the value is not lost.
+fn state_words<S: serde::Serializer>(state: &u32, s: S) -> Result<S::Ok, S::Error> {
+    match db_state_name(*state) {
+        "unrecognized status code" => {
+            s.collect_str(&format_args!("unrecognized status code ({state})"))
+        }
+        words => s.serialize_str(words),
     }
 }
 

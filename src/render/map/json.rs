@@ -1,17 +1,18 @@
 //! `map --format json` and `ndjson`: the blocks streamed as they come, then
 //! the summary. The document is byte for byte what serde_json's pretty
-//! printer writes for `{"blocks": [...], "summary": {...}}`.
+//! printer writes for `{"schema": N, "blocks": [...], "summary": {...}}`.
 
 use std::io::{self, Write};
 
 use serde::Serialize;
 
 use crate::model::map::MapSummary;
+use crate::render::versions;
 use crate::render::write::{write_line, write_pretty_at, ArrayWriter};
 
-/// `{` and the opening of the `blocks` array.
+/// `{`, the schema and the opening of the `blocks` array.
 pub(super) fn open(out: &mut dyn Write) -> io::Result<ArrayWriter> {
-    out.write_all(b"{\n  \"blocks\": ")?;
+    write!(out, "{{\n  \"schema\": {},\n  \"blocks\": ", versions::MAP)?;
     ArrayWriter::open(out, 1)
 }
 
@@ -27,11 +28,18 @@ pub(super) fn close(
     out.write_all(b"\n}\n")
 }
 
-/// NDJSON's last line: `{"summary": {...}}`.
+/// NDJSON's last line: `{"schema": N, "summary": {...}}`.
 pub(super) fn summary_line(out: &mut dyn Write, summary: &MapSummary) -> io::Result<()> {
     #[derive(Serialize)]
     struct Line<'a> {
+        schema: u32,
         summary: &'a MapSummary,
     }
-    write_line(out, &Line { summary })
+    write_line(
+        out,
+        &Line {
+            schema: versions::MAP,
+            summary,
+        },
+    )
 }
