@@ -149,6 +149,27 @@ pub(crate) struct ShowArgs {
     /// file sits in, if any).
     #[arg(long, value_name = "DIR")]
     pub data_dir: Option<PathBuf>,
+
+    /// No notes on standard error (why an engine was chosen, what a
+    /// catalog lookup found); errors are still reported.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+}
+
+/// What goes to standard error besides problems: options of the commands
+/// that read whole files.
+#[derive(Args, Clone, Copy, Debug, Default)]
+pub(crate) struct ProgressArgs {
+    /// No notes and no progress bar on standard error (problems, skipped
+    /// blocks and errors are still reported).
+    #[arg(long, short = 'q', conflicts_with = "progress")]
+    pub quiet: bool,
+
+    /// Draw the progress bar on standard error for any input, even when it
+    /// is not a terminal (default: on a terminal, for inputs of 256 MiB or
+    /// more).
+    #[arg(long)]
+    pub progress: bool,
 }
 
 #[derive(Args, Debug)]
@@ -228,6 +249,16 @@ pub(crate) struct VerifyArgs {
     /// collation).
     #[arg(long, value_name = "TYPES", requires = "deep")]
     pub columns: Option<String>,
+
+    /// Text: also list what is otherwise only counted in the summary — the
+    /// bookkeeping files passed over (pg_control, PG_VERSION,
+    /// pg_filenode.map…, as notes on standard error) and, with --deep, the
+    /// blocks whose free space map entry drifted from their free space.
+    #[arg(long, short = 'v', conflicts_with = "quiet")]
+    pub verbose: bool,
+
+    #[command(flatten)]
+    pub progress: ProgressArgs,
 }
 
 #[derive(Args, Debug)]
@@ -254,6 +285,9 @@ pub(crate) struct DiffArgs {
 
     #[command(flatten)]
     pub pages: PageArgs,
+
+    #[command(flatten)]
+    pub progress: ProgressArgs,
 }
 
 /// Output formats of `diff`.
@@ -620,6 +654,9 @@ pub(crate) struct MapArgs {
     /// The database of `--table` (default: postgres).
     #[arg(long, value_name = "NAME", requires = "table")]
     pub database: Option<String>,
+
+    #[command(flatten)]
+    pub progress: ProgressArgs,
 }
 
 /// What the shade of `map`'s cells shows.
@@ -747,6 +784,9 @@ pub(crate) struct ExportArgs {
     /// Oracle: database character set of VARCHAR2/CHAR columns.
     #[arg(long, value_enum, value_name = "CHARSET", default_value_t = OracleCharsetArg::Al32utf8)]
     pub oracle_charset: OracleCharsetArg,
+
+    #[command(flatten)]
+    pub progress: ProgressArgs,
 }
 
 /// Output formats of `export`.
