@@ -190,3 +190,14 @@ fn progress_is_drawn_when_forced_and_never_into_a_pipe_otherwise() {
     let both = run(&["verify", "--quiet", "--progress", s(&heap)]);
     assert_eq!(both.code, 2, "{}", both.stderr);
 }
+
+/// `show --quiet`: the note on how the engine was chosen is not written.
+#[test]
+fn show_quiet_drops_the_notes() {
+    let block = fixture("oracle/damaged/tail_flipped.blk");
+    let plain = run(&["show", "--format", "json", s(&block)]);
+    plain.assert_stderr_has(&["blockscope: note: ", "read as Oracle blocks: "]);
+    let quiet = run(&["show", "--format", "json", "--quiet", s(&block)]);
+    assert_eq!((quiet.code, &quiet.stdout), (plain.code, &plain.stdout));
+    assert_eq!(quiet.stderr, "");
+}
