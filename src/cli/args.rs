@@ -350,6 +350,27 @@ pub(crate) struct ShowArgs {
 
     #[command(flatten)]
     pub dump: DumpArgs,
+
+    /// No notes on standard error (why an engine was chosen, what a
+    /// catalog lookup found); errors are still reported.
+    #[arg(long, short = 'q', help_heading = OUTPUT)]
+    pub quiet: bool,
+}
+
+/// What goes to standard error besides problems: options of the commands
+/// that read whole files.
+#[derive(Args, Clone, Copy, Debug, Default)]
+pub(crate) struct ProgressArgs {
+    /// No notes and no progress bar on standard error (problems, skipped
+    /// blocks and errors are still reported).
+    #[arg(long, short = 'q', conflicts_with = "progress", help_heading = OUTPUT)]
+    pub quiet: bool,
+
+    /// Draw the progress bar on standard error for any input, even when it
+    /// is not a terminal (default: on a terminal, for inputs of 256 MiB or
+    /// more).
+    #[arg(long, help_heading = OUTPUT)]
+    pub progress: bool,
 }
 
 #[derive(Args, Debug)]
@@ -446,6 +467,16 @@ pub(crate) struct VerifyArgs {
     /// own positions.
     #[arg(long, value_name = "N", help_heading = ORACLE, hide_short_help = true)]
     pub first_block: Option<u64>,
+
+    /// Text: also list what is otherwise only counted in the summary — the
+    /// bookkeeping files passed over (pg_control, PG_VERSION,
+    /// pg_filenode.map…, as notes on standard error) and, with --deep, the
+    /// blocks whose free space map entry drifted from their free space.
+    #[arg(long, short = 'v', conflicts_with = "quiet", help_heading = OUTPUT)]
+    pub verbose: bool,
+
+    #[command(flatten)]
+    pub progress: ProgressArgs,
 }
 
 #[derive(Args, Debug)]
@@ -482,6 +513,9 @@ pub(crate) struct DiffArgs {
 
     #[command(flatten)]
     pub oracle: OracleArgs,
+
+    #[command(flatten)]
+    pub progress: ProgressArgs,
 }
 
 /// Output formats of `diff`.
@@ -898,6 +932,9 @@ pub(crate) struct MapArgs {
     /// Without it, from its `.N` file-name suffix; no further segments are read.
     #[arg(long, value_name = "N", help_heading = POSTGRES, hide_short_help = true)]
     pub segment: Option<u64>,
+
+    #[command(flatten)]
+    pub progress: ProgressArgs,
 }
 
 /// What the shade of `map`'s cells shows.
@@ -1053,6 +1090,9 @@ pub(crate) struct ExportArgs {
     /// Database character set.
     #[arg(long, value_enum, value_name = "CHARSET", default_value_t = OracleCharsetArg::Al32utf8, help_heading = ORACLE, hide_short_help = true)]
     pub oracle_charset: OracleCharsetArg,
+
+    #[command(flatten)]
+    pub progress: ProgressArgs,
 }
 
 /// Output formats of `export`.

@@ -24,6 +24,7 @@ use super::args::{
     FormatArg, InputArg, KindArg, MapArgs, OracleCharsetArg, OracleVersionArg, ShowArgs,
     VerifyArgs, VerifyFormatArg,
 };
+use super::progress::ProgressMode;
 use crate::diff::Ignore;
 use crate::render::diff::DiffFormat;
 
@@ -182,6 +183,8 @@ pub(crate) struct DiffConfig {
     pub new: Vec<PathBuf>,
     pub format: DiffFormat,
     pub ignore: Ignore,
+    /// When to draw the progress bar.
+    pub progress: ProgressMode,
 }
 
 impl DiffConfig {
@@ -203,6 +206,7 @@ impl DiffConfig {
             evidence: false,
             data_dir: None,
             all_problems: true,
+            quiet: args.progress.quiet,
         };
         let names: Vec<String> = args
             .ignore
@@ -219,6 +223,7 @@ impl DiffConfig {
                 DiffFormatArg::Json => DiffFormat::Json,
             },
             ignore: Ignore::new(names),
+            progress: ProgressMode::from_args(&args.progress),
         })
     }
 }
@@ -265,6 +270,12 @@ pub(crate) struct VerifyConfig {
     pub oracle_blocks: Option<BlockRange>,
     /// Oracle: `--first-block`.
     pub first_block: Option<u64>,
+    /// Text: list the bookkeeping files passed over and the FSM drift.
+    pub verbose: bool,
+    /// `--quiet`: no notes.
+    pub quiet: bool,
+    /// When to draw the progress bar.
+    pub progress: ProgressMode,
 }
 
 impl VerifyConfig {
@@ -294,6 +305,9 @@ impl VerifyConfig {
                 .first_block
                 .map(|n| block_number("--first-block", n))
                 .transpose()?,
+            verbose: args.verbose,
+            quiet: args.progress.quiet,
+            progress: ProgressMode::from_args(&args.progress),
         })
     }
 }

@@ -23,6 +23,7 @@ use crate::render::diff::DiffWriter;
 use crate::render::{self};
 
 use super::config::{BlockRange, DiffConfig, ShowConfig};
+use super::progress::Progress;
 use super::show::{self, Opened};
 use super::{is_broken_pipe, stdout_error};
 
@@ -153,6 +154,16 @@ pub(crate) fn run(cfg: &DiffConfig) -> Result<ExitCode, Error> {
         .map(|p| p.display().to_string())
         .collect::<Vec<_>>()
         .join(" ");
+    let total = old
+        .iter()
+        .chain(&new)
+        .filter_map(|i| match i {
+            Input::File(p) => std::fs::metadata(p).ok().filter(|m| m.is_file()),
+            Input::Json { .. } => None,
+        })
+        .map(|m| m.len())
+        .sum();
+    let progress = Progress::start(cfg.progress, total);
     let mut out = BufWriter::new(io::stdout().lock());
     let result = (|| -> Result<bool, Error> {
         let mut w = DiffWriter::open(
@@ -166,8 +177,9 @@ pub(crate) fn run(cfg: &DiffConfig) -> Result<ExitCode, Error> {
             let title = several.then(|| b.name());
             let a = Blocks::open(a, &cfg.show)?;
             let b = Blocks::open(b, &cfg.show)?;
-            compare_input(cfg, a, b, title, &mut w, &mut out)?;
+            compare_input(cfg, a, b, title, &mut w, &mut out, &progress)?;
         }
+        drop(progress);
         // Every block is compared: the answer stands even when the pipe
         // closes before the summary is written.
         let equal = w.equal();
@@ -198,6 +210,7 @@ fn compare_input(
     title: Option<String>,
     w: &mut DiffWriter,
     out: &mut dyn Write,
+    progress: &Progress,
 ) -> Result<(), Error> {
     let range = cfg.show.range;
     let mut last = (None, None);
@@ -225,17 +238,20 @@ fn compare_input(
         let d = match (&x, &y) {
             (None, None) => break,
             (Some(p), Some(q)) if p.blkno == q.blkno => {
+                progress.inc((p.bytes.len() + q.bytes.len()) as u64);
                 let d = compare(p.blkno, &version(p), &version(q), &cfg.ignore);
                 x = next(&mut a, &mut last.0, an.clone())?;
                 y = next(&mut b, &mut last.1, bn.clone())?;
                 d
             }
             (Some(p), q) if q.as_ref().is_none_or(|q| p.blkno < q.blkno) => {
+                progress.inc(p.bytes.len() as u64);
                 let d = only(p.blkno.into(), Change::Removed);
                 x = next(&mut a, &mut last.0, an.clone())?;
                 d
             }
             (_, Some(q)) => {
+                progress.inc(q.bytes.len() as u64);
                 let d = only(q.blkno.into(), Change::Added);
                 y = next(&mut b, &mut last.1, bn.clone())?;
                 d
@@ -247,7 +263,7 @@ fn compare_input(
             input: title.clone(),
             ..d
         };
-        w.block(out, &d).map_err(stdout_error)?;
+        progress.output(|| w.block(out, &d)).map_err(stdout_error)?;
     }
     if compared == 0 {
         return Err(Error::Usage(format!(

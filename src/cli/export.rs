@@ -35,6 +35,7 @@ use crate::source::{RelationFileName, DEFAULT_BLOCK_SIZE, DEFAULT_SEGMENT_BYTES}
 
 use super::args::{EngineArg, ExportArgs, ExportFormatArg, RowsArg};
 use super::config::{read_schema, BlockRange};
+use super::progress::{self, Progress, ProgressMode};
 use super::{report_error, stdout_error};
 
 mod oracle;
@@ -80,6 +81,8 @@ pub(crate) struct ExportOptions {
     pub(crate) strict: bool,
     /// `--blocks`: the relation's blocks to read.
     pub(crate) blocks: BlockRange,
+    /// When to draw the progress bar.
+    pub(crate) progress: ProgressMode,
 }
 
 /// A PostgreSQL table as export reads it: what the catalog lookup finds
@@ -132,6 +135,7 @@ pub(crate) fn run(args: &ExportArgs) -> Result<ExitCode, Error> {
             Some(r) => BlockRange::parse(r)?,
             None => BlockRange::ALL,
         },
+        progress: ProgressMode::from_args(&args.progress),
     };
     if let Some(table) = &args.table {
         return export_table(args, table, &opts);
@@ -258,10 +262,13 @@ fn export_table(args: &ExportArgs, table: &str, opts: &ExportOptions) -> Result<
             info.name
         )));
     }
-    let mut err = io::stderr().lock();
     for note in cluster.notes.iter().chain(&info.notes) {
-        let _ = writeln!(err, "blockscope: note: {}: {note}", datadir.display());
+        progress::note(&format!(
+            "blockscope: note: {}: {note}\n",
+            datadir.display()
+        ));
     }
+    let mut err = io::stderr().lock();
     for u in info.damage() {
         let _ = writeln!(err, "blockscope: warning: {}: {u}", datadir.display());
     }
@@ -404,6 +411,8 @@ struct BlockOut {
     buf: Vec<u8>,
     messages: Vec<String>,
     counts: Counts,
+    /// Bytes of blocks read for these rows, for the progress bar.
+    read: u64,
 }
 
 #[derive(Default, Clone, Copy)]
@@ -524,7 +533,7 @@ pub(crate) fn export_relation(
         })
         .collect();
     if !undecoded.is_empty() {
-        report_error(&format!(
+        progress::note(&format!(
             "blockscope: note: {name}: not decoded, written as bytea's hex text (\\x…): {}\n",
             undecoded.join(", ")
         ));
@@ -558,13 +567,13 @@ pub(crate) fn export_relation(
                 Some(d) => format!("none readable in {}", d.display()),
                 None => "not in a data directory; give --data-dir".to_string(),
             };
-            report_error(&format!(
+            progress::note(&format!(
                 "blockscope: note: {name}: no pg_xact ({why}): visibility decided from hint bits \
                  only; {} tuple versions undecided, {what}\n",
                 counts.undecided
             ));
         } else {
-            report_error(&format!(
+            progress::note(&format!(
                 "blockscope: note: {name}: {} tuple versions undecided by the hint bits and the \
                  {log_word}, {what}{}\n",
                 counts.undecided,
@@ -606,6 +615,12 @@ fn write_rows(
     counts: &mut Counts,
 ) -> Result<Vec<ProvenanceInput>, Error> {
     let block_size = ctx.block_size;
+    let total = rel
+        .segments
+        .iter()
+        .filter_map(|p| std::fs::metadata(p).ok().map(|m| m.len()))
+        .sum();
+    let progress = &Progress::start(ctx.opts.progress, total);
     let mut head = Vec::new();
     if ctx.opts.header {
         ctx.fmt.header(&mut head);
@@ -630,10 +645,11 @@ fn write_rows(
             let (mut chunk, mut o) = (Chunk::default(), BlockOut::default());
             while segments.fill(&mut chunk, WINDOW)? {
                 o.buf.clear();
+                o.read = chunk.len as u64;
                 for (k, bytes) in chunk.bytes().chunks(block_size).enumerate() {
                     export_block(ctx, chunk.blkno + k as u64, bytes, Some(store), &mut o);
                 }
-                write_out(out, &mut o, counts, name)?;
+                write_out(out, &mut o, counts, name, progress)?;
             }
         }
         // Chunks of blocks read by the workers themselves (positioned
@@ -647,11 +663,12 @@ fn write_rows(
                 |seq, chunk: &mut Chunk| files.fill(seq, chunk, task_bytes),
                 |chunk: &Chunk, o: &mut BlockOut| {
                     o.buf.clear();
+                    o.read = chunk.len as u64;
                     for (k, bytes) in chunk.bytes().chunks(block_size).enumerate() {
                         export_block(ctx, chunk.blkno + k as u64, bytes, None, o);
                     }
                 },
-                |_, o| write_out(out, o, counts, name),
+                |_, o| write_out(out, o, counts, name, progress),
             )?
         }
         // With --evidence, each file is hashed as it is read, and a pipe
@@ -663,11 +680,12 @@ fn write_rows(
             |chunk| segments.fill(chunk, TASK),
             |chunk: &Chunk, o: &mut BlockOut| {
                 o.buf.clear();
+                o.read = chunk.len as u64;
                 for (k, bytes) in chunk.bytes().chunks(block_size).enumerate() {
                     export_block(ctx, chunk.blkno + k as u64, bytes, None, o);
                 }
             },
-            |_, o| write_out(out, o, counts, name),
+            |_, o| write_out(out, o, counts, name, progress),
         )?,
     }
     out.flush().map_err(stdout_error)?;
@@ -704,9 +722,13 @@ fn write_out(
     o: &mut BlockOut,
     counts: &mut Counts,
     name: &str,
+    progress: &Progress,
 ) -> Result<(), Error> {
-    out.write_all(&o.buf).map_err(stdout_error)?;
+    progress
+        .output(|| out.write_all(&o.buf))
+        .map_err(stdout_error)?;
     o.buf.clear();
+    progress.inc(std::mem::take(&mut o.read));
     for m in o.messages.drain(..) {
         report_error(&format!("blockscope: {name}: {m}\n"));
     }

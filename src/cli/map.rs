@@ -6,7 +6,7 @@
 //! after it. Exit status: 0 clean, 1 when a block has errors (as `verify`
 //! decides), 2 on usage and input errors.
 
-use std::io::{self, BufWriter, IsTerminal, Write};
+use std::io::{self, BufWriter, IsTerminal};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -20,6 +20,7 @@ use crate::verify::oracle::{map_datafile, map_trace, OracleInput};
 
 use super::args::{MapArgs, MapFormatArg, MapShadeArg};
 use super::config::map_verify_options;
+use super::progress::{self, ProgressMode, ProgressReport};
 use super::{is_broken_pipe, stdout_error};
 
 /// Segments looked for after a relation's first file: a relation of 32 TB
@@ -27,11 +28,12 @@ use super::{is_broken_pipe, stdout_error};
 const MAX_SEGMENTS: u64 = 1 << 16;
 
 pub(crate) fn run(args: &MapArgs) -> Result<ExitCode, Error> {
+    let progress_mode = ProgressMode::from_args(&args.progress);
     let (inputs, table) = match &args.table {
         Some(name) => {
             let t = table_inputs(args, name)?;
             if t.files.is_empty() {
-                let _ = writeln!(io::stderr(), "blockscope: note: {} has no pages", t.title);
+                progress::note(&format!("blockscope: note: {} has no pages\n", t.title));
             }
             (t.files, Some((t.title, t.block_size)))
         }
@@ -52,7 +54,7 @@ pub(crate) fn run(args: &MapArgs) -> Result<ExitCode, Error> {
     }
     let (plan, notes) = verify_plan(&inputs, engine)?;
     for (path, note) in notes {
-        let _ = writeln!(io::stderr(), "blockscope: note: {}: {note}", path.display());
+        progress::note(&format!("blockscope: note: {}: {note}\n", path.display()));
     }
     let stdout = io::stdout();
     let is_tty = stdout.is_terminal();
@@ -80,7 +82,10 @@ pub(crate) fn run(args: &MapArgs) -> Result<ExitCode, Error> {
     let failed = match plan {
         VerifyPlan::Postgres => {
             let options = map_verify_options(args, table.as_ref().map(|t| t.1));
-            let summary = match verify::run(&inputs, &options, &mut printer) {
+            let mut report = ProgressReport::new(&mut printer, progress_mode);
+            let run = verify::run(&inputs, &options, &mut report);
+            drop(report);
+            let summary = match run {
                 Ok(summary) => summary,
                 Err(e) if is_broken_pipe(&e) => return Ok(ExitCode::from(1)),
                 Err(e) => return Err(e),
@@ -192,10 +197,8 @@ fn table_inputs(args: &MapArgs, name: &str) -> Result<TableFiles, Error> {
     let (info, database) = cluster
         .find_table_anywhere(args.database.as_deref(), name)
         .map_err(|e| Error::Usage(format!("{}: {e}", datadir.display())))?;
-    let mut err = io::stderr().lock();
-    let _ = writeln!(
-        err,
-        "blockscope: note: {}: {}.{} in database {database} (oid {}): PostgreSQL {}, file {}",
+    progress::note(&format!(
+        "blockscope: note: {}: {}.{} in database {database} (oid {}): PostgreSQL {}, file {}\n",
         datadir.display(),
         info.schema_name,
         info.name,
@@ -204,24 +207,26 @@ fn table_inputs(args: &MapArgs, name: &str) -> Result<TableFiles, Error> {
         info.main_segments
             .first()
             .map_or_else(|| "(none)".to_string(), |p| p.display().to_string()),
-    );
+    ));
     for n in &info.notes {
-        let _ = writeln!(err, "blockscope: note: {}: {n}", datadir.display());
+        progress::note(&format!("blockscope: note: {}: {n}\n", datadir.display()));
     }
     for u in info.damage() {
-        let _ = writeln!(err, "blockscope: warning: {}: {u}", datadir.display());
+        progress::report(&format!(
+            "blockscope: warning: {}: {u}\n",
+            datadir.display()
+        ));
     }
     // The picture needs the files only: columns that could not be read
     // from pg_attribute do not stop it.
     if let Err(unread) = &info.columns {
-        let _ = writeln!(
-            err,
-            "blockscope: note: {}: the pages of {}.{} are drawn without its columns: {}",
+        progress::note(&format!(
+            "blockscope: note: {}: the pages of {}.{} are drawn without its columns: {}\n",
             datadir.display(),
             info.schema_name,
             info.name,
             unread.causes.join("; ")
-        );
+        ));
     }
     let files = info
         .main_segments

@@ -18,6 +18,7 @@ mod export;
 mod man;
 mod map;
 mod pipeline;
+mod progress;
 mod show;
 mod show_cluster;
 mod verify;
@@ -49,7 +50,7 @@ pub(crate) fn main() -> ExitCode {
 /// A message on standard error; a closed or full stderr is ignored (there
 /// is nowhere left to say anything), never a panic.
 pub(crate) fn report_error(message: &str) {
-    let _ = io::stderr().lock().write_all(message.as_bytes());
+    progress::report(message);
 }
 
 /// With no INPUT, `show`, `verify` and `map` read standard input; when
@@ -96,7 +97,10 @@ fn write_stdout(bytes: &[u8]) -> io::Result<()> {
 /// Run a parsed command line.
 pub(crate) fn run(cli: Cli) -> Result<ExitCode, Error> {
     match cli.command {
-        Command::Show(args) => show::run(&ShowConfig::from_args(&args)?),
+        Command::Show(args) => {
+            progress::set_quiet(args.quiet);
+            show::run(&ShowConfig::from_args(&args)?)
+        }
         Command::Verify(args) => verify::run(&VerifyConfig::from_args(&args)?),
         Command::Decode(args) => decode::run(&args),
         Command::Diff(args) => diff::run(&DiffConfig::from_args(&args)?),

@@ -178,11 +178,7 @@ pub(super) fn open(cfg: &ShowConfig, spans: bool, tap: Option<Tap>) -> Result<Op
             let d = Engine::sniff(&source.head(source.block_size)?);
             // Nothing of either engine: said once, after the loop.
             if let Some(note) = d.note().filter(|_| !d.no_header()) {
-                let _ = writeln!(
-                    io::stderr(),
-                    "blockscope: note: {}: {note}",
-                    cfg.input_name()
-                );
+                super::progress::note(&format!("blockscope: note: {}: {note}\n", cfg.input_name()));
             }
             let engine = d.engine;
             detection = Some(d);
@@ -604,12 +600,11 @@ fn write_pages(
         }
         if let Some(t) = &d.trace {
             for n in &t.notes {
-                let _ = writeln!(
-                    io::stderr(),
-                    "blockscope: note: {}: trace block {}: {n}",
+                super::progress::note(&format!(
+                    "blockscope: note: {}: trace block {}: {n}\n",
                     cfg.input_name(),
                     t.label
-                );
+                ));
             }
         }
         match render::can_show(&d, format) {

@@ -135,10 +135,8 @@ pub(crate) fn run_table(cfg: &ShowConfig, table: &TableSpec) -> Result<ExitCode,
         }
         None => None,
     };
-    let mut err = io::stderr().lock();
-    let _ = writeln!(
-        err,
-        "blockscope: note: {}: {}.{} in database {} (oid {}): PostgreSQL {}, file {}, {}{}",
+    super::progress::note(&format!(
+        "blockscope: note: {}: {}.{} in database {} (oid {}): PostgreSQL {}, file {}, {}{}\n",
         datadir.display(),
         info.schema_name,
         info.name,
@@ -156,10 +154,11 @@ pub(crate) fn run_table(cfg: &ShowConfig, table: &TableSpec) -> Result<ExitCode,
             Some(t) if !t.is_empty() => format!(", TOAST {}", t[0].display()),
             _ => String::new(),
         }
-    );
+    ));
     for n in &info.notes {
-        let _ = writeln!(err, "blockscope: note: {}: {n}", datadir.display());
+        super::progress::note(&format!("blockscope: note: {}: {n}\n", datadir.display()));
     }
+    let mut err = io::stderr().lock();
     for u in info.damage() {
         let _ = writeln!(err, "blockscope: warning: {}: {u}", datadir.display());
     }
@@ -172,12 +171,10 @@ pub(crate) fn run_table(cfg: &ShowConfig, table: &TableSpec) -> Result<ExitCode,
         .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.len() > 0))
         .collect();
     if nonempty.is_empty() {
-        let _ = writeln!(
-            io::stderr(),
-            "blockscope: note: {}.{} has no pages",
-            info.schema_name,
-            info.name
-        );
+        super::progress::note(&format!(
+            "blockscope: note: {}.{} has no pages\n",
+            info.schema_name, info.name
+        ));
         return Ok(ExitCode::SUCCESS);
     }
     let mut segments = Vec::with_capacity(nonempty.len());
@@ -223,10 +220,12 @@ pub(crate) fn table_columns(
     match (&info.columns, given) {
         (Ok(catalog), None) => Ok((catalog.clone(), false)),
         (Ok(catalog), Some(given)) => {
-            let _ = writeln!(
-                err,
-                "blockscope: note: {datadir}: the columns given replace the catalog's"
-            );
+            if !super::progress::quiet() {
+                let _ = writeln!(
+                    err,
+                    "blockscope: note: {datadir}: the columns given replace the catalog's"
+                );
+            }
             if let Some(d) = first_difference(&catalog.columns, &given.columns) {
                 let _ = writeln!(
                     err,

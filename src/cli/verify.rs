@@ -3,11 +3,13 @@
 //! [`crate::render::postgres::verify`] / [`crate::render::oracle::verify`].
 //!
 //! Exit status: 0 clean, 1 problems found, 2 when a file handed over is
-//! not pages at all (the others are still verified). A closed output pipe ends the
-//! run quietly with the status found so far (1 once a failing problem was
-//! reported), so `verify BAD | head -1` under `pipefail` still fails.
+//! not pages at all (the others are still verified). A closed output pipe
+//! never turns 1 into 0: the run ends quietly at once when a failing problem
+//! was already reported, and otherwise goes on without output until one is
+//! found or the run is over, so `verify --deep BAD | head -3` under
+//! `pipefail` fails even when the first lines were notes.
 
-use std::io::{self, BufWriter, Write};
+use std::io::{self, BufWriter};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -19,6 +21,7 @@ use crate::verify;
 use crate::verify::oracle::{self as verify_oracle, OracleInput};
 
 use super::config::{BlockRange, VerifyConfig};
+use super::progress::{self, ProgressReport};
 use super::{is_broken_pipe, stdout_error};
 use crate::model::postgres::verify::ProvenanceInput;
 
@@ -65,7 +68,7 @@ pub(crate) fn run(cfg: &VerifyConfig) -> Result<ExitCode, Error> {
         ));
     }
     for (path, note) in notes {
-        let _ = writeln!(io::stderr(), "blockscope: note: {}: {note}", path.display());
+        progress::note(&format!("blockscope: note: {}: {note}\n", path.display()));
     }
     let clean = match plan {
         VerifyPlan::Postgres => postgres(cfg)?,
@@ -144,8 +147,13 @@ fn with_segments(inputs: &[PathBuf], segment_given: bool) -> Vec<PathBuf> {
 /// as the run got when the output pipe closed).
 fn postgres(cfg: &VerifyConfig) -> Result<bool, Error> {
     let mut printer = VerifyPrinter::new(BufWriter::new(io::stdout().lock()), cfg.format)
-        .all_problems(cfg.all_problems);
-    let mut summary = match verify::run(&cfg.inputs, &cfg.options, &mut printer) {
+        .all_problems(cfg.all_problems)
+        .verbose(cfg.verbose)
+        .quiet(cfg.quiet);
+    let mut report = ProgressReport::new(&mut printer, cfg.progress);
+    let run = verify::run(&cfg.inputs, &cfg.options, &mut report);
+    drop(report);
+    let mut summary = match run {
         Ok(summary) => summary,
         Err(e) if is_broken_pipe(&e) => return Ok(!printer.failing()),
         Err(e) => return Err(e),

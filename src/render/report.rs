@@ -1,5 +1,5 @@
 //! The shape of verify's reports, shared by both engines (docs/json.md,
-//! "verify"): `{"schema": 4, "engine": …, "problems": […], "summary":
+//! "verify"): `{"schema": 5, "engine": …, "problems": […], "summary":
 //! {"clean": …, …}}`, streamed; NDJSON writes the problems one a line, then
 //! `{"schema", "engine", "summary"}`.
 
@@ -25,8 +25,9 @@ pub enum VerifyFormat {
 /// Version of verify's JSON shape: 2 added `schema` and `engine` and gave
 /// both engines one document (before, Oracle wrote one per file); 3 moved
 /// `summary` after `problems`, so that the problems can be streamed; 4 added
-/// PostgreSQL's `summary.provenance` (with `--evidence`).
-pub(crate) const SCHEMA: u32 = 4;
+/// PostgreSQL's `summary.provenance` (with `--evidence`); 5 added
+/// PostgreSQL's `summary.free_space_map_drift` (with `--deep`).
+pub(crate) const SCHEMA: u32 = 5;
 
 /// The last NDJSON line: the run's summary.
 #[derive(Serialize)]

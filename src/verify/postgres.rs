@@ -127,6 +127,12 @@ pub trait Report {
     fn block(&mut self, _figures: &BlockFigures) -> io::Result<()> {
         Ok(())
     }
+    /// The run's files are known: `total_bytes` of them will be read
+    /// (standard input counts none). For a progress bar; default: nothing.
+    fn started(&mut self, _total_bytes: u64) {}
+    /// `bytes` more of the files were read and their blocks reported, in
+    /// order (a chunk of blocks at a time, never block by block).
+    fn advanced(&mut self, _bytes: u64) {}
 }
 
 /// One input to check.
@@ -298,6 +304,15 @@ pub fn run(
     for s in &summary.skipped {
         report.skipped(s).map_err(report_error)?;
     }
+    report.started(
+        targets
+            .iter()
+            .filter_map(|t| match t {
+                Target::File { path, .. } => fs::metadata(path).ok().map(|m| m.len()),
+                _ => None,
+            })
+            .sum(),
+    );
 
     let verdict = match opts.checksums {
         ChecksumMode::On => ChecksumVerdict {
@@ -453,6 +468,8 @@ fn deep_file(
                     last_bad = Some(blkno);
                     summary.deep_bad_blocks += 1;
                 }
+            } else if p.class == ProblemClass::FreeSpaceMap {
+                summary.free_space_map_drift += 1;
             }
             report.problem(&p).map_err(report_error)
         },
@@ -588,6 +605,7 @@ fn check_relation_file(
             summary.skipped.push(Skipped {
                 file: name,
                 reason: "removed while the run went on (the cluster is running)".to_string(),
+                bookkeeping: false,
             });
             return Ok(0);
         }
@@ -919,6 +937,7 @@ fn walk_relations(
                 skipped.push(Skipped {
                     file: file_name(&path),
                     reason: "temporary files directory".to_string(),
+                    bookkeeping: true,
                 });
             } else {
                 dirs.push(path);
@@ -954,23 +973,29 @@ fn walk_relations(
         skipped.push(Skipped {
             file: file_name(&path),
             reason: format!("{kind}, not a regular file: not opened"),
+            bookkeeping: false,
         });
     }
     for path in others {
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
-        let reason = match name.as_deref() {
-            Some("pg_control") => {
-                "the control file, not a relation (read for block size, segment size and checksums)"
+        let (reason, bookkeeping) = match name.as_deref() {
+            Some("pg_control") => (
+                "the control file, not a relation (read for block size, segment size and checksums)",
+                true,
+            ),
+            Some("PG_VERSION" | "pg_filenode.map" | "pg_internal.init") => (
+                "PostgreSQL bookkeeping file, not a relation (pg_checksums skips it too)",
+                true,
+            ),
+            Some(n) if is_temp_relation(n) => {
+                ("temporary relation (pg_checksums skips these too)", true)
             }
-            Some("PG_VERSION" | "pg_filenode.map" | "pg_internal.init") => {
-                "PostgreSQL bookkeeping file, not a relation (pg_checksums skips it too)"
-            }
-            Some(n) if is_temp_relation(n) => "temporary relation (pg_checksums skips these too)",
-            _ => "not a relation file",
+            _ => ("not a relation file", false),
         };
         skipped.push(Skipped {
             file: file_name(&path),
             reason: reason.to_string(),
+            bookkeeping,
         });
     }
     for d in dirs {
@@ -1322,6 +1347,7 @@ fn check_file(
                     // (already hashed with the chunk).
                     let rest = first + checked..first + count;
                     block_by_block(file, rest, ctx, summary, report, &mut None)?;
+                    report.advanced(count * bs);
                 }
                 // Some block of the chunk cannot be read: block by block,
                 // to report exactly which and check the others.
@@ -1329,6 +1355,7 @@ fn check_file(
                     let first = c * per_chunk;
                     let count = per_chunk.min(whole - first);
                     block_by_block(file, first..first + count, ctx, summary, report, hash)?;
+                    report.advanced(count * bs);
                 }
             }
         }
@@ -1345,6 +1372,7 @@ fn check_file(
             }
         }
         truncated(ctx, whole, len, tail, summary, report)?;
+        report.advanced(tail);
     }
     Ok(())
 }

@@ -188,7 +188,7 @@ pub(crate) fn run(
                     if p.flag & FLAG_DELETED != 0 {
                         if opts.rows != Rows::Visible && first {
                             if !last {
-                                report_error(&format!(
+                                super::progress::note(&format!(
                                     "blockscope: note: {name}: block {blkno} slot {slot}: a deleted row's first piece only (its other pieces are not followed)\n"
                                 ));
                             }

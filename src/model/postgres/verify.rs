@@ -52,6 +52,13 @@ pub struct Skipped {
     pub file: String,
     /// Why it was skipped.
     pub reason: String,
+    /// One of the files every data directory holds beside its relations
+    /// (`pg_control`, `PG_VERSION`, `pg_filenode.map`, `pg_internal.init`,
+    /// temporary relations and `pgsql_tmp`): counted in the summary, listed
+    /// only with `--verbose`. Anything else passed over (a stray file, a
+    /// FIFO) is noted as it is found.
+    #[serde(skip)]
+    pub bookkeeping: bool,
 }
 
 /// Whether checksums were verified, and what decided it.
@@ -140,6 +147,12 @@ pub struct Summary {
     /// Omitted from JSON when zero.
     #[serde(skip_serializing_if = "is_zero")]
     pub deep_bad_blocks: u64,
+    /// `--deep`: blocks whose free space map entry is not the free space the
+    /// page has (problems of class `free-space-map`, severity `info`: the
+    /// map is a hint PostgreSQL updates lazily, never a failure). Omitted
+    /// from JSON when zero.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub free_space_map_drift: u64,
     /// `--evidence`: what was run on which bytes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub provenance: Option<Provenance>,

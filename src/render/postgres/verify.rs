@@ -2,7 +2,7 @@
 //! (`json`), or one problem per line ending with the summary line (`ndjson`).
 //!
 //! The JSON shape is shared by both engines (docs/json.md, "verify"):
-//! `{"schema": 4, "engine": …, "problems": […], "summary": {"clean": …, …}}`,
+//! `{"schema": 5, "engine": …, "problems": […], "summary": {"clean": …, …}}`,
 //! problems written as they come;
 //! NDJSON writes the problems one a line, then `{"schema", "engine", "summary"}`.
 
@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use crate::engine::Engine;
 use crate::model::postgres::verify::{Provenance, Skipped, Summary, VerifyProblem};
-use crate::model::Severity;
+use crate::model::{ProblemClass, Severity};
 use crate::verify::Report;
 
 use crate::render::problems::{self, Line};
@@ -34,6 +34,16 @@ pub struct VerifyPrinter<W: Write> {
     /// A problem that fails verification (warning or error) was reported: the
     /// exit status must say so even when the output pipe closes early.
     failing: bool,
+    /// `text` only: list what a clean run need not say — the bookkeeping
+    /// files passed over and the free space map's drift — instead of only
+    /// counting them in the summary.
+    verbose: bool,
+    /// `text` only: no notes on standard error.
+    quiet: bool,
+    /// The output closed (`verify … | head`) before anything failing was
+    /// reported: the run goes on without output, so that the exit status
+    /// still tells the verdict, and stops at the first failing problem.
+    closed: bool,
 }
 
 #[derive(Serialize)]
@@ -54,7 +64,52 @@ impl<W: Write> VerifyPrinter<W> {
             all_problems: false,
             block: Vec::new(),
             failing: false,
+            verbose: false,
+            quiet: false,
+            closed: false,
         }
+    }
+
+    /// A write's outcome: a closed output before anything failing was
+    /// reported is remembered and the run goes on quietly; once a failing
+    /// problem is known, it ends the run (the verdict is settled).
+    fn written(&mut self, result: io::Result<()>) -> io::Result<()> {
+        match result {
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe && !self.failing => {
+                self.closed = true;
+                self.block.clear();
+                Ok(())
+            }
+            other => other,
+        }
+    }
+
+    /// The output closed and a failing problem is known: nothing more to learn.
+    fn settled(&self) -> io::Result<()> {
+        if self.closed && self.failing {
+            return Err(io::ErrorKind::BrokenPipe.into());
+        }
+        Ok(())
+    }
+
+    /// Text: list the bookkeeping files passed over (notes on standard
+    /// error) and the free space map's drift (`info` lines), which are
+    /// otherwise only counted in the summary.
+    pub fn verbose(mut self, verbose: bool) -> Self {
+        self.verbose = verbose;
+        self
+    }
+
+    /// Text: no notes on standard error, not even for a stray file passed
+    /// over (the summary still counts it).
+    pub fn quiet(mut self, quiet: bool) -> Self {
+        self.quiet = quiet;
+        self
+    }
+
+    /// Text: whether `p` is only counted in the summary, not listed.
+    fn counted_only(&self, p: &VerifyProblem) -> bool {
+        !self.verbose && is_fsm_drift(p)
     }
 
     /// Text: print every problem on its own line instead of collapsing
@@ -94,8 +149,13 @@ impl<W: Write> VerifyPrinter<W> {
         Ok(())
     }
 
-    /// Write the summary (and, for `json`, the end of the document) and flush.
+    /// Write the summary (and, for `json`, the end of the document) and
+    /// flush; nothing when the output had closed (the run's verdict is in
+    /// `summary`).
     pub fn finish(mut self, summary: &Summary) -> io::Result<W> {
+        if self.closed {
+            return Ok(self.out);
+        }
         let json = SummaryJson {
             clean: !summary.failed(),
             summary,
@@ -106,7 +166,7 @@ impl<W: Write> VerifyPrinter<W> {
                 if let Some(p) = &summary.provenance {
                     write_provenance(&mut self.out, p)?;
                 }
-                write_summary(&mut self.out, summary)?
+                write_summary(&mut self.out, summary, self.verbose)?
             }
             VerifyFormat::Ndjson => write_line(
                 &mut self.out,
@@ -131,9 +191,12 @@ impl<W: Write> Report for VerifyPrinter<W> {
     /// Text: a note on standard error (never on the report's output), in
     /// order with the problems printed before it.
     fn skipped(&mut self, skipped: &Skipped) -> io::Result<()> {
-        if self.format == VerifyFormat::Text {
-            self.flush_block()?;
-            self.out.flush()?;
+        let noted = !self.quiet && (self.verbose || !skipped.bookkeeping);
+        if self.format == VerifyFormat::Text && noted {
+            if !self.closed {
+                let flushed = self.flush_block().and_then(|()| self.out.flush());
+                self.written(flushed)?;
+            }
             let _ = writeln!(
                 io::stderr(),
                 "blockscope: note: {}: skipped: {}",
@@ -146,7 +209,21 @@ impl<W: Write> Report for VerifyPrinter<W> {
 
     fn problem(&mut self, p: &VerifyProblem) -> io::Result<()> {
         self.failing |= p.severity >= Severity::Warning;
+        if self.closed {
+            return self.settled();
+        }
+        let result = self.write(p);
+        self.written(result)?;
+        self.settled()
+    }
+}
+
+impl<W: Write> VerifyPrinter<W> {
+    /// One problem in the report's format (text holds a block's problems
+    /// until the block is complete).
+    fn write(&mut self, p: &VerifyProblem) -> io::Result<()> {
         match self.format {
+            VerifyFormat::Text if self.counted_only(p) => Ok(()),
             VerifyFormat::Text => {
                 let same_block = self
                     .block
@@ -162,6 +239,13 @@ impl<W: Write> Report for VerifyPrinter<W> {
             VerifyFormat::Json => self.document.problem(&mut self.out, p),
         }
     }
+}
+
+/// A note of `--deep` that the free space map's entry for a page is not
+/// the free space the page has: a hint PostgreSQL keeps lazily, so a clean
+/// cluster has many.
+fn is_fsm_drift(p: &VerifyProblem) -> bool {
+    p.class == ProblemClass::FreeSpaceMap && p.severity == Severity::Info
 }
 
 /// `FILE: block N offset O: error [class] field: message`.
@@ -207,7 +291,7 @@ pub(crate) fn write_provenance(out: &mut dyn Write, p: &Provenance) -> io::Resul
     writeln!(out)
 }
 
-fn write_summary(out: &mut dyn Write, s: &Summary) -> io::Result<()> {
+fn write_summary(out: &mut dyn Write, s: &Summary, verbose: bool) -> io::Result<()> {
     let classes = if s.problems_by_class.is_empty() {
         "none".to_string()
     } else {
@@ -225,7 +309,13 @@ fn write_summary(out: &mut dyn Write, s: &Summary) -> io::Result<()> {
     writeln!(out, "Verification completed")?;
     writeln!(out, "Files scanned:     {}", s.files)?;
     if !s.skipped.is_empty() {
-        writeln!(out, "Files skipped:     {}", s.skipped.len())?;
+        let unlisted = !verbose && s.skipped.iter().any(|k| k.bookkeeping);
+        let hint = if unlisted {
+            " (not relation files; --verbose lists them)"
+        } else {
+            ""
+        };
+        writeln!(out, "Files skipped:     {}{hint}", s.skipped.len())?;
     }
     writeln!(out, "Blocks scanned:    {}", s.blocks)?;
     writeln!(out, "Blocks bad:        {}", s.bad_blocks)?;
@@ -244,6 +334,18 @@ fn write_summary(out: &mut dyn Write, s: &Summary) -> io::Result<()> {
     }
     if s.deep {
         writeln!(out, "Deep checks bad:   {}", s.deep_bad_blocks)?;
+    }
+    if s.free_space_map_drift > 0 {
+        let hint = if verbose {
+            ""
+        } else {
+            "; --verbose lists them"
+        };
+        writeln!(
+            out,
+            "FSM drift:         {} blocks (a hint PostgreSQL updates lazily: not a failure{hint})",
+            s.free_space_map_drift
+        )?;
     }
     writeln!(out, "Problems by class: {classes}")?;
     writeln!(out, "Data checksums:    {checksums}")?;
