@@ -1696,11 +1696,17 @@ fn cli_dump_needs_oracle_blocks() {
 }
 
 #[test]
-fn cli_extra_decode_values_are_refused() {
+fn cli_several_decode_values_are_each_explained() {
+    // `decode WHAT VALUE...`: each word in turn (they were refused before
+    // its usage line was made true).
     let r = run(&["decode", "infomask", "1", "2"]);
-    assert_eq!(r.code, 2);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.stdout.matches("t_infomask ").count(), 2, "{}", r.stdout);
     let r = run(&["decode", "oracle-fb", "0x2c", "0x01"]);
-    assert_eq!(r.code, 2);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.starts_with("fb 0x2c "), "{}", r.stdout);
+    assert!(r.stdout.contains("\nfb 0x01 "), "{}", r.stdout);
+    // An Oracle NUMBER's VALUEs are the bytes of one number: a bad one is refused.
     let r = run(&["decode", "oracle-number", "c2", "00"]);
     assert_eq!(r.code, 2);
     assert!(r.stderr.contains("oracle-number"), "{}", r.stderr);

@@ -7,7 +7,10 @@
 //! paragraph of each is the short help (`-h`, one screen at 80 columns),
 //! the whole comment the long help (`--help`, `blockscope man`). Options
 //! are grouped under the headings below; `PostgreSQL` and `Oracle` hold the
-//! options that only that engine's pages use.
+//! options that only that engine's pages use. Options few runs need are
+//! `hide_short_help`: only `--help` lists them, and [`command`] counts them
+//! under `-h`. `tests/help.rs` keeps every `-h` within 40 lines and every
+//! line within 80 columns on an 80-column terminal.
 
 use std::path::PathBuf;
 
