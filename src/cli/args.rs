@@ -354,9 +354,11 @@ pub(crate) struct ShowArgs {
     #[command(flatten)]
     pub dump: DumpArgs,
 
-    /// No notes on standard error (why an engine was chosen, what a
-    /// catalog lookup found); errors are still reported.
-    #[arg(long, short = 'q', help_heading = OUTPUT)]
+    /// No notes on standard error.
+    ///
+    /// Notes say why an engine was chosen or what a catalog lookup found;
+    /// problems and errors are still reported.
+    #[arg(long, short = 'q', help_heading = OUTPUT, hide_short_help = true)]
     pub quiet: bool,
 }
 
@@ -364,15 +366,18 @@ pub(crate) struct ShowArgs {
 /// that read whole files.
 #[derive(Args, Clone, Copy, Debug, Default)]
 pub(crate) struct ProgressArgs {
-    /// No notes and no progress bar on standard error (problems, skipped
-    /// blocks and errors are still reported).
+    /// No notes and no progress bar on standard error.
+    ///
+    /// Problems, skipped blocks and errors are still reported.
     #[arg(long, short = 'q', conflicts_with = "progress", help_heading = OUTPUT)]
     pub quiet: bool,
 
-    /// Draw the progress bar on standard error for any input, even when it
-    /// is not a terminal (default: on a terminal, for inputs of 256 MiB or
-    /// more).
-    #[arg(long, help_heading = OUTPUT)]
+    /// Draw the progress bar, whatever the input and standard error.
+    ///
+    /// By default it is drawn on a terminal, for inputs of 256 MiB or more;
+    /// this draws it for any input, even when standard error is not a
+    /// terminal.
+    #[arg(long, help_heading = OUTPUT, hide_short_help = true)]
     pub progress: bool,
 }
 
@@ -471,11 +476,12 @@ pub(crate) struct VerifyArgs {
     #[arg(long, value_name = "N", help_heading = ORACLE, hide_short_help = true)]
     pub first_block: Option<u64>,
 
-    /// Text: also list what is otherwise only counted in the summary — the
-    /// bookkeeping files passed over (pg_control, PG_VERSION,
+    /// Text: also list what the summary only counts.
+    ///
+    /// The bookkeeping files passed over (pg_control, PG_VERSION,
     /// pg_filenode.map…, as notes on standard error) and, with --deep, the
     /// blocks whose free space map entry drifted from their free space.
-    #[arg(long, short = 'v', conflicts_with = "quiet", help_heading = OUTPUT)]
+    #[arg(long, short = 'v', conflicts_with = "quiet", help_heading = OUTPUT, hide_short_help = true)]
     pub verbose: bool,
 
     #[command(flatten)]
@@ -1069,8 +1075,7 @@ pub(crate) struct ExportArgs {
     #[arg(long, value_name = "DIR", help_heading = POSTGRES)]
     pub data_dir: Option<PathBuf>,
 
-    /// Only these blocks, by block number: `3`, `0..9` (inclusive), `5..`,
-    /// `..4`.
+    /// Only these blocks: 3, 0..9 (inclusive), 5.., ..4
     #[arg(long, value_name = "RANGE", help_heading = SELECTION)]
     pub blocks: Option<String>,
 
