@@ -395,7 +395,9 @@ pub(crate) fn run(args: &DecodeArgs) -> Result<ExitCode, Error> {
     }
     let mut out = BufWriter::new(io::stdout().lock());
     match (explained.as_slice(), args.format) {
-        ([one], DecodeFormat::Json) => render::write::write_pretty(&mut out, &versioned(&one.json())),
+        ([one], DecodeFormat::Json) => {
+            render::write::write_pretty(&mut out, &versioned(&one.json()))
+        }
         (all, DecodeFormat::Json) => {
             let list: Vec<ExplainedJson> = all.iter().map(Explained::json).collect();
             let list: Vec<Versioned<ExplainedJson>> = list.iter().map(versioned).collect();
