@@ -764,8 +764,8 @@ fn a_table_is_found_in_whichever_database_has_it() {
         "json",
     ]);
     assert_eq!(r.code, 0, "{}", r.stderr);
-    let pages: Value = serde_json::from_str(&r.stdout).unwrap();
-    let pages = pages.as_array().unwrap();
+    let doc: Value = serde_json::from_str(&r.stdout).unwrap();
+    let pages = doc["blocks"].as_array().unwrap();
     assert_eq!(pages.len(), 2);
     assert!(pages.iter().all(|p| p["kind"] == "btree"), "{}", r.stdout);
     assert!(r.stdout.contains("\"item 9\""), "{}", r.stdout);
