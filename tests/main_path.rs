@@ -52,5 +52,9 @@ fn the_table_is_looked_up_in_the_database_named() {
     // holds the table alone is used and named.
     assert_eq!(r.code, 0, "{}", r.stderr);
     r.assert_stderr_has(&["it is in database \"shop\" alone, and is read from there"]);
-    assert!(r.stdout.starts_with("1,Ada Lovelace,42.50,2026-11-02\n"), "{}", r.stdout);
+    assert!(
+        r.stdout.starts_with("1,Ada Lovelace,42.50,2026-11-02\n"),
+        "{}",
+        r.stdout
+    );
 }

@@ -858,18 +858,18 @@ fn control_summary(file: &str, control: &Result<ControlFile, String>) -> PgContr
 /// Directories of a data directory that hold relation files.
 const RELATION_DIRS: [&str; 3] = ["base", "global", "pg_tblspc"];
 
-/// Walk `dir` for relation files. A data directory (it has `PG_VERSION`,
-/// `base/` and `global/`) is only walked in its relation directories, and
-/// its `global/pg_control` is noted in `control` (the first one found).
+/// Walk `dir` for relation files. A data directory (it has `PG_VERSION` and
+/// `base/`; `global/` may be lost, as in a partial copy) is only walked in its
+/// relation directories — never into pg_xact, pg_multixact or pg_wal, whose
+/// files are not pages — and its `global/pg_control` is noted in `control`
+/// (the first one found).
 fn walk(
     dir: &Path,
     targets: &mut Vec<Target>,
     skipped: &mut Vec<Skipped>,
     control: &mut Option<PathBuf>,
 ) -> Result<(), Error> {
-    let is_data_dir = dir.join("PG_VERSION").is_file()
-        && dir.join("base").is_dir()
-        && dir.join("global").is_dir();
+    let is_data_dir = dir.join("PG_VERSION").is_file() && dir.join("base").is_dir();
     if is_data_dir {
         let pg_control = dir.join("global").join("pg_control");
         if control.is_none() && pg_control.is_file() {

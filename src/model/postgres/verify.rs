@@ -196,11 +196,13 @@ pub struct ProvenanceInput {
 impl Summary {
     /// Something is wrong: exit status 1.
     pub fn failed(&self) -> bool {
-        // `io`: a file or block that could not be read is never clean.
+        // `io`: a file or block that could not be read is never clean; nor
+        // is a relation file that holds no page at all (`not-pages`).
         self.bad_blocks > 0
             || self.deep_bad_blocks > 0
             || self.truncated_files > 0
             || self.problems_by_class.contains_key("io")
+            || self.problems_by_class.contains_key("not-pages")
     }
 }
 
