@@ -31,6 +31,11 @@ pub(crate) fn space_text(body: &SpaceBody) -> String {
         SpaceBody::UndoBlock(b) => undo_block(&mut s, b),
         SpaceBody::FileSpaceHeader(h) => file_space_header(&mut s, h),
         SpaceBody::FileSpaceBitmap(b) => file_space_bitmap(&mut s, b),
+        SpaceBody::Unparsed(u) => {
+            for l in &u.lines {
+                line!(s, "{l}");
+            }
+        }
     }
     s
 }
