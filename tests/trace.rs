@@ -835,16 +835,27 @@ fn an_unknown_body_keeps_the_block_and_prints_its_own_lines() {
     assert_eq!(out.status.code(), Some(0), "{err}");
     let ours = String::from_utf8(out.stdout).unwrap();
     let published = fs::read_to_string(&path).unwrap();
-    for first in ["Extent Control Header", "Dump of Second Level Bitmap Block"] {
-        let theirs = body_from(&published, first);
-        assert!(theirs.len() > 10, "{first}");
-        assert_eq!(body_from(&ours, first), theirs, "{first}");
-    }
+    let first = "Extent Control Header";
+    let theirs = body_from(&published, first);
+    assert_eq!(theirs.len(), 39);
+    assert_eq!(body_from(&ours, first), theirs);
+    // The L2 block's 11.2.0.4 form is decoded (`Inc #:`, the blank line
+    // after the ranges) and printed back; the post has no trailing blanks,
+    // our print form has Oracle's, so lines are compared without them.
+    let first = "Dump of Second Level Bitmap Block";
+    let trim = |v: Vec<&str>| {
+        v.iter()
+            .map(|l| l.trim_end().to_string())
+            .collect::<Vec<_>>()
+    };
+    let theirs = trim(body_from(&published, first));
+    assert_eq!(theirs.len(), 11);
+    assert_eq!(trim(body_from(&ours, first)), theirs);
     assert!(ours.contains("type: 0x23=PAGETABLE SEGMENT HEADER"));
     assert!(ours.contains("type: 0x21=SECOND LEVEL BITMAP BLOCK"));
     assert!(err.contains("trace block ?/131: trace line 21: segment header: expected"));
     assert!(err.contains("the body from line 9 on is shown as the dump's own 39 lines"));
-    assert!(err.contains("trace block ?/130: trace line 59: second level bitmap block"));
+    assert!(!err.contains("trace block ?/130"), "{err}");
 
     // JSON carries the lines, where the reader stopped and why.
     let out = blockscope(&["show", p, "--format", "json"]);
@@ -853,6 +864,8 @@ fn an_unknown_body_keeps_the_block_and_prints_its_own_lines() {
     let s = v.to_string();
     assert!(s.contains("\"body\":\"unparsed\""), "{s}");
     assert!(s.contains("\"from_line\":21"), "{s}");
+    assert!(s.contains("\"inc_hash\":true"), "{s}");
+    assert!(s.contains("\"blank_after_ranges\":true"), "{s}");
 }
 
 #[test]

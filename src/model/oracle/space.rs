@@ -440,6 +440,12 @@ pub struct SecondLevelBitmap {
     pub xid: String,
     /// `L1 Ranges :`.
     pub ranges: Vec<L1Range>,
+    /// 11.2.0.4 prints the label as `Inc #:` (published dump, 2015).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub inc_hash: bool,
+    /// A blank line after the ranges, before the closing dashes (11.2.0.4).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub blank_after_ranges: bool,
 }
 
 /// A space-management body read from a dump's text.
