@@ -332,9 +332,13 @@ fn a_body_line_that_does_not_fit_names_its_line() {
     std::fs::write(&p, text).unwrap();
     let r = run(&["show", "--format", "json", p.to_str().unwrap()]);
     let _ = std::fs::remove_dir_all(&dir);
-    assert_eq!(r.code, 2, "{}", r.stdout);
-    assert!(r.stderr.contains("line 11"), "{}", r.stderr);
+    // The block is kept (a note, not an error): the body as the dump's lines.
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stderr.contains("note:"), "{}", r.stderr);
+    assert!(r.stderr.contains("trace line 11"), "{}", r.stderr);
     assert!(r.stderr.contains("blocks below: N"), "{}", r.stderr);
+    assert!(r.stdout.contains("\"body\": \"unparsed\""), "{}", r.stdout);
+    assert!(r.stdout.contains("blocks below: many"), "{}", r.stdout);
 }
 
 /// An 8 KB block of type `ty` in the given byte order: cache header, a

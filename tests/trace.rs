@@ -407,6 +407,11 @@ proptest! {
             Just("tl: 14 fb: --H-FL-- lb: 0x1  cc: 1".to_string()),
             Just("col  0: [10]  41 41".to_string()),
             Just("end_of_block_dump".to_string()),
+            Just("Extent Control Header".to_string()),
+            Just("  Low HighWater Mark :".to_string()),
+            Just("  #blocks in seg. hdr's freelists: 0     ".to_string()),
+            Just("Dump of Second Level Bitmap Block".to_string()),
+            Just("   Inc #: 0 Objd: 87596".to_string()),
             "[ -~]{0,40}",
         ],
         0..40,
@@ -799,4 +804,97 @@ fn a_parsed_trace_renders_back_as_oracle_printed_it() {
     };
     assert_eq!(hex(&ours).len(), 35);
     assert_eq!(hex(&ours), hex(&published));
+}
+
+fn blocks_fixture(name: &str) -> PathBuf {
+    root().join("fixtures/oracle/blocks").join(name)
+}
+
+/// The body lines of `text` from its first line starting with `first` to the
+/// last non-blank line before the next `End dump data blocks`.
+fn body_from<'a>(text: &'a str, first: &str) -> Vec<&'a str> {
+    let mut body: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with(first))
+        .take_while(|l| !l.starts_with("End dump data blocks"))
+        .collect();
+    while body.last().is_some_and(|l| l.trim().is_empty()) {
+        body.pop();
+    }
+    body
+}
+
+#[test]
+fn an_unknown_body_keeps_the_block_and_prints_its_own_lines() {
+    // 11.2.0.4 (published): the `#` labels in the Low HighWater Mark and
+    // `Inc #:` in the L2 block. Both blocks are kept with their cache header;
+    // each body is printed back as the dump has it, with a note.
+    let path = blocks_fixture("assm_11g_hash_labels.trc");
+    let p = path.to_str().unwrap();
+    let out = blockscope(&["show", p, "--format", "dump"]);
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let ours = String::from_utf8(out.stdout).unwrap();
+    let published = fs::read_to_string(&path).unwrap();
+    let first = "Extent Control Header";
+    let theirs = body_from(&published, first);
+    assert_eq!(theirs.len(), 39);
+    assert_eq!(body_from(&ours, first), theirs);
+    // The L2 block's 11.2.0.4 form is decoded (`Inc #:`, the blank line
+    // after the ranges) and printed back; the post has no trailing blanks,
+    // our print form has Oracle's, so lines are compared without them.
+    let first = "Dump of Second Level Bitmap Block";
+    let trim = |v: Vec<&str>| {
+        v.iter()
+            .map(|l| l.trim_end().to_string())
+            .collect::<Vec<_>>()
+    };
+    let theirs = trim(body_from(&published, first));
+    assert_eq!(theirs.len(), 11);
+    assert_eq!(trim(body_from(&ours, first)), theirs);
+    assert!(ours.contains("type: 0x23=PAGETABLE SEGMENT HEADER"));
+    assert!(ours.contains("type: 0x21=SECOND LEVEL BITMAP BLOCK"));
+    assert!(err.contains("trace block ?/131: trace line 21: segment header: expected"));
+    assert!(err.contains("the body from line 9 on is shown as the dump's own 39 lines"));
+    assert!(!err.contains("trace block ?/130"), "{err}");
+
+    // JSON carries the lines, where the reader stopped and why.
+    let out = blockscope(&["show", p, "--format", "json"]);
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let s = v.to_string();
+    assert!(s.contains("\"body\":\"unparsed\""), "{s}");
+    assert!(s.contains("\"from_line\":21"), "{s}");
+    assert!(s.contains("\"inc_hash\":true"), "{s}");
+    assert!(s.contains("\"blank_after_ranges\":true"), "{s}");
+}
+
+#[test]
+fn reading_goes_on_at_the_next_block_after_an_unknown_body() {
+    let text = "buffer tsn: 8 rdba: 0x01400082 (5/130)\n\
+        scn: 0x0000.00140a45 seq: 0x02 flg: 0x04 tail: 0x0a452102\n\
+        frmt: 0x02 chkval: 0xd119 type: 0x21=SECOND LEVEL BITMAP BLOCK\n\
+        Dump of Second Level Bitmap Block\n\
+        \x20  some line of a release we do not know   \n\
+        \n\
+        buffer tsn: 8 rdba: 0x01400081 (5/129)\n\
+        scn: 0x0000.00140a45 seq: 0x02 flg: 0x04 tail: 0x0a452002\n\
+        frmt: 0x02 chkval: 0xd119 type: 0x20=FIRST LEVEL BITMAP BLOCK\n";
+    let blocks = read_trace(text.as_bytes(), None).unwrap();
+    assert_eq!(blocks.len(), 2);
+    let t = blocks[0].text.as_ref().unwrap();
+    assert!(t.cache.is_some());
+    let space = serde_json::to_value(&t.space.as_ref().unwrap().value).unwrap();
+    assert_eq!(space["body"], "unparsed");
+    assert_eq!(space["from_line"], 5);
+    // The line is kept as the trace has it, trailing blanks too.
+    assert_eq!(
+        space["lines"],
+        serde_json::json!([
+            "Dump of Second Level Bitmap Block",
+            "   some line of a release we do not know   "
+        ])
+    );
+    assert_eq!(blocks[0].notes.len(), 1);
+    assert_eq!(blocks[1].block, Some(129));
 }

@@ -440,6 +440,12 @@ pub struct SecondLevelBitmap {
     pub xid: String,
     /// `L1 Ranges :`.
     pub ranges: Vec<L1Range>,
+    /// 11.2.0.4 prints the label as `Inc #:` (published dump, 2015).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub inc_hash: bool,
+    /// A blank line after the ranges, before the closing dashes (11.2.0.4).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub blank_after_ranges: bool,
 }
 
 /// A space-management body read from a dump's text.
@@ -458,6 +464,24 @@ pub enum SpaceBody {
     FileSpaceHeader(FileSpaceHeader),
     /// `File Space Bitmap Block:` (type 0x1e, KTFB bitmapped file space bitmap).
     FileSpaceBitmap(FileSpaceBitmap),
+    /// A body whose layout the trace reader does not know (another
+    /// release's, or damaged text): the dump's own lines, kept verbatim.
+    Unparsed(UnparsedLines),
+}
+
+/// The lines of a body the trace reader could not follow, from its first line
+/// (the marker, `Extent Control Header` …) to the line before the next block
+/// part; printed back exactly as they are.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct UnparsedLines {
+    /// Trace line of the first kept line (the body's marker line).
+    pub line: usize,
+    /// Trace line where the reader met what it does not know.
+    pub from_line: usize,
+    /// What the reader expected there.
+    pub reason: String,
+    /// The lines, without their line ends.
+    pub lines: Vec<String>,
 }
 
 /// `File Space Header Block:` of a locally managed datafile (type 0x1d,

@@ -31,6 +31,11 @@ pub(crate) fn space_text(body: &SpaceBody) -> String {
         SpaceBody::UndoBlock(b) => undo_block(&mut s, b),
         SpaceBody::FileSpaceHeader(h) => file_space_header(&mut s, h),
         SpaceBody::FileSpaceBitmap(b) => file_space_bitmap(&mut s, b),
+        SpaceBody::Unparsed(u) => {
+            for l in &u.lines {
+                line!(s, "{l}");
+            }
+        }
     }
     s
 }
@@ -552,13 +557,17 @@ fn second_level(s: &mut String, b: &SecondLevelBitmap) {
         b.ffree,
         b.pdba
     );
-    line!(s, "   Inc: {} Objd: {}", b.inc, b.objd);
+    let inc = if b.inc_hash { "Inc #:" } else { "Inc:" };
+    line!(s, "   {inc} {} Objd: {}", b.inc, b.objd);
     line!(s, "  opcode:{} ", b.opcode);
     line!(s, " xid: {}", b.xid);
     line!(s, "  L1 Ranges :");
     line!(s, "  {DASH56}");
     for r in &b.ranges {
         line!(s, "   0x{:08x}  Free: {} Inst: {} ", r.dba, r.free, r.inst);
+    }
+    if b.blank_after_ranges {
+        s.push('\n');
     }
     line!(s, "  {DASH56}");
 }

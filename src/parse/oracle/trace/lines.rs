@@ -16,19 +16,31 @@ use super::grammar::{blanks, Line, PResult};
 /// The lines of a trace with a cursor; line numbers are 1-based.
 pub(super) struct Lines<'a> {
     lines: Vec<&'a str>,
+    /// The same lines with only a trailing `\r` removed (for text kept verbatim).
+    raw: Vec<&'a str>,
     /// Index of the next line (0-based); its number is `i + 1`.
     i: usize,
 }
 
 impl<'a> Lines<'a> {
     pub(crate) fn new(text: &'a str) -> Self {
+        let raw: Vec<&'a str> = text
+            .split('\n')
+            .map(|l| l.strip_suffix('\r').unwrap_or(l))
+            .collect();
         Lines {
-            lines: text
-                .split('\n')
+            lines: raw
+                .iter()
                 .map(|l| l.trim_end_matches(['\r', ' ', '\t']))
                 .collect(),
+            raw,
             i: 0,
         }
+    }
+
+    /// Line number `no` as the trace has it (trailing blanks kept).
+    pub(crate) fn raw(&self, no: usize) -> Option<&'a str> {
+        self.raw.get(no.checked_sub(1)?).copied()
     }
 
     /// The next line, not consumed.

@@ -44,6 +44,7 @@ use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 
 use crate::error::TextError;
+use crate::model::oracle::space::{SpaceBody, UnparsedLines};
 use crate::model::oracle::{At, OracleVersion, Rdba, TextBlock};
 use crate::reader::Endian;
 
@@ -399,6 +400,35 @@ impl<'a> Parser<'a> {
         })
     }
 
+    /// A space body at `marker` that the reader could not follow (`e`): its
+    /// lines from the marker to the line before the next marker (the next
+    /// part or block, where reading goes on), trailing blank lines left out.
+    /// Each line is looked at once more than the failed reading did.
+    fn unparsed(&mut self, marker: usize, e: TextError) -> UnparsedLines {
+        self.lines.rewind_to(marker.saturating_add(1));
+        let mut last = marker;
+        while let Some(l) = self.lines.peek() {
+            if lines::marker(l.text).is_some() {
+                break;
+            }
+            self.lines.advance();
+            if !l.text.is_empty() {
+                last = l.no;
+            }
+        }
+        self.lines.rewind_to(last.saturating_add(1));
+        let lines = (marker..=last)
+            .filter_map(|no| self.lines.raw(no))
+            .map(str::to_string)
+            .collect();
+        UnparsedLines {
+            line: marker,
+            from_line: if e.line == 0 { last } else { e.line },
+            reason: e.message,
+            lines,
+        }
+    }
+
     fn run(&mut self) -> Result<(), TextError> {
         while let Some(l) = self.lines.next_line() {
             let line = l.no;
@@ -505,18 +535,31 @@ impl<'a> Parser<'a> {
                 }
                 Marker::Space(kind) => {
                     self.block_for(Part::Data, line);
-                    let body = match kind {
-                        SpaceKind::SegmentHeader => space::segment_header(&mut self.lines)?,
-                        SpaceKind::FirstLevelBitmap => space::first_level_bitmap(&mut self.lines)?,
-                        SpaceKind::SecondLevelBitmap => {
-                            space::second_level_bitmap(&mut self.lines)?
-                        }
+                    let parsed = match kind {
+                        SpaceKind::SegmentHeader => space::segment_header(&mut self.lines),
+                        SpaceKind::FirstLevelBitmap => space::first_level_bitmap(&mut self.lines),
+                        SpaceKind::SecondLevelBitmap => space::second_level_bitmap(&mut self.lines),
                         SpaceKind::UndoBlock => {
                             let info = l.text.trim_start().get("UNDO BLK:".len()..).unwrap_or("");
-                            space::undo_block(&mut self.lines, info)?
+                            space::undo_block(&mut self.lines, info)
                         }
-                        SpaceKind::FileSpaceHeader => space::file_space_header(&mut self.lines)?,
-                        SpaceKind::FileSpaceBitmap => space::file_space_bitmap(&mut self.lines)?,
+                        SpaceKind::FileSpaceHeader => space::file_space_header(&mut self.lines),
+                        SpaceKind::FileSpaceBitmap => space::file_space_bitmap(&mut self.lines),
+                    };
+                    let body = match parsed {
+                        Ok(body) => body,
+                        Err(e) => {
+                            let u = self.unparsed(line, e);
+                            let note = format!(
+                                "trace line {}: {}; the body from line {line} on is shown as \
+                                 the dump's own {} lines",
+                                u.from_line,
+                                u.reason,
+                                u.lines.len()
+                            );
+                            self.block_mut(line).notes.push(note);
+                            SpaceBody::Unparsed(u)
+                        }
                     };
                     self.text_mut(line).space = Some(At { value: body, line });
                 }

@@ -744,7 +744,13 @@ pub(super) fn second_level_bitmap(lines: &mut Lines<'_>) -> Result<SpaceBody, Te
     let mut b = SecondLevelBitmap::default();
     let v = c.expect("number: {} nfree: {} ffree: {} pdba: {}")?;
     (b.number, b.nfree, b.ffree, b.pdba) = (n(&v, 0), n(&v, 1), n(&v, 2), n(&v, 3));
-    let v = c.expect("Inc: {} Objd: {}")?;
+    let v = match c.try_fit("Inc #: {} Objd: {}") {
+        Some(v) => {
+            b.inc_hash = true;
+            v
+        }
+        None => c.expect("Inc: {} Objd: {}")?,
+    };
     (b.inc, b.objd) = (n(&v, 0), n(&v, 1));
     let op = c.expect_prefix("opcode:")?;
     b.opcode = number(op).unwrap_or(0);
@@ -760,6 +766,10 @@ pub(super) fn second_level_bitmap(lines: &mut Lines<'_>) -> Result<SpaceBody, Te
             free: n(&r, 1),
             inst: n(&r, 2),
         });
+    }
+    if c.lines.peek().is_some_and(|l| l.text.is_empty()) {
+        c.lines.advance();
+        b.blank_after_ranges = true;
     }
     c.dashes()?;
     Ok(SpaceBody::SecondLevelBitmap(b))
