@@ -338,3 +338,158 @@ fn a_page_overwritten_by_text_is_read_as_a_raw_page_with_a_note() {
     assert_ne!(verify.status.code(), Some(2), "{stderr}");
     assert_ne!(verify.status.code(), Some(0));
 }
+
+/// The forms people paste that print words or carry psql's `\x` banners
+/// (fixtures/inputs/paste, each printed by the real tool: see its make.sh):
+/// file, the page it holds, the format detected (for psql's output: of its
+/// values), and every format that decodes it when named with `--input`.
+const PASTED_FORMS: &[(&str, &str, InputFormat, &[InputFormat])] = &[
+    (
+        "hot_update.0.od-x.txt",
+        HOT,
+        InputFormat::Od,
+        &[InputFormat::Od],
+    ),
+    (
+        "hot_update.0.od-ax-x2.txt",
+        HOT,
+        InputFormat::Od,
+        &[InputFormat::Od],
+    ),
+    (
+        "hot_update.0.od-ax-x2z.txt",
+        HOT,
+        InputFormat::Od,
+        &[InputFormat::Od],
+    ),
+    (
+        "hot_update.0.od-ad-x4.txt",
+        HOT,
+        InputFormat::Od,
+        &[InputFormat::Od],
+    ),
+    (
+        "hot_update.0.od-an-x.txt",
+        HOT,
+        InputFormat::Od,
+        &[InputFormat::Od],
+    ),
+    (
+        "hot_update.0.hexdump-plain.txt",
+        HOT,
+        InputFormat::Od,
+        &[InputFormat::Od, InputFormat::Hexdump],
+    ),
+    (
+        "hot_update.0.hexdump-x.txt",
+        HOT,
+        InputFormat::Od,
+        &[InputFormat::Od, InputFormat::Hexdump],
+    ),
+    (
+        "hot_update.0.xxd-e.txt",
+        HOT,
+        InputFormat::Xxd,
+        &[InputFormat::Xxd],
+    ),
+    (
+        "hot_update.0.xxd-ea.txt",
+        HOT,
+        InputFormat::Xxd,
+        &[InputFormat::Xxd],
+    ),
+    (
+        "hot_update.0.xxd-ea-g2.txt",
+        HOT,
+        InputFormat::Xxd,
+        &[InputFormat::Xxd],
+    ),
+    (
+        "hot_update.0.xxd-ea-g8.txt",
+        HOT,
+        InputFormat::Xxd,
+        &[InputFormat::Xxd],
+    ),
+    (
+        "t.0.x-bytea.txt",
+        T0,
+        InputFormat::Bytea,
+        &[InputFormat::Bytea],
+    ),
+    ("t.0.x-hex.txt", T0, InputFormat::Hex, &[InputFormat::Hex]),
+    (
+        "t.0.x-base64.txt",
+        T0,
+        InputFormat::Base64,
+        &[InputFormat::Base64],
+    ),
+    (
+        "t.0.x-auto.txt",
+        T0,
+        InputFormat::Bytea,
+        &[InputFormat::Bytea],
+    ),
+    (
+        "t.0.x-auto-blkno.txt",
+        T0,
+        InputFormat::Bytea,
+        &[InputFormat::Bytea],
+    ),
+];
+
+const HOT: &str = "postgres/heap/hot_update.0.page";
+const T0: &str = "inputs/psql/t.0.page";
+
+#[test]
+fn every_pasted_word_dump_and_psql_banner_decodes_to_the_page() {
+    for (file, page, detected, named) in PASTED_FORMS {
+        let text = fs::read(dir().join("inputs/paste").join(file)).unwrap();
+        let page = fs::read(dir().join(page)).unwrap();
+        // psql's envelopes are told by decoding their values, not by detect().
+        if !file.starts_with("t.0.") {
+            assert_eq!(detect(&text), *detected, "{file} detected wrongly");
+        }
+        let decoded =
+            decode_pages(&text, InputFormat::Auto, 8192).unwrap_or_else(|e| panic!("{file}: {e}"));
+        assert!(decoded.bytes == page, "{file} decodes to different bytes");
+        assert_eq!(decoded.format, *detected, "{file}");
+        assert_eq!(decoded.note, None, "{file}");
+        for format in *named {
+            let (bytes, _) =
+                decode(&text, *format).unwrap_or_else(|e| panic!("{file} as {format:?}: {e}"));
+            assert!(
+                bytes == page,
+                "{file} as {format:?} decodes to different bytes"
+            );
+        }
+    }
+}
+
+#[test]
+fn show_prints_the_same_json_for_every_pasted_form_as_for_the_page() {
+    let json = |path: &Path| {
+        let out = blockscope(
+            &[
+                "show",
+                "--format",
+                "json",
+                "--blkno",
+                "0",
+                path.to_str().unwrap(),
+            ],
+            None,
+        );
+        assert!(
+            out.status.code() == Some(0) || out.status.code() == Some(1),
+            "{}: {}",
+            path.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out.stdout
+    };
+    for (file, page, _, _) in PASTED_FORMS {
+        let want = json(&dir().join(page));
+        let got = json(&dir().join("inputs/paste").join(file));
+        assert!(got == want, "{file}: JSON differs from {page}'s");
+    }
+}

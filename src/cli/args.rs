@@ -612,11 +612,11 @@ pub enum InputArg {
     Bytea,
     /// Base64, as encode(..., 'base64') or coreutils base64 print it.
     Base64,
-    /// `od -A d -t x1` / `od -A x -t x1z` output.
+    /// `od -A d -t x1` / `od -A x -t x1z` output, or words: `od -x`, `od -t x2`, plain `hexdump`.
     Od,
-    /// `xxd` or `xxd -p` output.
+    /// `xxd`, `xxd -e` or `xxd -p` output.
     Xxd,
-    /// `hexdump -C` output.
+    /// `hexdump -C` output, or plain `hexdump` / `hexdump -x`.
     Hexdump,
     /// gdb `x/Nbx ADDR` output.
     Gdb,

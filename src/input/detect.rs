@@ -57,19 +57,37 @@ fn is_xxd_line(t: &[u8]) -> bool {
             .is_some_and(u8::is_ascii_hexdigit)
 }
 
-/// `0000000 00 00 ...`: an offset of 6 or more digits, then space-separated pairs.
+/// `0000000 00 00 ...`: an offset of 6 or more digits, then space-separated
+/// pairs, or words of 4, 8 or 16 digits all alike (`od -x`, plain `hexdump`).
 fn is_od_line(t: &[u8]) -> bool {
     let digits = hex_run(t);
     let rest = t.get(digits..).unwrap_or(&[]);
     // With -t x1z the ASCII column starts at the first '>'.
     let pairs = rest.split(|&b| b == b'>').next().unwrap_or(&[]);
+    let mut groups = pairs.split(|&b| is_space(b)).filter(|c| !c.is_empty());
+    let width = groups.clone().next().map_or(0, <[u8]>::len);
     digits >= 6
+        && digits != width
+        && matches!(width, 2 | 4 | 8 | 16)
         && rest.first() == Some(&b' ')
-        && pairs
-            .split(|&b| is_space(b))
-            .filter(|c| !c.is_empty())
-            .all(|c| c.len() == 2 && hex_run(c) == 2)
-        && pairs.iter().any(|b| !is_space(*b))
+        && groups.all(|c| c.len() == width && hex_run(c) == width)
+}
+
+/// ` 0000 0000 b968 ...`: `od -A n` with words (`-x`, `-t x2`, `x4`, `x8`):
+/// a line that starts with a space and holds two or more groups of 4, 8 or 16
+/// hex digits, one space apart. (`od -A n -t x1` is plain hex.)
+fn is_od_words_line(raw: &[u8]) -> bool {
+    let Some(t) = raw.strip_prefix(b" ") else {
+        return false;
+    };
+    let t = t.strip_suffix(b"\r").unwrap_or(t);
+    let groups: Vec<&[u8]> = t.split(|&b| b == b' ').collect();
+    let width = groups.first().map_or(0, |g| g.len());
+    groups.len() >= 2
+        && matches!(width, 4 | 8 | 16)
+        && groups
+            .iter()
+            .all(|g| g.len() == width && hex_run(g) == width)
 }
 
 /// Hex or base64, judged by the characters of `lines`.
@@ -185,6 +203,12 @@ pub(super) fn looks_like_trace(sample: &[u8]) -> bool {
         })
 }
 
+/// The first line that is not blank, untrimmed (without its `\n`).
+fn first_raw_line(data: &[u8]) -> Option<&[u8]> {
+    data.split(|&b| b == b'\n')
+        .find(|l| l.iter().any(|&b| !is_space(b)))
+}
+
 pub(super) fn detect(data: &[u8]) -> InputFormat {
     let sample = data.get(..SNIFF_LEN).unwrap_or(data);
     if sample.starts_with(super::psql::COPY_SIGNATURE) {
@@ -224,7 +248,7 @@ pub(super) fn detect(data: &[u8]) -> InputFormat {
         InputFormat::Hexdump
     } else if is_xxd_line(t) {
         InputFormat::Xxd
-    } else if is_od_line(t) {
+    } else if is_od_line(t) || first_raw_line(sample).is_some_and(is_od_words_line) {
         InputFormat::Od
     } else {
         hex_or_base64(lines(sample))
@@ -257,6 +281,13 @@ mod tests {
         assert_eq!(detect(b"0000000 00 01\n0000002\n"), InputFormat::Od);
         assert_eq!(detect(b"000000 00 01  >..<\n"), InputFormat::Od);
         assert_eq!(detect(b"hello, world\n"), InputFormat::Hex);
+        // Words: od -x, od -A x -t x4, plain hexdump, od -A n -x.
+        assert_eq!(detect(b"0000000 0100 0302\n0000004\n"), InputFormat::Od);
+        assert_eq!(detect(b"000000 03020100\n000004\n"), InputFormat::Od);
+        assert_eq!(detect(b" 0100 0302\n"), InputFormat::Od);
+        assert_eq!(detect(b" 00 01 02\n"), InputFormat::Hex);
+        assert_eq!(detect(b"0100 0302\n"), InputFormat::Hex);
+        assert_eq!(detect(b"00000000 03020100\n"), InputFormat::Hex);
     }
 
     #[test]

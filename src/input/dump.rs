@@ -1,10 +1,16 @@
-//! Reassembly of dumps whose lines carry offsets: od, xxd and hexdump -C.
+//! Reassembly of dumps whose lines carry offsets: od, xxd and hexdump.
 //!
 //! Each format parses its own lines into [`DumpLine`]s, validating them, and feeds
 //! them one by one to an [`Assembler`], which places the bytes. The first offset is
 //! the start of the dump. A `*` line means the line before it repeats until the
 //! next offset; a bare offset ends the dump. Every other offset must be exactly
 //! where the bytes before it end.
+//!
+//! Tools that print words (`od -x`, `od -t x2`/`x4`/`x8`, plain `hexdump`,
+//! `hexdump -x`, `xxd -e`) print each in the machine's byte order, little-endian
+//! on the machines people paste from (x86, ARM): the bytes of every word are
+//! read back swapped. od and hexdump pad a file's last word with zero bytes and
+//! end with its true length, which cuts the padding off again.
 //!
 //! An assembler can also run dry, checking the offsets without keeping any bytes:
 //! od uses that to find the radix of its offsets before decoding for real.
@@ -15,11 +21,14 @@ use super::{InputError, InputFormat};
 /// What one line of a dump says.
 pub(super) enum DumpKind<'a> {
     /// A line of bytes: the offset's digits, the hex area (already checked to be
-    /// whole hex pairs, possibly separated by whitespace) and how many bytes it holds.
+    /// whole hex pairs, possibly separated by whitespace) and how many bytes it
+    /// holds. `word` is how many bytes each whitespace-separated group holds when
+    /// the groups are little-endian words (their bytes swapped back), else 0.
     Data {
         offset: &'a [u8],
         hex: &'a [u8],
         count: usize,
+        word: usize,
     },
     /// `*`: the previous line repeats up to the next offset.
     Repeat,
@@ -40,9 +49,11 @@ pub(super) struct AsciiColumn {
     pub required: bool,
 }
 
-/// Parse the line shape od and hexdump -C share: `*`; a bare offset ending the
-/// dump; or an offset, whitespace-separated hex pairs and an optional ASCII
-/// column holding one character per byte. `expected` says what a line looks
+/// Parse the line shape od and hexdump share: `*`; a bare offset ending the
+/// dump; or an offset, whitespace-separated hex pairs (or little-endian words
+/// of 2, 4 or 8 bytes, all alike: `od -x`, `od -t x4`, plain `hexdump`) and an
+/// optional ASCII column holding one character per byte (the padding of a
+/// file's last word has none). `expected` says what a line looks
 /// like, for the error when the offset is missing; `bad_pair` what must follow
 /// it, for the error on a token that is not a hex pair.
 pub(super) fn parse_offset_line<'a>(
@@ -88,19 +99,36 @@ pub(super) fn parse_offset_line<'a>(
     };
     let mut count = 0usize;
     let mut col = digits;
+    // The width of the first group sets the word size of the line.
+    let width = hex_part
+        .split(|&b| is_space(b))
+        .find(|c| !c.is_empty())
+        .map_or(2, <[u8]>::len);
+    let width = if matches!(width, 4 | 8 | 16) {
+        width
+    } else {
+        2
+    };
     for chunk in hex_part.split(|&b| is_space(b)) {
         if !chunk.is_empty() {
-            if hex_pair(chunk).is_none() {
+            let whole = chunk.len() == width && hex_run(chunk) == width;
+            if !whole || (width == 2 && hex_pair(chunk).is_none()) {
+                let what = if width == 2 {
+                    bad_pair.to_string()
+                } else {
+                    format!("expected {width}-digit hex words like the first on the line")
+                };
                 return Err(line.error(
                     format,
                     col,
-                    format!("{bad_pair}, found {}", excerpt(line.rest(col))),
+                    format!("{what}, found {}", excerpt(line.rest(col))),
                 ));
             }
-            count += 1;
+            count += width / 2;
         }
         col = col.saturating_add(chunk.len()).saturating_add(1);
     }
+    let word = if width > 2 { width / 2 } else { 0 };
     if count == 0 {
         return Err(line.error(
             format,
@@ -115,7 +143,12 @@ pub(super) fn parse_offset_line<'a>(
         let inner = column
             .strip_prefix(&[ascii.open])
             .and_then(|a| a.strip_suffix(&[ascii.close]));
-        if inner.map(<[u8]>::len) != Some(count) {
+        // A last word padded with zero bytes has characters for the real
+        // bytes only.
+        let fits = inner.is_some_and(|i| {
+            i.len() == count || (word > 1 && i.len() < count && i.len() > count - word)
+        });
+        if !fits {
             return Err(line.error(
                 format,
                 t.len().saturating_sub(column.len()),
@@ -134,6 +167,7 @@ pub(super) fn parse_offset_line<'a>(
             offset,
             hex: hex_part,
             count,
+            word,
         },
     })
 }
@@ -156,13 +190,23 @@ fn radix_name(radix: u32) -> &'static str {
     }
 }
 
-/// Append the bytes of a checked hex area.
-fn push_hex_area(hex: &[u8], out: &mut Vec<u8>) {
-    let mut high: Option<u8> = None;
-    for value in hex.iter().filter_map(|&b| hex_val(b)) {
-        match high.take() {
-            Some(h) => out.push(h << 4 | value),
-            None => high = Some(value),
+/// Append the bytes of a checked hex area; with `swap`, each
+/// whitespace-separated group is a little-endian word whose bytes are
+/// appended in reverse.
+fn push_hex_area(hex: &[u8], swap: bool, out: &mut Vec<u8>) {
+    for group in hex.split(|&b| is_space(b)).filter(|g| !g.is_empty()) {
+        let from = out.len();
+        let mut high: Option<u8> = None;
+        for value in group.iter().filter_map(|&b| hex_val(b)) {
+            match high.take() {
+                Some(h) => out.push(h << 4 | value),
+                None => high = Some(value),
+            }
+        }
+        if swap {
+            if let Some(bytes) = out.get_mut(from..) {
+                bytes.reverse();
+            }
         }
     }
 }
@@ -183,6 +227,8 @@ pub(super) struct Assembler<'a> {
     width: usize,
     /// The previous line of bytes and its byte count.
     previous: Option<(Line<'a>, usize)>,
+    /// The word size of the previous line when it held little-endian words.
+    word: usize,
     /// A `*` line waiting for the offset that ends its run.
     repeat: Option<Line<'a>>,
     /// The bare end offset, once seen.
@@ -213,6 +259,7 @@ impl<'a> Assembler<'a> {
             base: None,
             width: 0,
             previous: None,
+            word: 0,
             repeat: None,
             end: None,
         }
@@ -260,15 +307,30 @@ impl<'a> Assembler<'a> {
         };
         let start = *self.base.get_or_insert(offset);
         let expected = start.saturating_add(self.len);
-        if offset != expected {
+        let padding = expected.saturating_sub(offset);
+        if matches!(dump_line.kind, DumpKind::End { .. })
+            && self.repeat.is_none()
+            && padding > 0
+            && padding < self.word as u64
+        {
+            // od and hexdump pad the last word with zero bytes; the end offset
+            // says how many of them are real.
+            self.len -= padding;
+            if let Some(out) = &mut self.out {
+                out.truncate(out.len().saturating_sub(padding as usize));
+            }
+        } else if offset != expected {
             self.bridge(&line, offset, offset_text, expected)?;
         }
         self.repeat = None;
         match dump_line.kind {
-            DumpKind::Data { hex, count, .. } => {
+            DumpKind::Data {
+                hex, count, word, ..
+            } => {
                 if let Some(out) = &mut self.out {
-                    push_hex_area(hex, out);
+                    push_hex_area(hex, word > 0, out);
                 }
+                self.word = word;
                 self.len = self.len.saturating_add(count as u64);
                 self.width = self.width.max(count);
                 self.previous = Some((line, count));

@@ -11,6 +11,9 @@
 //! A hex offset, byte pairs (an extra space after the eighth), then the ASCII column
 //! between `|` and `|` with one character per byte; `*` folds repeated lines and a
 //! bare offset ends the dump.
+//!
+//! Plain `hexdump` and `hexdump -x` print no ASCII column but little-endian
+//! 16-bit words, the text of `od -x` with hex offsets: read as od reads it.
 
 use super::dump::{parse_offset_line, AsciiColumn, Assembler, DumpLine};
 use super::text::{lines, Line};
@@ -34,6 +37,12 @@ fn parse_line(line: Line<'_>) -> Result<DumpLine<'_>, InputError> {
 
 /// Decode `hexdump -C` output, expanding `*` runs to at most `limit` bytes.
 pub(super) fn decode(data: &[u8], limit: u64) -> Result<Vec<u8>, InputError> {
+    let canonical = lines(data)
+        .find(|l| !l.is_blank())
+        .is_none_or(|l| l.text.contains(&b'|'));
+    if !canonical {
+        return super::od::run_as(FORMAT, data, 16, limit, false);
+    }
     let mut assembler = Assembler::new(FORMAT, 16, limit, data.len(), false);
     for line in lines(data).filter(|l| !l.is_blank()) {
         assembler.push(parse_line(line)?)?;

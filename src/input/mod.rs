@@ -9,15 +9,18 @@
 //! | `hex`     | `encode(get_raw_page(..), 'hex')`, `xxd -p`                        |
 //! | `bytea`   | `select get_raw_page(..)` (`\x...`, bare or in psql's output)      |
 //! | `base64`  | `encode(get_raw_page(..), 'base64')`, coreutils `base64`           |
-//! | `od`      | `od -A d -t x1`, `od -A x -t x1z`, `od -t x1` (octal offsets)      |
-//! | `xxd`     | `xxd`, `xxd -g1`/`-g4`, `xxd -a` (`xxd -p` is plain hex)           |
-//! | `hexdump` | `hexdump -C` (and `hd`)                                            |
+//! | `od`      | `od -A d -t x1`, `od -A x -t x1z`, `od -t x1` (octal offsets);     |
+//! |           | words: `od -x`, `od -t x2`/`x4`/`x8`, `od -A n`, plain `hexdump`   |
+//! | `xxd`     | `xxd`, `xxd -g1`/`-g4`, `xxd -a`, `xxd -e` (`xxd -p` is plain hex) |
+//! | `hexdump` | `hexdump -C` (and `hd`); plain `hexdump`, `hexdump -x`             |
 //! | `gdb`     | gdb's `x/Nbx ADDR`                                                 |
 //!
 //! Hex, bytea and base64 are also accepted inside every envelope psql and COPY
 //! put around them (aligned, `-t`, `-A`, `-x`, `--csv`, COPY text and COPY
 //! binary, see `psql`); several rows are concatenated, and a leading integer
-//! column gives each row's block number ([`decode_pages`]).
+//! column gives each row's block number ([`decode_pages`]). The line psql
+//! prints when `\x` or `\x auto` is typed with the query (`Expanded display is
+//! on.`) is passed over.
 //!
 //! [`detect`] guesses the format from the first 64 KiB; [`decode`] turns the whole
 //! input into bytes. Dumps that carry offsets (od, xxd, hexdump, gdb) are checked
@@ -58,11 +61,12 @@ pub enum InputFormat {
     Bytea,
     /// Base64 text with `=` padding, whitespace ignored.
     Base64,
-    /// `od -t x1` output with decimal, hex or octal offsets.
+    /// `od -t x1` output with decimal, hex or octal offsets (or none), or
+    /// little-endian words: `od -x`, `od -t x2`/`x4`/`x8`, plain `hexdump`.
     Od,
-    /// `xxd` output (any `-g` grouping, `-a` repeat lines).
+    /// `xxd` output (any `-g` grouping, `-a` repeat lines, `-e` little-endian groups).
     Xxd,
-    /// `hexdump -C` output.
+    /// `hexdump -C` output; plain `hexdump` and `hexdump -x` (read as od reads them).
     Hexdump,
     /// gdb `x/Nbx` output.
     Gdb,
@@ -153,7 +157,7 @@ fn output_limit(input_len: usize) -> u64 {
 /// data. Text that fits no format is guessed to be [`InputFormat::Hex`], whose
 /// decoder then says where it stops being hex.
 pub fn detect(data: &[u8]) -> InputFormat {
-    detect::detect(data)
+    detect::detect(&text::without_psql_banners(data))
 }
 
 /// Decode the whole input into bytes. `Raw` returns the data unchanged; `Auto`
@@ -241,6 +245,12 @@ pub fn decode_pages(
 }
 
 fn decode_rows(data: &[u8], format: InputFormat) -> Result<Decoded, InputError> {
+    // Raw bytes are never text to clean up.
+    let cleaned = match format {
+        InputFormat::Raw => std::borrow::Cow::Borrowed(data),
+        _ => text::without_psql_banners(data),
+    };
+    let data = &*cleaned;
     let plain = |bytes: Vec<u8>, format: InputFormat| Decoded {
         bytes,
         format,

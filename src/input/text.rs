@@ -160,6 +160,43 @@ pub(super) fn parse_number(digits: &[u8], radix: u32) -> Option<u64> {
     })
 }
 
+/// What psql says when `\x` or `\x auto` changes its display, printed before
+/// the result when the commands are typed together (`psql -c '\x' -c 'select …'`)
+/// and pasted with it.
+const PSQL_BANNERS: [&[u8]; 3] = [
+    b"Expanded display is on.",
+    b"Expanded display is off.",
+    b"Expanded display is used automatically.",
+];
+
+/// `data` with the psql banners it starts with (after blank lines) blanked
+/// out: each byte of them a space, so that line numbers and byte offsets in
+/// messages stay those of the input. Borrowed when there is none.
+pub(super) fn without_psql_banners(data: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    let mut banners = Vec::new();
+    for line in lines(data) {
+        if line.is_blank() {
+            continue;
+        }
+        if !PSQL_BANNERS.contains(&line.text) {
+            break;
+        }
+        banners.push(line);
+    }
+    if banners.is_empty() {
+        return std::borrow::Cow::Borrowed(data);
+    }
+    let mut out = data.to_vec();
+    for line in banners {
+        let start = usize::try_from(line.start).unwrap_or(usize::MAX);
+        let end = start.saturating_add(line.text.len());
+        if let Some(bytes) = out.get_mut(start..end) {
+            bytes.fill(b' ');
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// Whether `s` is psql's rule under a table header: dashes only.
 fn is_psql_rule(s: &[u8]) -> bool {
     !s.is_empty() && s.iter().all(|&b| b == b'-')
@@ -424,5 +461,32 @@ mod tests {
         );
         let (_, got) = values(b"-[ RECORD 1 ]\nno bar here\n");
         assert_eq!(got.expect_err("no bar").line, Some(2));
+    }
+
+    #[test]
+    fn psql_banners_are_blanked_in_place() {
+        let data = b"Expanded display is on.\n-[ RECORD 1 ]\nx | \\x00\n";
+        let cleaned = without_psql_banners(data);
+        assert_eq!(cleaned.len(), data.len());
+        assert!(cleaned.starts_with(&[b' '; 23]));
+        assert_eq!(cleaned.get(23..), data.get(23..));
+        let data = b"\nExpanded display is used automatically.\r\n x\n";
+        assert_eq!(
+            lines(&without_psql_banners(data))
+                .find(|l| !l.is_blank())
+                .map(|l| (l.no, l.text)),
+            Some((3, &b"x"[..]))
+        );
+        // Only at the start, and only psql's own words.
+        let data = b"\\x00\nExpanded display is on.\n";
+        assert!(matches!(
+            without_psql_banners(data),
+            std::borrow::Cow::Borrowed(_)
+        ));
+        let data = b"Expanded display is great.\n";
+        assert!(matches!(
+            without_psql_banners(data),
+            std::borrow::Cow::Borrowed(_)
+        ));
     }
 }

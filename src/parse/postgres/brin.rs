@@ -454,6 +454,111 @@ fn choose_layout(
     None
 }
 
+/// `INDEX_MAX_KEYS`: the most columns an index has.
+const INDEX_MAX_KEYS: usize = 32;
+
+/// What one summary tuple says about the index's column count.
+struct Shape<'a> {
+    /// `bt_info`'s data offset.
+    offset: usize,
+    /// The null bitmap and the padding after it (bytes 5 to the offset),
+    /// when `BRIN_NULLS_MASK` is set.
+    bitmap: Option<&'a [u8]>,
+    /// Whether the tuple stores no values.
+    no_data: bool,
+}
+
+impl Shape<'_> {
+    fn bit(&self, n: usize) -> bool {
+        self.bitmap
+            .and_then(|b| b.get(n / 8))
+            .is_some_and(|b| b & (1 << (n % 8)) != 0)
+    }
+
+    /// Whether `brin_form_tuple` (or `brin_form_placeholder_tuple`) of an
+    /// index of `natts` columns lays the tuple out like this: the data
+    /// offset is MAXALIGN(SizeOfBrinTuple + BITMAPLEN(2 × natts)) with a
+    /// bitmap, MAXALIGN(SizeOfBrinTuple) without; no bit is set past the
+    /// 2 × natts bits; and it stores no values exactly when every column is
+    /// all nulls (each other column stores at least one byte).
+    fn fits(&self, natts: usize, pl: PageLayout) -> bool {
+        let Some(bitmap) = self.bitmap else {
+            return self.offset == pl.maxalign(SIZE_OF_BRIN_TUPLE) && !self.no_data;
+        };
+        let bits = 2 * natts;
+        self.offset == pl.maxalign(SIZE_OF_BRIN_TUPLE + bits.div_ceil(8))
+            && (bits..bitmap.len() * 8).all(|n| !self.bit(n))
+            && (0..natts).all(|i| self.bit(i)) == self.no_data
+    }
+}
+
+/// Without the column list: when the summary tuples of the page fit exactly
+/// one column count, each item's `attnum`, `allnulls` and `hasnulls` as
+/// `brin_page_items` shows them (values unknown, `None`). The count is read
+/// from the null bitmaps (their length, the bits set, and the tuples that
+/// store nothing because every column is all nulls: placeholders and empty
+/// ranges); a page whose tuples fit several counts gets none.
+pub(crate) fn infer_columns(data: &[u8], items: &mut [IndexItem], pl: PageLayout) {
+    let mut shapes = Vec::new();
+    for item in items.iter() {
+        let IndexBody::Brin {
+            bt_info,
+            has_nulls_mask,
+            ..
+        } = &item.body
+        else {
+            continue;
+        };
+        let base = usize::from(item.id.lp_off);
+        let len = usize::from(item.id.lp_len);
+        let offset = usize::from(bt_info & BRIN_OFFSET_MASK);
+        if offset < SIZE_OF_BRIN_TUPLE || offset > len {
+            return;
+        }
+        let bitmap = match has_nulls_mask {
+            true => match data.get(base + SIZE_OF_BRIN_TUPLE..base + offset) {
+                Some(b) => Some(b),
+                None => return,
+            },
+            false => None,
+        };
+        shapes.push(Shape {
+            offset,
+            bitmap,
+            no_data: offset == len,
+        });
+    }
+    if shapes.is_empty() {
+        return;
+    }
+    let mut fitting = (1..=INDEX_MAX_KEYS).filter(|&n| shapes.iter().all(|s| s.fits(n, pl)));
+    let (Some(natts), None) = (fitting.next(), fitting.next()) else {
+        return;
+    };
+    let mut shapes = shapes.iter();
+    for item in items.iter_mut() {
+        let IndexBody::Brin { columns, .. } = &mut item.body else {
+            continue;
+        };
+        let Some(shape) = shapes.next() else {
+            return;
+        };
+        *columns = (0..natts)
+            .map(|i| {
+                let allnulls = shape.bit(i);
+                BrinColumn {
+                    attnum: (i + 1) as u16,
+                    allnulls,
+                    // As brin_deform_tuple: false for an all-nulls column.
+                    hasnulls: shape.bit(natts + i) && !allnulls,
+                    value: None,
+                    problems: Vec::new(),
+                }
+            })
+            .collect();
+    }
+}
+
 /// `brin_deform_tuple` with the column list: all-nulls and has-nulls flags
 /// and each column's values, as `brin_page_items` prints them.
 pub(crate) fn decode_columns(
@@ -582,5 +687,63 @@ mod tests {
         );
         p.push(0);
         assert_eq!(bloom_out(&p, false), None);
+    }
+
+    fn layout() -> PageLayout {
+        PageLayout {
+            big_endian: false,
+            max_align: 8,
+        }
+    }
+
+    /// The tuples of PostgreSQL 15's `brin (a)` page after NULL rows: a
+    /// has-nulls range (bitmap 0x02) and an all-nulls range whose has-nulls
+    /// bit is set too (0x03, no data). One column or two fit them both.
+    #[test]
+    fn a_count_is_given_only_when_one_fits() {
+        let has_nulls = Shape {
+            offset: 8,
+            bitmap: Some(&[0x02, 0, 0]),
+            no_data: false,
+        };
+        let all_nulls = Shape {
+            offset: 8,
+            bitmap: Some(&[0x03, 0, 0]),
+            no_data: true,
+        };
+        let fit = |shapes: &[&Shape]| -> Vec<usize> {
+            (1..=INDEX_MAX_KEYS)
+                .filter(|&n| shapes.iter().all(|s| s.fits(n, layout())))
+                .collect()
+        };
+        assert_eq!(fit(&[&has_nulls, &all_nulls]), vec![1, 2]);
+        // A placeholder of a three-column index: three all-nulls bits, which
+        // two columns (all nulls, the first with nulls) would set too; a
+        // tuple with its fifth bit set (past two columns' four) rules that out.
+        let placeholder = Shape {
+            offset: 8,
+            bitmap: Some(&[0x07, 0, 0]),
+            no_data: true,
+        };
+        assert_eq!(fit(&[&placeholder]), vec![2, 3]);
+        let third = Shape {
+            offset: 8,
+            bitmap: Some(&[0x10, 0, 0]),
+            no_data: false,
+        };
+        assert_eq!(fit(&[&placeholder, &third]), vec![3]);
+        // No bitmap: any count; a bitmap whose length needs 13 or more columns.
+        let plain = Shape {
+            offset: 8,
+            bitmap: None,
+            no_data: false,
+        };
+        assert_eq!(fit(&[&plain]).len(), INDEX_MAX_KEYS);
+        let wide = Shape {
+            offset: 16,
+            bitmap: Some(&[0; 11]),
+            no_data: false,
+        };
+        assert_eq!(fit(&[&wide]), (13..=INDEX_MAX_KEYS).collect::<Vec<_>>());
     }
 }

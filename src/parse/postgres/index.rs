@@ -249,6 +249,7 @@ pub(crate) fn parse_items(
             for id in ids {
                 items.push(brin::item(r, *id, problems));
             }
+            brin::infer_columns(r.data(), items, layout);
         }
         AmData::SpGist {
             opaque,
