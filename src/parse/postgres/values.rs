@@ -118,6 +118,8 @@ pub(crate) fn decode(ty: &PgType, data: &[u8]) -> Result<Value, String> {
             None => Err(format!("type {} is not decoded; shown as hex", e.name())),
         },
         Array(elem) => array_out(elem, data).map(Value::text),
+        Int2Vector => vector_out(&Int2, data).map(Value::text),
+        OidVector => vector_out(&Oid, data).map(Value::text),
         Enum { name, labels, .. } => {
             let oid = u32_at(data, 0)?;
             labels
@@ -194,6 +196,8 @@ pub(crate) fn big_endian_to_little(ty: &PgType, data: &[u8]) -> Result<Vec<u8>, 
             }
         }
         Array(elem) => array_to_little(elem, &mut out)?,
+        Int2Vector => array_to_little(&Int2, &mut out)?,
+        OidVector => array_to_little(&Oid, &mut out)?,
         Range { subtype, .. } => range_to_little(subtype, &mut out)?,
         Jsonb => jsonb::to_little(&mut out)?,
         TsVector => tsearch::tsvector_to_little(&mut out)?,
@@ -1156,6 +1160,36 @@ fn array_out(declared: &PgType, data: &[u8]) -> Result<String, String> {
     Ok(out)
 }
 
+/// `int2vectorout` / `oidvectorout`: the elements separated by spaces, no
+/// braces or bounds (an empty vector is the empty string).
+fn vector_out(elem: &PgType, data: &[u8]) -> Result<String, String> {
+    let Some(layout) = ArrayLayout::read(elem, data)? else {
+        return Ok(String::new());
+    };
+    if layout.dims.len() != 1 {
+        return Err(format!(
+            "{} has {} dimensions, not 1",
+            elem.sql_name(),
+            layout.dims.len()
+        ));
+    }
+    let mut out = String::new();
+    let mut pos = layout.data_at;
+    for i in 0..layout.nitems {
+        if layout.is_null(data, i) {
+            return Err(format!("vector element {} is NULL", i + 1));
+        }
+        let (datum, next) = stored_value(&layout.elem, data, pos)
+            .map_err(|e| format!("vector element {}: {e}", i + 1))?;
+        if i > 0 {
+            out.push(' ');
+        }
+        out.push_str(&decode(&layout.elem, datum)?.text);
+        pos = next;
+    }
+    Ok(out)
+}
+
 // ---------------------------------------------------------------------------
 // Ranges and composites
 
@@ -1532,12 +1566,15 @@ pub(crate) fn quote_element(v: &str) -> String {
 mod tests {
     use super::*;
 
-    fn text(ty: PgType, hex: &str) -> String {
-        let bytes: Vec<u8> = (0..hex.len())
+    fn hex_bytes(hex: &str) -> Vec<u8> {
+        (0..hex.len())
             .step_by(2)
             .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
-            .collect();
-        decode(&ty, &bytes).unwrap().text
+            .collect()
+    }
+
+    fn text(ty: PgType, hex: &str) -> String {
+        decode(&ty, &hex_bytes(hex)).unwrap().text
     }
 
     /// int4range `[1,10)`, a composite `(7,"a b",)` of (int4, text, int4)
@@ -1750,6 +1787,26 @@ mod tests {
                 &wrong[..wrong.len().min(10)]
             );
         }
+    }
+
+    /// int2vector and oidvector as `int2vectorout` / `oidvectorout` print
+    /// them (as COPY of a PG15 table wrote `1 2`, `26 1259 4294967295`, an
+    /// empty vector as nothing, and `{"3 -4",""}` for an int2vector[]).
+    #[test]
+    fn vectors_print_space_separated() {
+        let int2 = "01000000000000001500000002000000000000000100 0200".replace(' ', "");
+        assert_eq!(text(PgType::Int2Vector, &int2), "1 2");
+        let oids = "01000000000000001a0000000300000000000000\
+                    1a000000eb040000ffffffff";
+        assert_eq!(text(PgType::OidVector, oids), "26 1259 4294967295");
+        let empty = "0100000000000000150000000000000000000000";
+        assert_eq!(text(PgType::Int2Vector, empty), "");
+        assert_eq!(text(PgType::OidVector, "000000000000000000000000"), "");
+        // Two dimensions is not a vector.
+        let two = "020000000000000015000000010000000100000000000000000000000100";
+        assert!(decode(&PgType::Int2Vector, &hex_bytes(two)).is_err());
+        assert_eq!(PgType::from_oid(22), Some(PgType::Int2Vector));
+        assert_eq!(PgType::from_oid(30), Some(PgType::OidVector));
     }
 
     #[test]
