@@ -161,6 +161,10 @@ pub enum PgType {
     /// `gtsvector`: a GiST tsvector_ops key (varlena int32 flag, then hashed
     /// words or a signature bit string).
     GtsVector,
+    /// `int2vector`: a one-dimensional int2 array, printed space-separated.
+    Int2Vector,
+    /// `oidvector`: a one-dimensional oid array, printed space-separated.
+    OidVector,
     /// An extension's type whose layout is fixed in its sources, recognised
     /// by its `pg_type.typname` (and its length and alignment).
     Ext(ExtType),
@@ -249,6 +253,8 @@ impl PgType {
             | Bit
             | Varbit
             | Array(_)
+            | Int2Vector
+            | OidVector
             | Range { .. }
             | Multirange { .. }
             | Composite { .. }
@@ -343,6 +349,8 @@ impl PgType {
             PgLsn => 3220,
             Jsonb => 3802,
             Xid8 => 5069,
+            Int2Vector => 22,
+            OidVector => 30,
             RegOid(name) => return REG_TYPES.iter().find(|r| r.0 == *name).map(|r| r.1),
             Enum { oid, .. }
             | Range { oid, .. }
@@ -402,6 +410,8 @@ impl PgType {
             PgLsn,
             Jsonb,
             Xid8,
+            Int2Vector,
+            OidVector,
         ];
         if let Some(t) = all.into_iter().find(|t| t.oid() == Some(oid)) {
             return Some(t);
@@ -468,6 +478,8 @@ impl PgType {
             Circle => "circle",
             TsVector => "tsvector",
             TsQuery => "tsquery",
+            Int2Vector => "int2vector",
+            OidVector => "oidvector",
             GtsVector => "gtsvector",
             Ext(e) => e.name(),
             Array(elem) => return format!("{}[]", elem.sql_name()),
@@ -818,6 +830,8 @@ fn base_type(name: &str, typmod: Option<&str>) -> Option<PgType> {
         "tsvector" => TsVector,
         "tsquery" => TsQuery,
         "gtsvector" => GtsVector,
+        "int2vector" => Int2Vector,
+        "oidvector" => OidVector,
         n if n == "interval" || n.starts_with("interval ") => Interval,
         n => {
             if let Some(e) = ExtType::from_name(n) {
