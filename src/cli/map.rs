@@ -42,8 +42,17 @@ pub(crate) fn run(args: &MapArgs) -> Result<ExitCode, Error> {
     }
     let engine: Option<Engine> = args.engine.into();
     let (plan, notes) = verify_plan(&inputs, engine)?;
+    let plan_engine = match plan {
+        VerifyPlan::Postgres => Engine::Postgres,
+        VerifyPlan::Oracle(_) => Engine::Oracle,
+    };
+    super::config::check_block_size(args.block_size, Some(plan_engine))?;
     for (path, note) in notes {
-        let _ = writeln!(io::stderr(), "blockscope: note: {}: {note}", path.display());
+        let _ = writeln!(
+            io::stderr(),
+            "blockscope: note: {}: {note}",
+            crate::escape::path(&path)
+        );
     }
     let stdout = io::stdout();
     let is_tty = stdout.is_terminal();
@@ -175,25 +184,34 @@ fn table_inputs(args: &MapArgs, name: &str) -> Result<TableFiles, Error> {
     let cluster = Cluster::open(datadir)?;
     let info = cluster
         .find_table(database, name)
-        .map_err(|e| Error::Usage(format!("{}: {e}", datadir.display())))?;
+        .map_err(|e| Error::Usage(format!("{}: {e}", crate::escape::path(datadir))))?;
     let mut err = io::stderr().lock();
     let _ = writeln!(
         err,
         "blockscope: note: {}: {}.{} in database {database} (oid {}): PostgreSQL {}, file {}",
-        datadir.display(),
-        info.schema_name,
-        info.name,
+        crate::escape::path(datadir),
+        crate::escape::name(&info.schema_name),
+        crate::escape::name(&info.name),
         info.oid,
         cluster.major(),
-        info.main_segments
-            .first()
-            .map_or_else(|| "(none)".to_string(), |p| p.display().to_string()),
+        info.main_segments.first().map_or_else(
+            || "(none)".to_string(),
+            |p| crate::escape::path(p).to_string()
+        ),
     );
     for n in &info.notes {
-        let _ = writeln!(err, "blockscope: note: {}: {n}", datadir.display());
+        let _ = writeln!(
+            err,
+            "blockscope: note: {}: {n}",
+            crate::escape::path(datadir)
+        );
     }
     for u in info.damage() {
-        let _ = writeln!(err, "blockscope: warning: {}: {u}", datadir.display());
+        let _ = writeln!(
+            err,
+            "blockscope: warning: {}: {u}",
+            crate::escape::path(datadir)
+        );
     }
     // The picture needs the files only: columns that could not be read
     // from pg_attribute do not stop it.
@@ -201,9 +219,9 @@ fn table_inputs(args: &MapArgs, name: &str) -> Result<TableFiles, Error> {
         let _ = writeln!(
             err,
             "blockscope: note: {}: the pages of {}.{} are drawn without its columns: {}",
-            datadir.display(),
-            info.schema_name,
-            info.name,
+            crate::escape::path(datadir),
+            crate::escape::name(&info.schema_name),
+            crate::escape::name(&info.name),
             unread.causes.join("; ")
         );
     }
@@ -215,7 +233,11 @@ fn table_inputs(args: &MapArgs, name: &str) -> Result<TableFiles, Error> {
         .collect();
     Ok(TableFiles {
         files,
-        title: format!("{}.{}", info.schema_name, info.name),
+        title: format!(
+            "{}.{}",
+            crate::escape::name(&info.schema_name),
+            crate::escape::name(&info.name)
+        ),
         block_size: cluster.block_size(),
     })
 }

@@ -38,7 +38,17 @@ pub(crate) fn run(cfg: &VerifyConfig) -> Result<ExitCode, Error> {
         ));
     }
     for (path, note) in notes {
-        let _ = writeln!(io::stderr(), "blockscope: note: {}: {note}", path.display());
+        let _ = writeln!(
+            io::stderr(),
+            "blockscope: note: {}: {note}",
+            crate::escape::path(&path)
+        );
+    }
+    if matches!(plan, VerifyPlan::Oracle(_)) {
+        super::config::check_block_size(
+            cfg.options.block_size,
+            Some(crate::engine::Engine::Oracle),
+        )?;
     }
     let clean = match plan {
         VerifyPlan::Postgres => postgres(cfg)?,

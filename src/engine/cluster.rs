@@ -17,7 +17,7 @@ use crate::parse::postgres::catalog::{
 use crate::parse::postgres::control::{crc_mismatch, parse_control_image};
 use crate::parse::postgres::relmap::parse_relmap;
 use crate::parse::postgres::schema::parse_columns;
-use crate::source::open_file;
+use crate::source::open_regular as open_file;
 
 /// `DEFAULTTABLESPACE_OID` (pg_default) and `GLOBALTABLESPACE_OID` (pg_global).
 const DEFAULT_TABLESPACE: u32 = 1663;
@@ -449,12 +449,12 @@ impl Cluster {
     /// The database directories under base/ that no readable pg_database row names.
     fn unnamed_database_dirs(&self, dbs: &[CatalogRow]) -> Vec<u32> {
         let known: HashSet<u32> = dbs.iter().filter_map(|r| r.oid("oid")).collect();
-        let mut out: Vec<u32> = std::fs::read_dir(self.datadir.join("base"))
+        let base = self.datadir.join("base");
+        let mut out: Vec<u32> = crate::source::read_dir_names(&base)
             .into_iter()
             .flatten()
-            .flatten()
-            .filter(|e| e.path().is_dir())
-            .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+            .filter(|name| base.join(name).is_dir())
+            .filter_map(|name| name.to_str()?.parse::<u32>().ok())
             .filter(|oid| !known.contains(oid))
             .take(100)
             .collect();
