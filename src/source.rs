@@ -390,7 +390,11 @@ impl Source {
                     source,
                 })?;
             if let Some(note) = &decoded.note {
-                let _ = writeln!(io::stderr(), "blockscope: note: {}: {note}", name.display());
+                let _ = writeln!(
+                    io::stderr(),
+                    "blockscope: note: {}: {note}",
+                    crate::escape::path(&name)
+                );
             }
             format = decoded.format;
             blknos = decoded.blknos;
@@ -681,7 +685,7 @@ fn read_text(head: Vec<u8>, reader: Box<dyn Read>, name: &Path) -> Result<Vec<u8
     if text.len() as u64 > MAX_TEXT_INPUT {
         return Err(Error::Usage(format!(
             "{}: text dump larger than {} MiB; convert it to raw pages first (e.g. xxd -r -p) and read that",
-            name.display(),
+            crate::escape::path(name),
             MAX_TEXT_INPUT >> 20
         )));
     }

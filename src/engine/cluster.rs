@@ -49,7 +49,9 @@ pub(crate) enum ClusterError {
 impl fmt::Display for ClusterError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ClusterError::Io { path, source } => write!(f, "{}: {source}", path.display()),
+            ClusterError::Io { path, source } => {
+                write!(f, "{}: {source}", crate::escape::path(path))
+            }
             ClusterError::NotACluster(m) | ClusterError::Catalog(m) | ClusterError::NotFound(m) => {
                 f.write_str(m)
             }
@@ -171,7 +173,7 @@ impl Cluster {
         if !version_path.is_file() {
             return Err(ClusterError::NotACluster(format!(
                 "{}: not a PostgreSQL data directory (no PG_VERSION)",
-                datadir.display()
+                crate::escape::path(datadir)
             )));
         }
         let version = String::from_utf8_lossy(&read_small(&version_path, 64)?)
@@ -184,13 +186,13 @@ impl Cluster {
             .ok_or_else(|| {
                 ClusterError::NotACluster(format!(
                     "{}: PG_VERSION says {version:?}, not a major version",
-                    version_path.display()
+                    crate::escape::path(&version_path)
                 ))
             })?;
         if !(MAJORS.0..=MAJORS.1).contains(&major) {
             return Err(ClusterError::NotACluster(format!(
                 "{}: PostgreSQL {version}: catalogs are read for {} through {}",
-                datadir.display(),
+                crate::escape::path(datadir),
                 MAJORS.0,
                 MAJORS.1
             )));
@@ -202,7 +204,7 @@ impl Cluster {
                 if !image.crc_ok {
                     notes.push(format!(
                         "{}: {}; its block size is used anyway",
-                        control_path.display(),
+                        crate::escape::path(&control_path),
                         crc_mismatch(&image)
                     ));
                 }
@@ -211,7 +213,7 @@ impl Cluster {
             Ok(Err(e)) => {
                 notes.push(format!(
                     "{}: {e}; block size 8192 assumed",
-                    control_path.display()
+                    crate::escape::path(&control_path)
                 ));
                 None
             }
@@ -329,7 +331,7 @@ impl Cluster {
         if segments.is_empty() {
             return Err(ClusterError::Catalog(format!(
                 "{}: file {} of {} is missing",
-                dir.display(),
+                crate::escape::path(dir),
                 filenode,
                 catalog.name()
             )));
@@ -352,7 +354,7 @@ impl Cluster {
                 if total >= MAX_CATALOG_BYTES {
                     notes.push(format!(
                         "{}: {} is larger than {MAX_CATALOG_BYTES} bytes; the rest is not read",
-                        path.display(),
+                        crate::escape::path(path),
                         catalog.name()
                     ));
                     break;
@@ -368,7 +370,7 @@ impl Cluster {
                             reason: format!(
                                 "{}: the file ends {n} bytes into the block (truncated); \
                                  that part is not read",
-                                path.display()
+                                crate::escape::path(path)
                             ),
                             benign: false,
                         });
@@ -381,7 +383,10 @@ impl Cluster {
                             blkno,
                             lp: None,
                             key: Vec::new(),
-                            reason: format!("{}: {e}; its rows are not read", path.display()),
+                            reason: format!(
+                                "{}: {e}; its rows are not read",
+                                crate::escape::path(path)
+                            ),
                             benign: false,
                         });
                         // Past the block that could not be read.
@@ -531,7 +536,7 @@ impl Cluster {
         let db_dir = self.database_dir(db_tablespace, dboid);
         let map_path = db_dir.join("pg_filenode.map");
         let db_map = read_map(&map_path, &mut notes);
-        let what = format!("{}", map_path.display());
+        let what = crate::escape::path(&map_path).to_string();
         let class_node = Self::mapped(db_map.as_ref(), Catalog::Class, &what, &mut notes);
         let class_rows =
             self.read_catalog(Catalog::Class, &db_dir, class_node, &mut notes, &mut bad)?;
@@ -617,7 +622,7 @@ impl Cluster {
         if main_segments.is_empty() {
             lookup.notes.push(format!(
                 "{}: file {relfilenode} of {schema_name}.{name} does not exist",
-                dir.display()
+                crate::escape::path(&dir)
             ));
         }
         let columns = lookup.columns(oid, rel.num("relnatts"));
@@ -639,7 +644,7 @@ impl Cluster {
                         note.push_str(&format!(
                             " ({}; unless it was rewritten, its file is {}: give it with --toast)",
                             list_unreadable(lookup.bad, Catalog::Class),
-                            db_dir.join(toid.to_string()).display()
+                            crate::escape::path(&db_dir.join(toid.to_string()))
                         ));
                     }
                     lookup.notes.push(note);
@@ -744,7 +749,7 @@ impl Lookup<'_> {
 
     /// pg_attribute and pg_type of the database, read once.
     fn read_catalogs(&mut self) -> DbCatalogs {
-        let what = self.db_dir.join("pg_filenode.map").display().to_string();
+        let what = crate::escape::path(&self.db_dir.join("pg_filenode.map")).to_string();
         let mut errors = Vec::new();
         let mut read = |catalog: Catalog, notes: &mut Vec<String>, bad: &mut Vec<Unreadable>| {
             let node = Cluster::mapped(self.db_map, catalog, &what, notes);
@@ -1053,14 +1058,14 @@ impl Lookup<'_> {
                 ", but {} does not exist (the table was rewritten: TRUNCATE, VACUUM FULL, \
                  CLUSTER or ALTER TABLE … TYPE give it a new file number, which only its \
                  pg_class row knows)",
-                file.display()
+                crate::escape::path(&file)
             ));
             return out;
         }
         out.push_str(&format!(
             "\nunless the table was rewritten (TRUNCATE, VACUUM FULL, CLUSTER, ALTER TABLE … \
              TYPE), its file is {}, which exists",
-            file.display()
+            crate::escape::path(&file)
         ));
         out.push_str(&export_advice(
             &format!("{schema_name}.{name}"),
@@ -1099,13 +1104,13 @@ fn export_advice(
     }
     out.push_str(&format!(
         "\nto export {qualified} by its file:\n  blockscope export {} --columns {}",
-        shell_quote(&file.display().to_string()),
+        shell_quote(&crate::escape::path(file).to_string()),
         shell_quote(&list)
     ));
     if let Some(t) = toast {
         out.push_str(&format!(
             " --toast {}",
-            shell_quote(&t.display().to_string())
+            shell_quote(&crate::escape::path(t).to_string())
         ));
     }
     out
@@ -1302,7 +1307,7 @@ fn read_map(path: &Path, notes: &mut Vec<String>) -> Option<RelMapFile> {
             if !m.crc_ok {
                 notes.push(format!(
                     "{}: CRC-32C 0x{:08x} does not match the stored 0x{:08x}; its entries are used anyway",
-                    path.display(),
+                    crate::escape::path(path),
                     m.crc_computed,
                     m.crc
                 ));
@@ -1310,7 +1315,7 @@ fn read_map(path: &Path, notes: &mut Vec<String>) -> Option<RelMapFile> {
             Some(m)
         }
         Ok(Err(e)) => {
-            notes.push(format!("{}: {e}", path.display()));
+            notes.push(format!("{}: {e}", crate::escape::path(path)));
             None
         }
         Err(e) => {

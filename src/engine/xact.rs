@@ -103,7 +103,7 @@ impl XactLog {
         });
         let seg = match read {
             Ok(buf) => Ok(Arc::new(buf)),
-            Err(e) => Err(format!("{}: {e}", path.display())),
+            Err(e) => Err(format!("{}: {e}", crate::escape::path(&path))),
         };
         if cache.len() >= MAX_CACHED {
             cache.clear();
