@@ -913,3 +913,29 @@ fn outside_names_are_escaped_in_every_output() {
     }
     fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn catalog_lookup_messages_escape_the_data_directory() {
+    let dir = temp_dir("escape-datadir");
+    let data = dir.join(std::ffi::OsStr::from_bytes(b"data\x1b[2J\x07"));
+    copy_tree(&fixture_path("fixtures/postgres/catalog/18/datadir"), &data);
+    for args in [
+        &["export", data.to_str().unwrap(), "--table", "public.nosuch"][..],
+        &["show", data.to_str().unwrap(), "--table", "public.nosuch"],
+        &["map", data.to_str().unwrap(), "--table", "public.nosuch"],
+    ] {
+        let run = run_limited(args);
+        assert_eq!(run.code, 2, "{args:?}: {}{}", run.out(), run.stderr);
+        assert!(
+            !run.stderr.contains('\x1b') && !run.stderr.contains('\x07'),
+            "{args:?}: {}",
+            run.stderr
+        );
+        assert!(
+            run.stderr.contains(r"data\x1b[2J\x07"),
+            "{args:?}: {}",
+            run.stderr
+        );
+    }
+    fs::remove_dir_all(&dir).unwrap();
+}
