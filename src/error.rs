@@ -30,8 +30,12 @@ pub enum Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Io { path, source } => write!(f, "{}: {source}", path.display()),
-            Error::Input { path, source } => write!(f, "{}: {source}", path.display()),
+            Error::Io { path, source } => {
+                write!(f, "{}: {source}", crate::escape::path(path))
+            }
+            Error::Input { path, source } => {
+                write!(f, "{}: {source}", crate::escape::path(path))
+            }
             Error::Usage(msg) => f.write_str(msg),
         }
     }

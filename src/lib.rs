@@ -41,6 +41,7 @@ mod cli;
 mod diff;
 mod engine;
 mod error;
+mod escape;
 mod input;
 pub mod model;
 mod parse;

@@ -18,6 +18,29 @@ pub const DEFAULT_BLOCK_SIZE: usize = 8192;
 /// PostgreSQL's default RELSEG_SIZE in bytes (1 GiB).
 pub(crate) const DEFAULT_SEGMENT_BYTES: u64 = 1 << 30;
 
+/// The largest block number: PostgreSQL's BlockNumber is 32 bits and
+/// 0xFFFFFFFF is InvalidBlockNumber (Oracle's block numbers are smaller still).
+pub(crate) const MAX_BLOCK_NUMBER: u64 = 0xFFFF_FFFE;
+
+/// The first block number of segment `n` of `segment_bytes`-byte files of
+/// `block_size`-byte blocks, or why it is past the last block number.
+pub(crate) fn first_blkno_of_segment(
+    n: u64,
+    block_size: usize,
+    segment_bytes: u64,
+) -> Result<u64, String> {
+    let per_segment = segment_bytes / block_size.max(1) as u64;
+    match n.checked_mul(per_segment) {
+        Some(first) if first <= MAX_BLOCK_NUMBER => Ok(first),
+        _ => Err(format!(
+            "segment {n} would start at block {} ({per_segment} blocks of {block_size} \
+             bytes a segment), past the last block number, {MAX_BLOCK_NUMBER} (segments 0 to {})",
+            u128::from(n) * u128::from(per_segment),
+            MAX_BLOCK_NUMBER / per_segment.max(1)
+        )),
+    }
+}
+
 /// Linux's O_NOATIME (asm-generic; the same on x86, arm and arm64).
 #[cfg(target_os = "linux")]
 const O_NOATIME: i32 = 0o1_000_000;
@@ -26,20 +49,158 @@ const O_NOATIME: i32 = 0o1_000_000;
 /// allows it (Linux's O_NOATIME, which needs the file's owner or
 /// CAP_FOWNER: on EPERM the file is opened plainly).
 pub(crate) fn open_file(path: &Path) -> io::Result<File> {
+    open_flags(path, 0)
+}
+
+/// [`open_file`] with further open flags (`flags` is ignored off Linux).
+fn open_flags(path: &Path, flags: i32) -> io::Result<File> {
     #[cfg(target_os = "linux")]
     {
         use std::os::unix::fs::OpenOptionsExt;
-        match std::fs::OpenOptions::new()
-            .read(true)
-            .custom_flags(O_NOATIME)
-            .open(path)
-        {
-            Err(e) if e.kind() == io::ErrorKind::PermissionDenied => {}
-            result => return result,
+        let open = |flags| {
+            std::fs::OpenOptions::new()
+                .read(true)
+                .custom_flags(flags)
+                .open(path)
+        };
+        match open(flags | O_NOATIME) {
+            Err(e) if e.kind() == io::ErrorKind::PermissionDenied => open(flags),
+            result => result,
         }
     }
-    File::open(path)
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = flags;
+        File::open(path)
+    }
 }
+
+/// The names in directory `path` (`.` and `..` left out), read without
+/// updating its access time where the OS allows it: on Linux through a
+/// descriptor opened with O_NOATIME (falling back to a plain one on EPERM,
+/// when we own neither the directory nor CAP_FOWNER); elsewhere through
+/// `std::fs::read_dir`.
+#[cfg(target_os = "linux")]
+pub(crate) fn read_dir_names(path: &Path) -> io::Result<Vec<std::ffi::OsString>> {
+    use rustix::fs::{Dir, Mode, OFlags};
+    use std::os::unix::ffi::OsStrExt;
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+    let fd = match rustix::fs::open(path, flags | OFlags::NOATIME, Mode::empty()) {
+        Err(rustix::io::Errno::PERM) => rustix::fs::open(path, flags, Mode::empty())?,
+        result => result?,
+    };
+    let mut dir = Dir::new(fd)?;
+    let mut names = Vec::new();
+    while let Some(entry) = dir.read() {
+        let entry = entry?;
+        let name = entry.file_name().to_bytes();
+        if name != b"." && name != b".." {
+            names.push(std::ffi::OsStr::from_bytes(name).to_os_string());
+        }
+    }
+    Ok(names)
+}
+
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn read_dir_names(path: &Path) -> io::Result<Vec<std::ffi::OsString>> {
+    std::fs::read_dir(path)?
+        .map(|e| e.map(|e| e.file_name()))
+        .collect()
+}
+
+/// The kernel's pseudo-file system `file` is on (`proc`, `sysfs`, …), if
+/// any: its files say they are regular files of size 0 (or of some size
+/// they do not hold) and are never relation files (`/proc/self/mem` reads
+/// a process's memory).
+#[cfg(target_os = "linux")]
+pub(crate) fn pseudo_file_system(file: &File) -> Option<&'static str> {
+    let fs = rustix::fs::fstatfs(file).ok()?;
+    // linux/magic.h
+    match fs.f_type as u64 {
+        0x9fa0 => Some("proc"),
+        0x6265_6572 => Some("sysfs"),
+        0x6462_6720 => Some("debugfs"),
+        0x7472_6163 => Some("tracefs"),
+        0x7363_6673 => Some("securityfs"),
+        0x2762_6772 | 0x6367_7270 => Some("cgroup"),
+        0xcafe_4a11 => Some("bpf"),
+        0x6e73_6673 => Some("nsfs"),
+        0x0000_9fa2 => Some("usbdevfs"),
+        _ => None,
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn pseudo_file_system(_: &File) -> Option<&'static str> {
+    None
+}
+
+/// What a file that is not a regular file is (`None` for a regular file).
+pub(crate) fn not_regular_kind(t: &std::fs::FileType) -> Option<&'static str> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return Some("a FIFO (named pipe)");
+        }
+        if t.is_char_device() {
+            return Some("a character device");
+        }
+        if t.is_block_device() {
+            return Some("a block device");
+        }
+        if t.is_socket() {
+            return Some("a socket");
+        }
+    }
+    if t.is_dir() {
+        return Some("a directory");
+    }
+    (!t.is_file()).then_some("not a regular file")
+}
+
+/// A FIFO or a block device: read in order, as a stream of pages.
+pub(crate) fn is_stream(t: &std::fs::FileType) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        t.is_fifo() || t.is_block_device()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = t;
+        false
+    }
+}
+
+/// Open a file that must be a regular file holding what it says it holds
+/// (a data directory's relation, catalog, pg_xact and pg_multixact files):
+/// opened without blocking (a FIFO would wait for a writer for ever) and
+/// without updating the access time, then refused unless the descriptor
+/// is a regular file off the kernel's pseudo-file systems.
+pub(crate) fn open_regular(path: &Path) -> io::Result<File> {
+    let file = open_flags(path, NONBLOCK)?;
+    let meta = file.metadata()?;
+    if let Some(kind) = not_regular_kind(&meta.file_type()) {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{kind}, not a regular file: not read"),
+        ));
+    }
+    if let Some(fs) = pseudo_file_system(&file) {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("a file of the kernel's {fs} file system, not a relation file: not read"),
+        ));
+    }
+    Ok(file)
+}
+
+/// Linux's O_NONBLOCK (asm-generic; the same on x86, arm and arm64).
+#[cfg(target_os = "linux")]
+const NONBLOCK: i32 = 0o4000;
+#[cfg(not(target_os = "linux"))]
+const NONBLOCK: i32 = 0;
 
 /// An opened input, ready to be cut into blocks.
 pub struct Source {
@@ -229,7 +390,11 @@ impl Source {
                     source,
                 })?;
             if let Some(note) = &decoded.note {
-                let _ = writeln!(io::stderr(), "blockscope: note: {}: {note}", name.display());
+                let _ = writeln!(
+                    io::stderr(),
+                    "blockscope: note: {}: {note}",
+                    crate::escape::path(&name)
+                );
             }
             format = decoded.format;
             blknos = decoded.blknos;
@@ -520,7 +685,7 @@ fn read_text(head: Vec<u8>, reader: Box<dyn Read>, name: &Path) -> Result<Vec<u8
     if text.len() as u64 > MAX_TEXT_INPUT {
         return Err(Error::Usage(format!(
             "{}: text dump larger than {} MiB; convert it to raw pages first (e.g. xxd -r -p) and read that",
-            name.display(),
+            crate::escape::path(name),
             MAX_TEXT_INPUT >> 20
         )));
     }

@@ -688,3 +688,48 @@ fn a_closed_pipe_keeps_the_answer() {
     let (code, stderr) = common::into_closed_pipe(&["diff", &page("hinted"), &page("inserted")]);
     assert_eq!((code, stderr.as_str()), (1, ""));
 }
+
+/// Issue 27, point 9: byte-identical files are equal whatever their names.
+/// A relation file's name (`16392`, `16392.1`) makes its block numbers
+/// known, which decides how a checksum mismatch reads (an error at a known
+/// block number, a warning naming the blocks it fits when only assumed);
+/// diff reads both sides at the same position, so only bytes count.
+#[test]
+fn identical_files_are_equal_whatever_their_names() {
+    let dir = std::env::temp_dir().join(format!("blockscope-diff-names-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    // Six blocks, one with a byte flipped: its checksum fails.
+    let mut bytes = std::fs::read(fixture("postgres/corrupt/clean/16384")).unwrap();
+    bytes[3 * 8192 + 8000] ^= 0xff;
+    for name in ["16392", "copy2", "16392.1", "16392.2", "page.bin"] {
+        std::fs::write(dir.join(name), &bytes).unwrap();
+    }
+    let path = |n: &str| dir.join(n).to_str().unwrap().to_string();
+    for (a, b) in [
+        ("16392", "copy2"),
+        ("copy2", "16392"),
+        ("16392.1", "copy2"),
+        ("page.bin", "16392.1"),
+        ("16392", "16392.1"),
+        ("16392.1", "16392.2"),
+        ("copy2", "page.bin"),
+    ] {
+        let r = run(&["diff", &path(a), &path(b)]);
+        assert_eq!(r.code, 0, "diff {a} {b}:\n{}{}", r.stdout, r.stderr);
+        assert!(
+            r.stdout.ends_with("equal: 6 blocks compared\n"),
+            "diff {a} {b}:\n{}",
+            r.stdout
+        );
+    }
+    // Names of two different segments: compared as OLD's, and said so.
+    let r = run(&["diff", &path("16392.1"), &path("16392.2")]);
+    r.assert_stderr_has(&["named as segments 1 and 2 of a relation; both are read as segment 1"]);
+    // A real difference in the bytes still counts.
+    bytes[5 * 8192 + 8100] ^= 0x01;
+    std::fs::write(dir.join("other"), &bytes).unwrap();
+    let r = run(&["diff", &path("16392"), &path("other")]);
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

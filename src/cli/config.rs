@@ -21,8 +21,8 @@ use crate::verify::{ChecksumMode, VerifyOptions};
 
 use super::args::{
     ChecksumsArg, ColorArg, DiffArgs, DiffFormatArg, DumpArgs, DumpPartArg, EndianArg, EngineArg,
-    FormatArg, InputArg, KindArg, MapArgs, OracleCharsetArg, OracleVersionArg, ShowArgs,
-    VerifyArgs, VerifyFormatArg,
+    ExportArgs, FormatArg, InputArg, KindArg, MapArgs, OracleCharsetArg, OracleVersionArg,
+    ShowArgs, VerifyArgs, VerifyFormatArg,
 };
 use super::progress::ProgressMode;
 use crate::diff::Ignore;
@@ -56,6 +56,11 @@ pub(crate) struct ShowConfig {
     pub evidence: bool,
     /// `--data-dir`: whose pg_xact answers commit status (PostgreSQL).
     pub data_dir: Option<PathBuf>,
+    /// The path whose file name says where the input's blocks sit in a
+    /// relation (a `.N` segment suffix; a relation file's name makes the
+    /// block numbers known); `None`: the input's own. `diff` gives both
+    /// sides the same one, so only their bytes can make them differ.
+    pub position_name: Option<PathBuf>,
 }
 
 /// `show DATADIR --table SCHEMA.NAME [--database NAME]`.
@@ -84,6 +89,14 @@ impl ShowConfig {
             .blkno
             .map(|n| block_number("--blkno", n))
             .transpose()?;
+        let engine: Option<Engine> = pages.engine.into();
+        let block_size = check_block_size(pages.block_size, engine)?;
+        if let Some(n) = args.segment {
+            segment(n, block_size, None)?;
+        }
+        if let Some(addr) = args.dump.oracle_buffer {
+            buffer_address(addr)?;
+        }
         let columns = match (&pages.columns, &pages.schema) {
             (Some(list), _) => Some(ColumnSpec::List(list.clone())),
             (None, Some(path)) => Some(ColumnSpec::File {
@@ -145,10 +158,10 @@ impl ShowConfig {
             input: args.inputs.first().cloned(),
             inputs: args.inputs.clone(),
             input_format: pages.input_format.into(),
-            engine: pages.engine.into(),
+            engine,
             kind: args.postgres.kind.map(PageKind::from),
             range,
-            block_size: pages.block_size,
+            block_size,
             segment: args.segment,
             blkno,
             output,
@@ -162,6 +175,7 @@ impl ShowConfig {
                 database: args.database.clone(),
             }),
             data_dir: args.data_dir.clone(),
+            position_name: None,
         })
     }
 
@@ -169,7 +183,7 @@ impl ShowConfig {
     pub(crate) fn input_name(&self) -> String {
         self.input
             .as_ref()
-            .map_or("-".to_string(), |p| p.display().to_string())
+            .map_or("-".to_string(), |p| crate::escape::path(p).to_string())
     }
 }
 
@@ -281,11 +295,20 @@ pub(crate) struct VerifyConfig {
 impl VerifyConfig {
     pub(crate) fn from_args(args: &VerifyArgs) -> Result<VerifyConfig, Error> {
         let jobs = args.jobs.map(jobs_limit).transpose()?;
+        let engine: Option<Engine> = args.engine.into();
+        let block_size = check_block_size(args.block_size, engine)?;
+        let segment_bytes = args
+            .segment_size
+            .map(|b| segment_size(b, block_size))
+            .transpose()?;
+        if let Some(n) = args.segment {
+            segment(n, block_size, segment_bytes)?;
+        }
         Ok(VerifyConfig {
             inputs: args.inputs.clone(),
             options: VerifyOptions {
-                block_size: args.block_size,
-                segment_bytes: args.segment_size,
+                block_size,
+                segment_bytes,
                 segment: args.segment,
                 checksums: args.checksums.into(),
                 evidence: args.evidence,
@@ -299,7 +322,7 @@ impl VerifyConfig {
             },
             jobs,
             all_problems: args.all_problems,
-            engine: args.engine.into(),
+            engine,
             oracle_blocks: args.blocks.as_deref().map(BlockRange::parse).transpose()?,
             first_block: args
                 .first_block
@@ -435,9 +458,108 @@ impl From<OracleVersionArg> for OracleVersion {
     }
 }
 
-/// The largest block number: PostgreSQL's BlockNumber is 32 bits and
-/// 0xFFFFFFFF is InvalidBlockNumber (Oracle's block numbers are smaller still).
-pub(crate) const MAX_BLOCK_NUMBER: u64 = 0xFFFF_FFFE;
+/// Page sizes PostgreSQL can be built with (BLCKSZ: a power of two, 1 to 32 KiB).
+pub(crate) const PG_BLOCK_SIZES: std::ops::RangeInclusive<usize> = 1024..=32768;
+/// Block sizes Oracle allows (DB_BLOCK_SIZE: a power of two, 2 to 32 KiB).
+pub(crate) const ORACLE_BLOCK_SIZES: std::ops::RangeInclusive<usize> = 2048..=32768;
+
+/// `--block-size n` for `engine` (`None`: not yet known, either engine's
+/// size passes; the engine's own range is checked again once it is known,
+/// before any block is read).
+pub(crate) fn block_size(n: usize, engine: Option<Engine>) -> Result<usize, Error> {
+    let (range, what) = match engine {
+        Some(Engine::Postgres) => (PG_BLOCK_SIZES, "PostgreSQL pages are"),
+        Some(Engine::Oracle) => (ORACLE_BLOCK_SIZES, "Oracle blocks are"),
+        None => (
+            *PG_BLOCK_SIZES.start()..=*ORACLE_BLOCK_SIZES.end(),
+            "PostgreSQL pages and Oracle blocks are",
+        ),
+    };
+    if range.contains(&n) && n.is_power_of_two() {
+        return Ok(n);
+    }
+    Err(Error::Usage(format!(
+        "--block-size: {n} is not a block size ({what} a power of two from {} to {} bytes)",
+        range.start(),
+        range.end()
+    )))
+}
+
+/// An optional `--block-size` checked by [`block_size`].
+pub(crate) fn check_block_size(
+    n: Option<usize>,
+    engine: Option<Engine>,
+) -> Result<Option<usize>, Error> {
+    n.map(|n| block_size(n, engine)).transpose()
+}
+
+/// The default segment file size (RELSEG_SIZE × BLCKSZ), as in `source`.
+const SEGMENT_BYTES: u64 = crate::source::DEFAULT_SEGMENT_BYTES;
+
+/// `--segment-size`: a whole number of blocks (of `block_size` when given),
+/// and no more blocks than a 32-bit block number counts.
+fn segment_size(bytes: u64, block_size: Option<usize>) -> Result<u64, Error> {
+    if let Some(bs) = block_size {
+        if !bytes.is_multiple_of(bs as u64) {
+            return Err(Error::Usage(format!(
+                "--segment-size: {bytes} bytes is not a whole number of {bs}-byte blocks"
+            )));
+        }
+    }
+    // Checked against the largest block when the size is not given yet.
+    let bs = block_size.unwrap_or(*PG_BLOCK_SIZES.end()) as u64;
+    if bytes / bs > MAX_BLOCK_NUMBER + 1 {
+        return Err(Error::Usage(format!(
+            "--segment-size: {bytes} bytes is more than {} blocks of {bs} bytes (block numbers \
+             are 32-bit)",
+            MAX_BLOCK_NUMBER + 1
+        )));
+    }
+    Ok(bytes)
+}
+
+/// `--segment n`: its first block number, `n` × blocks per segment, must be
+/// a block number. With the block size not given, the bound is the one of
+/// the largest block (the fewest blocks a segment); the exact one is
+/// checked again once the block size is known ([`first_blkno_of_segment`]).
+fn segment(n: u64, block_size: Option<usize>, segment_bytes: Option<u64>) -> Result<u64, Error> {
+    let bs = block_size.unwrap_or(*PG_BLOCK_SIZES.end());
+    first_blkno_of_segment(n, bs, segment_bytes.unwrap_or(SEGMENT_BYTES))
+        .map(|_| n)
+        .map_err(|e| Error::Usage(format!("--segment: {e}")))
+}
+
+/// `--oracle-buffer ADDR`: a block there must fit below the end of the
+/// address space.
+fn buffer_address(addr: u64) -> Result<u64, Error> {
+    let end = *ORACLE_BLOCK_SIZES.end() as u64;
+    if addr.checked_add(end).is_none() {
+        return Err(Error::Usage(format!(
+            "--oracle-buffer: 0x{addr:x} leaves no room for a block before the end of the \
+             64-bit address space"
+        )));
+    }
+    Ok(addr)
+}
+
+/// `map`'s numeric options, checked before any file is opened.
+pub(crate) fn check_map(args: &MapArgs) -> Result<(), Error> {
+    let engine: Option<Engine> = args.engine.into();
+    let bs = check_block_size(args.block_size, engine)?;
+    let seg_bytes = args.segment_size.map(|b| segment_size(b, bs)).transpose()?;
+    if let Some(n) = args.segment {
+        segment(n, bs, seg_bytes)?;
+    }
+    Ok(())
+}
+
+/// `export`'s numeric options, checked before any file is opened.
+pub(crate) fn check_export(args: &ExportArgs) -> Result<(), Error> {
+    check_block_size(args.block_size, args.engine.into())?;
+    Ok(())
+}
+
+pub(crate) use crate::source::{first_blkno_of_segment, MAX_BLOCK_NUMBER};
 
 /// Worker threads allowed per core (`--jobs` above this is refused).
 const JOBS_PER_CORE: usize = 4;
@@ -541,7 +663,7 @@ pub(crate) fn read_schema(path: &Path) -> Result<String, Error> {
         return Err(Error::Usage(format!(
             "--schema {}: larger than {MAX_SCHEMA_TEXT} bytes: not a schema file \
              (1,600 columns take well under a megabyte)",
-            path.display()
+            crate::escape::path(path)
         )));
     }
     String::from_utf8(bytes).map_err(|_| {
@@ -563,7 +685,7 @@ fn not_special(option: &str, path: &Path) -> Result<(), Error> {
     match kind {
         Some(kind) => Err(Error::Usage(format!(
             "{option} {}: is a {kind}, not a regular file (it could block or never end)",
-            path.display()
+            crate::escape::path(path)
         ))),
         None => Ok(()),
     }

@@ -21,6 +21,7 @@ use crate::model::diff::Change;
 use crate::model::span::Span;
 use crate::render::diff::DiffWriter;
 use crate::render::{self};
+use crate::source::RelationFileName;
 
 use super::config::{BlockRange, DiffConfig, ShowConfig};
 use super::progress::Progress;
@@ -52,7 +53,7 @@ enum Input {
 impl Input {
     fn name(&self) -> String {
         match self {
-            Input::File(p) => p.display().to_string(),
+            Input::File(p) => crate::escape::path(p).to_string(),
             Input::Json { name, .. } => name.clone(),
         }
     }
@@ -141,7 +142,7 @@ pub(crate) fn run(cfg: &DiffConfig) -> Result<ExitCode, Error> {
         return Err(Error::Usage(format!(
             "{} has {} input{}, the new side {}: a JSON document of several inputs pairs \
              with as many new inputs, in the same order",
-            cfg.old.display(),
+            crate::escape::path(&cfg.old),
             old.len(),
             if old.len() == 1 { "" } else { "s" },
             new.len()
@@ -151,7 +152,7 @@ pub(crate) fn run(cfg: &DiffConfig) -> Result<ExitCode, Error> {
     let new_name = cfg
         .new
         .iter()
-        .map(|p| p.display().to_string())
+        .map(|p| crate::escape::path(p).to_string())
         .collect::<Vec<_>>()
         .join(" ");
     let total = old
@@ -169,14 +170,15 @@ pub(crate) fn run(cfg: &DiffConfig) -> Result<ExitCode, Error> {
         let mut w = DiffWriter::open(
             &mut out,
             cfg.format,
-            &cfg.old.display().to_string(),
+            &crate::escape::path(&cfg.old).to_string(),
             &new_name,
         )
         .map_err(stdout_error)?;
         for (a, b) in old.into_iter().zip(new) {
             let title = several.then(|| b.name());
-            let a = Blocks::open(a, &cfg.show)?;
-            let b = Blocks::open(b, &cfg.show)?;
+            let show = same_position(&cfg.show, &a, &b);
+            let a = Blocks::open(a, &show)?;
+            let b = Blocks::open(b, &show)?;
             compare_input(cfg, a, b, title, &mut w, &mut out, &progress)?;
         }
         drop(progress);
@@ -273,6 +275,45 @@ fn compare_input(
     Ok(())
 }
 
+/// How both files of a pair are read: at the same place in a relation, so
+/// that byte-identical files compare equal whatever they are called. The
+/// place is the one the first relation file's name gives (OLD's before
+/// NEW's): `16392` and its copy `copy2` are both blocks 0 on of a relation
+/// file, their checksums checked at those block numbers; `16392.1` and a
+/// copy `16392.2` are both segment 1, with a note.
+fn same_position(cfg: &ShowConfig, a: &Input, b: &Input) -> ShowConfig {
+    let (Input::File(pa), Input::File(pb)) = (a, b) else {
+        return cfg.clone();
+    };
+    let relation = |p: &PathBuf| {
+        p.file_name()
+            .and_then(|n| n.to_str())
+            .and_then(RelationFileName::parse)
+            .map(|r| r.segment.unwrap_or(0))
+    };
+    let (sa, sb) = (relation(pa), relation(pb));
+    if let (Some(x), Some(y)) = (sa, sb) {
+        if x != y {
+            let _ = writeln!(
+                io::stderr(),
+                "blockscope: note: {} and {} are named as segments {x} and {y} of a relation; \
+                 both are read as segment {x}, so that only their bytes are compared",
+                crate::verify::file_name(pa),
+                crate::verify::file_name(pb)
+            );
+        }
+    }
+    let position_name = match (sa, sb) {
+        (Some(_), _) => Some(pa.clone()),
+        (None, Some(_)) => Some(pb.clone()),
+        (None, None) => None,
+    };
+    ShowConfig {
+        position_name,
+        ..cfg.clone()
+    }
+}
+
 fn version(b: &Block) -> Version<'_> {
     Version {
         value: &b.value,
@@ -291,7 +332,7 @@ fn side_name(_old: &Path, b: &Blocks) -> String {
 /// The inputs `path` stands for: itself (a file of pages), or the inputs
 /// of the JSON document it holds.
 fn inputs(path: &Path) -> Result<Vec<Input>, Error> {
-    let name = path.display().to_string();
+    let name = crate::escape::path(path).to_string();
     let Some(text) = json_text(path)? else {
         return Ok(vec![Input::File(path.to_path_buf())]);
     };
@@ -420,7 +461,7 @@ fn json_text(path: &Path) -> Result<Option<String>, Error> {
         return Err(Error::Usage(format!(
             "{}: a JSON document larger than {} MiB: diff reads JSON whole; compare the \
              pages themselves, or keep golden files of fewer pages",
-            path.display(),
+            crate::escape::path(path),
             MAX_JSON >> 20
         )));
     }

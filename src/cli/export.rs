@@ -140,12 +140,14 @@ pub(crate) fn run(args: &ExportArgs) -> Result<ExitCode, Error> {
     if let Some(table) = &args.table {
         return export_table(args, table, &opts);
     }
+    // Before its first bytes are read for the engine.
+    check_segments(std::slice::from_ref(&args.input), false)?;
     let engine = match args.engine {
         EngineArg::Postgres => Engine::Postgres,
         EngineArg::Oracle => Engine::Oracle,
         EngineArg::Auto => {
             let mut head = vec![0u8; 8192];
-            let n = File::open(&args.input)
+            let n = crate::source::open_file(&args.input)
                 .and_then(|mut f| f.read(&mut head))
                 .map_err(|source| Error::Io {
                     path: args.input.clone(),
@@ -155,6 +157,8 @@ pub(crate) fn run(args: &ExportArgs) -> Result<ExitCode, Error> {
             Engine::sniff(&head).engine
         }
     };
+    // The engine is known now: its own range of block sizes.
+    super::config::check_block_size(args.block_size, Some(engine))?;
     let spec = match (&args.columns, &args.schema) {
         (Some(list), _) => Some(crate::engine::ColumnSpec::List(list.clone())),
         (None, Some(path)) => Some(crate::engine::ColumnSpec::File {
@@ -197,13 +201,14 @@ pub(crate) fn run(args: &ExportArgs) -> Result<ExitCode, Error> {
             if !d.join("pg_xact").is_dir() {
                 return Err(Error::Usage(format!(
                     "--data-dir {}: no pg_xact directory there",
-                    d.display()
+                    crate::escape::path(d)
                 )));
             }
             Some(d.clone())
         }
         None => XactLog::find_data_dir(&args.input),
     };
+    check_segments(&segments, false)?;
     let rel = Relation {
         segments,
         schema,
@@ -216,8 +221,40 @@ pub(crate) fn run(args: &ExportArgs) -> Result<ExitCode, Error> {
     };
     let stdout = io::stdout();
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
-    let name = args.input.display().to_string();
+    let name = crate::escape::path(&args.input).to_string();
     export_relation(&rel, &opts, &mut out, &name)
+}
+
+/// The relation's files checked before any row is written: a character
+/// device (`/dev/null` gives no rows, `/dev/zero` zero pages for ever), a
+/// socket or a file of the kernel's pseudo-file systems (`/proc/self/mem`
+/// says it is an empty regular file) is no relation file, whatever its
+/// name. A FIFO or a block device named on the command line is read in
+/// order as a stream of pages; the files a data directory's catalogs name
+/// (`in_data_dir`) must be regular files.
+fn check_segments(paths: &[PathBuf], in_data_dir: bool) -> Result<(), Error> {
+    for path in paths {
+        let Ok(meta) = std::fs::metadata(path) else {
+            continue; // the open that follows names the error
+        };
+        let t = meta.file_type();
+        let stream = !in_data_dir && crate::source::is_stream(&t);
+        let why = match crate::source::not_regular_kind(&t) {
+            Some(kind) if !stream => Some(format!("{kind}, not a relation file")),
+            Some(_) => None,
+            None => crate::source::open_file(path)
+                .ok()
+                .and_then(|f| crate::source::pseudo_file_system(&f))
+                .map(|fs| format!("a file of the kernel's {fs} file system, not a relation file")),
+        };
+        if let Some(why) = why {
+            return Err(Error::Usage(format!(
+                "{}: {why}: nothing exported",
+                crate::verify::file_name(path)
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// `export DATADIR --table SCHEMA.NAME [--database NAME]`: the table's
@@ -229,7 +266,7 @@ fn export_table(args: &ExportArgs, table: &str, opts: &ExportOptions) -> Result<
     if !datadir.is_dir() {
         return Err(Error::Usage(format!(
             "--table needs a data directory as the input, not {}",
-            datadir.display()
+            crate::escape::path(datadir)
         )));
     }
     if args.object_id.is_some() || args.engine == EngineArg::Oracle {
@@ -244,12 +281,12 @@ fn export_table(args: &ExportArgs, table: &str, opts: &ExportOptions) -> Result<
             let e = e.to_string();
             // A message that already says how to go on (a damaged catalog) ends with that.
             Error::Usage(if e.contains('\n') {
-                format!("{}: {e}", datadir.display())
+                format!("{}: {e}", crate::escape::path(datadir))
             } else {
                 format!(
                     "{}: {e}; to export anyway, name the table's relation file \
                  (base/DBOID/RELFILENODE) with --columns or --schema",
-                    datadir.display()
+                    crate::escape::path(datadir)
                 )
             })
         })?;
@@ -257,20 +294,24 @@ fn export_table(args: &ExportArgs, table: &str, opts: &ExportOptions) -> Result<
         return Err(Error::Usage(format!(
             "{}: {}.{} is an index: its tuples are keys, not a table's rows \
              (show or map it with --table)",
-            datadir.display(),
-            info.schema_name,
-            info.name
+            crate::escape::path(datadir),
+            crate::escape::name(&info.schema_name),
+            crate::escape::name(&info.name)
         )));
     }
     for note in cluster.notes.iter().chain(&info.notes) {
         progress::note(&format!(
             "blockscope: note: {}: {note}\n",
-            datadir.display()
+            crate::escape::path(datadir)
         ));
     }
     let mut err = io::stderr().lock();
     for u in info.damage() {
-        let _ = writeln!(err, "blockscope: warning: {}: {u}", datadir.display());
+        let _ = writeln!(
+            err,
+            "blockscope: warning: {}: {u}",
+            crate::escape::path(datadir)
+        );
     }
     let spec = match (&args.columns, &args.schema) {
         (Some(list), _) => Some(crate::engine::ColumnSpec::List(list.clone())),
@@ -289,8 +330,12 @@ fn export_table(args: &ExportArgs, table: &str, opts: &ExportOptions) -> Result<
         }
         None => None,
     };
-    let (schema, fallback) =
-        super::show_cluster::table_columns(&info, given, &datadir.display().to_string(), &mut err)?;
+    let (schema, fallback) = super::show_cluster::table_columns(
+        &info,
+        given,
+        &crate::escape::path(datadir).to_string(),
+        &mut err,
+    )?;
     drop(err);
     let rel = Relation {
         segments: info
@@ -314,13 +359,18 @@ fn export_table(args: &ExportArgs, table: &str, opts: &ExportOptions) -> Result<
             )
         }),
     };
+    check_segments(&rel.segments, true)?;
     let opts = ExportOptions {
         block_size: opts.block_size.or(Some(cluster.block_size())),
         ..opts.clone()
     };
     let stdout = io::stdout();
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
-    let name = format!("{}.{}", info.schema_name, info.name);
+    let name = format!(
+        "{}.{}",
+        crate::escape::name(&info.schema_name),
+        crate::escape::name(&info.name)
+    );
     match export_relation(&rel, &opts, &mut out, &name) {
         // Columns given by hand for a damaged catalog, or catalog pages
         // skipped: something was not read.
@@ -483,7 +533,7 @@ pub(crate) fn export_relation(
         Some(b) => b,
         None => {
             let mut head = [0u8; 24];
-            let n = File::open(first)
+            let n = crate::source::open_file(first)
                 .and_then(|mut f| f.read(&mut head))
                 .map_err(|source| Error::Io {
                     path: first.clone(),
@@ -527,7 +577,7 @@ pub(crate) fn export_relation(
             let t = c.ty.as_ref().filter(|t| !t.ty.is_decoded())?;
             Some(format!(
                 "{} ({})",
-                c.name.as_deref().unwrap_or("?"),
+                crate::escape::name(c.name.as_deref().unwrap_or("?")),
                 t.display()
             ))
         })
@@ -548,7 +598,7 @@ pub(crate) fn export_relation(
     }
 
     let log_word = match &log {
-        Some(l) => format!("pg_xact of {}", l.data_dir().display()),
+        Some(l) => format!("pg_xact of {}", crate::escape::path(l.data_dir())),
         None => String::new(),
     };
     if counts.undecided > 0 || log.is_none() {
@@ -564,7 +614,7 @@ pub(crate) fn export_relation(
             .unwrap_or_default();
         if log.is_none() {
             let why = match &rel.data_dir {
-                Some(d) => format!("none readable in {}", d.display()),
+                Some(d) => format!("none readable in {}", crate::escape::path(d)),
                 None => "not in a data directory; give --data-dir".to_string(),
             };
             progress::note(&format!(
@@ -1180,8 +1230,11 @@ fn export_block(
                     .schema
                     .columns
                     .get(attnum - 1)
-                    .and_then(|c| c.name.clone())
-                    .unwrap_or_else(|| format!("col{attnum}"));
+                    .and_then(|c| c.name.as_deref())
+                    .map_or_else(
+                        || format!("col{attnum}"),
+                        |n| crate::escape::name(n).into_owned(),
+                    );
                 format!("column {attnum} {label}: {why}")
             };
             o.messages

@@ -53,8 +53,16 @@ pub(crate) fn run(args: &MapArgs) -> Result<ExitCode, Error> {
         }
     }
     let (plan, notes) = verify_plan(&inputs, engine)?;
+    let plan_engine = match plan {
+        VerifyPlan::Postgres => Engine::Postgres,
+        VerifyPlan::Oracle(_) => Engine::Oracle,
+    };
+    super::config::check_block_size(args.block_size, Some(plan_engine))?;
     for (path, note) in notes {
-        progress::note(&format!("blockscope: note: {}: {note}\n", path.display()));
+        progress::note(&format!(
+            "blockscope: note: {}: {note}\n",
+            crate::escape::path(&path)
+        ));
     }
     let stdout = io::stdout();
     let is_tty = stdout.is_terminal();
@@ -196,25 +204,30 @@ fn table_inputs(args: &MapArgs, name: &str) -> Result<TableFiles, Error> {
     let cluster = Cluster::open(datadir)?;
     let (info, database) = cluster
         .find_table_anywhere(args.database.as_deref(), name)
-        .map_err(|e| Error::Usage(format!("{}: {e}", datadir.display())))?;
+        .map_err(|e| Error::Usage(format!("{}: {e}", crate::escape::path(datadir))))?;
     progress::note(&format!(
-        "blockscope: note: {}: {}.{} in database {database} (oid {}): PostgreSQL {}, file {}\n",
-        datadir.display(),
-        info.schema_name,
-        info.name,
+        "blockscope: note: {}: {}.{} in database {} (oid {}): PostgreSQL {}, file {}\n",
+        crate::escape::path(datadir),
+        crate::escape::name(&info.schema_name),
+        crate::escape::name(&info.name),
+        crate::escape::name(&database),
         info.oid,
         cluster.major(),
-        info.main_segments
-            .first()
-            .map_or_else(|| "(none)".to_string(), |p| p.display().to_string()),
+        info.main_segments.first().map_or_else(
+            || "(none)".to_string(),
+            |p| crate::escape::path(p).to_string()
+        ),
     ));
     for n in &info.notes {
-        progress::note(&format!("blockscope: note: {}: {n}\n", datadir.display()));
+        progress::note(&format!(
+            "blockscope: note: {}: {n}\n",
+            crate::escape::path(datadir)
+        ));
     }
     for u in info.damage() {
         progress::report(&format!(
             "blockscope: warning: {}: {u}\n",
-            datadir.display()
+            crate::escape::path(datadir)
         ));
     }
     // The picture needs the files only: columns that could not be read
@@ -222,9 +235,9 @@ fn table_inputs(args: &MapArgs, name: &str) -> Result<TableFiles, Error> {
     if let Err(unread) = &info.columns {
         progress::note(&format!(
             "blockscope: note: {}: the pages of {}.{} are drawn without its columns: {}\n",
-            datadir.display(),
-            info.schema_name,
-            info.name,
+            crate::escape::path(datadir),
+            crate::escape::name(&info.schema_name),
+            crate::escape::name(&info.name),
             unread.causes.join("; ")
         ));
     }
@@ -236,7 +249,11 @@ fn table_inputs(args: &MapArgs, name: &str) -> Result<TableFiles, Error> {
         .collect();
     Ok(TableFiles {
         files,
-        title: format!("{}.{}", info.schema_name, info.name),
+        title: format!(
+            "{}.{}",
+            crate::escape::name(&info.schema_name),
+            crate::escape::name(&info.name)
+        ),
         block_size: cluster.block_size(),
     })
 }

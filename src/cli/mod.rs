@@ -104,8 +104,14 @@ pub(crate) fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Verify(args) => verify::run(&VerifyConfig::from_args(&args)?),
         Command::Decode(args) => decode::run(&args),
         Command::Diff(args) => diff::run(&DiffConfig::from_args(&args)?),
-        Command::Map(args) => map::run(&args),
-        Command::Export(args) => export::run(&args),
+        Command::Map(args) => {
+            config::check_map(&args)?;
+            map::run(&args)
+        }
+        Command::Export(args) => {
+            config::check_export(&args)?;
+            export::run(&args)
+        }
         Command::Man(args) => man::run(&args),
         Command::Completions { shell } => {
             // Generated into memory: clap_complete panics on a failed write.

@@ -14,7 +14,9 @@ use crate::model::postgres::verify::{Provenance, ProvenanceInput};
 use crate::model::Severity;
 use crate::parse::postgres::visibility::resolve_verdicts;
 use crate::render::{self, Format};
-use crate::source::{segment_from_name, Blocks, RelationFileName, Source, Tap};
+use crate::source::{
+    segment_from_name, Blocks, RelationFileName, Source, Tap, DEFAULT_SEGMENT_BYTES,
+};
 
 use super::config::{BlockRange, ShowConfig};
 use super::{is_broken_pipe, stdout_error};
@@ -188,11 +190,24 @@ pub(super) fn open(cfg: &ShowConfig, spans: bool, tap: Option<Tap>) -> Result<Op
     if format == Format::Dump && !engine.has_dump_text() {
         return Err(dump_needs_oracle(cfg));
     }
+    // The engine is known now: its own range of block sizes.
+    super::config::check_block_size(cfg.block_size, Some(engine))?;
+    let named = cfg.position_name.as_deref().or(cfg.input.as_deref());
     let segment = cfg.segment.or_else(|| {
         (source.format == InputFormat::Raw)
-            .then(|| cfg.input.as_deref().and_then(segment_from_name))
+            .then(|| named.and_then(segment_from_name))
             .flatten()
     });
+    if let (Engine::Postgres, None, Some(n)) = (engine, cfg.blkno, segment) {
+        crate::source::first_blkno_of_segment(n, source.block_size, DEFAULT_SEGMENT_BYTES)
+            .map_err(|e| {
+                Error::Usage(if cfg.segment.is_some() {
+                    format!("--segment: {e}")
+                } else {
+                    format!("{}: {e} (give --blkno)", cfg.input_name())
+                })
+            })?;
+    }
     let first_blkno = engine.first_blkno(cfg.blkno, segment, source.block_size);
     // How to read checksums: a block number told or taken from a relation
     // file's position is known; a page that came through text is a buffer copy.
@@ -200,9 +215,7 @@ pub(super) fn open(cfg: &ShowConfig, spans: bool, tap: Option<Tap>) -> Result<Op
     let blkno_known = cfg.blkno.is_some()
         || segment.is_some()
         || !from_text
-            && cfg
-                .input
-                .as_deref()
+            && named
                 .and_then(|p| p.file_name()?.to_str())
                 .and_then(RelationFileName::parse)
                 .is_some();

@@ -39,10 +39,10 @@ pub(crate) fn run_cluster_file(cfg: &ShowConfig) -> Result<Option<ExitCode>, Err
     let file = match cluster_file(path) {
         None => return Ok(None),
         Some(Ok(f)) => f,
-        Some(Err(e)) => return Err(Error::Usage(format!("{}: {e}", path.display()))),
+        Some(Err(e)) => return Err(Error::Usage(format!("{}: {e}", crate::escape::path(path)))),
     };
     let mut out = BufWriter::new(io::stdout().lock());
-    let name = path.display().to_string();
+    let name = crate::escape::path(path).to_string();
     let ok = match &file {
         ClusterFile::Control(image) => {
             match format {
@@ -125,7 +125,7 @@ pub(crate) fn run_table(cfg: &ShowConfig, table: &TableSpec) -> Result<ExitCode,
     let cluster = Cluster::open(datadir)?;
     let (info, database) = cluster
         .find_table_anywhere(table.database.as_deref(), &table.name)
-        .map_err(|e| Error::Usage(format!("{}: {e}", datadir.display())))?;
+        .map_err(|e| Error::Usage(format!("{}: {e}", crate::escape::path(datadir))))?;
     let given = match &cfg.columns {
         Some(spec) => {
             match Engine::Postgres.columns(Some(spec), &[], cfg.block_size, Default::default())? {
@@ -137,33 +137,45 @@ pub(crate) fn run_table(cfg: &ShowConfig, table: &TableSpec) -> Result<ExitCode,
     };
     super::progress::note(&format!(
         "blockscope: note: {}: {}.{} in database {} (oid {}): PostgreSQL {}, file {}, {}{}\n",
-        datadir.display(),
-        info.schema_name,
-        info.name,
-        database,
+        crate::escape::path(datadir),
+        crate::escape::name(&info.schema_name),
+        crate::escape::name(&info.name),
+        crate::escape::name(&database),
         info.oid,
         cluster.major(),
-        info.main_segments
-            .first()
-            .map_or_else(|| "(none)".to_string(), |p| p.display().to_string()),
+        info.main_segments.first().map_or_else(
+            || "(none)".to_string(),
+            |p| crate::escape::path(p).to_string()
+        ),
         match &info.columns {
             Ok(s) => format!("{} columns", s.columns.len()),
             Err(_) => "columns not all readable".to_string(),
         },
         match &info.toast_segments {
-            Some(t) if !t.is_empty() => format!(", TOAST {}", t[0].display()),
+            Some(t) if !t.is_empty() => format!(", TOAST {}", crate::escape::path(&t[0])),
             _ => String::new(),
         }
     ));
     for n in &info.notes {
-        super::progress::note(&format!("blockscope: note: {}: {n}\n", datadir.display()));
+        super::progress::note(&format!(
+            "blockscope: note: {}: {n}\n",
+            crate::escape::path(datadir)
+        ));
     }
     let mut err = io::stderr().lock();
     for u in info.damage() {
-        let _ = writeln!(err, "blockscope: warning: {}: {u}", datadir.display());
+        let _ = writeln!(
+            err,
+            "blockscope: warning: {}: {u}",
+            crate::escape::path(datadir)
+        );
     }
-    let (columns, fallback) =
-        table_columns(&info, given, &datadir.display().to_string(), &mut err)?;
+    let (columns, fallback) = table_columns(
+        &info,
+        given,
+        &crate::escape::path(datadir).to_string(),
+        &mut err,
+    )?;
     drop(err);
     let nonempty: Vec<_> = info
         .main_segments
@@ -173,7 +185,8 @@ pub(crate) fn run_table(cfg: &ShowConfig, table: &TableSpec) -> Result<ExitCode,
     if nonempty.is_empty() {
         super::progress::note(&format!(
             "blockscope: note: {}.{} has no pages\n",
-            info.schema_name, info.name
+            crate::escape::name(&info.schema_name),
+            crate::escape::name(&info.name)
         ));
         return Ok(ExitCode::SUCCESS);
     }
@@ -216,7 +229,11 @@ pub(crate) fn table_columns(
     datadir: &str,
     err: &mut dyn Write,
 ) -> Result<(Schema, bool), Error> {
-    let table = format!("{}.{}", info.schema_name, info.name);
+    let table = format!(
+        "{}.{}",
+        crate::escape::name(&info.schema_name),
+        crate::escape::name(&info.name)
+    );
     match (&info.columns, given) {
         (Ok(catalog), None) => Ok((catalog.clone(), false)),
         (Ok(catalog), Some(given)) => {

@@ -68,7 +68,16 @@ pub(crate) fn run(cfg: &VerifyConfig) -> Result<ExitCode, Error> {
         ));
     }
     for (path, note) in notes {
-        progress::note(&format!("blockscope: note: {}: {note}\n", path.display()));
+        progress::note(&format!(
+            "blockscope: note: {}: {note}\n",
+            crate::escape::path(&path)
+        ));
+    }
+    if matches!(plan, VerifyPlan::Oracle(_)) {
+        super::config::check_block_size(
+            cfg.options.block_size,
+            Some(crate::engine::Engine::Oracle),
+        )?;
     }
     let clean = match plan {
         VerifyPlan::Postgres => postgres(cfg)?,

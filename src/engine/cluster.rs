@@ -18,7 +18,7 @@ use crate::parse::postgres::catalog::{
 use crate::parse::postgres::control::{crc_mismatch, parse_control_image};
 use crate::parse::postgres::relmap::parse_relmap;
 use crate::parse::postgres::schema::parse_columns;
-use crate::source::open_file;
+use crate::source::open_regular as open_file;
 
 /// `DEFAULTTABLESPACE_OID` (pg_default) and `GLOBALTABLESPACE_OID` (pg_global).
 const DEFAULT_TABLESPACE: u32 = 1663;
@@ -50,7 +50,9 @@ pub(crate) enum ClusterError {
 impl fmt::Display for ClusterError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ClusterError::Io { path, source } => write!(f, "{}: {source}", path.display()),
+            ClusterError::Io { path, source } => {
+                write!(f, "{}: {source}", crate::escape::path(path))
+            }
             ClusterError::NotACluster(m) | ClusterError::Catalog(m) | ClusterError::NotFound(m) => {
                 f.write_str(m)
             }
@@ -173,7 +175,7 @@ impl Cluster {
         if !version_path.is_file() {
             return Err(ClusterError::NotACluster(format!(
                 "{}: not a PostgreSQL data directory (no PG_VERSION)",
-                datadir.display()
+                crate::escape::path(datadir)
             )));
         }
         let version = String::from_utf8_lossy(&read_small(&version_path, 64)?)
@@ -186,13 +188,13 @@ impl Cluster {
             .ok_or_else(|| {
                 ClusterError::NotACluster(format!(
                     "{}: PG_VERSION says {version:?}, not a major version",
-                    version_path.display()
+                    crate::escape::path(&version_path)
                 ))
             })?;
         if !(MAJORS.0..=MAJORS.1).contains(&major) {
             return Err(ClusterError::NotACluster(format!(
                 "{}: PostgreSQL {version}: catalogs are read for {} through {}",
-                datadir.display(),
+                crate::escape::path(datadir),
                 MAJORS.0,
                 MAJORS.1
             )));
@@ -204,7 +206,7 @@ impl Cluster {
                 if !image.crc_ok {
                     notes.push(format!(
                         "{}: {}; its block size is used anyway",
-                        control_path.display(),
+                        crate::escape::path(&control_path),
                         crc_mismatch(&image)
                     ));
                 }
@@ -213,7 +215,7 @@ impl Cluster {
             Ok(Err(e)) => {
                 notes.push(format!(
                     "{}: {e}; block size 8192 assumed",
-                    control_path.display()
+                    crate::escape::path(&control_path)
                 ));
                 None
             }
@@ -336,7 +338,7 @@ impl Cluster {
         if segments.is_empty() {
             return Err(ClusterError::Catalog(format!(
                 "{}: file {} of {} is missing",
-                dir.display(),
+                crate::escape::path(dir),
                 filenode,
                 catalog.name()
             )));
@@ -362,7 +364,7 @@ impl Cluster {
                 if total >= MAX_CATALOG_BYTES {
                     notes.push(format!(
                         "{}: {} is larger than {MAX_CATALOG_BYTES} bytes; the rest is not read",
-                        path.display(),
+                        crate::escape::path(path),
                         catalog.name()
                     ));
                     break;
@@ -378,7 +380,7 @@ impl Cluster {
                             reason: format!(
                                 "{}: the file ends {n} bytes into the block (truncated); \
                                  that part is not read",
-                                path.display()
+                                crate::escape::path(path)
                             ),
                             benign: false,
                         });
@@ -391,7 +393,10 @@ impl Cluster {
                             blkno,
                             lp: None,
                             key: Vec::new(),
-                            reason: format!("{}: {e}; its rows are not read", path.display()),
+                            reason: format!(
+                                "{}: {e}; its rows are not read",
+                                crate::escape::path(path)
+                            ),
                             benign: false,
                         });
                         // Past the block that could not be read.
@@ -469,12 +474,12 @@ impl Cluster {
     /// The database directories under base/ that no readable pg_database row names.
     fn unnamed_database_dirs(&self, dbs: &[CatalogRow]) -> Vec<u32> {
         let known: HashSet<u32> = dbs.iter().filter_map(|r| r.oid("oid")).collect();
-        let mut out: Vec<u32> = std::fs::read_dir(self.datadir.join("base"))
+        let base = self.datadir.join("base");
+        let mut out: Vec<u32> = crate::source::read_dir_names(&base)
             .into_iter()
             .flatten()
-            .flatten()
-            .filter(|e| e.path().is_dir())
-            .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+            .filter(|name| base.join(name).is_dir())
+            .filter_map(|name| name.to_str()?.parse::<u32>().ok())
             .filter(|oid| !known.contains(oid))
             .take(100)
             .collect();
@@ -551,7 +556,7 @@ impl Cluster {
         let db_dir = self.database_dir(db_tablespace, dboid);
         let map_path = db_dir.join("pg_filenode.map");
         let db_map = read_map(&map_path, &mut notes);
-        let what = format!("{}", map_path.display());
+        let what = crate::escape::path(&map_path).to_string();
         let class_node = Self::mapped(db_map.as_ref(), Catalog::Class, &what, &mut notes);
         let class_rows =
             self.read_catalog(Catalog::Class, &db_dir, class_node, &mut notes, &mut bad)?;
@@ -637,7 +642,7 @@ impl Cluster {
         if main_segments.is_empty() {
             lookup.notes.push(format!(
                 "{}: file {relfilenode} of {schema_name}.{name} does not exist",
-                dir.display()
+                crate::escape::path(&dir)
             ));
         }
         let columns = lookup.columns(oid, rel.num("relnatts"));
@@ -659,7 +664,7 @@ impl Cluster {
                         note.push_str(&format!(
                             " ({}; unless it was rewritten, its file is {}: give it with --toast)",
                             list_unreadable(lookup.bad, Catalog::Class),
-                            db_dir.join(toid.to_string()).display()
+                            crate::escape::path(&db_dir.join(toid.to_string()))
                         ));
                     }
                     lookup.notes.push(note);
@@ -819,7 +824,7 @@ impl Lookup<'_> {
 
     /// pg_attribute and pg_type of the database, read once.
     fn read_catalogs(&mut self) -> DbCatalogs {
-        let what = self.db_dir.join("pg_filenode.map").display().to_string();
+        let what = crate::escape::path(&self.db_dir.join("pg_filenode.map")).to_string();
         let mut errors = Vec::new();
         let mut read = |catalog: Catalog, notes: &mut Vec<String>, bad: &mut Vec<Unreadable>| {
             let node = Cluster::mapped(self.db_map, catalog, &what, notes);
@@ -1128,14 +1133,14 @@ impl Lookup<'_> {
                 ", but {} does not exist (the table was rewritten: TRUNCATE, VACUUM FULL, \
                  CLUSTER or ALTER TABLE … TYPE give it a new file number, which only its \
                  pg_class row knows)",
-                file.display()
+                crate::escape::path(&file)
             ));
             return out;
         }
         out.push_str(&format!(
             "\nunless the table was rewritten (TRUNCATE, VACUUM FULL, CLUSTER, ALTER TABLE … \
              TYPE), its file is {}, which exists",
-            file.display()
+            crate::escape::path(&file)
         ));
         out.push_str(&export_advice(
             &format!("{schema_name}.{name}"),
@@ -1174,13 +1179,13 @@ fn export_advice(
     }
     out.push_str(&format!(
         "\nto export {qualified} by its file:\n  blockscope export {} --columns {}",
-        shell_quote(&file.display().to_string()),
+        shell_quote(&crate::escape::path(file).to_string()),
         shell_quote(&list)
     ));
     if let Some(t) = toast {
         out.push_str(&format!(
             " --toast {}",
-            shell_quote(&t.display().to_string())
+            shell_quote(&crate::escape::path(t).to_string())
         ));
     }
     out
@@ -1377,7 +1382,7 @@ fn read_map(path: &Path, notes: &mut Vec<String>) -> Option<RelMapFile> {
             if !m.crc_ok {
                 notes.push(format!(
                     "{}: CRC-32C 0x{:08x} does not match the stored 0x{:08x}; its entries are used anyway",
-                    path.display(),
+                    crate::escape::path(path),
                     m.crc_computed,
                     m.crc
                 ));
@@ -1385,7 +1390,7 @@ fn read_map(path: &Path, notes: &mut Vec<String>) -> Option<RelMapFile> {
             Some(m)
         }
         Ok(Err(e)) => {
-            notes.push(format!("{}: {e}", path.display()));
+            notes.push(format!("{}: {e}", crate::escape::path(path)));
             None
         }
         Err(e) => {

@@ -72,7 +72,7 @@ fn read_block(
     let err = |e: std::io::Error| format!("{}: {e}", path.display());
     let f = match handle {
         Some(f) => f,
-        None => handle.insert(File::open(path).map_err(err)?),
+        None => handle.insert(crate::source::open_regular(path).map_err(err)?),
     };
     f.seek(SeekFrom::Start(block.saturating_mul(block_size as u64)))
         .map_err(err)?;

@@ -8,7 +8,6 @@
 //! error that stops the caller. Lookups may come from several threads.
 
 use std::collections::HashMap;
-use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -97,14 +96,14 @@ impl XactLog {
         }
         let path = self.data_dir.join(slru.dir()).join(segment_name(n));
         let max = SLRU_PAGES_PER_SEGMENT as usize * self.block_size;
-        let read = File::open(&path).and_then(|f| {
+        let read = crate::source::open_regular(&path).and_then(|f| {
             let mut buf = Vec::new();
             f.take(max as u64).read_to_end(&mut buf)?;
             Ok(buf)
         });
         let seg = match read {
             Ok(buf) => Ok(Arc::new(buf)),
-            Err(e) => Err(format!("{}: {e}", path.display())),
+            Err(e) => Err(format!("{}: {e}", crate::escape::path(&path))),
         };
         if cache.len() >= MAX_CACHED {
             cache.clear();

@@ -17,26 +17,12 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 /// A file name as verify prints it: control characters, bidirectional
-/// overrides and line separators, and bytes that are not UTF-8 written as
-/// escapes (`\x1b`, `\u{202e}`, `\xff`), so that a name can neither forge
-/// a report line nor hide what it is.
+/// overrides and line separators, backslashes and bytes that are not UTF-8
+/// written as escapes (`\x1b`, `\u{202e}`, `\\`, `\xff`; see
+/// [`crate::escape`]), so that a name can neither forge a report line nor
+/// hide what it is.
 pub(crate) fn file_name(path: &Path) -> String {
-    let mut out = String::new();
-    for chunk in name_bytes(path).utf8_chunks() {
-        for c in chunk.valid().chars() {
-            if u32::from(c) < 0x80 && c.is_control() {
-                let _ = write!(out, "\\x{:02x}", u32::from(c));
-            } else if c.is_control() || is_format_override(c) {
-                let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
-            } else {
-                out.push(c);
-            }
-        }
-        for b in chunk.invalid() {
-            let _ = write!(out, "\\x{b:02x}");
-        }
-    }
-    out
+    crate::escape::path(path)
 }
 
 /// A time as RFC 3339 in UTC: `2024-05-01T12:34:56Z`, with nanoseconds
@@ -77,31 +63,6 @@ pub(crate) fn rfc3339_utc(t: std::time::SystemTime) -> String {
     }
     out.push('Z');
     out
-}
-
-/// Characters that reorder or break the text around them: bidi marks,
-/// embeddings, overrides and isolates, line and paragraph separators, BOM.
-fn is_format_override(c: char) -> bool {
-    matches!(
-        c,
-        '\u{061c}'
-            | '\u{200e}'
-            | '\u{200f}'
-            | '\u{2028}'..='\u{202e}'
-            | '\u{2066}'..='\u{2069}'
-            | '\u{feff}'
-    )
-}
-
-#[cfg(unix)]
-fn name_bytes(path: &Path) -> std::borrow::Cow<'_, [u8]> {
-    use std::os::unix::ffi::OsStrExt;
-    std::borrow::Cow::Borrowed(path.as_os_str().as_bytes())
-}
-
-#[cfg(not(unix))]
-fn name_bytes(path: &Path) -> std::borrow::Cow<'_, [u8]> {
-    std::borrow::Cow::Owned(path.to_string_lossy().into_owned().into_bytes())
 }
 
 #[cfg(test)]

@@ -45,8 +45,8 @@ use crate::parse::postgres::{check_page_in, PageOptions, Relation};
 use crate::parse::postgres::{detect_endian, page_size_from_header};
 use crate::reader::Reader;
 use crate::source::{
-    open_file, read_at, segment_from_name, RelationFileName, Source, DEFAULT_BLOCK_SIZE,
-    DEFAULT_SEGMENT_BYTES, MAX_TEXT_INPUT,
+    first_blkno_of_segment, open_file, read_at, segment_from_name, RelationFileName, Source,
+    DEFAULT_BLOCK_SIZE, DEFAULT_SEGMENT_BYTES, MAX_BLOCK_NUMBER, MAX_TEXT_INPUT,
 };
 
 use super::file_name;
@@ -286,10 +286,26 @@ pub fn run(
         .unwrap_or(DEFAULT_SEGMENT_BYTES);
     if segment_bytes == 0 || !segment_bytes.is_multiple_of(block_size as u64) {
         return Err(Error::Usage(format!(
-            "segment size {segment_bytes} is not a whole number of {block_size}-byte blocks"
+            "{}segment size {segment_bytes} is not a whole number of {block_size}-byte blocks",
+            if opts.segment_bytes.is_some() {
+                "--segment-size: "
+            } else {
+                ""
+            }
         )));
     }
     let blocks_per_segment = segment_bytes / block_size as u64;
+    if blocks_per_segment > MAX_BLOCK_NUMBER + 1 {
+        return Err(Error::Usage(format!(
+            "segment size {segment_bytes} is more than {} blocks of {block_size} bytes (block \
+             numbers are 32-bit)",
+            MAX_BLOCK_NUMBER + 1
+        )));
+    }
+    if let Some(n) = opts.segment {
+        first_blkno_of_segment(n, block_size, segment_bytes)
+            .map_err(|e| Error::Usage(format!("--segment: {e}")))?;
+    }
     summary.block_size = block_size;
     summary.blocks_per_segment = blocks_per_segment;
     summary.pg_control = control.as_ref().map(|(file, c)| control_summary(file, c));
@@ -355,7 +371,17 @@ pub fn run(
                 segment,
                 walked,
             } => {
-                let first_blkno = segment.saturating_mul(blocks_per_segment);
+                // A `.N` suffix past the last block number: its blocks have
+                // no number to check a checksum with.
+                let first_blkno = match first_blkno_of_segment(*segment, block_size, segment_bytes)
+                {
+                    Ok(first) => first,
+                    Err(why) => {
+                        let problem = io_problem(&file_name(path), 0, 0, "file", why);
+                        add_io_problem(problem, &mut summary, report)?;
+                        continue;
+                    }
+                };
                 let before = summary.problems_by_class.get("not-pages").copied();
                 bytes_seen += check_relation_file(
                     path,
@@ -593,6 +619,12 @@ fn check_relation_file(
             return Err(io::Error::other(format!("{kind}, not a regular file")));
         }
         let file = open_file(path)?;
+        if let Some(fs) = crate::source::pseudo_file_system(&file) {
+            // /proc/self/mem and the like: "regular", size 0, never a relation.
+            return Err(io::Error::other(format!(
+                "a file of the kernel's {fs} file system, not a relation file"
+            )));
+        }
         let len = input_len(&file, &meta)?;
         Ok((file, len, meta.modified().ok()))
     });
@@ -764,6 +796,7 @@ fn collect_targets(
         return Ok(vec![Target::Stdin]);
     }
     let mut targets = Vec::new();
+    let mut seen = Seen::default();
     for input in inputs {
         let meta = match fs::metadata(input) {
             Ok(meta) => meta,
@@ -781,7 +814,7 @@ fn collect_targets(
             }
         };
         if meta.is_dir() {
-            walk(input, &mut targets, skipped, control)?;
+            walk(input, &mut targets, skipped, control, &mut seen)?;
         } else if let Some(kind) = special_kind(&meta).filter(|_| !is_block_device(&meta)) {
             return Err(Error::Usage(format!(
                 "{}: {kind}, not a relation file: verify reads regular files and block devices \
@@ -858,6 +891,28 @@ fn control_summary(file: &str, control: &Result<ControlFile, String>) -> PgContr
 /// Directories of a data directory that hold relation files.
 const RELATION_DIRS: [&str; 3] = ["base", "global", "pg_tblspc"];
 
+/// What the walk has visited: every directory and file by device and inode,
+/// so that links (`d/a → .`, `d/b → .`, two names of one file) are followed
+/// into each directory and to each file once.
+#[derive(Default)]
+struct Seen(std::collections::HashSet<(u64, u64)>);
+
+impl Seen {
+    /// True the first time `meta`'s file is met.
+    fn first(&mut self, meta: &fs::Metadata) -> bool {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            self.0.insert((meta.dev(), meta.ino()))
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = meta;
+            true
+        }
+    }
+}
+
 /// Walk `dir` for relation files. A data directory (it has `PG_VERSION` and
 /// `base/`; `global/` may be lost, as in a partial copy) is only walked in its
 /// relation directories — never into pg_xact, pg_multixact or pg_wal, whose
@@ -868,38 +923,64 @@ fn walk(
     targets: &mut Vec<Target>,
     skipped: &mut Vec<Skipped>,
     control: &mut Option<PathBuf>,
+    seen: &mut Seen,
 ) -> Result<(), Error> {
     let is_data_dir = dir.join("PG_VERSION").is_file() && dir.join("base").is_dir();
     if is_data_dir {
+        if let Ok(meta) = fs::metadata(dir) {
+            // A link back to the data directory is not walked again.
+            seen.first(&meta);
+        }
         let pg_control = dir.join("global").join("pg_control");
         if control.is_none() && pg_control.is_file() {
             *control = Some(pg_control);
         }
+        let major = major_version(dir);
         for sub in RELATION_DIRS {
             let d = dir.join(sub);
             if d.is_dir() {
-                walk_relations(&d, targets, skipped)?;
+                if sub == "pg_tblspc" {
+                    walk_tablespaces(&d, major.as_deref(), targets, skipped, seen)?;
+                } else {
+                    walk_relations(&d, targets, skipped, seen)?;
+                }
             }
         }
         return Ok(());
     }
-    walk_relations(dir, targets, skipped)
+    if dir.file_name().is_some_and(|n| n == "pg_tblspc") {
+        let major = dir.parent().and_then(major_version);
+        return walk_tablespaces(dir, major.as_deref(), targets, skipped, seen);
+    }
+    walk_relations(dir, targets, skipped, seen)
 }
 
-/// Every relation file under `dir` (following tablespace symlinks), sorted by
-/// relfilenode, fork and segment; other files noted as skipped.
-fn walk_relations(
+/// The major version in a data directory's PG_VERSION (`15`), read as a
+/// regular file of at most a few bytes.
+fn major_version(dir: &Path) -> Option<String> {
+    let mut text = String::new();
+    crate::source::open_regular(&dir.join("PG_VERSION"))
+        .ok()?
+        .take(16)
+        .read_to_string(&mut text)
+        .ok()?;
+    let v = text.trim();
+    (!v.is_empty() && v.bytes().all(|b| b.is_ascii_digit() || b == b'.')).then(|| v.to_string())
+}
+
+/// `pg_tblspc`: each entry is a link to a tablespace's location, of which
+/// only the cluster's own `PG_<major>_<catversion>` directories hold its
+/// relations; nothing else there is walked (a link to `/` must not walk the
+/// machine). `major`: the cluster's, when PG_VERSION said; else any `PG_*`.
+fn walk_tablespaces(
     dir: &Path,
+    major: Option<&str>,
     targets: &mut Vec<Target>,
     skipped: &mut Vec<Skipped>,
+    seen: &mut Seen,
 ) -> Result<(), Error> {
-    let mut files: Vec<(RelationFileName, PathBuf)> = Vec::new();
-    let mut dirs: Vec<PathBuf> = Vec::new();
-    let mut others: Vec<PathBuf> = Vec::new();
-    let mut special: Vec<(PathBuf, &'static str)> = Vec::new();
-    let mut unreadable_entries: Vec<Target> = Vec::new();
-    let entries = match fs::read_dir(dir) {
-        Ok(entries) => entries,
+    let mut names = match crate::source::read_dir_names(dir) {
+        Ok(names) => names,
         Err(e) => {
             targets.push(Target::Unreadable {
                 path: dir.to_path_buf(),
@@ -908,18 +989,111 @@ fn walk_relations(
             return Ok(());
         }
     };
-    for entry in entries {
-        let entry = match entry {
-            Ok(entry) => entry,
+    names.sort_by_key(|n| {
+        let n = n.to_string_lossy().into_owned();
+        (n.parse::<u64>().ok().is_none(), n.parse::<u64>().ok(), n)
+    });
+    let prefix = match major {
+        Some(m) => format!("PG_{m}_"),
+        None => "PG_".to_string(),
+    };
+    for name in names {
+        let link = dir.join(&name);
+        let meta = match fs::metadata(&link) {
+            Ok(meta) => meta,
             Err(e) => {
-                unreadable_entries.push(Target::Unreadable {
-                    path: dir.to_path_buf(),
-                    reason: format!("an entry of the directory was {}", unreadable(dir, &e)),
+                let reason = unreadable(&link, &e);
+                targets.push(Target::Unreadable { path: link, reason });
+                continue;
+            }
+        };
+        if !meta.is_dir() {
+            skipped.push(Skipped {
+                file: file_name(&link),
+                reason: "not a directory: not a tablespace".to_string(),
+                bookkeeping: false,
+            });
+            continue;
+        }
+        if !seen.first(&meta) {
+            skipped.push(Skipped {
+                file: file_name(&link),
+                reason: "a directory already walked (a link to it was followed before)".to_string(),
+                bookkeeping: false,
+            });
+            continue;
+        }
+        let mut versions: Vec<PathBuf> = match crate::source::read_dir_names(&link) {
+            Ok(names) => names
+                .into_iter()
+                .filter(|n| n.to_str().is_some_and(|n| n.starts_with(&prefix)))
+                .map(|n| link.join(n))
+                .filter(|p| p.is_dir())
+                .collect(),
+            Err(e) => {
+                targets.push(Target::Unreadable {
+                    path: link.clone(),
+                    reason: format!("directory {}", unreadable(&link, &e)),
                 });
                 continue;
             }
         };
-        let path = entry.path();
+        if versions.is_empty() {
+            skipped.push(Skipped {
+                file: file_name(&link),
+                reason: format!(
+                    "no {prefix}* directory in it: not a tablespace of this cluster, not walked"
+                ),
+                bookkeeping: false,
+            });
+            continue;
+        }
+        versions.sort();
+        for v in versions {
+            walk_relations(&v, targets, skipped, seen)?;
+        }
+    }
+    Ok(())
+}
+
+/// Every relation file under `dir` (following links, each directory and
+/// file once), sorted by relfilenode, fork and segment; other files noted
+/// as skipped. A relation file that is not a regular file (a FIFO, a
+/// device) is an `io` problem: the relation's bytes are not there.
+fn walk_relations(
+    dir: &Path,
+    targets: &mut Vec<Target>,
+    skipped: &mut Vec<Skipped>,
+    seen: &mut Seen,
+) -> Result<(), Error> {
+    if let Ok(meta) = fs::metadata(dir) {
+        // The walk's first directory (later ones are marked when listed).
+        seen.first(&meta);
+    }
+    let mut files: Vec<(RelationFileName, PathBuf)> = Vec::new();
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    let mut others: Vec<PathBuf> = Vec::new();
+    let mut special: Vec<(PathBuf, &'static str)> = Vec::new();
+    let mut again: Vec<(PathBuf, &'static str)> = Vec::new();
+    let mut unreadable_entries: Vec<Target> = Vec::new();
+    let mut names = match crate::source::read_dir_names(dir) {
+        Ok(names) => names,
+        Err(e) => {
+            targets.push(Target::Unreadable {
+                path: dir.to_path_buf(),
+                reason: format!("directory {}", unreadable(dir, &e)),
+            });
+            return Ok(());
+        }
+    };
+    // Real entries before links, each group by name: of two names of one
+    // file or directory, the link is the one passed over.
+    names.sort_by_cached_key(|n| {
+        let link = fs::symlink_metadata(dir.join(n)).is_ok_and(|m| m.file_type().is_symlink());
+        (link, n.clone())
+    });
+    for entry in names {
+        let path = dir.join(&entry);
         let meta = match fs::metadata(&path) {
             Ok(meta) => meta,
             Err(e) => {
@@ -928,10 +1102,27 @@ fn walk_relations(
                 continue;
             }
         };
-        let name = entry.file_name().to_string_lossy().into_owned();
+        let name = entry.to_string_lossy().into_owned();
         if let Some(kind) = special_kind(&meta) {
-            // Never opened: a FIFO would block, a device would never end.
-            special.push((path, kind));
+            if RelationFileName::parse(&name).is_some() {
+                // Named as a relation, but its bytes are not a file's:
+                // never opened (a FIFO would block, a device never end).
+                unreadable_entries.push(Target::Unreadable {
+                    path,
+                    reason: format!("not read: {kind}, not a regular file"),
+                });
+            } else {
+                special.push((path, kind));
+            }
+        } else if !seen.first(&meta) {
+            again.push((
+                path,
+                if meta.is_dir() {
+                    "a directory already walked (a link to it was followed before)"
+                } else {
+                    "a file already listed under another name (a link to it)"
+                },
+            ));
         } else if meta.is_dir() {
             if name == "pgsql_tmp" {
                 skipped.push(Skipped {
@@ -951,6 +1142,7 @@ fn walk_relations(
     files.sort();
     others.sort();
     special.sort();
+    again.sort();
     unreadable_entries.sort_by(|a, b| match (a, b) {
         (Target::Unreadable { path: a, .. }, Target::Unreadable { path: b, .. }) => a.cmp(b),
         _ => std::cmp::Ordering::Equal,
@@ -973,6 +1165,13 @@ fn walk_relations(
         skipped.push(Skipped {
             file: file_name(&path),
             reason: format!("{kind}, not a regular file: not opened"),
+            bookkeeping: false,
+        });
+    }
+    for (path, reason) in again {
+        skipped.push(Skipped {
+            file: file_name(&path),
+            reason: reason.to_string(),
             bookkeeping: false,
         });
     }
@@ -999,7 +1198,14 @@ fn walk_relations(
         });
     }
     for d in dirs {
-        walk_relations(&d, targets, skipped)?;
+        if d.file_name().is_some_and(|n| n == "pg_tblspc") {
+            // A data directory reached through a link: its tablespaces too
+            // are only followed into their version directories.
+            let major = d.parent().and_then(major_version);
+            walk_tablespaces(&d, major.as_deref(), targets, skipped, seen)?;
+        } else {
+            walk_relations(&d, targets, skipped, seen)?;
+        }
     }
     Ok(())
 }

@@ -6,7 +6,6 @@
 //! whose flag byte has D: a DELETE sets only that flag, the columns stay.
 
 use std::collections::HashMap;
-use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
@@ -53,12 +52,12 @@ pub(crate) fn run(
             ))
         }
     };
-    let name = args.input.display().to_string();
+    let name = crate::escape::path(&args.input).to_string();
     let io_err = |source| Error::Io {
         path: args.input.clone(),
         source,
     };
-    let mut file = File::open(&args.input).map_err(io_err)?;
+    let mut file = crate::source::open_file(&args.input).map_err(io_err)?;
     let mut head = vec![0u8; 8192];
     let n = read_full(&mut file, &mut head).map_err(io_err)?;
     head.truncate(n);
