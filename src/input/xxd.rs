@@ -33,6 +33,23 @@ use super::{InputError, InputFormat};
 
 const FORMAT: InputFormat = InputFormat::Xxd;
 
+/// The hex digits of a line's offset, which a `:` must follow.
+fn offset_digits(line: &Line<'_>) -> Result<usize, InputError> {
+    let t = line.text;
+    let digits = hex_run(t);
+    if digits == 0 || t.get(digits) != Some(&b':') {
+        return Err(line.error(
+            FORMAT,
+            0,
+            format!(
+                "expected an offset like \"00000010:\" followed by hex groups, found {}",
+                excerpt(t)
+            ),
+        ));
+    }
+    Ok(digits)
+}
+
 fn parse_line(line: Line<'_>) -> Result<DumpLine<'_>, InputError> {
     parse_line_at(line).map(|(l, _)| l)
 }
@@ -49,17 +66,7 @@ fn parse_line_at(line: Line<'_>) -> Result<(DumpLine<'_>, usize), InputError> {
             0,
         ));
     }
-    let digits = hex_run(t);
-    if digits == 0 || t.get(digits) != Some(&b':') {
-        return Err(line.error(
-            FORMAT,
-            0,
-            format!(
-                "expected an offset like \"00000010:\" followed by hex groups, found {}",
-                excerpt(t)
-            ),
-        ));
-    }
+    let digits = offset_digits(&line)?;
     let offset = t.get(..digits).unwrap_or(&[]);
     let mut col = digits.saturating_add(1);
     if t.get(col) != Some(&b' ') || !t.get(col + 1).is_some_and(u8::is_ascii_hexdigit) {
@@ -215,17 +222,7 @@ fn parse_line_e<'a>(
             false,
         ));
     }
-    let digits = hex_run(t);
-    if digits == 0 || t.get(digits) != Some(&b':') {
-        return Err(line.error(
-            FORMAT,
-            0,
-            format!(
-                "expected an offset like \"00000010:\" followed by hex groups, found {}",
-                excerpt(t)
-            ),
-        ));
-    }
+    let digits = offset_digits(&line)?;
     let offset = t.get(..digits).unwrap_or(&[]);
     let hex_start = digits.saturating_add(1);
     let mut col = hex_start;

@@ -913,6 +913,21 @@ impl Seen {
     }
 }
 
+/// The names in `dir`, read without changing its access time; a directory
+/// that cannot be read is an unreadable target, and `None`.
+fn dir_names(dir: &Path, targets: &mut Vec<Target>) -> Option<Vec<std::ffi::OsString>> {
+    match crate::source::read_dir_names(dir) {
+        Ok(names) => Some(names),
+        Err(e) => {
+            targets.push(Target::Unreadable {
+                path: dir.to_path_buf(),
+                reason: format!("directory {}", unreadable(dir, &e)),
+            });
+            None
+        }
+    }
+}
+
 /// Walk `dir` for relation files. A data directory (it has `PG_VERSION` and
 /// `base/`; `global/` may be lost, as in a partial copy) is only walked in its
 /// relation directories — never into pg_xact, pg_multixact or pg_wal, whose
@@ -979,15 +994,8 @@ fn walk_tablespaces(
     skipped: &mut Vec<Skipped>,
     seen: &mut Seen,
 ) -> Result<(), Error> {
-    let mut names = match crate::source::read_dir_names(dir) {
-        Ok(names) => names,
-        Err(e) => {
-            targets.push(Target::Unreadable {
-                path: dir.to_path_buf(),
-                reason: format!("directory {}", unreadable(dir, &e)),
-            });
-            return Ok(());
-        }
+    let Some(mut names) = dir_names(dir, targets) else {
+        return Ok(());
     };
     names.sort_by_key(|n| {
         let n = n.to_string_lossy().into_owned();
@@ -1076,15 +1084,8 @@ fn walk_relations(
     let mut special: Vec<(PathBuf, &'static str)> = Vec::new();
     let mut again: Vec<(PathBuf, &'static str)> = Vec::new();
     let mut unreadable_entries: Vec<Target> = Vec::new();
-    let mut names = match crate::source::read_dir_names(dir) {
-        Ok(names) => names,
-        Err(e) => {
-            targets.push(Target::Unreadable {
-                path: dir.to_path_buf(),
-                reason: format!("directory {}", unreadable(dir, &e)),
-            });
-            return Ok(());
-        }
+    let Some(mut names) = dir_names(dir, targets) else {
+        return Ok(());
     };
     // Real entries before links, each group by name: of two names of one
     // file or directory, the link is the one passed over.
