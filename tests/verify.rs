@@ -949,3 +949,36 @@ fn a_walked_file_that_is_not_pages_is_one_problem_and_the_run_goes_on() {
     assert!(!r.stdout.contains("not-pages"), "{}", r.stdout);
     fs::remove_dir_all(root).unwrap();
 }
+
+/// A text input that decodes to less than one block: a `truncated` problem
+/// is streamed, then nothing is verified (exit 2). The JSON document is
+/// closed all the same, and every NDJSON line is whole: a CI job parsing
+/// the output never meets half a document.
+#[test]
+fn nothing_verified_still_closes_the_json_document() {
+    let sample = "fixtures/inputs/samples/sample-512.base64.txt";
+    let (code, summary, problems) = verify_json(&[sample]);
+    assert_eq!(code, 2);
+    assert_eq!(summary["blocks"], 0);
+    assert_eq!(summary["clean"], false);
+    assert_eq!(problems.len(), 1);
+    assert_eq!(problems[0]["class"], "truncated");
+    let run = blockscope(&["verify", "--format", "ndjson", sample], None);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("nothing was verified"),
+        "{}",
+        run.stderr
+    );
+    let lines: Vec<Value> = run
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    assert_eq!(lines.len(), 2, "{}", run.stdout);
+    assert_eq!(lines[1]["summary"]["blocks"], 0);
+    // Text: no summary for a run that verified nothing, as before.
+    let run = blockscope(&["verify", sample], None);
+    assert_eq!(run.code, 2);
+    assert!(!run.stdout.contains("Result:"), "{}", run.stdout);
+}

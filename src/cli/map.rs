@@ -98,6 +98,9 @@ pub(crate) fn run(args: &MapArgs) -> Result<ExitCode, Error> {
                 Err(e) if is_broken_pipe(&e) => return Ok(ExitCode::from(1)),
                 Err(e) => return Err(e),
             };
+            if let Some(why) = summary.nothing_verified.clone() {
+                return Err(Error::Usage(why));
+            }
             printer.summary.engine = "postgresql";
             printer.summary.block_size = summary.block_size;
             summary.failed()

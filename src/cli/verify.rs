@@ -17,6 +17,7 @@ use crate::engine::{verify_plan, VerifyPlan};
 use crate::error::Error;
 use crate::render::oracle::verify::OracleVerifyPrinter;
 use crate::render::postgres::verify::VerifyPrinter;
+use crate::render::report::VerifyFormat;
 use crate::verify;
 use crate::verify::oracle::{self as verify_oracle, OracleInput};
 
@@ -172,6 +173,14 @@ fn postgres(cfg: &VerifyConfig) -> Result<bool, Error> {
             .skip(1)
             .map(|a| verify::file_name(std::path::Path::new(&a)))
             .collect();
+    }
+    if let Some(why) = summary.nothing_verified.take() {
+        // Nothing was verified: exit 2. A JSON document already begun (a
+        // problem was streamed) is closed first, so it stays valid JSON.
+        if !matches!(cfg.format, VerifyFormat::Text) {
+            printer.finish(&summary).map_err(stdout_error)?;
+        }
+        return Err(Error::Usage(why));
     }
     let failing = printer.failing();
     match printer.finish(&summary) {

@@ -448,19 +448,17 @@ pub fn run(
         } else {
             ""
         };
-        return Err(Error::Usage(
-            if targets == [Target::Stdin] && bytes_seen == 0 {
-                "standard input is empty: nothing was verified".to_string()
-            } else {
-                format!(
-                    "no whole {block_size}-byte block in the input{} ({bytes_seen} bytes in {} \
+        summary.nothing_verified = Some(if targets == [Target::Stdin] && bytes_seen == 0 {
+            "standard input is empty: nothing was verified".to_string()
+        } else {
+            format!(
+                "no whole {block_size}-byte block in the input{} ({bytes_seen} bytes in {} \
                  file{}): nothing was verified{hint}",
-                    if summary.files == 1 { "" } else { "s" },
-                    summary.files,
-                    if summary.files == 1 { "" } else { "s" },
-                )
-            },
-        ));
+                if summary.files == 1 { "" } else { "s" },
+                summary.files,
+                if summary.files == 1 { "" } else { "s" },
+            )
+        });
     }
     Ok(summary)
 }

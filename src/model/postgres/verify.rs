@@ -139,6 +139,10 @@ pub struct Summary {
     pub start_lsn: Option<String>,
     /// Files passed over (not relation files).
     pub skipped: Vec<Skipped>,
+    /// Not one whole block was read: why (never a verdict). The command
+    /// still closes its JSON document, then fails with this (exit 2).
+    #[serde(skip)]
+    pub nothing_verified: Option<String>,
     /// `--deep`: amcheck's cross-page checks were run. Omitted from JSON when false.
     #[serde(skip_serializing_if = "is_false")]
     pub deep: bool,
