@@ -548,28 +548,10 @@ fn removed(path: &Path, e: &io::Error) -> bool {
 
 /// What a file that is neither a directory nor a regular file is.
 fn special_kind(meta: &fs::Metadata) -> Option<&'static str> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        let t = meta.file_type();
-        if t.is_fifo() {
-            return Some("a FIFO (named pipe)");
-        }
-        if t.is_char_device() {
-            return Some("a character device");
-        }
-        if t.is_socket() {
-            return Some("a socket");
-        }
-        if t.is_block_device() {
-            return Some("a block device");
-        }
+    if meta.is_dir() {
+        return None;
     }
-    if meta.is_file() || meta.is_dir() {
-        None
-    } else {
-        Some("not a regular file")
-    }
+    crate::source::not_regular_kind(&meta.file_type())
 }
 
 fn is_block_device(meta: &fs::Metadata) -> bool {
