@@ -20,21 +20,38 @@ pub const KCBH_FLG: &[Flag] = &[
     ),
 ];
 
+/// Row flag byte `fb` bits (kdrh.h names): cluster key.
+pub const KDRHFK: u8 = 0x80;
+/// Clustered table member.
+pub const KDRHFC: u8 = 0x40;
+/// Head piece of row.
+pub const KDRHFH: u8 = 0x20;
+/// Deleted row.
+pub const KDRHFD: u8 = 0x10;
+/// First data piece.
+pub const KDRHFF: u8 = 0x08;
+/// Last data piece.
+pub const KDRHFL: u8 = 0x04;
+/// First column continues from the previous piece.
+pub const KDRHFP: u8 = 0x02;
+/// Last column continues in the next piece.
+pub const KDRHFN: u8 = 0x01;
+
 /// Row flag byte `fb` bits in dump order `KCHDFLPN` (§4.2).
 pub const ROW_FLAGS: &[(u8, char, &str, &str)] = &[
-    (0x80, 'K', "KDRHFK", "cluster key"),
-    (0x40, 'C', "KDRHFC", "clustered table member"),
-    (0x20, 'H', "KDRHFH", "head piece of row"),
-    (0x10, 'D', "KDRHFD", "deleted row"),
-    (0x08, 'F', "KDRHFF", "first data piece"),
-    (0x04, 'L', "KDRHFL", "last data piece"),
+    (KDRHFK, 'K', "KDRHFK", "cluster key"),
+    (KDRHFC, 'C', "KDRHFC", "clustered table member"),
+    (KDRHFH, 'H', "KDRHFH", "head piece of row"),
+    (KDRHFD, 'D', "KDRHFD", "deleted row"),
+    (KDRHFF, 'F', "KDRHFF", "first data piece"),
+    (KDRHFL, 'L', "KDRHFL", "last data piece"),
     (
-        0x02,
+        KDRHFP,
         'P',
         "KDRHFP",
         "first column continues from previous piece",
     ),
-    (0x01, 'N', "KDRHFN", "last column continues in next piece"),
+    (KDRHFN, 'N', "KDRHFN", "last column continues in next piece"),
 ];
 
 /// ITL flag nibble, dump order `CBUT` (§3.3); Oracle's names are known for C and U only.

@@ -3,6 +3,51 @@
 use crate::model::bits::flag;
 pub use crate::model::bits::{names, unknown_bits, Flag};
 
+/// `t_infomask` bits by name (htup_details.h); the one definition every parser uses.
+pub const HEAP_HASNULL: u16 = 0x0001;
+/// `HEAP_HASVARWIDTH` (htup_details.h).
+pub const HEAP_HASVARWIDTH: u16 = 0x0002;
+/// `HEAP_HASEXTERNAL` (htup_details.h).
+pub const HEAP_HASEXTERNAL: u16 = 0x0004;
+/// `HEAP_HASOID_OLD` (htup_details.h).
+pub const HEAP_HASOID_OLD: u16 = 0x0008;
+/// `HEAP_XMAX_KEYSHR_LOCK` (htup_details.h).
+pub const HEAP_XMAX_KEYSHR_LOCK: u16 = 0x0010;
+/// `HEAP_COMBOCID` (htup_details.h).
+pub const HEAP_COMBOCID: u16 = 0x0020;
+/// `HEAP_XMAX_EXCL_LOCK` (htup_details.h).
+pub const HEAP_XMAX_EXCL_LOCK: u16 = 0x0040;
+/// `HEAP_XMAX_LOCK_ONLY` (htup_details.h).
+pub const HEAP_XMAX_LOCK_ONLY: u16 = 0x0080;
+/// `HEAP_XMIN_COMMITTED` (htup_details.h).
+pub const HEAP_XMIN_COMMITTED: u16 = 0x0100;
+/// `HEAP_XMIN_INVALID` (htup_details.h).
+pub const HEAP_XMIN_INVALID: u16 = 0x0200;
+/// `HEAP_XMAX_COMMITTED` (htup_details.h).
+pub const HEAP_XMAX_COMMITTED: u16 = 0x0400;
+/// `HEAP_XMAX_INVALID` (htup_details.h).
+pub const HEAP_XMAX_INVALID: u16 = 0x0800;
+/// `HEAP_XMAX_IS_MULTI` (htup_details.h).
+pub const HEAP_XMAX_IS_MULTI: u16 = 0x1000;
+/// `HEAP_UPDATED` (htup_details.h).
+pub const HEAP_UPDATED: u16 = 0x2000;
+/// `HEAP_MOVED_OFF` (htup_details.h).
+pub const HEAP_MOVED_OFF: u16 = 0x4000;
+/// `HEAP_MOVED_IN` (htup_details.h).
+pub const HEAP_MOVED_IN: u16 = 0x8000;
+/// `HEAP_XMIN_COMMITTED | HEAP_XMIN_INVALID`: xmin frozen.
+pub const HEAP_XMIN_FROZEN: u16 = 0x0300;
+/// `HEAP_XMAX_KEYSHR_LOCK | HEAP_XMAX_EXCL_LOCK`: a shared locker.
+pub const HEAP_XMAX_SHR_LOCK: u16 = 0x0050;
+/// `t_infomask2`: the number of attributes (low 11 bits).
+pub const HEAP_NATTS_MASK: u16 = 0x07FF;
+/// `t_infomask2`: tuple was updated and key columns modified, or tuple deleted.
+pub const HEAP_KEYS_UPDATED: u16 = 0x2000;
+/// `t_infomask2`: tuple was HOT-updated.
+pub const HEAP_HOT_UPDATED: u16 = 0x4000;
+/// `t_infomask2`: this is a heap-only tuple.
+pub const HEAP_ONLY_TUPLE: u16 = 0x8000;
+
 /// `t_infomask` bits (htup_details.h), in heap_tuple_infomask_flags' order.
 pub const INFOMASK: &[Flag] = &[
     flag(0x0001, "HEAP_HASNULL", "has null attribute(s)"),
