@@ -86,13 +86,13 @@ pub fn run_cli() -> std::process::ExitCode {
 
 /// PostgreSQL: pages, column decoding, checksums and pg_control.
 pub mod postgres {
-    pub use crate::parse::postgres::attrs::decode_page;
     pub use crate::parse::postgres::checksum::{
         candidate_blocks, checksum_block, fitting_blocks, pg_checksum_page, FittingBlocks,
     };
     pub use crate::parse::postgres::control::{
         crc32c, parse_control_file, parse_control_image, ControlFile,
     };
+    pub use crate::parse::postgres::decode_page;
     pub use crate::parse::postgres::relmap::parse_relmap;
     pub use crate::parse::postgres::schema::{parse_columns, parse_schema};
     pub use crate::parse::postgres::toast::ToastStore;

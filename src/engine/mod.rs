@@ -23,8 +23,8 @@ use crate::model::oracle::{OracleBlock, OracleVersion, TextBlock};
 use crate::model::postgres::types::Schema;
 use crate::model::postgres::{PageKind, PgPage};
 use crate::parse::oracle::{columns, parse_block, BlockOptions};
+use crate::parse::postgres::schema;
 use crate::parse::postgres::toast::ToastStore;
-use crate::parse::postgres::{attrs, schema};
 use crate::parse::postgres::{parse_page, parse_page_without_spans, PageOptions};
 use crate::reader::Endian;
 use crate::source::Source;
@@ -382,7 +382,7 @@ impl Decoder {
             .parse(&bytes, &ParseOptions { blkno, ..self.opts });
         match (&mut page, &mut self.columns) {
             (Page::Postgres(p), Some(Columns::Postgres { schema, toast })) => {
-                attrs::decode_page(p, &bytes, schema, toast.as_mut());
+                crate::parse::postgres::decode_page(p, &bytes, schema, toast.as_mut());
             }
             (Page::Oracle(b), Some(Columns::Oracle { list, charset })) => {
                 columns::decode_block(b, list, *charset);

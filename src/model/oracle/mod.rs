@@ -24,6 +24,7 @@ use super::span::Span;
 use super::Problem;
 use types::{AbsentColumn, ColumnValue};
 
+pub mod disk;
 pub mod names;
 pub mod space;
 pub mod text;
@@ -477,6 +478,27 @@ pub struct RowPiece {
 }
 
 impl RowPiece {
+    /// A row piece at `offset` before any of its bytes are read: the directory
+    /// entry's slot and offset, nothing else.
+    pub fn unread(tab: usize, row: usize, entry: &KdbrEntry, offset: usize) -> RowPiece {
+        RowPiece {
+            tab,
+            row,
+            slot: entry.slot,
+            offs: entry.kdbr,
+            offset,
+            flag: 0,
+            lb: 0,
+            cc: None,
+            tl: 0,
+            hrid: None,
+            nrid: None,
+            bindmp: None,
+            cols: Vec::new(),
+            trailing_nulls: Vec::new(),
+        }
+    }
+
     /// Deleted: flag byte has D (0x10).
     pub fn deleted(&self) -> bool {
         self.flag & 0x10 != 0

@@ -48,49 +48,203 @@ pub const HEAP_HOT_UPDATED: u16 = 0x4000;
 /// `t_infomask2`: this is a heap-only tuple.
 pub const HEAP_ONLY_TUPLE: u16 = 0x8000;
 
+/// `HEAP_MOVED_OFF | HEAP_MOVED_IN`: moved by pre-9.0 VACUUM FULL.
+pub const HEAP_MOVED: u16 = 0xC000;
+/// `t_infomask` bits that say xmax is only a locker (htup_details.h):
+/// `HEAP_XMAX_EXCL_LOCK | HEAP_XMAX_KEYSHR_LOCK`.
+pub const HEAP_LOCK_MASK: u16 = 0x0050;
+
+/// `lp_flags` values (itemid.h).
+pub const LP_UNUSED: u8 = 0;
+/// `lp_flags`: used (should always have lp_len > 0).
+pub const LP_NORMAL: u8 = 1;
+/// `lp_flags`: HOT redirect (should have lp_len = 0).
+pub const LP_REDIRECT: u8 = 2;
+/// `lp_flags`: dead, may or may not have storage.
+pub const LP_DEAD: u8 = 3;
+
+/// `pd_flags` bits (bufpage.h).
+pub const PD_HAS_FREE_LINES: u16 = 0x0001;
+/// `pd_flags`: not enough free space for a new tuple.
+pub const PD_PAGE_FULL: u16 = 0x0002;
+/// `pd_flags`: all tuples on the page are visible to everyone.
+pub const PD_ALL_VISIBLE: u16 = 0x0004;
+
+/// `btpo_flags` bits (nbtree.h).
+pub const BTP_LEAF: u16 = 0x0001;
+/// `btpo_flags`: root page (has no parent).
+pub const BTP_ROOT: u16 = 0x0002;
+/// `btpo_flags`: page has been deleted from the tree.
+pub const BTP_DELETED: u16 = 0x0004;
+/// `btpo_flags`: the metapage.
+pub const BTP_META: u16 = 0x0008;
+/// `btpo_flags`: empty, but still in the tree.
+pub const BTP_HALF_DEAD: u16 = 0x0010;
+/// `btpo_flags`: rightmost page of a split group.
+pub const BTP_SPLIT_END: u16 = 0x0020;
+/// `btpo_flags`: page has LP_DEAD tuples (deprecated).
+pub const BTP_HAS_GARBAGE: u16 = 0x0040;
+/// `btpo_flags`: right sibling's downlink is missing.
+pub const BTP_INCOMPLETE_SPLIT: u16 = 0x0080;
+/// `btpo_flags`: contains BTDeletedPageData (PostgreSQL 14+).
+pub const BTP_HAS_FULLXID: u16 = 0x0100;
+
+/// `hasho_flag` bits (hash.h).
+pub const LH_OVERFLOW_PAGE: u16 = 0x0001;
+/// `hasho_flag`: primary bucket page.
+pub const LH_BUCKET_PAGE: u16 = 0x0002;
+/// `hasho_flag`: bitmap of free overflow pages.
+pub const LH_BITMAP_PAGE: u16 = 0x0004;
+/// `hasho_flag`: the metapage.
+pub const LH_META_PAGE: u16 = 0x0008;
+/// `hasho_flag`: bucket is being populated by a split.
+pub const LH_BUCKET_BEING_POPULATED: u16 = 0x0010;
+/// `hasho_flag`: bucket is being split.
+pub const LH_BUCKET_BEING_SPLIT: u16 = 0x0020;
+/// `hasho_flag`: bucket needs cleanup after a split.
+pub const LH_BUCKET_NEEDS_SPLIT_CLEANUP: u16 = 0x0040;
+/// `hasho_flag`: page has LP_DEAD tuples.
+pub const LH_PAGE_HAS_DEAD_TUPLES: u16 = 0x0080;
+
+/// GIN page flags (ginblock.h): posting tree page.
+pub const GIN_DATA: u16 = 0x0001;
+/// GIN page flags: leaf page.
+pub const GIN_LEAF: u16 = 0x0002;
+/// GIN page flags: deleted page.
+pub const GIN_DELETED: u16 = 0x0004;
+/// GIN page flags: the metapage.
+pub const GIN_META: u16 = 0x0008;
+/// GIN page flags: pending list page.
+pub const GIN_LIST: u16 = 0x0010;
+/// GIN page flags: pending list page holding whole rows.
+pub const GIN_LIST_FULLROW: u16 = 0x0020;
+/// GIN page flags: a split is incomplete.
+pub const GIN_INCOMPLETE_SPLIT: u16 = 0x0040;
+/// GIN page flags: compressed posting lists (PostgreSQL 9.4+).
+pub const GIN_COMPRESSED: u16 = 0x0080;
+
+/// GiST page flags (gist.h): leaf page.
+pub const F_LEAF: u16 = 0x0001;
+/// GiST page flags: deleted page.
+pub const F_DELETED: u16 = 0x0002;
+/// GiST page flags: some tuples were deleted.
+pub const F_TUPLES_DELETED: u16 = 0x0004;
+/// GiST page flags: the page to the right has no downlink.
+pub const F_FOLLOW_RIGHT: u16 = 0x0008;
+/// GiST page flags: page has LP_DEAD tuples.
+pub const F_HAS_GARBAGE: u16 = 0x0010;
+
+/// SP-GiST page flags (spgist_private.h): the metapage.
+pub const SPGIST_META: u16 = 0x0001;
+/// SP-GiST page flags: never set, kept for on-disk compatibility.
+pub const SPGIST_DELETED: u16 = 0x0002;
+/// SP-GiST page flags: leaf page.
+pub const SPGIST_LEAF: u16 = 0x0004;
+/// SP-GiST page flags: page holds NULL keys.
+pub const SPGIST_NULLS: u16 = 0x0008;
+
+/// BRIN page types (brin_page.h), in the special space's last two bytes.
+pub const BRIN_PAGETYPE_META: u16 = 0xF091;
+/// BRIN page type: a range map (revmap) page.
+pub const BRIN_PAGETYPE_REVMAP: u16 = 0xF092;
+/// BRIN page type: a regular page of summary tuples.
+pub const BRIN_PAGETYPE_REGULAR: u16 = 0xF093;
+
+/// Page ids in the last two bytes of a special space: `HASHO_PAGE_ID` (hash.h).
+pub const HASHO_PAGE_ID: u16 = 0xFF80;
+/// `GIST_PAGE_ID` (gist.h).
+pub const GIST_PAGE_ID: u16 = 0xFF81;
+/// `SPGIST_PAGE_ID` (spgist_private.h).
+pub const SPGIST_PAGE_ID: u16 = 0xFF82;
+/// `MAX_BT_CYCLE_ID` (nbtree.h): a btree page's btpo_cycleid never exceeds it.
+pub const MAX_BT_CYCLE_ID: u16 = 0xFF7F;
+
+/// `SEQ_MAGIC` (sequence.c): a sequence page's special space.
+pub const SEQ_MAGIC: u32 = 0x1717;
+
+/// `t_info` bits of `IndexTupleData` (itup.h): the tuple's size.
+pub const INDEX_SIZE_MASK: u16 = 0x1FFF;
+/// `t_info`: reserved for the access method (btree: INDEX_ALT_TID_MASK).
+pub const INDEX_AM_RESERVED_BIT: u16 = 0x2000;
+/// `t_info`: btree's name for [`INDEX_AM_RESERVED_BIT`] (nbtree.h): a pivot
+/// tuple or a posting list tuple.
+pub const INDEX_ALT_TID_MASK: u16 = 0x2000;
+/// `t_info`: the tuple has variable-width attributes.
+pub const INDEX_VAR_MASK: u16 = 0x4000;
+/// `t_info`: the tuple has null attributes.
+pub const INDEX_NULL_MASK: u16 = 0x8000;
+
 /// `t_infomask` bits (htup_details.h), in heap_tuple_infomask_flags' order.
 pub const INFOMASK: &[Flag] = &[
-    flag(0x0001, "HEAP_HASNULL", "has null attribute(s)"),
+    flag(HEAP_HASNULL, "HEAP_HASNULL", "has null attribute(s)"),
     flag(
-        0x0002,
+        HEAP_HASVARWIDTH,
         "HEAP_HASVARWIDTH",
         "has variable-width attribute(s)",
     ),
     flag(
-        0x0004,
+        HEAP_HASEXTERNAL,
         "HEAP_HASEXTERNAL",
         "has external stored attribute(s)",
     ),
     flag(
-        0x0008,
+        HEAP_HASOID_OLD,
         "HEAP_HASOID_OLD",
         "has an object-id field (before PostgreSQL 12)",
     ),
     flag(
-        0x0010,
+        HEAP_XMAX_KEYSHR_LOCK,
         "HEAP_XMAX_KEYSHR_LOCK",
         "xmax is a key-shared locker",
     ),
-    flag(0x0020, "HEAP_COMBOCID", "t_cid is a combo cid"),
-    flag(0x0040, "HEAP_XMAX_EXCL_LOCK", "xmax is exclusive locker"),
+    flag(HEAP_COMBOCID, "HEAP_COMBOCID", "t_cid is a combo cid"),
     flag(
-        0x0080,
+        HEAP_XMAX_EXCL_LOCK,
+        "HEAP_XMAX_EXCL_LOCK",
+        "xmax is exclusive locker",
+    ),
+    flag(
+        HEAP_XMAX_LOCK_ONLY,
         "HEAP_XMAX_LOCK_ONLY",
         "xmax, if valid, is only a locker",
     ),
-    flag(0x0100, "HEAP_XMIN_COMMITTED", "t_xmin committed"),
-    flag(0x0200, "HEAP_XMIN_INVALID", "t_xmin invalid/aborted"),
-    flag(0x0400, "HEAP_XMAX_COMMITTED", "t_xmax committed"),
-    flag(0x0800, "HEAP_XMAX_INVALID", "t_xmax invalid/aborted"),
-    flag(0x1000, "HEAP_XMAX_IS_MULTI", "t_xmax is a MultiXactId"),
-    flag(0x2000, "HEAP_UPDATED", "this is UPDATEd version of row"),
     flag(
-        0x4000,
+        HEAP_XMIN_COMMITTED,
+        "HEAP_XMIN_COMMITTED",
+        "t_xmin committed",
+    ),
+    flag(
+        HEAP_XMIN_INVALID,
+        "HEAP_XMIN_INVALID",
+        "t_xmin invalid/aborted",
+    ),
+    flag(
+        HEAP_XMAX_COMMITTED,
+        "HEAP_XMAX_COMMITTED",
+        "t_xmax committed",
+    ),
+    flag(
+        HEAP_XMAX_INVALID,
+        "HEAP_XMAX_INVALID",
+        "t_xmax invalid/aborted",
+    ),
+    flag(
+        HEAP_XMAX_IS_MULTI,
+        "HEAP_XMAX_IS_MULTI",
+        "t_xmax is a MultiXactId",
+    ),
+    flag(
+        HEAP_UPDATED,
+        "HEAP_UPDATED",
+        "this is UPDATEd version of row",
+    ),
+    flag(
+        HEAP_MOVED_OFF,
         "HEAP_MOVED_OFF",
         "moved to another place by pre-9.0 VACUUM FULL",
     ),
     flag(
-        0x8000,
+        HEAP_MOVED_IN,
         "HEAP_MOVED_IN",
         "moved from another place by pre-9.0 VACUUM FULL",
     ),
@@ -99,17 +253,17 @@ pub const INFOMASK: &[Flag] = &[
 /// Composite `t_infomask` masks, reported when all their bits are set.
 pub const INFOMASK_COMBINED: &[Flag] = &[
     flag(
-        0x0050,
+        HEAP_XMAX_SHR_LOCK,
         "HEAP_XMAX_SHR_LOCK",
         "xmax is a shared locker (KEYSHR | EXCL)",
     ),
     flag(
-        0x0300,
+        HEAP_XMIN_FROZEN,
         "HEAP_XMIN_FROZEN",
         "xmin frozen (COMMITTED | INVALID)",
     ),
     flag(
-        0xC000,
+        HEAP_MOVED,
         "HEAP_MOVED",
         "moved by pre-9.0 VACUUM FULL (OFF | IN)",
     ),
@@ -118,28 +272,36 @@ pub const INFOMASK_COMBINED: &[Flag] = &[
 /// `t_infomask2` flag bits; the low 11 bits are the attribute count.
 pub const INFOMASK2: &[Flag] = &[
     flag(
-        0x2000,
+        HEAP_KEYS_UPDATED,
         "HEAP_KEYS_UPDATED",
         "tuple was updated and key cols modified, or tuple deleted",
     ),
-    flag(0x4000, "HEAP_HOT_UPDATED", "tuple was HOT-updated"),
-    flag(0x8000, "HEAP_ONLY_TUPLE", "this is heap-only tuple"),
+    flag(
+        HEAP_HOT_UPDATED,
+        "HEAP_HOT_UPDATED",
+        "tuple was HOT-updated",
+    ),
+    flag(
+        HEAP_ONLY_TUPLE,
+        "HEAP_ONLY_TUPLE",
+        "this is heap-only tuple",
+    ),
 ];
 
 /// `pd_flags` (bufpage.h).
 pub const PD_FLAGS: &[Flag] = &[
     flag(
-        0x0001,
+        PD_HAS_FREE_LINES,
         "PD_HAS_FREE_LINES",
         "are there any unused line pointers?",
     ),
     flag(
-        0x0002,
+        PD_PAGE_FULL,
         "PD_PAGE_FULL",
         "not enough free space for new tuple?",
     ),
     flag(
-        0x0004,
+        PD_ALL_VISIBLE,
         "PD_ALL_VISIBLE",
         "all tuples on page are visible to everyone",
     ),
@@ -147,56 +309,84 @@ pub const PD_FLAGS: &[Flag] = &[
 
 /// `btpo_flags` (nbtree.h).
 pub const BTPO_FLAGS: &[Flag] = &[
-    flag(0x0001, "BTP_LEAF", "leaf page, i.e. not internal page"),
-    flag(0x0002, "BTP_ROOT", "root page (has no parent)"),
-    flag(0x0004, "BTP_DELETED", "page has been deleted from tree"),
-    flag(0x0008, "BTP_META", "meta-page"),
-    flag(0x0010, "BTP_HALF_DEAD", "empty, but still in tree"),
-    flag(0x0020, "BTP_SPLIT_END", "rightmost page of split group"),
+    flag(BTP_LEAF, "BTP_LEAF", "leaf page, i.e. not internal page"),
+    flag(BTP_ROOT, "BTP_ROOT", "root page (has no parent)"),
     flag(
-        0x0040,
+        BTP_DELETED,
+        "BTP_DELETED",
+        "page has been deleted from tree",
+    ),
+    flag(BTP_META, "BTP_META", "meta-page"),
+    flag(BTP_HALF_DEAD, "BTP_HALF_DEAD", "empty, but still in tree"),
+    flag(
+        BTP_SPLIT_END,
+        "BTP_SPLIT_END",
+        "rightmost page of split group",
+    ),
+    flag(
+        BTP_HAS_GARBAGE,
         "BTP_HAS_GARBAGE",
         "page has LP_DEAD tuples (deprecated)",
     ),
     flag(
-        0x0080,
+        BTP_INCOMPLETE_SPLIT,
         "BTP_INCOMPLETE_SPLIT",
         "right sibling's downlink is missing",
     ),
-    flag(0x0100, "BTP_HAS_FULLXID", "contains BTDeletedPageData"),
+    flag(
+        BTP_HAS_FULLXID,
+        "BTP_HAS_FULLXID",
+        "contains BTDeletedPageData",
+    ),
 ];
 
 /// `hasho_flag` (hash.h); the low bits are the page type (LH_PAGE_TYPE).
 pub const HASHO_FLAG: &[Flag] = &[
-    flag(0x0001, "LH_OVERFLOW_PAGE", "overflow page"),
-    flag(0x0002, "LH_BUCKET_PAGE", "primary bucket page"),
-    flag(0x0004, "LH_BITMAP_PAGE", "bitmap of free overflow pages"),
-    flag(0x0008, "LH_META_PAGE", "metapage"),
+    flag(LH_OVERFLOW_PAGE, "LH_OVERFLOW_PAGE", "overflow page"),
+    flag(LH_BUCKET_PAGE, "LH_BUCKET_PAGE", "primary bucket page"),
     flag(
-        0x0010,
+        LH_BITMAP_PAGE,
+        "LH_BITMAP_PAGE",
+        "bitmap of free overflow pages",
+    ),
+    flag(LH_META_PAGE, "LH_META_PAGE", "metapage"),
+    flag(
+        LH_BUCKET_BEING_POPULATED,
         "LH_BUCKET_BEING_POPULATED",
         "bucket is being populated by a split",
     ),
-    flag(0x0020, "LH_BUCKET_BEING_SPLIT", "bucket is being split"),
     flag(
-        0x0040,
+        LH_BUCKET_BEING_SPLIT,
+        "LH_BUCKET_BEING_SPLIT",
+        "bucket is being split",
+    ),
+    flag(
+        LH_BUCKET_NEEDS_SPLIT_CLEANUP,
         "LH_BUCKET_NEEDS_SPLIT_CLEANUP",
         "bucket needs cleanup after a split",
     ),
-    flag(0x0080, "LH_PAGE_HAS_DEAD_TUPLES", "page has LP_DEAD tuples"),
+    flag(
+        LH_PAGE_HAS_DEAD_TUPLES,
+        "LH_PAGE_HAS_DEAD_TUPLES",
+        "page has LP_DEAD tuples",
+    ),
 ];
 
 /// GIN page flags (ginblock.h), named as gin_page_opaque_info prints them.
 pub const GIN_FLAGS: &[Flag] = &[
-    flag(0x0001, "data", "GIN_DATA: posting tree page"),
-    flag(0x0002, "leaf", "GIN_LEAF"),
-    flag(0x0004, "deleted", "GIN_DELETED"),
-    flag(0x0008, "meta", "GIN_META"),
-    flag(0x0010, "list", "GIN_LIST: pending list page"),
-    flag(0x0020, "list_fullrow", "GIN_LIST_FULLROW"),
-    flag(0x0040, "incomplete_split", "GIN_INCOMPLETE_SPLIT"),
+    flag(GIN_DATA, "data", "GIN_DATA: posting tree page"),
+    flag(GIN_LEAF, "leaf", "GIN_LEAF"),
+    flag(GIN_DELETED, "deleted", "GIN_DELETED"),
+    flag(GIN_META, "meta", "GIN_META"),
+    flag(GIN_LIST, "list", "GIN_LIST: pending list page"),
+    flag(GIN_LIST_FULLROW, "list_fullrow", "GIN_LIST_FULLROW"),
     flag(
-        0x0080,
+        GIN_INCOMPLETE_SPLIT,
+        "incomplete_split",
+        "GIN_INCOMPLETE_SPLIT",
+    ),
+    flag(
+        GIN_COMPRESSED,
         "compressed",
         "GIN_COMPRESSED: compressed posting list",
     ),
@@ -204,23 +394,23 @@ pub const GIN_FLAGS: &[Flag] = &[
 
 /// GiST page flags (gist.h), named as gist_page_opaque_info prints them.
 pub const GIST_FLAGS: &[Flag] = &[
-    flag(0x0001, "leaf", "F_LEAF"),
-    flag(0x0002, "deleted", "F_DELETED"),
-    flag(0x0004, "tuples_deleted", "F_TUPLES_DELETED"),
-    flag(0x0008, "follow_right", "F_FOLLOW_RIGHT"),
-    flag(0x0010, "has_garbage", "F_HAS_GARBAGE"),
+    flag(F_LEAF, "leaf", "F_LEAF"),
+    flag(F_DELETED, "deleted", "F_DELETED"),
+    flag(F_TUPLES_DELETED, "tuples_deleted", "F_TUPLES_DELETED"),
+    flag(F_FOLLOW_RIGHT, "follow_right", "F_FOLLOW_RIGHT"),
+    flag(F_HAS_GARBAGE, "has_garbage", "F_HAS_GARBAGE"),
 ];
 
 /// SP-GiST page flags (spgist_private.h).
 pub const SPGIST_FLAGS: &[Flag] = &[
-    flag(0x0001, "SPGIST_META", "metapage"),
+    flag(SPGIST_META, "SPGIST_META", "metapage"),
     flag(
-        0x0002,
+        SPGIST_DELETED,
         "SPGIST_DELETED",
         "never set, kept for on-disk compatibility",
     ),
-    flag(0x0004, "SPGIST_LEAF", "leaf page"),
-    flag(0x0008, "SPGIST_NULLS", "page holds NULL keys"),
+    flag(SPGIST_LEAF, "SPGIST_LEAF", "leaf page"),
+    flag(SPGIST_NULLS, "SPGIST_NULLS", "page holds NULL keys"),
 ];
 
 /// Names as gin_page_opaque_info / gist_page_opaque_info print them: one per

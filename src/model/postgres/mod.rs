@@ -25,6 +25,7 @@ use super::span::Span;
 use super::Problem;
 
 pub mod cluster;
+pub mod disk;
 pub mod flags;
 pub mod index;
 pub mod names;
@@ -51,8 +52,14 @@ pub const HEAP_HASNULL: u16 = 0x0001;
 /// `HEAP_HASOID_OLD` (HEAP_HASOID before PostgreSQL 12).
 pub const HEAP_HASOID_OLD: u16 = 0x0008;
 
+/// `BlockIdGetBlockNumber` (block.h): a `BlockIdData`'s two 16-bit halves
+/// (`bi_hi`, `bi_lo`, each read in the page's byte order) as a block number.
+pub const fn block_id(bi_hi: u16, bi_lo: u16) -> u32 {
+    ((bi_hi as u32) << 16) | bi_lo as u32
+}
+
 /// `MAXALIGN` (c.h): `n` rounded up to a multiple of `MAXIMUM_ALIGNOF` (8).
-pub fn maxalign(n: usize) -> usize {
+pub const fn maxalign(n: usize) -> usize {
     n.saturating_add(MAXALIGN - 1) & !(MAXALIGN - 1)
 }
 

@@ -1,16 +1,15 @@
 //! The cache layer: block 0's OS header, the cache header `kcbh`, the tail, the
 //! check value, and the dispatch to the transaction and data layers (§2, §9).
 
-use crate::model::oracle::space::{SpaceBody, Undecoded};
 use crate::model::oracle::{
-    ByteOrder, FileHeader, Kcbh, OracleBlock, OracleChecksum, OracleKind, OsHeader, Scn, KCBH_SIZE,
-    OS_HEADER_MAGIC, TAIL_SIZE,
+    ByteOrder, Kcbh, OracleBlock, OracleChecksum, OracleKind, OsHeader, KCBH_SIZE, OS_HEADER_MAGIC,
+    TAIL_SIZE,
 };
 use crate::model::span::Region;
 use crate::model::{Problem, ProblemClass, Severity};
 use crate::reader::{Endian, ReadError, Reader};
 
-use super::{checksum, fileheader, kdb, kdx, ktb, ktfb, ktu, read_problem};
+use super::{btype, checksum, read_problem};
 use crate::model::oracle::names;
 
 /// How to read one block.
@@ -201,11 +200,7 @@ pub fn parse_block(data: &[u8], opts: &BlockOptions) -> OracleBlock {
 
     let body_end = data.len().saturating_sub(TAIL_SIZE);
     if block.encrypted {
-        block.kind = match kcbh.type_kcbh {
-            0x06 => OracleKind::TransData,
-            0x0b => OracleKind::FileHeader,
-            _ => OracleKind::Other,
-        };
+        block.kind = btype::lookup(kcbh.type_kcbh).map_or(OracleKind::Other, |t| t.kind);
         r.set_context(Region::Unknown, None);
         r.mark(
             KCBH_SIZE,
@@ -221,74 +216,9 @@ pub fn parse_block(data: &[u8], opts: &BlockOptions) -> OracleBlock {
             "encrypted block (flg 0x10): only the cache header and tail are clear text",
         ));
     } else {
-        match kcbh.type_kcbh {
-            0x06 => parse_trans_data(&mut r, &mut block, data.len()),
-            0x0b => {
-                block.kind = OracleKind::FileHeader;
-                match read_file_header(&mut r) {
-                    Ok(fh) => block.file_header = Some(Box::new(fh)),
-                    Err(e) => block.problems.push(read_problem(
-                        ProblemClass::Header,
-                        &e,
-                        "file header cut short",
-                    )),
-                }
-            }
-            0x1d => {
-                block.kind = OracleKind::Other;
-                match ktfb::read_file_space_header(&mut r) {
-                    Ok(h) => {
-                        block.space = Some(Box::new(SpaceBody::FileSpaceHeader(h)));
-                        r.set_context(Region::Unknown, None);
-                        r.mark(
-                            60,
-                            body_end.saturating_sub(60),
-                            "block body",
-                            "after Header Control: not decoded (offsets not established)"
-                                .to_string(),
-                        );
-                    }
-                    Err(e) => block.problems.push(read_problem(
-                        ProblemClass::Header,
-                        &e,
-                        "file space header cut short",
-                    )),
-                }
-            }
-            0x02 => {
-                block.kind = OracleKind::Other;
-                match ktu::read_undo_block(&mut r, body_end, &mut block.problems) {
-                    Ok(u) => block.space = Some(Box::new(SpaceBody::UndoBlock(u))),
-                    Err(e) => block.problems.push(read_problem(
-                        ProblemClass::Header,
-                        &e,
-                        "undo block header cut short",
-                    )),
-                }
-            }
-            other => {
-                block.kind = OracleKind::Other;
-                block.undecoded = Some(Box::new(Undecoded {
-                    offset: KCBH_SIZE,
-                    length: body_end.saturating_sub(KCBH_SIZE),
-                    note: format!(
-                        "type 0x{other:02x} {}: the body's byte layout is not established \
-                         by a published source; shown as hex, not decoded",
-                        names::block_type_name(other).unwrap_or("(unknown type)")
-                    ),
-                    bytes: data.get(KCBH_SIZE..body_end).unwrap_or_default().to_vec(),
-                }));
-                r.set_context(Region::Unknown, None);
-                r.mark(
-                    KCBH_SIZE,
-                    body_end.saturating_sub(KCBH_SIZE),
-                    "block body",
-                    format!(
-                        "type 0x{other:02x} {}: body not decoded",
-                        names::block_type_name(other).unwrap_or("(unknown type)")
-                    ),
-                );
-            }
+        match btype::lookup(kcbh.type_kcbh) {
+            Some(t) => (t.parse)(&mut r, &mut block, body_end),
+            None => btype::undecoded(&mut r, &mut block, kcbh.type_kcbh, body_end),
         }
     }
     block.kcbh = Some(kcbh);
@@ -313,43 +243,6 @@ fn cap_problems(problems: &mut Vec<Problem>) {
             format!("{more} further problems not listed: the block is badly damaged or not what its header says"),
         ));
     }
-}
-
-fn parse_trans_data(r: &mut Reader, block: &mut OracleBlock, size: usize) {
-    block.kind = OracleKind::TransData;
-    let ktbbh = match ktb::read_ktbbh(r, size, &mut block.problems) {
-        Ok(t) => t,
-        Err(e) => {
-            block.problems.push(read_problem(
-                ProblemClass::Ktbbh,
-                &e,
-                "transaction header cut short",
-            ));
-            return;
-        }
-    };
-    match ktbbh.ktbbhtyp {
-        1 => {
-            block.kind = OracleKind::Table;
-            block.table = kdb::read_table_data(r, &ktbbh, size, &mut block.problems);
-        }
-        2 => {
-            block.index = kdx::read_index(r, &ktbbh, size, &mut block.problems);
-            block.kind = match &block.index {
-                Some(ix) if ix.kdxco.kdxcolev == 0 => OracleKind::IndexLeaf,
-                Some(_) => OracleKind::IndexBranch,
-                None => OracleKind::TransData,
-            };
-        }
-        other => block.problems.push(Problem::new(
-            Severity::Error,
-            ProblemClass::Ktbbh,
-            Some(20),
-            "ktbbh.ktbbhtyp",
-            format!("transaction header type {other} is neither 1 (DATA) nor 2 (INDEX)"),
-        )),
-    }
-    block.ktbbh = Some(ktbbh);
 }
 
 fn read_os_header(r: &mut Reader) -> Result<OsHeader, ReadError> {
@@ -531,78 +424,6 @@ fn check_value(
 }
 
 /// The `kcvfh` fields we use (offsets from BBED's map, §7.3).
-fn read_file_header(r: &mut Reader) -> Result<FileHeader, ReadError> {
-    r.set_context(Region::TupleHeader, None);
-    let kccfhcvn = r.u32(24, "kcvfh.kccfhcvn")?;
-    r.show_last(format!("0x{kccfhcvn:08x}"));
-    let kccfhdbi = r.u32(28, "kcvfh.kccfhdbi")?;
-    let kccfhfsz = r.u32(44, "kcvfh.kccfhfsz")?;
-    let kccfhbsz = r.u32(48, "kcvfh.kccfhbsz")?;
-    let kccfhfno = r.u16(52, "kcvfh.kccfhfno")?;
-    let kcvfhtsn = r.u32(332, "kcvfh.kcvfhtsn")?;
-    let kcvfhrfn = r.u32(368, "kcvfh.kcvfhrfn")?;
-    let text = |r: &mut Reader, at: usize, len: usize, field: &str| -> Result<String, ReadError> {
-        let b = r.bytes(at, len, field)?;
-        let s: String = b
-            .iter()
-            .map(|&c| {
-                if (0x20..0x7f).contains(&c) {
-                    c as char
-                } else {
-                    ' '
-                }
-            })
-            .collect();
-        Ok(s.trim().to_string())
-    };
-    let scn = |r: &mut Reader, at: usize, field: &str| -> Result<Scn, ReadError> {
-        Ok(Scn {
-            kscnbas: r.u32(at, field)?,
-            kscnwrp: r.u16(at + 4, field)?,
-            kscnwrp2: 0,
-        })
-    };
-    let kccfhdbn = text(r, 32, 8, "kcvfh.kccfhdbn")?;
-    let kccfhcsq = r.u32(40, "kcvfh.kccfhcsq")?;
-    let kccfhtyp = r.u16(54, "kcvfh.kccfhtyp")?;
-    let kcvfhrdb = r.u32(96, "kcvfh.kcvfhrdb")?;
-    let kcvfhcrs = scn(r, 100, "kcvfh.kcvfhcrs")?;
-    let kcvfhcrt = r.u32(108, "kcvfh.kcvfhcrt")?;
-    let kcvfhrlc = r.u32(112, "kcvfh.kcvfhrlc")?;
-    let kcvfhrls = scn(r, 116, "kcvfh.kcvfhrls")?;
-    let kcvfhsta = r.u16(138, "kcvfh.kcvfhsta")?;
-    let kcvfhcpc = r.u32(140, "kcvfh.kcvfhcpc")?;
-    let kcvfhccc = r.u32(148, "kcvfh.kcvfhccc")?;
-    let tln = usize::from(r.u16(336, "kcvfh.kcvfhtln")?).min(30);
-    let kcvfhtnm = text(r, 338, tln, "kcvfh.kcvfhtnm")?;
-    let kcvfhckp_scn = scn(r, 484, "kcvfh.kcvfhckp")?;
-    let kcvfhckp_time = r.u32(492, "kcvfh.kcvcptim")?;
-    let recovery = fileheader::read_recovery(r, kcvfhcrt, kcvfhckp_time, kcvfhsta)?;
-    Ok(FileHeader {
-        kccfhcvn,
-        kccfhdbi,
-        kccfhfsz,
-        kccfhbsz,
-        kccfhfno,
-        kcvfhtsn,
-        kcvfhrfn,
-        kccfhdbn,
-        kccfhcsq,
-        kccfhtyp,
-        kcvfhrdb,
-        kcvfhcrs,
-        kcvfhcrt,
-        kcvfhrlc,
-        kcvfhrls,
-        kcvfhsta,
-        kcvfhcpc,
-        kcvfhccc,
-        kcvfhtnm,
-        kcvfhckp_scn,
-        kcvfhckp_time,
-        recovery,
-    })
-}
 /// The block size an Oracle datafile announces: block 0's OS header (size at
 /// offset 20, magic 0x7a7b7c7d at 28, in either byte order), or a cache
 /// header's format byte (`1 << (8 + (frmt >> 5))` with low nibble 2).

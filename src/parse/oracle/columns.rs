@@ -12,6 +12,7 @@
 //! type, types not decoded (LONG, LOBs …) and names not known become hex with
 //! a note — never a guess.
 
+use crate::model::oracle::names::{KDRHFC, KDRHFF, KDRHFK, KDRHFL, KDRHFN};
 use crate::model::oracle::types::{
     AbsentColumn, ColumnValue, OraCharset, OraColumns, OraType, ValueForm,
 };
@@ -21,10 +22,10 @@ use crate::model::{Problem, ProblemClass, Severity};
 
 use super::datatype::{decode_date, decode_number, decode_value};
 
-const FLAG_CLUSTER: u8 = 0xc0;
-const FLAG_FIRST: u8 = 0x08;
-const FLAG_LAST: u8 = 0x04;
-const FLAG_NEXT: u8 = 0x01;
+const FLAG_CLUSTER: u8 = KDRHFK | KDRHFC;
+const FLAG_FIRST: u8 = KDRHFF;
+const FLAG_LAST: u8 = KDRHFL;
+const FLAG_NEXT: u8 = KDRHFN;
 
 /// The longest value text put into a hex-view annotation.
 const SPAN_TEXT: usize = 40;

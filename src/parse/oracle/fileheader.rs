@@ -6,7 +6,10 @@
 //! `kcvfhckp` (484) `kcvcpthr` 496 and `kcvcprba` 500 (`kcrbaseq` 500,
 //! `kcrbabno` 504, `kcrbabof` 508).
 
-use crate::model::oracle::{kcvfhsta_names, oracle_time_text, FileRecovery, Rba, Scn, KCVFH_FUZZY};
+use crate::model::oracle::{
+    kcvfhsta_names, oracle_time_text, FileHeader, FileRecovery, Rba, Scn, KCVFH_FUZZY,
+};
+use crate::model::span::Region;
 use crate::reader::{ReadError, Reader};
 
 fn scn(r: &mut Reader, at: usize, field: &str) -> Result<Scn, ReadError> {
@@ -41,6 +44,80 @@ pub(crate) fn read_recovery(
         checkpoint_time: oracle_time_text(ckp_time),
         kcvfhsta_names: kcvfhsta_names(sta),
         fuzzy: sta & KCVFH_FUZZY != 0,
+    })
+}
+
+/// The datafile header (`kcvfh`) of block 1, type 0x0b.
+pub(crate) fn read_file_header(r: &mut Reader) -> Result<FileHeader, ReadError> {
+    r.set_context(Region::TupleHeader, None);
+    let kccfhcvn = r.u32(24, "kcvfh.kccfhcvn")?;
+    r.show_last(format!("0x{kccfhcvn:08x}"));
+    let kccfhdbi = r.u32(28, "kcvfh.kccfhdbi")?;
+    let kccfhfsz = r.u32(44, "kcvfh.kccfhfsz")?;
+    let kccfhbsz = r.u32(48, "kcvfh.kccfhbsz")?;
+    let kccfhfno = r.u16(52, "kcvfh.kccfhfno")?;
+    let kcvfhtsn = r.u32(332, "kcvfh.kcvfhtsn")?;
+    let kcvfhrfn = r.u32(368, "kcvfh.kcvfhrfn")?;
+    let text = |r: &mut Reader, at: usize, len: usize, field: &str| -> Result<String, ReadError> {
+        let b = r.bytes(at, len, field)?;
+        let s: String = b
+            .iter()
+            .map(|&c| {
+                if (0x20..0x7f).contains(&c) {
+                    c as char
+                } else {
+                    ' '
+                }
+            })
+            .collect();
+        Ok(s.trim().to_string())
+    };
+    let scn = |r: &mut Reader, at: usize, field: &str| -> Result<Scn, ReadError> {
+        Ok(Scn {
+            kscnbas: r.u32(at, field)?,
+            kscnwrp: r.u16(at + 4, field)?,
+            kscnwrp2: 0,
+        })
+    };
+    let kccfhdbn = text(r, 32, 8, "kcvfh.kccfhdbn")?;
+    let kccfhcsq = r.u32(40, "kcvfh.kccfhcsq")?;
+    let kccfhtyp = r.u16(54, "kcvfh.kccfhtyp")?;
+    let kcvfhrdb = r.u32(96, "kcvfh.kcvfhrdb")?;
+    let kcvfhcrs = scn(r, 100, "kcvfh.kcvfhcrs")?;
+    let kcvfhcrt = r.u32(108, "kcvfh.kcvfhcrt")?;
+    let kcvfhrlc = r.u32(112, "kcvfh.kcvfhrlc")?;
+    let kcvfhrls = scn(r, 116, "kcvfh.kcvfhrls")?;
+    let kcvfhsta = r.u16(138, "kcvfh.kcvfhsta")?;
+    let kcvfhcpc = r.u32(140, "kcvfh.kcvfhcpc")?;
+    let kcvfhccc = r.u32(148, "kcvfh.kcvfhccc")?;
+    let tln = usize::from(r.u16(336, "kcvfh.kcvfhtln")?).min(30);
+    let kcvfhtnm = text(r, 338, tln, "kcvfh.kcvfhtnm")?;
+    let kcvfhckp_scn = scn(r, 484, "kcvfh.kcvfhckp")?;
+    let kcvfhckp_time = r.u32(492, "kcvfh.kcvcptim")?;
+    let recovery = read_recovery(r, kcvfhcrt, kcvfhckp_time, kcvfhsta)?;
+    Ok(FileHeader {
+        kccfhcvn,
+        kccfhdbi,
+        kccfhfsz,
+        kccfhbsz,
+        kccfhfno,
+        kcvfhtsn,
+        kcvfhrfn,
+        kccfhdbn,
+        kccfhcsq,
+        kccfhtyp,
+        kcvfhrdb,
+        kcvfhcrs,
+        kcvfhcrt,
+        kcvfhrlc,
+        kcvfhrls,
+        kcvfhsta,
+        kcvfhcpc,
+        kcvfhccc,
+        kcvfhtnm,
+        kcvfhckp_scn,
+        kcvfhckp_time,
+        recovery,
     })
 }
 

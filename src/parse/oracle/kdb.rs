@@ -420,7 +420,7 @@ fn read_row(
     // A row must end within the data area: read it through a reader over
     // the block without its tail, so that overruns are errors here.
     r.set_context(Region::TupleHeader, Some(owner.clone()));
-    let mut piece = unread_piece(tab, row, entry, offset);
+    let mut piece = RowPiece::unread(tab, row, entry, offset);
     let result = (|| -> Result<(), ReadError> {
         let within = |at: usize, len: usize, name: &str| -> Result<(), ReadError> {
             if at.saturating_add(len) > end {
@@ -647,26 +647,5 @@ fn check_rows(
                 ),
             ));
         }
-    }
-}
-
-/// A row piece at `offset` before any of its bytes are read: the directory
-/// entry's slot and offset, nothing else.
-pub(super) fn unread_piece(tab: usize, row: usize, entry: &KdbrEntry, offset: usize) -> RowPiece {
-    RowPiece {
-        tab,
-        row,
-        slot: entry.slot,
-        offs: entry.kdbr,
-        offset,
-        flag: 0,
-        lb: 0,
-        cc: None,
-        tl: 0,
-        hrid: None,
-        nrid: None,
-        bindmp: None,
-        cols: Vec::new(),
-        trailing_nulls: Vec::new(),
     }
 }

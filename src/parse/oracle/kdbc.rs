@@ -26,10 +26,9 @@
 use crate::model::oracle::{Column, Kdbh9ir2, KdbrEntry, Kdbt, RowPiece, KDBH9IR2_FIXED};
 use crate::model::span::Region;
 use crate::model::{Problem, ProblemClass, Severity};
-use crate::reader::{ReadError, Reader};
+use crate::reader::{Endian, ReadError, Reader};
 
 use super::columns::reads_as;
-use super::kdb::unread_piece;
 use crate::model::oracle::names;
 
 /// Nesting of symbol-table references followed when expanding a row.
@@ -132,7 +131,7 @@ fn pieces(
             0xfa => {
                 let hi = *data.get(at + 1)?;
                 let lo = *data.get(at + 2)?;
-                let len = usize::from(u16::from_be_bytes([hi, lo]));
+                let len = usize::from(Endian::Big.u16_from([hi, lo]));
                 let bytes = data
                     .get(at + 3..at + 3 + len)
                     .filter(|_| at + 3 + len <= end)?;
@@ -202,7 +201,7 @@ pub(crate) fn read_rows(
             if entry.free {
                 continue;
             }
-            let mut piece = unread_piece(t.table, row, entry, p + usize::from(entry.kdbr));
+            let mut piece = RowPiece::unread(t.table, row, entry, p + usize::from(entry.kdbr));
             let offset = piece.offset;
             if offset + 2 > end {
                 problems.push(Problem::new(

@@ -10,6 +10,7 @@
 //! and keeps DBVERIFY's tallies.
 
 pub(crate) mod block;
+pub(crate) mod btype;
 pub(crate) mod checksum;
 pub(crate) mod columns;
 pub(crate) mod datatype;

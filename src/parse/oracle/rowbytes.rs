@@ -8,16 +8,19 @@
 //!  column: length byte 0..250, 0xfe + u16 big-endian length, 0xff NULL
 //! ```
 
+use crate::model::oracle::names::{KDRHFC, KDRHFF, KDRHFH, KDRHFK, KDRHFL, KDRHFN};
+use crate::reader::Endian;
+
 /// Flag bits of `fb` (KCHDFLPN).
-pub(crate) const FLAG_CLUSTER: u8 = 0xc0;
+pub(crate) const FLAG_CLUSTER: u8 = KDRHFK | KDRHFC;
 /// H: head piece.
-pub(crate) const FLAG_HEAD: u8 = 0x20;
+pub(crate) const FLAG_HEAD: u8 = KDRHFH;
 /// F: first piece of the row's data.
-pub(crate) const FLAG_FIRST: u8 = 0x08;
+pub(crate) const FLAG_FIRST: u8 = KDRHFF;
 /// L: last piece.
-pub(crate) const FLAG_LAST: u8 = 0x04;
+pub(crate) const FLAG_LAST: u8 = KDRHFL;
 /// N: the last column continues in the next piece.
-pub(crate) const FLAG_NEXT: u8 = 0x01;
+pub(crate) const FLAG_NEXT: u8 = KDRHFN;
 
 /// A row piece's header and columns.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -49,8 +52,8 @@ pub(crate) fn read_piece(block: &[u8], offset: usize, end: usize) -> Result<Piec
             *s = byte(at + i)?;
         }
         Ok((
-            u32::from_be_bytes([b[0], b[1], b[2], b[3]]),
-            u16::from_be_bytes([b[4], b[5]]),
+            Endian::Big.read_u32(&b).unwrap_or(0),
+            Endian::Big.u16_from([b[4], b[5]]),
         ))
     };
     if flag & FLAG_FIRST != 0 && flag & FLAG_HEAD == 0 {
@@ -71,7 +74,7 @@ pub(crate) fn read_piece(block: &[u8], offset: usize, end: usize) -> Result<Piec
                 continue;
             }
             0xfe => (
-                usize::from(u16::from_be_bytes([byte(at + 1)?, byte(at + 2)?])),
+                usize::from(Endian::Big.u16_from([byte(at + 1)?, byte(at + 2)?])),
                 3,
             ),
             0xfb..=0xfd => return Err(format!("column {c}: length byte 0x{lb:02x} is not valid")),

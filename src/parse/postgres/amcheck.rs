@@ -19,6 +19,13 @@
 
 use std::cmp::Ordering;
 
+use crate::model::postgres::block_id;
+use crate::model::postgres::flags::{
+    BTP_DELETED, BTP_HALF_DEAD, BTP_INCOMPLETE_SPLIT, BTP_LEAF, BTP_META, BTP_ROOT,
+    HEAP_HOT_UPDATED, HEAP_ONLY_TUPLE, HEAP_XMAX_INVALID, HEAP_XMAX_IS_MULTI, HEAP_XMAX_LOCK_ONLY,
+    HEAP_XMIN_COMMITTED, HEAP_XMIN_FROZEN, INDEX_ALT_TID_MASK, INDEX_NULL_MASK, INDEX_SIZE_MASK,
+    LP_DEAD, LP_NORMAL, LP_REDIRECT, LP_UNUSED, PD_ALL_VISIBLE,
+};
 use crate::model::postgres::types::{PgType, Schema};
 use crate::model::postgres::SIZE_OF_PAGE_HEADER;
 use crate::model::{Problem, ProblemClass, Severity};
@@ -33,11 +40,6 @@ fn u16_at(p: &[u8], at: usize) -> Option<u16> {
 fn u32_at(p: &[u8], at: usize) -> Option<u32> {
     LE.read_u32(p.get(at..at.checked_add(4)?)?)
 }
-
-const LP_UNUSED: u8 = 0;
-const LP_NORMAL: u8 = 1;
-const LP_REDIRECT: u8 = 2;
-const LP_DEAD: u8 = 3;
 
 /// One `ItemIdData`.
 #[derive(Clone, Copy, Debug)]
@@ -73,12 +75,6 @@ fn problem(
 
 // ---------------------------------------------------------------- btree ----
 
-const BTP_LEAF: u16 = 0x0001;
-const BTP_ROOT: u16 = 0x0002;
-const BTP_DELETED: u16 = 0x0004;
-const BTP_META: u16 = 0x0008;
-const BTP_HALF_DEAD: u16 = 0x0010;
-const BTP_INCOMPLETE_SPLIT: u16 = 0x0080;
 const BTREE_MAGIC: u32 = 0x053162;
 const P_NONE: u32 = 0;
 const SIZE_OF_BT_OPAQUE: usize = 16;
@@ -372,9 +368,6 @@ pub(crate) fn key_text(k: &Key) -> String {
     format!("({})", parts.join(", "))
 }
 
-const INDEX_SIZE_MASK: u16 = 0x1FFF;
-const INDEX_ALT_TID_MASK: u16 = 0x2000;
-const INDEX_NULL_MASK: u16 = 0x8000;
 const BT_OFFSET_MASK: u16 = 0x0FFF;
 const BT_IS_POSTING: u16 = 0x2000;
 
@@ -534,7 +527,7 @@ pub(crate) fn btree_items(
             let (Some(hi), Some(lo)) = (u16_at(page, at), u16_at(page, at + 2)) else {
                 continue;
             };
-            let child = (u32::from(hi) << 16) | u32::from(lo);
+            let child = block_id(hi, lo);
             let field = format!("item {n} t_tid");
             let msg = match pages.get(child as usize).copied() {
                 None => Some(format!(
@@ -642,7 +635,7 @@ pub(crate) fn bt_downlinks(page: &[u8]) -> Vec<u32> {
         .filter_map(|(_, lp)| {
             let hi = u16_at(page, lp.off)?;
             let lo = u16_at(page, lp.off + 2)?;
-            Some((u32::from(hi) << 16) | u32::from(lo))
+            Some(block_id(hi, lo))
         })
         .collect()
 }
@@ -659,7 +652,7 @@ pub(crate) fn bt_top_parent(page: &[u8]) -> Option<Option<u32>> {
     let (_, lp) = bt_items(page, &s).high_key?;
     let hi = u16_at(page, lp.off)?;
     let lo = u16_at(page, lp.off + 2)?;
-    let block = (u32::from(hi) << 16) | u32::from(lo);
+    let block = block_id(hi, lo);
     Some((block != u32::MAX).then_some(block))
 }
 
@@ -785,15 +778,6 @@ pub(crate) fn btree_sibling_order(
 
 // ----------------------------------------------------------------- heap ----
 
-const PD_ALL_VISIBLE: u16 = 0x0004;
-const HEAP_XMIN_COMMITTED: u16 = 0x0100;
-const HEAP_XMIN_INVALID: u16 = 0x0200;
-const HEAP_XMIN_FROZEN: u16 = HEAP_XMIN_COMMITTED | HEAP_XMIN_INVALID;
-const HEAP_XMAX_LOCK_ONLY: u16 = 0x0080;
-const HEAP_XMAX_INVALID: u16 = 0x0800;
-const HEAP_XMAX_IS_MULTI: u16 = 0x1000;
-const HEAP_HOT_UPDATED: u16 = 0x4000;
-const HEAP_ONLY_TUPLE: u16 = 0x8000;
 const FIRST_NORMAL_XID: u32 = 3;
 
 /// What pg_control says about transaction ids.

@@ -29,8 +29,8 @@
 
 use crate::model::postgres::types::{Column, PgType, Schema};
 use crate::model::postgres::{
-    Attr, Compression, HeapTuple, ItemId, PageKind, PageLayout, PgPage, Storage, ToastPointer,
-    Typed, Value, HEAP_HASNULL, SIZEOF_HEAP_TUPLE_HEADER,
+    Attr, Compression, HeapTuple, ItemId, PageLayout, PgPage, Storage, ToastPointer, Typed, Value,
+    HEAP_HASNULL, SIZEOF_HEAP_TUPLE_HEADER,
 };
 use crate::model::span::Region;
 use crate::model::{Problem, ProblemClass, Severity};
@@ -371,17 +371,14 @@ pub(crate) fn decompress_tc(data: &[u8]) -> Result<Vec<u8>, String> {
 
 /// Split every tuple of a heap page into the `schema`'s columns: sets each
 /// item's `attrs`, adds problems, and spans for the hex view. TOAST pointers
-/// are followed when `toast` holds the TOAST relation.
-pub fn decode_page(
+/// are followed when `toast` holds the TOAST relation. (Other kinds' items
+/// are decoded by their entry in the table of page kinds.)
+pub(crate) fn decode_heap_page(
     page: &mut PgPage,
     data: &[u8],
     schema: &Schema,
     mut toast: Option<&mut ToastStore>,
 ) {
-    if page.kind != PageKind::Heap {
-        super::index::decode_keys(page, data, schema);
-        return;
-    }
     let pl = page.layout;
     let mut r = Reader::new(
         data,
@@ -902,7 +899,7 @@ pub(crate) fn inline_varlena_payload(raw: &[u8], big: bool) -> Result<Vec<u8>, S
 }
 
 /// The layout of one tuple's data over `schema` (one slot per column), for
-/// `export`: the same walk as [`decode_page`], without labels, spans or
+/// `export`: the same walk as [`decode_heap_page`], without labels, spans or
 /// problems. Returns the tuple's data and fills `slots` (a buffer reused
 /// from tuple to tuple); `Err` names the first column (1-based attnum) the
 /// column list does not fit, and why.
@@ -961,13 +958,14 @@ pub(crate) fn inline_value<'a>(col: &Column, raw: &'a [u8]) -> Option<Inline<'a>
         return None;
     }
     match ty {
-        PgType::Int2 => Some(Inline::Int(i64::from(i16::from_le_bytes(
-            raw.try_into().ok()?,
-        )))),
-        PgType::Int4 => Some(Inline::Int(i64::from(i32::from_le_bytes(
-            raw.try_into().ok()?,
-        )))),
-        PgType::Int8 => Some(Inline::Int(i64::from_le_bytes(raw.try_into().ok()?))),
+        PgType::Int2 if raw.len() == 2 => {
+            Some(Inline::Int(i64::from(Endian::Little.read_i16(raw)?)))
+        }
+        PgType::Int4 if raw.len() == 4 => {
+            Some(Inline::Int(i64::from(Endian::Little.read_i32(raw)?)))
+        }
+        PgType::Int8 if raw.len() == 8 => Some(Inline::Int(Endian::Little.read_i64(raw)?)),
+        PgType::Int2 | PgType::Int4 | PgType::Int8 => None,
         PgType::Text | PgType::Varchar | PgType::Bpchar => {
             std::str::from_utf8(inline_varlena_data(raw)?)
                 .ok()
@@ -1087,15 +1085,9 @@ impl RowPlan {
                 };
                 off = at + len;
                 let n = match (col.kind, raw.len()) {
-                    (PlanKind::Int2, 2) => i64::from(i16::from_le_bytes([raw[0], raw[1]])),
-                    (PlanKind::Int4, 4) => {
-                        i64::from(i32::from_le_bytes([raw[0], raw[1], raw[2], raw[3]]))
-                    }
-                    (PlanKind::Int8, 8) => {
-                        let mut w = [0u8; 8];
-                        w.copy_from_slice(raw);
-                        i64::from_le_bytes(w)
-                    }
+                    (PlanKind::Int2, 2) => i64::from(Endian::Little.read_i16(raw).unwrap_or(0)),
+                    (PlanKind::Int4, 4) => i64::from(Endian::Little.read_i32(raw).unwrap_or(0)),
+                    (PlanKind::Int8, 8) => Endian::Little.read_i64(raw).unwrap_or(0),
                     (PlanKind::Skip, _) => continue,
                     _ => return false,
                 };
@@ -1128,7 +1120,7 @@ impl RowPlan {
                 let Some(w) = data.get(off..off + 4) else {
                     return false;
                 };
-                let word = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
+                let word = Endian::Little.read_u32(w).unwrap_or(0);
                 let compressed = b0 & 0x03 == 0x02;
                 if compressed && !matches!(col.kind, PlanKind::Skip) {
                     return false;
@@ -1169,7 +1161,7 @@ fn inline_varlena_data(raw: &[u8]) -> Option<&[u8]> {
 }
 
 /// The value of slot `slot` of column `col` in the tuple's `data` (`None`
-/// for NULL and dropped columns), read as [`decode_page`] reads it; `Err`
+/// for NULL and dropped columns), read as [`decode_heap_page`] reads it; `Err`
 /// says why it cannot be read.
 ///
 /// With `strict` (a tuple of a damaged block), a value of a type that is

@@ -22,7 +22,7 @@ use crate::model::{Problem, ProblemClass, Severity};
 use crate::reader::{Endian, ReadError, Reader};
 
 use super::attrs::{self, layout_in, Slot};
-use super::index::{empty_item, tuple_bounds, unreadable_item};
+use super::itup::{empty_item, tuple_bounds, unreadable_item};
 use super::values;
 
 /// `SizeOfBrinTuple`: offsetof(BrinTuple, bt_info) + 1.

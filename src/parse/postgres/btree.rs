@@ -7,6 +7,7 @@
 //!  t_info: bits 0-12 size, 0x2000 INDEX_ALT_TID_MASK (pivot/posting), 0x4000 varwidth, 0x8000 has nulls
 //! ```
 
+use crate::model::postgres::block_id;
 use crate::model::postgres::{
     AmData, BtIndexTuple, BtItem, BtMetaPageData, BtPageOpaque, BtPageStats, BtTupleRole, ItemId,
     ItemPointer, LpFlags, PageHeader, PageLayout, SIZE_OF_PAGE_HEADER,
@@ -15,15 +16,14 @@ use crate::model::span::Region;
 use crate::model::{Problem, ProblemClass, Severity};
 use crate::reader::{ReadError, Reader};
 
-use super::check::{self, Relation};
 use crate::model::postgres::flags;
+pub(crate) use crate::model::postgres::flags::{
+    BTP_DELETED, BTP_HALF_DEAD, BTP_HAS_FULLXID, BTP_LEAF, BTP_META, BTP_ROOT,
+};
+use crate::model::postgres::flags::{
+    INDEX_ALT_TID_MASK, INDEX_NULL_MASK, INDEX_SIZE_MASK, INDEX_VAR_MASK,
+};
 
-pub(crate) const BTP_LEAF: u16 = 0x0001;
-pub(crate) const BTP_ROOT: u16 = 0x0002;
-pub(crate) const BTP_DELETED: u16 = 0x0004;
-pub(crate) const BTP_META: u16 = 0x0008;
-pub(crate) const BTP_HALF_DEAD: u16 = 0x0010;
-pub(crate) const BTP_HAS_FULLXID: u16 = 0x0100;
 /// `BTREE_MAGIC`.
 pub(crate) const BTREE_MAGIC: u32 = 0x053162;
 /// `BTREE_NOVAC_VERSION`: first version with the cleanup fields.
@@ -33,21 +33,17 @@ const P_NONE: u32 = 0;
 /// `P_HIKEY`.
 const P_HIKEY: u16 = 1;
 
-const INDEX_SIZE_MASK: u16 = 0x1FFF;
-const INDEX_ALT_TID_MASK: u16 = 0x2000;
-const INDEX_VAR_MASK: u16 = 0x4000;
-const INDEX_NULL_MASK: u16 = 0x8000;
 const BT_OFFSET_MASK: u16 = 0x0FFF;
 const BT_PIVOT_HEAP_TID_ATTR: u16 = 0x1000;
 const BT_IS_POSTING: u16 = 0x2000;
 /// sizeof(IndexTupleData).
-const SIZE_OF_INDEX_TUPLE: usize = 8;
+const SIZE_OF_INDEX_TUPLE: usize = crate::model::postgres::disk::index_tuple::SIZE;
 /// sizeof(IndexAttributeBitMapData): INDEX_MAX_KEYS / 8.
 const SIZE_OF_INDEX_BITMAP: usize = 4;
 const SIZE_OF_ITEM_POINTER: usize = 6;
 
 /// Decode the special space, metapage or items of a btree page (block
-/// `blkno` of its relation), judged by [`check`]'s btree checks.
+/// `blkno` of its relation), judged by the btree checks below ([`btree_opaque`], [`btm_magic`]).
 pub(crate) fn parse(
     r: &mut Reader,
     h: &PageHeader,
@@ -58,11 +54,11 @@ pub(crate) fn parse(
 ) -> Result<AmData, ReadError> {
     let special = usize::from(h.pd_special);
     let opaque = read_opaque(r, special)?;
-    check::btree_opaque(&opaque, special, blkno, Relation::default(), problems);
+    btree_opaque(&opaque, special, blkno, Relation::default(), problems);
 
     if opaque.btpo_flags & BTP_META != 0 {
         let meta = read_meta(r, layout)?;
-        check::btm_magic(meta.btm_magic, problems);
+        btm_magic(meta.btm_magic, problems);
         return Ok(AmData::Btree {
             opaque,
             meta: Some(meta),
@@ -112,35 +108,6 @@ pub(crate) fn parse(
         safexid,
         items,
     })
-}
-
-/// Whether the btree page's index tuples were laid out by a 32-bit build
-/// (MAXIMUM_ALIGNOF 4): then a note saying how that was told, else `None`.
-///
-/// A 64-bit build MAXALIGNs every index tuple's size and offset to 8, so an
-/// item at an lp_off of 4 mod 8 is never written by one. A 32-bit build packs
-/// tuples at multiples of 4, and its tuples' sizes are multiples of 4. The
-/// page is read as 32-bit only when some normal item sits at 4 mod 8 and
-/// every item with storage sits at a multiple of 4, is a multiple of 4 long,
-/// at least an IndexTupleData long, and has an IndexTupleSize equal to its
-/// lp_len. Pages whose tuples all happen to sit at multiples of 8 cannot be
-/// told apart this way (and decode the same, except for keys after a null
-/// bitmap).
-pub(crate) fn detect_max_align(r: &Reader, ids: &[ItemId]) -> Option<Problem> {
-    super::page::four_byte_maxalign(
-        ids,
-        ItemId::has_storage,
-        |id| {
-            let (off, len) = (usize::from(id.lp_off), usize::from(id.lp_len));
-            len % 4 == 0
-                && len >= SIZE_OF_INDEX_TUPLE
-                && r.peek_u16(off + 6, "t_info")
-                    .is_ok_and(|t_info| usize::from(t_info & INDEX_SIZE_MASK) == len)
-        },
-        "index tuples",
-        "index tuples",
-        "with IndexTupleSize equal to lp_len; decoded with 4-byte MAXALIGN",
-    )
 }
 
 /// A btree metapage has no items to tell the build by, but PostgreSQL 11 and
@@ -324,7 +291,7 @@ fn read_tid(r: &Reader, at: usize, field: &str) -> Result<ItemPointer, ReadError
     let lo = r.peek_u16(at + 2, field)?;
     let posid = r.peek_u16(at + 4, field)?;
     Ok(ItemPointer {
-        block: (u32::from(hi) << 16) | u32::from(lo),
+        block: block_id(hi, lo),
         offset: posid,
     })
 }
@@ -537,5 +504,171 @@ fn page_stats(h: &PageHeader, o: &BtPageOpaque, items: &[BtItem]) -> BtPageStats
         avg_item_size: total.checked_div(count).unwrap_or(0),
         page_size: u32::try_from(h.page_size()).unwrap_or(u32::MAX),
         free_size,
+    }
+}
+
+/// `BTPageOpaqueData` (nbtree.h): btpo_prev, btpo_next, btpo_level,
+/// btpo_flags, btpo_cycleid.
+pub(crate) const BT_OPAQUE_SIZE: usize = crate::model::postgres::disk::bt_page_opaque::SIZE;
+
+/// What is known about the relation a page comes from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Relation {
+    /// Block 0 of the relation is a btree metapage: every page should be a
+    /// btree page, and block 0 the metapage.
+    pub btree_index: bool,
+}
+
+/// The btree checks of a page whose special space is a `BTPageOpaqueData`,
+/// read without spans.
+pub(crate) fn btree_page(
+    r: &Reader,
+    h: &PageHeader,
+    blkno: u64,
+    rel: Relation,
+    problems: &mut Vec<Problem>,
+) {
+    let special = usize::from(h.pd_special);
+    let Ok(o) = peek_btree_opaque(r, special) else {
+        return;
+    };
+    btree_opaque(&o, special, blkno, rel, problems);
+    if o.btpo_flags & BTP_META != 0 {
+        if let Ok(magic) = r.peek_u32(SIZE_OF_PAGE_HEADER, "btm_magic") {
+            btm_magic(magic, problems);
+        }
+    }
+}
+
+fn peek_btree_opaque(r: &Reader, special: usize) -> Result<BtPageOpaque, ReadError> {
+    use crate::model::postgres::disk::bt_page_opaque::*;
+    Ok(BtPageOpaque {
+        btpo_prev: r.peek_u32(special + BTPO_PREV, "btpo_prev")?,
+        btpo_next: r.peek_u32(special + BTPO_NEXT, "btpo_next")?,
+        btpo_level: r.peek_u32(special + BTPO_LEVEL, "btpo_level")?,
+        btpo_flags: r.peek_u16(special + BTPO_FLAGS, "btpo_flags")?,
+        btpo_cycleid: r.peek_u16(special + BTPO_CYCLEID, "btpo_cycleid")?,
+    })
+}
+
+/// A page of a btree index whose special space is not a `BTPageOpaqueData`:
+/// true (and a problem) when its size is wrong.
+pub(crate) fn btree_special_size(special_size: usize, problems: &mut Vec<Problem>) -> bool {
+    if special_size == BT_OPAQUE_SIZE {
+        return false;
+    }
+    problems.push(Problem::new(
+        Severity::Error,
+        ProblemClass::Btree,
+        Some(16),
+        "pd_special",
+        format!(
+            "special space of {special_size} bytes in a btree index (BTPageOpaqueData is {BT_OPAQUE_SIZE})"
+        ),
+    ));
+    true
+}
+
+/// A btree page's `BTPageOpaqueData` at `special`: known btpo_flags bits,
+/// the metapage only at block 0 (and block 0 of an index the metapage), no
+/// sibling link to the page itself, level 0 exactly on leaf pages, a root
+/// without siblings. Deleted pages keep an xid (before PostgreSQL 14) or the
+/// level: their level is not judged.
+pub(crate) fn btree_opaque(
+    o: &BtPageOpaque,
+    special: usize,
+    blkno: u64,
+    rel: Relation,
+    problems: &mut Vec<Problem>,
+) {
+    let mut err = |offset: usize, field: &str, message: String| {
+        problems.push(Problem::new(
+            Severity::Error,
+            ProblemClass::Btree,
+            Some(offset),
+            field,
+            message,
+        ));
+    };
+    let flags_word = o.btpo_flags;
+    let unknown = flags::unknown_bits(flags_word, flags::BTPO_FLAGS, 0xFFFF);
+    if unknown != 0 {
+        err(
+            special + 12,
+            "btpo_flags",
+            format!("unknown btpo_flags bits 0x{unknown:04x} (flags 0x{flags_word:04x})"),
+        );
+    }
+    if flags_word & BTP_META != 0 {
+        if blkno != 0 {
+            err(
+                special + 12,
+                "btpo_flags",
+                format!("BTP_META on block {blkno}: only block 0 is the metapage"),
+            );
+        }
+        return;
+    }
+    if blkno == 0 && rel.btree_index {
+        err(
+            special + 12,
+            "btpo_flags",
+            "block 0 of a btree index without BTP_META".to_string(),
+        );
+    }
+    let (prev, next) = (o.btpo_prev, o.btpo_next);
+    // 0 is P_NONE (no sibling); block 0 is the metapage, never a sibling.
+    if prev != 0 && u64::from(prev) == blkno {
+        err(
+            special,
+            "btpo_prev",
+            format!("btpo_prev points at the page itself (block {blkno})"),
+        );
+    }
+    if next != 0 && u64::from(next) == blkno {
+        err(
+            special + 4,
+            "btpo_next",
+            format!("btpo_next points at the page itself (block {blkno})"),
+        );
+    }
+    if flags_word & BTP_DELETED != 0 {
+        return;
+    }
+    let leaf = flags_word & BTP_LEAF != 0;
+    let level = o.btpo_level;
+    if leaf && level != 0 {
+        err(
+            special + 8,
+            "btpo_level",
+            format!("btpo_level {level} on a leaf page (leaves are level 0)"),
+        );
+    }
+    if !leaf && level == 0 {
+        err(
+            special + 8,
+            "btpo_level",
+            "btpo_level 0 on an internal page (BTP_LEAF not set)".to_string(),
+        );
+    }
+    if flags_word & BTP_ROOT != 0 && (prev != 0 || next != 0) {
+        err(
+            special,
+            "btpo_prev",
+            format!("root page with siblings (btpo_prev {prev}, btpo_next {next})"),
+        );
+    }
+}
+
+/// The metapage's btm_magic.
+pub(crate) fn btm_magic(magic: u32, problems: &mut Vec<Problem>) {
+    if magic != BTREE_MAGIC {
+        problems.push(Problem::new(
+            Severity::Error,
+            ProblemClass::Btree,
+            Some(SIZE_OF_PAGE_HEADER),
+            "btm_magic",
+            format!("btm_magic 0x{magic:06x} is not BTREE_MAGIC 0x053162"),
+        ));
     }
 }

@@ -42,12 +42,17 @@ use std::collections::HashMap;
 use crate::model::postgres::types::{Align, Column, ExtType, PgType, Schema, TypeSpec};
 use crate::model::postgres::{Attr, PageKind, Storage};
 use crate::model::Severity;
+use crate::reader::Endian;
 
 use super::attrs;
 use super::page::{parse_page_without_spans, PageOptions};
 use super::schema::parse_columns;
 use super::values;
 use super::visibility::{decide, RowStatus, XactLookup};
+use crate::model::postgres::flags::{
+    HEAP_XMAX_COMMITTED, HEAP_XMAX_EXCL_LOCK, HEAP_XMAX_INVALID, HEAP_XMAX_IS_MULTI,
+    HEAP_XMAX_KEYSHR_LOCK, HEAP_XMAX_LOCK_ONLY, HEAP_XMIN_COMMITTED, HEAP_XMIN_INVALID,
+};
 use crate::model::postgres::ItemPointer;
 
 /// The catalogs read for a table lookup.
@@ -530,15 +535,6 @@ pub(crate) fn mapped_relation_name(oid: u32) -> Option<&'static str> {
     MAPPED_RELATIONS.iter().find(|m| m.0 == oid).map(|m| m.1)
 }
 
-const HEAP_XMIN_COMMITTED: u16 = 0x0100;
-const HEAP_XMIN_INVALID: u16 = 0x0200;
-const HEAP_XMAX_COMMITTED: u16 = 0x0400;
-const HEAP_XMAX_INVALID: u16 = 0x0800;
-const HEAP_XMAX_IS_MULTI: u16 = 0x1000;
-const HEAP_XMAX_LOCK_ONLY: u16 = 0x0080;
-const HEAP_XMAX_EXCL_LOCK: u16 = 0x0040;
-const HEAP_XMAX_KEYSHR_LOCK: u16 = 0x0010;
-
 /// One live row of a catalog: where it is and its columns.
 #[derive(Clone, Debug)]
 pub(crate) struct CatalogRow {
@@ -785,7 +781,7 @@ pub(crate) fn page_rows(
         unreadable.push(page_damage(reason, false));
         return guessed;
     }
-    attrs::decode_page(&mut page, data, schema, None);
+    super::kinds::decode_page(&mut page, data, schema, None);
     for item in page.items {
         let Some(t) = &item.tuple else {
             if item.id.lp_flags == crate::model::postgres::LpFlags::Normal && item.id.lp_len > 0 {
@@ -1150,7 +1146,7 @@ fn missing_value(raw: &[u8], col: &Column) -> Result<String, String> {
     let data = attrs::plain_varlena_data(raw)?;
     let word = |at: usize| -> Result<u32, String> {
         data.get(at..at + 4)
-            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .and_then(|b| Endian::Little.read_u32(b))
             .ok_or_else(|| "array header runs past the end".to_string())
     };
     let (ndim, dataoffset) = (word(0)?, word(4)?);

@@ -31,8 +31,9 @@
 //!   l_sigd, u_sigd (significant digits given), l_ext, u_ext (`<`, `>`,
 //!   `~`, `-` for an open end, or 0).
 
+use super::datum::MAX_VALUE_TEXT;
 use super::datum::{byte, u16_at, u32_at, u64_at};
-use super::values::{float8_out, MAX_VALUE_TEXT};
+use super::float::float8_out;
 use crate::model::postgres::types::ExtType;
 
 const HS_FLAG_NEWVERSION: u32 = 0x8000_0000;

@@ -180,7 +180,13 @@ pub(crate) fn inner_header_to_little(out: &mut [u8], at: usize) -> Result<(), St
     let word = out
         .get(at..at + 4)
         .ok_or_else(|| format!("a varlena header at {at} runs past the end"))?;
-    let len = u32::from_be_bytes([word[0], word[1], word[2], word[3]]) & 0x3fff_ffff;
+    let len = Endian::Big.read_u32(word).unwrap_or(0) & 0x3fff_ffff;
     out[at..at + 4].copy_from_slice(&(len << 2).to_le_bytes());
     Ok(())
 }
+
+/// The most text one decoded value may produce (an array of millions of NULLs
+/// compressed into a few hundred kilobytes would otherwise print gigabytes).
+/// PostgreSQL itself cannot output a value past 1 GB; blockscope stops at
+/// 64 MiB and says so.
+pub(crate) const MAX_VALUE_TEXT: usize = 64 << 20;

@@ -7,7 +7,8 @@ use crate::model::postgres::{LpFlags, PageKind};
 use crate::reader::{Endian, Reader};
 
 use super::check::CheckedPage;
-use super::page::{item_ids, line_pointers_in_use};
+use super::kinds::line_pointers_in_use;
+use super::layout::item_ids;
 
 /// Fill `out`'s PostgreSQL figures from page `data`, which `checked`
 /// describes: `free` (pd_upper − pd_lower) and `used` when the header is

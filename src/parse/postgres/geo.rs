@@ -16,7 +16,7 @@
 //! - `circle`: centre point, float8 radius (24 bytes) → `<(x,y),r>`
 
 use super::datum::{u32_at, u64_at};
-use super::values::float8_out;
+use super::float::float8_out;
 
 /// The float8 at byte `at`.
 fn f8(data: &[u8], at: usize) -> Result<f64, String> {

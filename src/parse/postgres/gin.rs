@@ -9,6 +9,7 @@
 //!  GinPostingList: | first (6) | nbytes (2) | varbyte deltas of (block << 11 | offset) … | (short-aligned)
 //! ```
 
+use crate::model::postgres::block_id;
 use crate::model::postgres::index::{
     GinDataPage, GinPosting, GinSegment, IndexBody, IndexItem, KeyArea,
 };
@@ -20,16 +21,13 @@ use crate::model::span::Region;
 use crate::model::{Problem, ProblemClass, Severity};
 use crate::reader::{ReadError, Reader};
 
-use super::index::{
+use super::itup::{
     empty_item, peek_tid, read_itup_header, read_tid, tuple_bounds, unreadable_item,
 };
+use crate::model::postgres::flags::{
+    GIN_COMPRESSED, GIN_DATA, GIN_DELETED, GIN_LEAF, GIN_LIST, GIN_META,
+};
 
-const GIN_DATA: u16 = 0x0001;
-const GIN_LEAF: u16 = 0x0002;
-const GIN_DELETED: u16 = 0x0004;
-const GIN_META: u16 = 0x0008;
-const GIN_LIST: u16 = 0x0010;
-const GIN_COMPRESSED: u16 = 0x0080;
 /// `GIN_TREE_POSTING`: nposting of an entry whose TIDs are in a posting tree.
 const GIN_TREE_POSTING: u16 = 0xFFFF;
 /// `GIN_ITUP_COMPRESSED`: high bit of the posting offset.
@@ -205,7 +203,7 @@ fn entry_tuple(
 }
 
 /// Whether the GIN page's tuples were laid out by a 32-bit build: as
-/// [`super::btree::detect_max_align`] finds (some tuple at 4 mod 8), or, on
+/// [`super::itup::detect_max_align`] finds (some tuple at 4 mod 8), or, on
 /// an entry leaf page whose tuples all sit at multiples of 8, by an entry
 /// with a null bitmap whose posting list starts before offset 18. A 64-bit
 /// build puts a null entry's posting list at SHORTALIGN of at least
@@ -213,7 +211,7 @@ fn entry_tuple(
 /// after the int2 attnum of a multi-column index): 18 or later; a 32-bit
 /// build's data offset is 12, its posting list at 14 or 16.
 pub(crate) fn detect_max_align(r: &Reader, h: &PageHeader, ids: &[ItemId]) -> Option<Problem> {
-    if let Some(note) = super::btree::detect_max_align(r, ids) {
+    if let Some(note) = super::itup::detect_max_align(r, ids) {
         return Some(note);
     }
     let flags = r.peek_u16(usize::from(h.pd_special) + 6, "flags").ok()?;
@@ -227,7 +225,7 @@ pub(crate) fn detect_max_align(r: &Reader, h: &PageHeader, ids: &[ItemId]) -> Op
         if id.lp_off % 4 != 0
             || len % 4 != 0
             || len < 16
-            || usize::from(t_info & super::index::INDEX_SIZE_MASK) != len
+            || usize::from(t_info & super::itup::INDEX_SIZE_MASK) != len
         {
             return None;
         }
@@ -237,7 +235,7 @@ pub(crate) fn detect_max_align(r: &Reader, h: &PageHeader, ids: &[ItemId]) -> Op
         let at = ((hi << 16) | lo) & !GIN_ITUP_COMPRESSED;
         if first.is_none()
             && id.lp_flags == LpFlags::Normal
-            && t_info & super::index::INDEX_NULL_MASK != 0
+            && t_info & super::itup::INDEX_NULL_MASK != 0
             && posid != GIN_TREE_POSTING
             && (12..18).contains(&at)
         {
@@ -245,18 +243,21 @@ pub(crate) fn detect_max_align(r: &Reader, h: &PageHeader, ids: &[ItemId]) -> Op
         }
     }
     let (lp, at) = first?;
-    Some(Problem::new(
-        Severity::Info,
-        ProblemClass::LinePointer,
-        Some(super::page::item_id_offset(usize::from(lp))),
-        format!("lp[{lp}]"),
-        format!(
+    Some(
+        Problem::new(
+            Severity::Info,
+            ProblemClass::LinePointer,
+            Some(super::layout::item_id_offset(usize::from(lp))),
+            format!("lp[{lp}]"),
+            format!(
             "index tuples laid out by a 32-bit build (MAXALIGN 4): lp[{lp}] is an entry with a \
              null bitmap whose posting list starts at {at} (a 64-bit build's start at 18 or \
              later), and all tuples start at multiples of 4 with IndexTupleSize equal to lp_len; \
              decoded with 4-byte MAXALIGN"
         ),
-    ))
+        )
+        .about_item(lp),
+    )
 }
 
 /// `decode_varbyte`: 7 bits a byte, low first, the high bit saying more
@@ -367,7 +368,7 @@ fn data_page(
             r.set_context(Region::TupleData, Some(format!("PostingItem {}", i + 1)));
             let hi = r.peek_u16(at, "child_blkno")?;
             let lo = r.peek_u16(at + 2, "child_blkno")?;
-            let child = (u32::from(hi) << 16) | u32::from(lo);
+            let child = block_id(hi, lo);
             r.mark(at, 4, "child_blkno", child.to_string());
             let key = read_tid(r, at + 4, "key")?;
             let lp = (i + 1) as u16;

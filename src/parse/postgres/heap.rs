@@ -2,6 +2,7 @@
 //! same conditions pageinspect's `heap_page_items` uses, plus structural checks
 //! and a verdict of what the header proves ([`ItemVerdict`]).
 
+use crate::model::postgres::block_id;
 use crate::model::postgres::verdict::{
     Change, ItemVerdict, LockMode, TupleVerdict, XidStatus, Xmax,
 };
@@ -14,19 +15,12 @@ use crate::model::{Problem, ProblemClass, Severity};
 use crate::reader::{ReadError, Reader};
 
 use crate::model::postgres::flags;
+use crate::model::postgres::flags::{
+    HEAP_HOT_UPDATED, HEAP_KEYS_UPDATED, HEAP_MOVED, HEAP_ONLY_TUPLE, HEAP_XMAX_COMMITTED,
+    HEAP_XMAX_EXCL_LOCK, HEAP_XMAX_INVALID, HEAP_XMAX_IS_MULTI, HEAP_XMAX_KEYSHR_LOCK,
+    HEAP_XMAX_LOCK_ONLY, HEAP_XMIN_COMMITTED, HEAP_XMIN_INVALID,
+};
 
-const HEAP_XMAX_KEYSHR_LOCK: u16 = 0x0010;
-const HEAP_XMAX_EXCL_LOCK: u16 = 0x0040;
-const HEAP_XMAX_LOCK_ONLY: u16 = 0x0080;
-const HEAP_XMIN_COMMITTED: u16 = 0x0100;
-const HEAP_XMIN_INVALID: u16 = 0x0200;
-const HEAP_XMAX_COMMITTED: u16 = 0x0400;
-const HEAP_XMAX_INVALID: u16 = 0x0800;
-const HEAP_XMAX_IS_MULTI: u16 = 0x1000;
-const HEAP_MOVED: u16 = 0xC000;
-const HEAP_KEYS_UPDATED: u16 = 0x2000;
-const HEAP_HOT_UPDATED: u16 = 0x4000;
-const HEAP_ONLY_TUPLE: u16 = 0x8000;
 /// Transaction IDs with a fixed status (transam.h).
 const INVALID_TRANSACTION_ID: u32 = 0;
 const BOOTSTRAP_TRANSACTION_ID: u32 = 1;
@@ -47,13 +41,16 @@ pub(crate) fn parse_item(
         match read_tuple(r, &id, layout, problems) {
             Ok(t) => Some(t),
             Err(e) => {
-                problems.push(Problem::new(
-                    Severity::Error,
-                    ProblemClass::Tuple,
-                    Some(e.offset),
-                    format!("tuple {} {}", id.lp, e.field),
-                    e.to_string(),
-                ));
+                problems.push(
+                    Problem::new(
+                        Severity::Error,
+                        ProblemClass::Tuple,
+                        Some(e.offset),
+                        format!("tuple {} {}", id.lp, e.field),
+                        e.to_string(),
+                    )
+                    .about_item(id.lp),
+                );
                 None
             }
         }
@@ -121,7 +118,7 @@ fn expected_hoff(t_infomask2: u16, t_infomask: u16, max_align: usize) -> usize {
 /// Pages whose tuples all happen to sit at multiples of 8 cannot be told
 /// apart this way.
 pub(crate) fn detect_max_align(r: &Reader, ids: &[ItemId]) -> Option<Problem> {
-    super::page::four_byte_maxalign(
+    super::layout::four_byte_maxalign(
         ids,
         |id| id.lp_flags == LpFlags::Normal && id.has_storage(),
         |id| {
@@ -174,7 +171,7 @@ pub(crate) fn peek_tuple_header(r: &Reader, base: usize) -> Result<HeapTupleHead
         t_xmax: r.peek_u32(base + 4, "t_xmax")?,
         t_field3: r.peek_u32(base + 8, "t_field3")?,
         t_ctid: ItemPointer {
-            block: (u32::from(bi_hi) << 16) | u32::from(bi_lo),
+            block: block_id(bi_hi, bi_lo),
             offset: r.peek_u16(base + 16, "t_ctid")?,
         },
         t_infomask2: r.peek_u16(base + 18, "t_infomask2")?,

@@ -8,10 +8,10 @@
 //!  GiST:  | t_tid = heap TID or (child block, 0xFFFF) | t_info | [bitmap] | keys… |
 //! ```
 
-use crate::model::postgres::index::{HashBitmap, IndexBody, IndexItem, IndexTupleHeader, KeyArea};
+use crate::model::postgres::index::{HashBitmap, IndexBody, IndexItem, KeyArea};
 use crate::model::postgres::types::{Align, Column, PgType, Schema, TypeSpec};
 use crate::model::postgres::{
-    maxalign, AmData, HashPageStats, ItemId, ItemPointer, LpFlags, PageHeader, PageLayout, PgPage,
+    maxalign, AmData, HashPageStats, ItemId, LpFlags, PageHeader, PageLayout, PgPage,
     SIZE_OF_PAGE_HEADER,
 };
 use crate::model::span::Region;
@@ -19,185 +19,17 @@ use crate::model::{Problem, ProblemClass, Severity};
 use crate::reader::{ReadError, Reader};
 
 use super::attrs::{self, PAGE_VALUE_BUDGET};
-use super::page::page_free_space;
+use super::itup::{
+    empty_item, read_itup_header, size_check, tuple_bounds, unreadable_item, SIZE_OF_INDEX_BITMAP,
+    SIZE_OF_INDEX_TUPLE,
+};
+use super::layout::page_free_space;
 use super::{brin, gin, spgist};
+use crate::model::postgres::flags::{F_LEAF, LH_BITMAP_PAGE};
 use crate::model::postgres::names::hash_page_type;
 
-/// `INDEX_SIZE_MASK`.
-pub(crate) const INDEX_SIZE_MASK: u16 = 0x1FFF;
-/// `INDEX_AM_RESERVED_BIT`.
-const INDEX_AM_RESERVED_BIT: u16 = 0x2000;
-/// `INDEX_VAR_MASK`.
-const INDEX_VAR_MASK: u16 = 0x4000;
-/// `INDEX_NULL_MASK`.
-pub(crate) const INDEX_NULL_MASK: u16 = 0x8000;
-/// sizeof(IndexTupleData).
-pub(crate) const SIZE_OF_INDEX_TUPLE: usize = 8;
-/// sizeof(IndexAttributeBitMapData).
-const SIZE_OF_INDEX_BITMAP: usize = 4;
-/// `F_LEAF` (gist.h).
-const F_LEAF: u16 = 0x0001;
-/// `LH_BITMAP_PAGE` (hash.h).
-const LH_BITMAP_PAGE: u16 = 0x0004;
 /// `GIST_TUPLE_INVALID` offset of a pre-9.1 invalid (crash-left) tuple (gist_private.h).
 const GIST_TUPLE_INVALID: u16 = 0xFFFE;
-
-/// An ItemPointerData at `at`, not recorded.
-pub(crate) fn peek_tid(r: &Reader, at: usize, field: &str) -> Result<ItemPointer, ReadError> {
-    let hi = r.peek_u16(at, field)?;
-    let lo = r.peek_u16(at + 2, field)?;
-    Ok(ItemPointer {
-        block: (u32::from(hi) << 16) | u32::from(lo),
-        offset: r.peek_u16(at + 4, field)?,
-    })
-}
-
-/// An ItemPointerData at `at`, recorded as a span named `field`.
-pub(crate) fn read_tid(r: &mut Reader, at: usize, field: &str) -> Result<ItemPointer, ReadError> {
-    let tid = peek_tid(r, at, field)?;
-    r.mark(at, 6, field, tid.to_string());
-    Ok(tid)
-}
-
-/// The `IndexTupleData` header at `base` (and its null bitmap), recorded.
-pub(crate) fn read_itup_header(
-    r: &mut Reader,
-    base: usize,
-    owner: &str,
-    tid_name: &str,
-    layout: PageLayout,
-) -> Result<IndexTupleHeader, ReadError> {
-    r.set_context(Region::TupleHeader, Some(owner.to_string()));
-    let t_tid = read_tid(r, base, tid_name)?;
-    let t_info = r.u16(base + 6, "t_info")?;
-    let size = t_info & INDEX_SIZE_MASK;
-    let has_nulls = t_info & INDEX_NULL_MASK != 0;
-    let has_varwidth = t_info & INDEX_VAR_MASK != 0;
-    let mut bits = Vec::new();
-    if has_nulls {
-        bits.push("has nulls");
-    }
-    if has_varwidth {
-        bits.push("varwidth");
-    }
-    if t_info & INDEX_AM_RESERVED_BIT != 0 {
-        bits.push("AM bit");
-    }
-    r.show_last(format!(
-        "0x{t_info:04x} size {size}{}{}",
-        if bits.is_empty() { "" } else { ", " },
-        bits.join(", ")
-    ));
-    let bitmap = if has_nulls {
-        let b = r
-            .bytes(
-                base + SIZE_OF_INDEX_TUPLE,
-                SIZE_OF_INDEX_BITMAP,
-                "null bitmap",
-            )?
-            .to_vec();
-        r.show_last(
-            b.iter()
-                .map(|x| format!("{x:08b}"))
-                .collect::<Vec<_>>()
-                .join(" "),
-        );
-        Some(b)
-    } else {
-        None
-    };
-    // IndexInfoFindDataOffset
-    let data_offset = if has_nulls {
-        layout.maxalign(SIZE_OF_INDEX_TUPLE + SIZE_OF_INDEX_BITMAP)
-    } else {
-        layout.maxalign(SIZE_OF_INDEX_TUPLE)
-    };
-    Ok(IndexTupleHeader {
-        t_tid,
-        t_info,
-        size,
-        has_nulls,
-        has_varwidth,
-        am_bit: t_info & INDEX_AM_RESERVED_BIT != 0,
-        bitmap,
-        data_offset,
-    })
-}
-
-/// An item without a tuple to read: unused, or dead without storage.
-pub(crate) fn empty_item(id: ItemId) -> IndexItem {
-    let verdict = match id.lp_flags {
-        LpFlags::Unused => "unused".to_string(),
-        f => format!("{} without storage", f.short().to_lowercase()),
-    };
-    IndexItem {
-        id,
-        header: None,
-        body: IndexBody::None,
-        tupstate: None,
-        key_area: None,
-        keys: None,
-        verdict,
-    }
-}
-
-/// An item whose tuple could not be read, and the problem saying so.
-pub(crate) fn unreadable_item(
-    id: ItemId,
-    e: &ReadError,
-    class: ProblemClass,
-    problems: &mut Vec<Problem>,
-) -> IndexItem {
-    problems.push(Problem::new(
-        Severity::Error,
-        class,
-        Some(e.offset),
-        format!("item {} {}", id.lp, e.field),
-        e.to_string(),
-    ));
-    IndexItem {
-        id,
-        header: None,
-        body: IndexBody::Unreadable {
-            reason: e.to_string(),
-        },
-        tupstate: None,
-        key_area: None,
-        keys: None,
-        verdict: "unreadable index tuple".to_string(),
-    }
-}
-
-/// The tuple of `id` must lie inside the page: else an error.
-pub(crate) fn tuple_bounds(r: &Reader, id: &ItemId) -> Result<(usize, usize), ReadError> {
-    let start = usize::from(id.lp_off);
-    let len = usize::from(id.lp_len);
-    if start < SIZE_OF_PAGE_HEADER || start + len > r.len() {
-        return Err(ReadError {
-            field: "lp_off".into(),
-            offset: start,
-            needed: len,
-            available: r.len().saturating_sub(start),
-        });
-    }
-    Ok((start, len))
-}
-
-/// IndexTupleSize must agree with lp_len: else a problem.
-fn size_check(h: &IndexTupleHeader, id: &ItemId, class: ProblemClass, problems: &mut Vec<Problem>) {
-    if h.size != id.lp_len {
-        problems.push(Problem::new(
-            Severity::Error,
-            class,
-            Some(usize::from(id.lp_off) + 6),
-            format!("item {} t_info", id.lp),
-            format!(
-                "IndexTupleSize {} disagrees with lp_len {}",
-                h.size, id.lp_len
-            ),
-        ));
-    }
-}
 
 /// Decode the items of an index page of the kind `am` holds, into `am`.
 pub(crate) fn parse_items(
@@ -625,7 +457,7 @@ pub(crate) fn decode_keys(page: &mut PgPage, data: &[u8], schema: &Schema) {
 
 #[cfg(test)]
 mod tests {
-    use crate::parse::postgres::attrs::decode_page;
+    use crate::parse::postgres::kinds::decode_page;
     use crate::parse::postgres::page::{parse_page, PageOptions};
     use crate::parse::postgres::schema::parse_columns;
     use crate::render::postgres::json::PgPageJson as PageJson;

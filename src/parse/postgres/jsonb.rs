@@ -204,7 +204,7 @@ fn container_to_little(data: &mut [u8], depth: usize) -> Result<(), String> {
             .get_mut(at..at + 4)
             .ok_or_else(|| format!("jsonb ends inside a word at byte {at}"))?;
         w.reverse();
-        Ok(u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+        Ok(Endian::Little.read_u32(w).unwrap_or(0))
     };
     let header = word(data, 0)?;
     let count = (header & JB_CMASK) as usize;

@@ -12,13 +12,17 @@ mod contrib;
 pub(crate) mod control;
 pub(crate) mod datum;
 pub(crate) mod figures;
+pub(crate) mod float;
 mod geo;
 mod gin;
 pub(crate) mod heap;
 pub(crate) mod index;
 mod isn;
 mod isn_ranges;
+pub(crate) mod itup;
 pub(crate) mod jsonb;
+pub(crate) mod kinds;
+pub(crate) mod layout;
 pub(crate) mod page;
 pub(crate) mod pglz;
 pub(crate) mod relmap;
@@ -36,7 +40,7 @@ mod proptests;
 
 pub use check::check_page;
 pub(crate) use check::{check_page_in, Relation};
+pub use kinds::{decode_page, detect_kind};
 pub use page::{
-    detect_endian, detect_kind, page_size_from_header, parse_page, parse_page_without_spans,
-    PageOptions,
+    detect_endian, page_size_from_header, parse_page, parse_page_without_spans, PageOptions,
 };

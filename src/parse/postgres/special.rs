@@ -1,14 +1,18 @@
 //! Special spaces and contents of the other page kinds: hash, GIN, GiST,
 //! SP-GiST, BRIN, sequences, and the free space map and visibility map forks.
 
+use crate::model::postgres::block_id;
 use crate::model::postgres::{
     AmData, BrinMetaPageData, BrinSpecial, FsmPage, GinMetaPageData, GinPageOpaque, GistPageOpaque,
-    HashMetaPageData, HashPageOpaque, ItemPointer, Lsn, PageHeader, PageKind, SpGistPageOpaque,
-    VmPage, SIZE_OF_PAGE_HEADER,
+    HashMetaPageData, HashPageOpaque, ItemPointer, Lsn, PageHeader, SpGistPageOpaque, VmPage,
+    SIZE_OF_PAGE_HEADER,
 };
 use crate::model::span::Region;
 use crate::reader::{ReadError, Reader};
 
+use crate::model::postgres::flags::{
+    BRIN_PAGETYPE_META, BRIN_PAGETYPE_REVMAP, GIN_META, LH_META_PAGE,
+};
 /// Moved to [`crate::model::postgres::names`]; kept at their old path for code not yet updated.
 pub(crate) use crate::model::postgres::names::brin_page_type;
 use crate::model::postgres::names::LH_PAGE_TYPE;
@@ -19,146 +23,154 @@ const HASH_MAX_SPLITPOINTS: usize = 98;
 fn hash_max_bitmaps(page_size: usize) -> usize {
     (page_size / 8).min(1024)
 }
-const LH_META_PAGE: u16 = 0x0008;
-const GIN_META: u16 = 0x0008;
-const BRIN_PAGETYPE_META: u16 = 0xF091;
-const BRIN_PAGETYPE_REVMAP: u16 = 0xF092;
 /// offsetof(FSMPageData, fp_nodes).
 const FSM_NODES_OFFSET: usize = SIZE_OF_PAGE_HEADER + 4;
 
-/// Decode what a page of `kind` carries besides line pointers.
-pub(crate) fn parse(
-    r: &mut Reader,
-    h: &PageHeader,
-    kind: PageKind,
-    blkno: u64,
-) -> Result<Option<AmData>, ReadError> {
+/// `HashPageOpaqueData` (hash.h), and `HashMetaPageData` on the metapage.
+pub(crate) fn hash(r: &mut Reader, h: &PageHeader) -> Result<Option<AmData>, ReadError> {
     let special = usize::from(h.pd_special);
-    let data = match kind {
-        PageKind::Hash => {
-            r.set_context(Region::Special, Some("HashPageOpaqueData".into()));
-            let opaque = HashPageOpaque {
-                hasho_prevblkno: r.u32(special, "hasho_prevblkno")?,
-                hasho_nextblkno: r.u32(special + 4, "hasho_nextblkno")?,
-                hasho_bucket: r.u32(special + 8, "hasho_bucket")?,
-                hasho_flag: r.u16(special + 12, "hasho_flag")?,
-                hasho_page_id: r.u16(special + 14, "hasho_page_id")?,
-            };
-            let meta = if opaque.hasho_flag & LH_PAGE_TYPE == LH_META_PAGE {
-                Some(read_hash_meta(r, h.page_size())?)
-            } else {
-                None
-            };
-            AmData::Hash {
-                opaque,
-                meta,
-                stats: None,
-                items: Vec::new(),
-                bitmap: None,
-            }
-        }
-        PageKind::Gin => {
-            r.set_context(Region::Special, Some("GinPageOpaqueData".into()));
-            let opaque = GinPageOpaque {
-                rightlink: r.u32(special, "rightlink")?,
-                maxoff: r.u16(special + 4, "maxoff")?,
-                flags: r.u16(special + 6, "flags")?,
-            };
-            let meta = if opaque.flags & GIN_META != 0 {
-                Some(read_gin_meta(r)?)
-            } else {
-                None
-            };
-            AmData::Gin {
-                opaque,
-                meta,
-                items: Vec::new(),
-                data: None,
-            }
-        }
-        PageKind::Gist => {
-            r.set_context(Region::Special, Some("GISTPageOpaqueData".into()));
-            let nsn = Lsn {
-                xlogid: r.peek_u32(special, "nsn")?,
-                xrecoff: r.peek_u32(special + 4, "nsn")?,
-            };
-            r.mark(special, 8, "nsn", nsn.to_string());
-            AmData::Gist {
-                opaque: GistPageOpaque {
-                    nsn,
-                    rightlink: r.u32(special + 8, "rightlink")?,
-                    flags: r.u16(special + 12, "flags")?,
-                    gist_page_id: r.u16(special + 14, "gist_page_id")?,
-                },
-                items: Vec::new(),
-            }
-        }
-        PageKind::SpGist => {
-            r.set_context(Region::Special, Some("SpGistPageOpaqueData".into()));
-            AmData::SpGist {
-                opaque: SpGistPageOpaque {
-                    flags: r.u16(special, "flags")?,
-                    n_redirection: r.u16(special + 2, "nRedirection")?,
-                    n_placeholder: r.u16(special + 4, "nPlaceholder")?,
-                    spgist_page_id: r.u16(special + 6, "spgist_page_id")?,
-                },
-                meta: None,
-                items: Vec::new(),
-            }
-        }
-        PageKind::Brin => {
-            r.set_context(Region::Special, Some("BrinSpecialSpace".into()));
-            let end = r.len();
-            let flags = r.u16(end.saturating_sub(4), "flags")?;
-            let page_type = r.u16(end.saturating_sub(2), "page type")?;
-            r.show_last(brin_page_type(page_type));
-            let special_data = BrinSpecial { flags, page_type };
-            let mut meta = None;
-            let mut revmap = None;
-            if page_type == BRIN_PAGETYPE_META {
-                r.set_context(Region::TupleData, Some("BrinMetaPageData".into()));
-                let at = SIZE_OF_PAGE_HEADER;
-                meta = Some(BrinMetaPageData {
-                    brin_magic: r.u32(at, "brinMagic")?,
-                    brin_version: r.u32(at + 4, "brinVersion")?,
-                    pages_per_range: r.u32(at + 8, "pagesPerRange")?,
-                    last_revmap_page: r.u32(at + 12, "lastRevmapPage")?,
-                });
-            } else if page_type == BRIN_PAGETYPE_REVMAP {
-                // REVMAP_PAGE_MAXITEMS item pointers from the start of the contents.
-                let n = special.saturating_sub(SIZE_OF_PAGE_HEADER) / 6;
-                let mut tids = Vec::with_capacity(n);
-                r.set_context(Region::TupleData, Some("RevmapContents".into()));
-                r.mark(SIZE_OF_PAGE_HEADER, n * 6, "rm_tids", format!("{n} TIDs"));
-                for i in 0..n {
-                    let at = SIZE_OF_PAGE_HEADER + i * 6;
-                    let hi = r.peek_u16(at, "rm_tids")?;
-                    let lo = r.peek_u16(at + 2, "rm_tids")?;
-                    tids.push(ItemPointer {
-                        block: (u32::from(hi) << 16) | u32::from(lo),
-                        offset: r.peek_u16(at + 4, "rm_tids")?,
-                    });
-                }
-                revmap = Some(tids);
-            }
-            AmData::Brin {
-                special: special_data,
-                meta,
-                revmap,
-                items: Vec::new(),
-            }
-        }
-        PageKind::Sequence => {
-            r.set_context(Region::Special, None);
-            let magic = r.u32(special, "sequence_magic")?;
-            r.show_last(format!("0x{magic:04x}"));
-            AmData::Sequence { magic }
-        }
-        PageKind::Fsm => AmData::Fsm(read_fsm(r)?),
-        PageKind::Vm => AmData::Vm(read_vm(r, blkno)),
-        _ => return Ok(None),
+    r.set_context(Region::Special, Some("HashPageOpaqueData".into()));
+    let opaque = HashPageOpaque {
+        hasho_prevblkno: r.u32(special, "hasho_prevblkno")?,
+        hasho_nextblkno: r.u32(special + 4, "hasho_nextblkno")?,
+        hasho_bucket: r.u32(special + 8, "hasho_bucket")?,
+        hasho_flag: r.u16(special + 12, "hasho_flag")?,
+        hasho_page_id: r.u16(special + 14, "hasho_page_id")?,
     };
-    Ok(Some(data))
+    let meta = if opaque.hasho_flag & LH_PAGE_TYPE == LH_META_PAGE {
+        Some(read_hash_meta(r, h.page_size())?)
+    } else {
+        None
+    };
+    Ok(Some(AmData::Hash {
+        opaque,
+        meta,
+        stats: None,
+        items: Vec::new(),
+        bitmap: None,
+    }))
+}
+
+/// `GinPageOpaqueData` (ginblock.h), and `GinMetaPageData` on the metapage.
+pub(crate) fn gin(r: &mut Reader, h: &PageHeader) -> Result<Option<AmData>, ReadError> {
+    let special = usize::from(h.pd_special);
+    r.set_context(Region::Special, Some("GinPageOpaqueData".into()));
+    let opaque = GinPageOpaque {
+        rightlink: r.u32(special, "rightlink")?,
+        maxoff: r.u16(special + 4, "maxoff")?,
+        flags: r.u16(special + 6, "flags")?,
+    };
+    let meta = if opaque.flags & GIN_META != 0 {
+        Some(read_gin_meta(r)?)
+    } else {
+        None
+    };
+    Ok(Some(AmData::Gin {
+        opaque,
+        meta,
+        items: Vec::new(),
+        data: None,
+    }))
+}
+
+/// `GISTPageOpaqueData` (gist.h).
+pub(crate) fn gist(r: &mut Reader, h: &PageHeader) -> Result<Option<AmData>, ReadError> {
+    let special = usize::from(h.pd_special);
+    r.set_context(Region::Special, Some("GISTPageOpaqueData".into()));
+    let nsn = Lsn {
+        xlogid: r.peek_u32(special, "nsn")?,
+        xrecoff: r.peek_u32(special + 4, "nsn")?,
+    };
+    r.mark(special, 8, "nsn", nsn.to_string());
+    Ok(Some(AmData::Gist {
+        opaque: GistPageOpaque {
+            nsn,
+            rightlink: r.u32(special + 8, "rightlink")?,
+            flags: r.u16(special + 12, "flags")?,
+            gist_page_id: r.u16(special + 14, "gist_page_id")?,
+        },
+        items: Vec::new(),
+    }))
+}
+
+/// `SpGistPageOpaqueData` (spgist_private.h); the metapage is read with the items.
+pub(crate) fn spgist(r: &mut Reader, h: &PageHeader) -> Result<Option<AmData>, ReadError> {
+    let special = usize::from(h.pd_special);
+    r.set_context(Region::Special, Some("SpGistPageOpaqueData".into()));
+    Ok(Some(AmData::SpGist {
+        opaque: SpGistPageOpaque {
+            flags: r.u16(special, "flags")?,
+            n_redirection: r.u16(special + 2, "nRedirection")?,
+            n_placeholder: r.u16(special + 4, "nPlaceholder")?,
+            spgist_page_id: r.u16(special + 6, "spgist_page_id")?,
+        },
+        meta: None,
+        items: Vec::new(),
+    }))
+}
+
+/// `BrinSpecialSpace` (brin_page.h), and `BrinMetaPageData` or the revmap's TIDs.
+pub(crate) fn brin(r: &mut Reader, h: &PageHeader) -> Result<Option<AmData>, ReadError> {
+    let special = usize::from(h.pd_special);
+    r.set_context(Region::Special, Some("BrinSpecialSpace".into()));
+    let end = r.len();
+    let flags = r.u16(end.saturating_sub(4), "flags")?;
+    let page_type = r.u16(end.saturating_sub(2), "page type")?;
+    r.show_last(brin_page_type(page_type));
+    let special_data = BrinSpecial { flags, page_type };
+    let mut meta = None;
+    let mut revmap = None;
+    if page_type == BRIN_PAGETYPE_META {
+        r.set_context(Region::TupleData, Some("BrinMetaPageData".into()));
+        let at = SIZE_OF_PAGE_HEADER;
+        meta = Some(BrinMetaPageData {
+            brin_magic: r.u32(at, "brinMagic")?,
+            brin_version: r.u32(at + 4, "brinVersion")?,
+            pages_per_range: r.u32(at + 8, "pagesPerRange")?,
+            last_revmap_page: r.u32(at + 12, "lastRevmapPage")?,
+        });
+    } else if page_type == BRIN_PAGETYPE_REVMAP {
+        // REVMAP_PAGE_MAXITEMS item pointers from the start of the contents.
+        let n = special.saturating_sub(SIZE_OF_PAGE_HEADER) / 6;
+        let mut tids = Vec::with_capacity(n);
+        r.set_context(Region::TupleData, Some("RevmapContents".into()));
+        r.mark(SIZE_OF_PAGE_HEADER, n * 6, "rm_tids", format!("{n} TIDs"));
+        for i in 0..n {
+            let at = SIZE_OF_PAGE_HEADER + i * 6;
+            let hi = r.peek_u16(at, "rm_tids")?;
+            let lo = r.peek_u16(at + 2, "rm_tids")?;
+            tids.push(ItemPointer {
+                block: block_id(hi, lo),
+                offset: r.peek_u16(at + 4, "rm_tids")?,
+            });
+        }
+        revmap = Some(tids);
+    }
+    Ok(Some(AmData::Brin {
+        special: special_data,
+        meta,
+        revmap,
+        items: Vec::new(),
+    }))
+}
+
+/// A sequence page's `sequence_magic` (sequence.c).
+pub(crate) fn sequence(r: &mut Reader, h: &PageHeader) -> Result<Option<AmData>, ReadError> {
+    let special = usize::from(h.pd_special);
+    r.set_context(Region::Special, None);
+    let magic = r.u32(special, "sequence_magic")?;
+    r.show_last(format!("0x{magic:04x}"));
+    Ok(Some(AmData::Sequence { magic }))
+}
+
+/// A free space map page's `FSMPageData` (fsm_internals.h).
+pub(crate) fn fsm(r: &mut Reader) -> Result<Option<AmData>, ReadError> {
+    Ok(Some(AmData::Fsm(read_fsm(r)?)))
+}
+
+/// A visibility map page's bits, for heap blocks from `blkno`'s first.
+pub(crate) fn vm(r: &mut Reader, blkno: u64) -> Result<Option<AmData>, ReadError> {
+    Ok(Some(AmData::Vm(read_vm(r, blkno))))
 }
 
 fn read_hash_meta(r: &mut Reader, page_size: usize) -> Result<HashMetaPageData, ReadError> {

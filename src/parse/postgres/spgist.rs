@@ -15,15 +15,12 @@ use crate::model::span::Region;
 use crate::model::{Problem, ProblemClass, Severity};
 use crate::reader::{ReadError, Reader};
 
-use super::index::{
+use super::itup::{
     empty_item, read_itup_header, read_tid, tuple_bounds, unreadable_item, INDEX_SIZE_MASK,
     SIZE_OF_INDEX_TUPLE,
 };
+use crate::model::postgres::flags::{SPGIST_DELETED, SPGIST_LEAF, SPGIST_META, SPGIST_NULLS};
 
-const SPGIST_META: u16 = 0x0001;
-const SPGIST_DELETED: u16 = 0x0002;
-const SPGIST_LEAF: u16 = 0x0004;
-const SPGIST_NULLS: u16 = 0x0008;
 /// A leaf tuple's t_info flag: a null bitmap follows the header.
 const SGLT_HASNULLMASK: u16 = 0x8000;
 /// `SPGIST_CACHED_PAGES`.
@@ -104,7 +101,7 @@ fn read_meta(r: &mut Reader) -> Result<SpGistMeta, ReadError> {
     })
 }
 
-/// As [`super::btree::detect_max_align`] for SP-GiST tuples, whose sizes
+/// As [`super::itup::detect_max_align`] for SP-GiST tuples, whose sizes
 /// are in their own headers: `size` (the 30-bit field of leaf and dead
 /// tuples, the uint16 after an inner tuple's bitfields). A 64-bit build
 /// MAXALIGNs every tuple to 8; a 32-bit build to 4, and its leaf tuples'
@@ -119,7 +116,7 @@ pub(crate) fn detect_max_align(r: &Reader, h: &PageHeader, ids: &[ItemId]) -> Op
     let leaf = r.peek_u16(usize::from(h.pd_special), "flags").ok()? & SPGIST_LEAF != 0;
     let big = r.endian() == crate::reader::Endian::Big;
     let fits = |id: &ItemId| size_fits(r, id, leaf, big);
-    if let Some(note) = super::page::four_byte_maxalign(
+    if let Some(note) = super::layout::four_byte_maxalign(
         ids,
         ItemId::has_storage,
         |id| fits(id),
@@ -154,18 +151,21 @@ pub(crate) fn detect_max_align(r: &Reader, h: &PageHeader, ids: &[ItemId]) -> Op
         }
     }
     let lp = first?;
-    Some(Problem::new(
-        Severity::Info,
-        ProblemClass::LinePointer,
-        Some(super::page::item_id_offset(usize::from(lp))),
-        format!("lp[{lp}]"),
-        format!(
-            "SP-GiST tuples laid out by a 32-bit build (MAXALIGN 4): lp[{lp}] is a live leaf \
+    Some(
+        Problem::new(
+            Severity::Info,
+            ProblemClass::LinePointer,
+            Some(super::layout::item_id_offset(usize::from(lp))),
+            format!("lp[{lp}]"),
+            format!(
+                "SP-GiST tuples laid out by a 32-bit build (MAXALIGN 4): lp[{lp}] is a live leaf \
              tuple without a null bitmap whose bytes 12..16 hold its value (a 64-bit build's \
              are padding), and all {seen} tuples start at multiples of 4 with the size in their \
              header equal to lp_len; decoded with 4-byte MAXALIGN"
-        ),
-    ))
+            ),
+        )
+        .about_item(lp),
+    )
 }
 
 /// Whether the tuple's header holds its lp_len (a multiple of 4, at least 8).

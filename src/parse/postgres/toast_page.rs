@@ -8,9 +8,7 @@ use crate::reader::Endian;
 use super::attrs::{self, Slot};
 use super::page::{parse_page_without_spans, PageOptions};
 use super::toast::{ChunkLoc, ToastIndex};
-
-/// `HEAP_XMAX_INVALID` (htup_details.h).
-const HEAP_XMAX_INVALID: u16 = 0x0800;
+use crate::model::postgres::flags::HEAP_XMAX_INVALID;
 
 /// Index the chunk tuples of block `block` of TOAST input `file`. Tuples that
 /// are not well-formed chunks (wrong shape, damaged) are passed over.

@@ -17,8 +17,10 @@
 //!   offset of its left operand; the right one follows it), then the
 //!   operands' NUL-terminated texts.
 
+use crate::reader::Endian;
+
+use super::datum::MAX_VALUE_TEXT;
 use super::datum::{byte, u16_at, u32_at};
-use super::values::MAX_VALUE_TEXT;
 
 /// Entries may share their text (a damaged value can point every lexeme or
 /// operand at the same long string): the text is capped.
@@ -125,7 +127,7 @@ fn bitfields_to_little(data: &mut [u8], at: usize, widths: &[u32]) -> Result<(),
     let b = data
         .get(at..at + 4)
         .ok_or_else(|| format!("a bitfield word at {at} runs past the end"))?;
-    let word = u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+    let word = Endian::Big.read_u32(b).unwrap_or(0);
     let (mut from_top, mut from_bottom, mut little) = (32u32, 0u32, 0u32);
     for &w in widths {
         from_top -= w;

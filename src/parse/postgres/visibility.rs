@@ -20,15 +20,11 @@ use crate::model::postgres::verdict::{ItemVerdict, XidStatus, Xmax};
 use crate::model::postgres::{HeapTupleHeader, ItemPointer, PgPage};
 
 use super::clog::{MemberStatus, XactStatus};
+use crate::model::postgres::flags::{
+    HEAP_XMAX_COMMITTED, HEAP_XMAX_EXCL_LOCK, HEAP_XMAX_INVALID, HEAP_XMAX_IS_MULTI,
+    HEAP_XMAX_KEYSHR_LOCK, HEAP_XMAX_LOCK_ONLY, HEAP_XMIN_COMMITTED, HEAP_XMIN_INVALID,
+};
 
-const HEAP_XMAX_KEYSHR_LOCK: u16 = 0x0010;
-const HEAP_XMAX_EXCL_LOCK: u16 = 0x0040;
-const HEAP_XMAX_LOCK_ONLY: u16 = 0x0080;
-const HEAP_XMIN_COMMITTED: u16 = 0x0100;
-const HEAP_XMIN_INVALID: u16 = 0x0200;
-const HEAP_XMAX_COMMITTED: u16 = 0x0400;
-const HEAP_XMAX_INVALID: u16 = 0x0800;
-const HEAP_XMAX_IS_MULTI: u16 = 0x1000;
 const MOVED_PARTITIONS_OFFSET: u16 = 0xFFFD;
 
 /// Commit status lookups: pg_xact and pg_multixact of a data directory.

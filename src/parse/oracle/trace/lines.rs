@@ -2,8 +2,8 @@
 //!
 //! Lines are split at `\n` and lose trailing `\r`, blanks and tabs, so CRLF
 //! traces read as LF ones. A marker is recognised after leading blanks; what
-//! follows its keyword is the section's own grammar (in [`super::text`] and
-//! [`super::hex`]).
+//! follows its keyword is the section's own grammar (in `text.rs` and
+//! `hex.rs`).
 
 use nom::branch::alt;
 use nom::bytes::complete::tag;
