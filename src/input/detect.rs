@@ -11,6 +11,7 @@ use std::borrow::Cow;
 
 use super::text::{content_lines, hex_run, is_space, lines, psql_layout, Line, Psql, BOM};
 use super::{InputFormat, SNIFF_LEN};
+use crate::reader::Endian;
 
 /// Printable ASCII and the whitespace dump tools print.
 fn is_text_byte(b: u8) -> bool {
@@ -176,11 +177,10 @@ pub(super) fn utf8_text(data: &[u8]) -> Cow<'_, [u8]> {
     let Some(little) = utf16_order(data) else {
         return Cow::Borrowed(data.strip_prefix(BOM).unwrap_or(data));
     };
-    let units = data.chunks_exact(2).map(|u| match (u, little) {
-        ([a, b], true) => u16::from(*a) | (u16::from(*b) << 8),
-        ([a, b], false) => (u16::from(*a) << 8) | u16::from(*b),
-        _ => 0,
-    });
+    let order = if little { Endian::Little } else { Endian::Big };
+    let units = data
+        .chunks_exact(2)
+        .map(|u| order.read_u16(u).unwrap_or_default());
     let text: String = char::decode_utf16(units)
         .map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER))
         .collect();
@@ -211,7 +211,7 @@ fn first_raw_line(data: &[u8]) -> Option<&[u8]> {
 
 pub(super) fn detect(data: &[u8]) -> InputFormat {
     let sample = data.get(..SNIFF_LEN).unwrap_or(data);
-    if sample.starts_with(super::psql::COPY_SIGNATURE) {
+    if sample.starts_with(super::text::COPY_SIGNATURE) {
         return InputFormat::CopyBinary;
     }
     // Before the binary test: a trace may hold non-ASCII text, or be UTF-16.

@@ -30,11 +30,9 @@ use nom::number::complete::{be_i16, be_i32, be_u32};
 use nom::sequence::{delimited as between, pair};
 use nom::{IResult, Parser};
 
-use super::text::{excerpt, lines, trim, Line};
+use super::text::{excerpt, lines, trim, Line, COPY_SIGNATURE};
 use super::{base64, detect, hex, InputError, InputFormat};
-
-/// `COPY … (format binary)`'s 11-byte signature.
-pub(super) const COPY_SIGNATURE: &[u8] = b"PGCOPY\n\xff\r\n\0";
+use crate::reader::Endian;
 
 /// One row's page bytes and the block number its leading column gave.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -827,14 +825,17 @@ pub(super) fn copy_binary(data: &[u8]) -> Result<Rows, InputError> {
             ));
         };
         let blkno = if values.len() > 1 {
-            values.first().copied().flatten().and_then(|b| match *b {
-                [a, b] => Some(u64::from(u16::from_be_bytes([a, b]))),
-                [a, b, c, d] => Some(u64::from(u32::from_be_bytes([a, b, c, d]))),
-                [a, b, c, d, e, f, g, h] => {
-                    u64::try_from(i64::from_be_bytes([a, b, c, d, e, f, g, h])).ok()
-                }
-                _ => None,
-            })
+            // int2, int4 or int8, in network byte order.
+            values
+                .first()
+                .copied()
+                .flatten()
+                .and_then(|b| match b.len() {
+                    2 => Endian::Big.read_u16(b).map(u64::from),
+                    4 => Endian::Big.read_u32(b).map(u64::from),
+                    8 => Endian::Big.read_i64(b).and_then(|v| u64::try_from(v).ok()),
+                    _ => None,
+                })
         } else {
             None
         };

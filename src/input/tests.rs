@@ -496,14 +496,14 @@ fn psql_and_copy_envelopes_never_panic() {
         let _ = super::decode_pages(&data, InputFormat::Auto, 64);
     }
     // A COPY binary field claiming 2 GiB allocates nothing.
-    let at = super::psql::COPY_SIGNATURE.len() + 8 + 2;
+    let at = super::text::COPY_SIGNATURE.len() + 8 + 2;
     copy[at..at + 4].copy_from_slice(&i32::MAX.to_be_bytes());
     assert!(decode(&copy, InputFormat::Auto).is_err());
 }
 
 /// COPY binary of one tuple (block number 3, a 4-byte page).
 fn psql_copy_binary_sample() -> Vec<u8> {
-    let mut out = super::psql::COPY_SIGNATURE.to_vec();
+    let mut out = super::text::COPY_SIGNATURE.to_vec();
     out.extend_from_slice(&[0, 0, 0, 0, 0, 0, 0, 0, 0, 2]);
     out.extend_from_slice(&[0, 0, 0, 4, 0, 0, 0, 3]);
     out.extend_from_slice(&[0, 0, 0, 4, 1, 2, 3, 4]);

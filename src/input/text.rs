@@ -87,6 +87,10 @@ impl<'a> Iterator for Lines<'a> {
     }
 }
 
+/// `COPY … (format binary)`'s 11-byte signature (read by `psql.rs`,
+/// recognised by `detect.rs`).
+pub(super) const COPY_SIGNATURE: &[u8] = b"PGCOPY\n\xff\r\n\0";
+
 /// The UTF-8 byte order mark.
 pub(super) const BOM: &[u8] = b"\xef\xbb\xbf";
 

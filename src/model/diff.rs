@@ -1,5 +1,5 @@
 //! What `diff` found between two versions of a block: plain data, built by
-//! the comparison in `crate::diff` and rendered by the diff renderer.
+//! the comparison in the `diff` module and rendered by the diff renderer.
 //!
 //! Field names and values are those of `show --format json` (the comparison
 //! runs over those documents), so a change reads the way the JSON does.

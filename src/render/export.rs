@@ -5,6 +5,8 @@
 //! Rows come in as cells (text plus what kind of value it is); nothing here
 //! knows where they were read from.
 
+use byteorder::{ByteOrder, LittleEndian};
+
 /// Output formats of `export`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum ExportFormat {
@@ -302,9 +304,7 @@ fn scan_text(bytes: &[u8]) -> (bool, bool) {
     let (mut special, mut or) = (0u64, 0u64);
     let mut words = bytes.chunks_exact(8);
     for w in &mut words {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(w);
-        let x = u64::from_le_bytes(word);
+        let x = LittleEndian::read_u64(w);
         special |= below(x, 0x20) | below(x ^ (ONES * u64::from(b'\\')), 1);
         or |= x;
     }

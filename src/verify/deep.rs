@@ -34,7 +34,7 @@ use crate::parse::postgres::page::{detect_kind, is_new_page, peek_header};
 use crate::reader::{Endian, Reader};
 use crate::source::{open_file, Fork, RelationFileName};
 
-use super::postgres::input_len;
+use super::files::input_len;
 use crate::source::read_at;
 
 /// What `--deep` knows beyond the file: the index key types (`--columns`)

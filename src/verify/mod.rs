@@ -1,99 +1,23 @@
 //! `verify`: every block of every input checked, problems reported in order,
-//! totals summarised — one room per engine.
+//! totals summarised — one room per engine, one [`Report`] trait for all.
 //!
 //! * [`postgres`]: relation files and data directories, checksums and page
 //!   structure, in parallel windows with bounded memory;
-//! * [`oracle`]: datafiles and block-dump traces, tallied as DBVERIFY does.
+//! * [`oracle`]: datafiles and block-dump traces, tallied as DBVERIFY does;
+//! * [`deep`]: `--deep`, amcheck's cross-page checks over one relation;
+//! * [`report`]: where the findings go, for every engine;
+//! * [`files`]: what every room does with a file (open errors, size,
+//!   digest, names as printed).
 //!
-//! Which room an input goes to is decided by [`crate::engine`].
+//! Which room an input goes to is decided above this module, by the
+//! commands' engine choice; nothing here knows the other rooms' engines.
 
 pub(crate) mod deep;
+pub(crate) mod files;
 pub(crate) mod oracle;
 pub(crate) mod postgres;
+pub(crate) mod report;
 
-pub use postgres::{run, ChecksumMode, Report, VerifyOptions};
-
-use std::fmt::Write as _;
-use std::path::Path;
-
-/// A file name as verify prints it: control characters, bidirectional
-/// overrides and line separators, backslashes and bytes that are not UTF-8
-/// written as escapes (`\x1b`, `\u{202e}`, `\\`, `\xff`; see
-/// [`crate::escape`]), so that a name can neither forge a report line nor
-/// hide what it is.
-pub(crate) fn file_name(path: &Path) -> String {
-    crate::escape::path(path)
-}
-
-/// A time as RFC 3339 in UTC: `2024-05-01T12:34:56Z`, with nanoseconds
-/// (`…56.123456789Z`) when the file system keeps them.
-pub(crate) fn rfc3339_utc(t: std::time::SystemTime) -> String {
-    let (secs, nanos) = match t.duration_since(std::time::UNIX_EPOCH) {
-        Ok(d) => (d.as_secs() as i64, d.subsec_nanos()),
-        Err(e) => {
-            let d = e.duration();
-            let (s, n) = (d.as_secs() as i64, d.subsec_nanos());
-            if n == 0 {
-                (-s, 0)
-            } else {
-                (-s - 1, 1_000_000_000 - n)
-            }
-        }
-    };
-    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    // Days since 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's
-    // civil_from_days).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    let mut out = format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    );
-    if nanos != 0 {
-        let _ = write!(out, ".{nanos:09}");
-    }
-    out.push('Z');
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn times_are_rfc3339_utc() {
-        use std::time::{Duration, UNIX_EPOCH};
-        assert_eq!(rfc3339_utc(UNIX_EPOCH), "1970-01-01T00:00:00Z");
-        let t = UNIX_EPOCH + Duration::new(1_709_210_096, 5);
-        assert_eq!(rfc3339_utc(t), "2024-02-29T12:34:56.000000005Z");
-        let t = UNIX_EPOCH + Duration::from_secs(951_782_400);
-        assert_eq!(rfc3339_utc(t), "2000-02-29T00:00:00Z");
-        let t = UNIX_EPOCH - Duration::from_secs(1);
-        assert_eq!(rfc3339_utc(t), "1969-12-31T23:59:59Z");
-    }
-
-    #[test]
-    fn file_names_are_escaped() {
-        assert_eq!(file_name(Path::new("base/1/16384")), "base/1/16384");
-        assert_eq!(file_name(Path::new("a\x1b[2Jb\nc")), "a\\x1b[2Jb\\x0ac");
-        assert_eq!(
-            file_name(Path::new("x\u{202e}y\u{85}é")),
-            "x\\u{202e}y\\u{85}é"
-        );
-        #[cfg(unix)]
-        {
-            use std::os::unix::ffi::OsStrExt;
-            let p = Path::new(std::ffi::OsStr::from_bytes(b"a\xffb"));
-            assert_eq!(file_name(p), "a\\xffb");
-        }
-    }
-}
+pub(crate) use files::{file_name, rfc3339_utc};
+pub use postgres::{run, ChecksumMode, VerifyOptions};
+pub use report::Report;

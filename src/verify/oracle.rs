@@ -17,7 +17,7 @@ use crate::reader::Endian;
 use crate::source::Source;
 use sha2::{Digest, Sha256};
 
-use super::postgres::report_error;
+use super::report::report_error;
 
 /// What an input holds, as far as `verify` is concerned.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

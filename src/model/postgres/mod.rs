@@ -109,8 +109,9 @@ impl PageLayout {
     }
 }
 
-/// `PageXLogRecPtr` (bufpage.h): two 32-bit halves, printed as `%X/%X`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+/// `PageXLogRecPtr` (bufpage.h): two 32-bit halves, printed as `%X/%X`;
+/// ordered as the 64-bit `XLogRecPtr` it stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Default)]
 pub struct Lsn {
     /// `xlogid`: high 32 bits of the WAL position.
     pub xlogid: u32,
@@ -121,6 +122,16 @@ pub struct Lsn {
 impl fmt::Display for Lsn {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{:X}/{:X}", self.xlogid, self.xrecoff)
+    }
+}
+
+impl From<u64> for Lsn {
+    /// An `XLogRecPtr` (as pg_control holds it) split into its halves.
+    fn from(ptr: u64) -> Self {
+        Lsn {
+            xlogid: (ptr >> 32) as u32,
+            xrecoff: ptr as u32,
+        }
     }
 }
 

@@ -10,7 +10,7 @@ use crate::model::postgres::{AmData, Attr, ItemPointer, LpFlags, PgPage};
 use crate::render::fit::{new_table, right, Fitted};
 use crate::render::RenderOptions;
 
-use super::json::{bytea_text, AttrJson};
+use super::attr::{bytea_text, AttrJson};
 
 /// The index items of `page`, if it is a page of one of these access methods.
 pub(crate) fn page_items(page: &PgPage) -> Option<&[IndexItem]> {

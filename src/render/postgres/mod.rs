@@ -1,6 +1,7 @@
 //! PostgreSQL pages rendered: tables, pageinspect-named JSON, NDJSON lines
 //! written by hand, and verify's pg_checksums-style report.
 
+pub(crate) mod attr;
 pub(crate) mod cluster;
 pub(crate) mod index;
 pub(crate) mod json;

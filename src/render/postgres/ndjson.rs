@@ -15,7 +15,8 @@ use crate::model::postgres::verdict::ItemVerdict;
 use crate::model::postgres::{ChecksumCheck, HeapItem, HeapTuple, PgPage};
 use crate::model::Problem;
 
-use super::json::{push_hex, HeaderJson, PgPageJson};
+use super::attr::push_hex;
+use super::json::{HeaderJson, PgPageJson};
 
 /// Append `page` as one compact JSON line (with its newline) to `buf`.
 /// Heap pages take the hand-written path; pages with access-method data or
