@@ -11,7 +11,7 @@
 //! ([`ToastIndex`], filled page by page by `toast_page::index_page`):
 //! value id → (sequence number, block, where the chunk data sits in its page)
 //! of each chunk, without keeping chunk data. Fetching a value asks a
-//! [`ToastPages`] (implemented where the command layer wires sources to parsers, in `crate::engine::toast`)
+//! [`ToastPages`] (implemented where the command layer wires sources to parsers, in `cluster/toast.rs`)
 //! for each block it needs, once per block, and copies the chunks out by the
 //! recorded positions: linear in the value's chunks, whatever their number,
 //! and memory proportional to the number of chunks, not to their size.

@@ -6,7 +6,7 @@
 //! whose flag byte has D: a DELETE sets only that flag, the columns stay.
 
 use std::collections::HashMap;
-use std::io::{self, BufWriter, Write};
+use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 
 use crate::engine::{ColumnSpec, Columns, Engine};
@@ -21,7 +21,7 @@ use crate::parse::oracle::{parse_block, BlockOptions};
 use crate::render::export::{Cell, CellKind, OutColumn, RowFormat};
 
 use super::{
-    output_closed, read_full, report_error, stdout_error, ExportArgs, ExportOptions, Rows,
+    output_closed, read_full, report_error, stdout_error, ExportConfig, ExportOptions, Rows, Sink,
 };
 
 /// Pieces of chained rows kept until their head is reassembled, at most.
@@ -34,17 +34,19 @@ const FLAG_DELETED: u8 = 0x10;
 
 /// Run `export` on an Oracle datafile.
 pub(crate) fn run(
-    args: &ExportArgs,
+    args: &ExportConfig,
+    engine: Engine,
     opts: &ExportOptions,
     spec: Option<&ColumnSpec>,
+    sink: &mut Sink,
 ) -> Result<ExitCode, Error> {
     let Some(objd) = args.object_id else {
         return Err(Error::Usage(
             "export of an Oracle datafile needs --object-id N (the table's data object id)".into(),
         ));
     };
-    let charset: OraCharset = args.oracle_charset.into();
-    let list = match Engine::Oracle.columns(spec, &[], None, charset)? {
+    let charset: OraCharset = args.charset;
+    let list = match engine.columns(spec, &[], None, charset)? {
         Some(Columns::Oracle { list, .. }) => list,
         _ => {
             return Err(Error::Usage(
@@ -61,9 +63,9 @@ pub(crate) fn run(
     let mut head = vec![0u8; 8192];
     let n = read_full(&mut file, &mut head).map_err(io_err)?;
     head.truncate(n);
-    let block_size = args
+    let block_size = opts
         .block_size
-        .or_else(|| Engine::Oracle.block_size(&head))
+        .or_else(|| engine.block_size(&head))
         .unwrap_or(8192);
     let mut file = crate::source::open_file(&args.input).map_err(io_err)?;
     let mut evidence = opts
@@ -109,8 +111,7 @@ pub(crate) fn run(
     if opts.header {
         fmt.header(&mut w.buf);
     }
-    let stdout = io::stdout();
-    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
+    let mut out = BufWriter::with_capacity(1 << 16, sink.out());
 
     // Pieces that are not the first of their row, by (rdba, slot).
     let mut pieces: HashMap<(u32, u16), PieceBytes> = HashMap::new();
