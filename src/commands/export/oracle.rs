@@ -11,12 +11,11 @@ use std::process::ExitCode;
 
 use crate::engine::{ColumnSpec, Columns, Engine};
 use crate::error::Error;
+use crate::model::oracle::names::{KDRHFC, KDRHFD, KDRHFF, KDRHFH, KDRHFK, KDRHFL, KDRHFN};
 use crate::model::oracle::types::{OraCharset, OraColumns, OraType};
 use crate::model::{ProblemClass, Severity};
 use crate::parse::oracle::datatype::decode_value;
-use crate::parse::oracle::rowbytes::{
-    read_piece, PieceBytes, FLAG_CLUSTER, FLAG_FIRST, FLAG_HEAD, FLAG_LAST, FLAG_NEXT,
-};
+use crate::parse::oracle::rowbytes::{read_piece, PieceBytes};
 use crate::parse::oracle::{parse_block, BlockOptions};
 use crate::render::export::{Cell, CellKind, OutColumn, RowFormat};
 
@@ -29,8 +28,6 @@ const MAX_PIECES: usize = 1 << 20;
 /// Pieces one row is followed through, at most (a row has at most 1000
 /// columns, 255 a piece).
 const MAX_CHAIN: usize = 64;
-/// `D`: a deleted row piece.
-const FLAG_DELETED: u8 = 0x10;
 
 /// Run `export` on an Oracle datafile.
 pub(crate) fn run(
@@ -177,15 +174,15 @@ pub(crate) fn run(
                             continue;
                         }
                     };
-                    if p.flag & FLAG_CLUSTER != 0 {
+                    if p.flag & (KDRHFK | KDRHFC) != 0 {
                         w.skip(format!(
                             "block {blkno} slot {slot}: skipped: a cluster row piece (its columns' positions are not established)"
                         ));
                         continue;
                     }
-                    let first = p.flag & FLAG_FIRST != 0;
-                    let last = p.flag & FLAG_LAST != 0;
-                    if p.flag & FLAG_DELETED != 0 {
+                    let first = p.flag & KDRHFF != 0;
+                    let last = p.flag & KDRHFL != 0;
+                    if p.flag & KDRHFD != 0 {
                         if opts.rows != Rows::Visible && first {
                             if !last {
                                 super::progress::note(&format!(
@@ -202,7 +199,7 @@ pub(crate) fn run(
                     match (first, last) {
                         (true, true) => w.row(blkno, slot, "live", &[&p]),
                         (true, false) => chains.push((blkno, slot, p)),
-                        (false, _) if p.flag & FLAG_HEAD != 0 && p.cols.is_empty() => {
+                        (false, _) if p.flag & KDRHFH != 0 && p.cols.is_empty() => {
                             // The head of a migrated row: its body is elsewhere.
                         }
                         (false, _) => {
@@ -237,11 +234,7 @@ pub(crate) fn run(
             match pieces.get(&rid) {
                 Some(p) => {
                     parts.push(p);
-                    next = if p.flag & FLAG_LAST != 0 {
-                        None
-                    } else {
-                        p.nrid
-                    };
+                    next = if p.flag & KDRHFL != 0 { None } else { p.nrid };
                 }
                 None => {
                     missing = Some(format!(
@@ -304,7 +297,7 @@ impl Writer<'_> {
                     _ => cols.push(c.clone()),
                 }
             }
-            join = p.flag & FLAG_NEXT != 0;
+            join = p.flag & KDRHFN != 0;
         }
         if cols.len() > self.list.cols.len() && !self.list.rest_ignored {
             self.skip(format!(

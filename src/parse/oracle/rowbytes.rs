@@ -8,16 +8,13 @@
 //!  column: length byte 0..250, 0xfe + u16 big-endian length, 0xff NULL
 //! ```
 
-/// Flag bits of `fb` (KCHDFLPN).
-pub(crate) const FLAG_CLUSTER: u8 = 0xc0;
-/// H: head piece.
+/// Flag bits of `fb` (KCHDFLPN) this reader needs; `export` uses the
+/// model's `KDRHF*` names. H: head piece.
 pub(crate) const FLAG_HEAD: u8 = 0x20;
 /// F: first piece of the row's data.
 pub(crate) const FLAG_FIRST: u8 = 0x08;
 /// L: last piece.
 pub(crate) const FLAG_LAST: u8 = 0x04;
-/// N: the last column continues in the next piece.
-pub(crate) const FLAG_NEXT: u8 = 0x01;
 
 /// A row piece's header and columns.
 #[derive(Clone, Debug, PartialEq, Eq)]
