@@ -38,6 +38,8 @@
 // Every public item is documented (`missing_docs`), and everything that is
 // not reachable from this façade is `pub(crate)` (`unreachable_pub`).
 mod cli;
+mod cluster;
+mod commands;
 mod diff;
 mod engine;
 mod error;
@@ -54,8 +56,8 @@ pub use error::{Error, TextError};
 
 // The engine seam.
 pub use engine::{
-    ColumnSpec, Columns, Decoded, Decoder, Detection, DumpFacts, Engine, Page, ParseOptions,
-    TextPage, TraceOrigin,
+    ColumnSpec, Columns, Decoded, Decoder, Detection, DumpFacts, Engine, EngineScore, Page,
+    ParseOptions, TextPage, TraceOrigin,
 };
 pub use reader::Endian;
 

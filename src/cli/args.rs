@@ -1,6 +1,6 @@
 //! The command line as clap sees it: arguments, options and their value
 //! enums, documented for `--help` and the manual pages. Nothing here
-//! decides anything: the [`super::config`] layer turns these into validated
+//! decides anything: the `config` layer turns these into validated
 //! configs once.
 //!
 //! Help comes in two lengths from the same doc comments: the first

@@ -1,30 +1,27 @@
 //! Command line: clap arguments ([`args`]) turned into validated configs once
-//! ([`config`]), then one module per command wiring sources, the engine seam,
-//! renderers and checkers. The only module that sees all the others.
+//! ([`config`]), each handed with a [`Sink`] on standard output to its
+//! command in [`crate::commands`], which does the work.
 
 use std::io::{self, Write};
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::FromArgMatches;
 
 use crate::error::Error;
 
+use crate::commands::decode::{self, DecodeConfig};
+use crate::commands::diff::{self, DiffConfig};
+use crate::commands::export::{self, ExportConfig};
+use crate::commands::map::{self, MapConfig};
+use crate::commands::show::{self, ShowConfig};
+use crate::commands::verify::{self, VerifyConfig};
+use crate::commands::{progress, stdout_error, Sink};
+
 pub(crate) mod args;
 pub(crate) mod config;
-mod decode;
-mod diff;
-mod export;
 mod man;
-mod map;
-mod pipeline;
-mod progress;
-mod show;
-mod show_cluster;
-mod verify;
 
 pub(crate) use args::*;
-pub(crate) use config::{DiffConfig, ShowConfig, VerifyConfig};
 
 /// Entry point of the binary: run and map the result to an exit status.
 pub(crate) fn main() -> ExitCode {
@@ -51,21 +48,6 @@ pub(crate) fn main() -> ExitCode {
 /// is nowhere left to say anything), never a panic.
 pub(crate) fn report_error(message: &str) {
     progress::report(message);
-}
-
-/// With no INPUT, `show`, `verify` and `map` read standard input; when
-/// that is a terminal, nothing would come until the user types or pastes
-/// a dump, so say so on stderr instead of waiting silently (`cat` waits
-/// silently; a forensics tool read by someone unsure where the page went
-/// should not).
-pub(crate) fn note_terminal_stdin() {
-    use std::io::IsTerminal;
-    if io::stdin().is_terminal() {
-        report_error(
-            "blockscope: note: reading standard input (a terminal): paste a page dump and \
-             press Ctrl-D to end, or Ctrl-C and give a file\n",
-        );
-    }
 }
 
 /// clap's own outcome (help, version, a usage error) printed without
@@ -96,22 +78,17 @@ fn write_stdout(bytes: &[u8]) -> io::Result<()> {
 
 /// Run a parsed command line.
 pub(crate) fn run(cli: Cli) -> Result<ExitCode, Error> {
+    let sink = &mut Sink::stdio();
     match cli.command {
         Command::Show(args) => {
             progress::set_quiet(args.quiet);
-            show::run(&ShowConfig::from_args(&args)?)
+            show::run(&ShowConfig::from_args(&args)?, sink)
         }
-        Command::Verify(args) => verify::run(&VerifyConfig::from_args(&args)?),
-        Command::Decode(args) => decode::run(&args),
-        Command::Diff(args) => diff::run(&DiffConfig::from_args(&args)?),
-        Command::Map(args) => {
-            config::check_map(&args)?;
-            map::run(&args)
-        }
-        Command::Export(args) => {
-            config::check_export(&args)?;
-            export::run(&args)
-        }
+        Command::Verify(args) => verify::run(&VerifyConfig::from_args(&args)?, sink),
+        Command::Decode(args) => decode::run(&DecodeConfig::from_args(&args), sink),
+        Command::Diff(args) => diff::run(&DiffConfig::from_args(&args)?, sink),
+        Command::Map(args) => map::run(&MapConfig::from_args(&args)?, sink),
+        Command::Export(args) => export::run(&ExportConfig::from_args(&args)?, sink),
         Command::Man(args) => man::run(&args),
         Command::Completions { shell } => {
             // Generated into memory: clap_complete panics on a failed write.
@@ -121,17 +98,5 @@ pub(crate) fn run(cli: Cli) -> Result<ExitCode, Error> {
             write_stdout(&script).map_err(stdout_error)?;
             Ok(ExitCode::SUCCESS)
         }
-    }
-}
-
-/// An error that is only the output pipe closing (`blockscope … | head`).
-fn is_broken_pipe(e: &Error) -> bool {
-    matches!(e, Error::Io { source, .. } if source.kind() == io::ErrorKind::BrokenPipe)
-}
-
-fn stdout_error(source: io::Error) -> Error {
-    Error::Io {
-        path: PathBuf::from("<stdout>"),
-        source,
     }
 }

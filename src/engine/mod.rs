@@ -12,6 +12,7 @@
 //! render and verify rooms per engine). A third engine is one more variant
 //! here; the compiler then names every place that needs an arm.
 
+use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -28,13 +29,9 @@ use crate::parse::postgres::toast::ToastStore;
 use crate::parse::postgres::{parse_page, parse_page_without_spans, PageOptions};
 use crate::reader::Endian;
 use crate::source::Source;
-use crate::verify::oracle::OracleInput;
 
-pub(crate) mod cluster;
 mod sniff;
-mod toast;
 mod trace;
-pub(crate) mod xact;
 pub(crate) use trace::trace_pages;
 pub use trace::TraceOrigin;
 
@@ -46,6 +43,18 @@ pub enum Engine {
     Postgres,
     /// Oracle datafile blocks (cache header, transaction and data layers).
     Oracle,
+}
+
+/// How an engine's files hold a table's rows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RowStorage {
+    /// A relation's own files hold one table's rows (PostgreSQL): `export`
+    /// reads a relation file, its segments and its TOAST relation.
+    Relation,
+    /// A datafile holds the rows of many objects, told apart by their data
+    /// object id (Oracle): `export` reads one object's rows with
+    /// `--object-id`.
+    Objects,
 }
 
 /// The engine chosen for an input, and why: the signals of the first block
@@ -60,10 +69,19 @@ pub struct Detection {
     /// held and the other engine scored (next to) nothing. When not, `show`
     /// and `verify` say on standard error why they chose.
     pub clear: bool,
-    /// Scores of the signals that held, per engine.
-    pub postgres: u32,
-    /// Score of the Oracle signals that held.
-    pub oracle: u32,
+    /// The score of the signals that held, per engine, in the order of
+    /// [`Engine::ALL`] (empty when the engine was given or the block was
+    /// all zeros).
+    pub scores: Vec<EngineScore>,
+}
+
+/// One engine's score in a [`Detection`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct EngineScore {
+    /// The engine.
+    pub engine: Engine,
+    /// The weight of its header signals that held.
+    pub score: u32,
 }
 
 impl Detection {
@@ -73,27 +91,28 @@ impl Detection {
             engine,
             reason: "--engine".to_string(),
             clear: true,
-            postgres: 0,
-            oracle: 0,
+            scores: Vec::new(),
         }
     }
 
-    /// Neither engine's header signals scored enough to call the first block
-    /// a page (random bytes, an executable, text).
+    /// The score `engine`'s signals reached (0 when not scored).
+    pub fn score(&self, engine: Engine) -> u32 {
+        self.scores
+            .iter()
+            .find(|s| s.engine == engine)
+            .map_or(0, |s| s.score)
+    }
+
+    /// No engine's header signals scored enough to call the first block a
+    /// page (random bytes, an executable, text).
     pub fn no_header(&self) -> bool {
-        !sniff::has_header(self.postgres, self.oracle)
+        !sniff::has_header(&self.scores)
     }
 
     /// The note for standard error when the decision was not clear-cut:
     /// `read as Oracle blocks: <reason>`.
     pub fn note(&self) -> Option<String> {
-        (!self.clear).then(|| {
-            let what = match self.engine {
-                Engine::Postgres => "PostgreSQL pages",
-                Engine::Oracle => "Oracle blocks",
-            };
-            format!("read as {what}: {}", self.reason)
-        })
+        (!self.clear).then(|| format!("read as {}: {}", self.engine.blocks_noun(), self.reason))
     }
 }
 
@@ -106,6 +125,64 @@ impl Engine {
         match self {
             Engine::Postgres => "postgres",
             Engine::Oracle => "oracle",
+        }
+    }
+
+    /// The engine named `name` ([`Engine::name`]), if one is.
+    pub(crate) fn from_name(name: &str) -> Option<Engine> {
+        Engine::ALL.into_iter().find(|e| e.name() == name)
+    }
+
+    /// What its blocks are called in messages (`PostgreSQL pages`).
+    pub(crate) fn blocks_noun(self) -> &'static str {
+        match self {
+            Engine::Postgres => "PostgreSQL pages",
+            Engine::Oracle => "Oracle blocks",
+        }
+    }
+
+    /// The block sizes the engine can be built with: a power of two in this
+    /// range (PostgreSQL's BLCKSZ: 1 to 32 KiB; Oracle's DB_BLOCK_SIZE: 2 to
+    /// 32 KiB).
+    pub(crate) fn block_sizes(self) -> RangeInclusive<usize> {
+        match self {
+            Engine::Postgres => 1024..=32768,
+            Engine::Oracle => 2048..=32768,
+        }
+    }
+
+    /// How the engine's files hold a table's rows, which says how `export`
+    /// reads them.
+    pub(crate) fn row_storage(self) -> RowStorage {
+        match self {
+            Engine::Postgres => RowStorage::Relation,
+            Engine::Oracle => RowStorage::Objects,
+        }
+    }
+
+    /// The engine whose data directories `--table` finds tables in, through
+    /// their catalogs read offline (PostgreSQL's).
+    pub(crate) fn with_catalogs() -> Engine {
+        Engine::Postgres
+    }
+
+    /// A file's position in a relation gives its blocks' numbers: relation
+    /// files are cut into numbered segments (`16384.2`) of a fixed number
+    /// of blocks (PostgreSQL's RELSEG_SIZE).
+    pub(crate) fn numbers_blocks_by_segment(self) -> bool {
+        match self {
+            Engine::Postgres => true,
+            Engine::Oracle => false,
+        }
+    }
+
+    /// Commit status is kept apart from the blocks, in a log of the data
+    /// directory (PostgreSQL's pg_xact and pg_multixact), which `show` and
+    /// `export` read when they find it.
+    pub(crate) fn has_commit_log(self) -> bool {
+        match self {
+            Engine::Postgres => true,
+            Engine::Oracle => false,
         }
     }
 
@@ -413,6 +490,25 @@ pub(crate) enum VerifyPlan {
     Oracle(Vec<(PathBuf, OracleInput)>),
 }
 
+impl VerifyPlan {
+    /// The engine whose room verifies the inputs.
+    pub(crate) fn engine(&self) -> Engine {
+        match self {
+            VerifyPlan::Postgres => Engine::Postgres,
+            VerifyPlan::Oracle(_) => Engine::Oracle,
+        }
+    }
+}
+
+/// What an Oracle input holds, as far as `verify` is concerned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum OracleInput {
+    /// An Oracle datafile (or some of its blocks), raw or as hex text.
+    Datafile,
+    /// A trace of `alter system dump datafile`: blocks rebuilt from its hex.
+    Trace,
+}
+
 /// The engine of `verify`'s inputs. Given (`--engine`): every input goes to
 /// that engine (Oracle: traces as traces, other files as datafiles).
 /// Detected: Oracle when every input is an Oracle datafile or trace (a
@@ -573,6 +669,38 @@ pub(crate) fn not_pages(path: &Path, block_size: Option<usize>) -> bool {
         }
     }
     true
+}
+
+/// The largest block any engine has (32 KiB).
+pub(crate) const MAX_BLOCK_SIZE: usize = 32768;
+
+/// `--block-size n` for `engine` (`None`: not yet known, any engine's size
+/// passes; the engine's own range is checked again once it is known, before
+/// any block is read).
+pub(crate) fn check_block_size(
+    n: Option<usize>,
+    engine: Option<Engine>,
+) -> Result<Option<usize>, Error> {
+    let Some(n) = n else {
+        return Ok(None);
+    };
+    let engines = match engine {
+        Some(e) => vec![e],
+        None => Engine::ALL.to_vec(),
+    };
+    let first = engines.iter().map(|e| *e.block_sizes().start()).min();
+    let last = engines.iter().map(|e| *e.block_sizes().end()).max();
+    let range = first.unwrap_or(0)..=last.unwrap_or(MAX_BLOCK_SIZE);
+    if range.contains(&n) && n.is_power_of_two() {
+        return Ok(Some(n));
+    }
+    let what: Vec<&str> = engines.iter().map(|e| e.blocks_noun()).collect();
+    Err(Error::Usage(format!(
+        "--block-size: {n} is not a block size ({} are a power of two from {} to {} bytes)",
+        what.join(" and "),
+        range.start(),
+        range.end()
+    )))
 }
 
 /// The block size the first bytes of an input announce, whichever engine

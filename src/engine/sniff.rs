@@ -19,7 +19,7 @@ use crate::parse::oracle::checksum::xor16;
 use crate::parse::postgres::checksum::pg_checksum_page;
 use crate::reader::Endian;
 
-use super::{Detection, Engine};
+use super::{Detection, Engine, EngineScore};
 
 /// Byte offsets and sizes of the headers read here.
 const KCBH_SIZE: usize = 20;
@@ -236,8 +236,7 @@ pub(super) fn decide(head: &[u8], blkno: u64) -> Detection {
             engine: Engine::Postgres,
             reason: "an all-zero first block (a new page)".to_string(),
             clear: true,
-            postgres: 0,
-            oracle: 0,
+            scores: Vec::new(),
         };
     }
     let pg = postgres(head, blkno);
@@ -249,7 +248,17 @@ pub(super) fn decide(head: &[u8], blkno: u64) -> Detection {
         (Engine::Postgres, &pg, &ora)
     };
     let clear = win.decisive && lose.score < 3 && (win.damaged.is_empty() || lose.score == 0);
-    let reason = if !has_header(pg.score, ora.score) {
+    let scores = vec![
+        EngineScore {
+            engine: Engine::Postgres,
+            score: pg.score,
+        },
+        EngineScore {
+            engine: Engine::Oracle,
+            score: ora.score,
+        },
+    ];
+    let reason = if !has_header(&scores) {
         "nothing in the first block looks like a PostgreSQL page header or an Oracle \
          cache header"
             .to_string()
@@ -284,14 +293,22 @@ pub(super) fn decide(head: &[u8], blkno: u64) -> Detection {
         engine,
         reason,
         clear,
-        postgres: pg.score,
-        oracle: ora.score,
+        scores,
     }
 }
 
 /// Whether either engine's header signals scored enough to call the bytes a
 /// page: PostgreSQL's pd_pagesize_version or ordered offsets, Oracle's type
 /// and format bytes.
-pub(super) fn has_header(postgres: u32, oracle: u32) -> bool {
-    postgres >= 2 || oracle >= 4
+pub(super) fn has_header(scores: &[EngineScore]) -> bool {
+    scores.iter().any(|s| s.score >= header_score(s.engine))
+}
+
+/// The score from which an engine's signals say "a page header": PostgreSQL's
+/// pd_pagesize_version or ordered offsets, Oracle's type and format bytes.
+fn header_score(engine: Engine) -> u32 {
+    match engine {
+        Engine::Postgres => 2,
+        Engine::Oracle => 4,
+    }
 }

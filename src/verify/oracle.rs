@@ -19,14 +19,7 @@ use sha2::{Digest, Sha256};
 
 use super::report::report_error;
 
-/// What an input holds, as far as `verify` is concerned.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum OracleInput {
-    /// An Oracle datafile (or some of its blocks), raw or as hex text.
-    Datafile,
-    /// A trace of `alter system dump datafile`: blocks rebuilt from its hex.
-    Trace,
-}
+pub(crate) use crate::engine::OracleInput;
 
 /// Where each failing block's report goes, as soon as it is found (so
 /// memory does not grow with the number of failing blocks); an error here

@@ -1,5 +1,5 @@
 //! The system catalogs a table lookup reads, decoded from their heap pages
-//! with fixed per-major column lists (no I/O here: `engine::cluster` finds
+//! with fixed per-major column lists (no I/O here: `cluster` finds
 //! and reads the files).
 //!
 //! The catalogs' own rows are laid out like any table's: their columns, in

@@ -21,7 +21,7 @@
 //!
 //! Offsets wrap around 2^32 and skip 0 (offset 0 means "not yet set").
 //! Everything here is pure arithmetic on bytes handed in: the files are read
-//! by `engine::xact`.
+//! by `cluster::xact`.
 
 /// Pages an SLRU segment file holds (`SLRU_PAGES_PER_SEGMENT`).
 pub(crate) const SLRU_PAGES_PER_SEGMENT: u64 = 32;

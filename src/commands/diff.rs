@@ -23,10 +23,26 @@ use crate::render::diff::DiffWriter;
 use crate::render::{self};
 use crate::source::RelationFileName;
 
-use super::config::{BlockRange, DiffConfig, ShowConfig};
-use super::progress::Progress;
-use super::show::{self, Opened};
-use super::{is_broken_pipe, stdout_error};
+use crate::diff::Ignore;
+use crate::render::diff::DiffFormat;
+
+use super::progress::{Progress, ProgressMode};
+use super::show::{self, Opened, ShowConfig};
+use super::{is_broken_pipe, stdout_error, BlockRange, Sink};
+
+/// What `diff` was asked to do.
+#[derive(Clone, Debug)]
+pub(crate) struct DiffConfig {
+    /// How every input is read, as `show --format json` would read it
+    /// (`input` set per side).
+    pub show: ShowConfig,
+    pub old: PathBuf,
+    pub new: Vec<PathBuf>,
+    pub format: DiffFormat,
+    pub ignore: Ignore,
+    /// When to draw the progress bar.
+    pub progress: ProgressMode,
+}
 
 /// The largest JSON document `diff` reads (it is read whole): 64 MiB, some
 /// hundreds of pages of `show --format json`. Compare larger relations as
@@ -132,7 +148,7 @@ fn block_number(value: &Value) -> Option<u64> {
 
 /// Exit status: 0 when every block pair is equal (after `--ignore`), 1 when
 /// some block differs or is on one side only, 2 on an error.
-pub(crate) fn run(cfg: &DiffConfig) -> Result<ExitCode, Error> {
+pub(crate) fn run(cfg: &DiffConfig, sink: &mut Sink) -> Result<ExitCode, Error> {
     let old = inputs(&cfg.old)?;
     let mut new = Vec::new();
     for path in &cfg.new {
@@ -165,7 +181,7 @@ pub(crate) fn run(cfg: &DiffConfig) -> Result<ExitCode, Error> {
         .map(|m| m.len())
         .sum();
     let progress = Progress::start(cfg.progress, total);
-    let mut out = BufWriter::new(io::stdout().lock());
+    let mut out = BufWriter::new(sink.out());
     let result = (|| -> Result<bool, Error> {
         let mut w = DiffWriter::open(
             &mut out,

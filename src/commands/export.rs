@@ -14,9 +14,9 @@ use std::io::{self, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use crate::engine::cluster::{has_checksums, ServerState};
-use crate::engine::xact::XactLog;
-use crate::engine::Engine;
+use crate::cluster::xact::XactLog;
+use crate::cluster::{has_checksums, ServerState};
+use crate::engine::{Engine, RowStorage};
 use crate::error::Error;
 use crate::model::postgres::types::{PgType, Schema};
 use crate::model::postgres::verify::{Provenance, ProvenanceInput};
@@ -33,10 +33,11 @@ use crate::reader::Reader;
 use crate::render::export::{Cell, CellKind, ExportFormat, OutColumn, RowFormat, RowState};
 use crate::source::{RelationFileName, DEFAULT_BLOCK_SIZE, DEFAULT_SEGMENT_BYTES};
 
-use super::args::{EngineArg, ExportArgs, ExportFormatArg, RowsArg};
-use super::config::{read_schema, BlockRange};
+use crate::model::oracle::types::OraCharset;
+
+use super::inputs::read_schema;
 use super::progress::{self, Progress, ProgressMode};
-use super::{report_error, stdout_error};
+use super::{report_error, stdout_error, BlockRange, Sink};
 
 mod oracle;
 
@@ -100,52 +101,49 @@ pub(crate) struct Relation {
     pub(crate) table_name: String,
 }
 
-impl From<ExportFormatArg> for ExportFormat {
-    fn from(f: ExportFormatArg) -> Self {
-        match f {
-            ExportFormatArg::Copy => ExportFormat::Copy,
-            ExportFormatArg::Csv => ExportFormat::Csv,
-            ExportFormatArg::Sql => ExportFormat::Sql,
-            ExportFormatArg::Ndjson => ExportFormat::Ndjson,
-        }
-    }
-}
-
-impl From<RowsArg> for Rows {
-    fn from(r: RowsArg) -> Self {
-        match r {
-            RowsArg::Visible => Rows::Visible,
-            RowsArg::Deleted => Rows::Deleted,
-            RowsArg::All => Rows::All,
-        }
-    }
+/// What `export` was asked to do.
+#[derive(Clone, Debug)]
+pub(crate) struct ExportConfig {
+    /// A relation file, a datafile, or with `table` a data directory.
+    pub(crate) input: PathBuf,
+    /// `--engine`; `None` detects from the first block.
+    pub(crate) engine: Option<Engine>,
+    /// `--columns LIST`.
+    pub(crate) columns: Option<String>,
+    /// `--schema FILE` (read once the engine is known).
+    pub(crate) schema: Option<PathBuf>,
+    /// `--table-name`: the name used in INSERT statements.
+    pub(crate) table_name: Option<String>,
+    /// `--table`: a table found in a data directory's catalogs.
+    pub(crate) table: Option<String>,
+    /// `--database` of `--table`.
+    pub(crate) database: Option<String>,
+    /// `--toast`: the TOAST relation's files.
+    pub(crate) toast: Vec<PathBuf>,
+    /// `--data-dir`: whose pg_xact and pg_multixact decide commit status.
+    pub(crate) data_dir: Option<PathBuf>,
+    /// `--blocks` was given (PostgreSQL only).
+    pub(crate) blocks_given: bool,
+    /// Oracle: `--object-id`.
+    pub(crate) object_id: Option<u32>,
+    /// Oracle: `--oracle-charset`.
+    pub(crate) charset: OraCharset,
+    /// How to write the rows.
+    pub(crate) options: ExportOptions,
 }
 
 /// Run `export`.
-pub(crate) fn run(args: &ExportArgs) -> Result<ExitCode, Error> {
-    let opts = ExportOptions {
-        format: args.format.into(),
-        header: args.header,
-        system_columns: args.with_system_columns,
-        rows: args.rows.into(),
-        block_size: args.block_size,
-        evidence: args.evidence,
-        strict: args.strict,
-        blocks: match &args.blocks {
-            Some(r) => BlockRange::parse(r)?,
-            None => BlockRange::ALL,
-        },
-        progress: ProgressMode::from_args(&args.progress),
-    };
+pub(crate) fn run(cfg: &ExportConfig, sink: &mut Sink) -> Result<ExitCode, Error> {
+    let args = cfg;
+    let opts = cfg.options.clone();
     if let Some(table) = &args.table {
-        return export_table(args, table, &opts);
+        return export_table(args, table, &opts, sink);
     }
     // Before its first bytes are read for the engine.
     check_segments(std::slice::from_ref(&args.input), false)?;
     let engine = match args.engine {
-        EngineArg::Postgres => Engine::Postgres,
-        EngineArg::Oracle => Engine::Oracle,
-        EngineArg::Auto => {
+        Some(engine) => engine,
+        None => {
             let mut head = vec![0u8; 8192];
             let n = crate::source::open_file(&args.input)
                 .and_then(|mut f| f.read(&mut head))
@@ -158,7 +156,7 @@ pub(crate) fn run(args: &ExportArgs) -> Result<ExitCode, Error> {
         }
     };
     // The engine is known now: its own range of block sizes.
-    super::config::check_block_size(args.block_size, Some(engine))?;
+    crate::engine::check_block_size(opts.block_size, Some(engine))?;
     let spec = match (&args.columns, &args.schema) {
         (Some(list), _) => Some(crate::engine::ColumnSpec::List(list.clone())),
         (None, Some(path)) => Some(crate::engine::ColumnSpec::File {
@@ -167,13 +165,13 @@ pub(crate) fn run(args: &ExportArgs) -> Result<ExitCode, Error> {
         }),
         (None, None) => None,
     };
-    if engine == Engine::Oracle {
-        if args.blocks.is_some() || args.strict {
+    if engine.row_storage() == RowStorage::Objects {
+        if args.blocks_given || opts.strict {
             return Err(Error::Usage(
                 "--blocks and --strict are for PostgreSQL relation files".into(),
             ));
         }
-        return oracle::run(args, &opts, spec.as_ref());
+        return oracle::run(args, engine, &opts, spec.as_ref(), sink);
     }
     if args.object_id.is_some() {
         return Err(Error::Usage(
@@ -181,7 +179,7 @@ pub(crate) fn run(args: &ExportArgs) -> Result<ExitCode, Error> {
                 .into(),
         ));
     }
-    let schema = match engine.columns(spec.as_ref(), &[], args.block_size, Default::default())? {
+    let schema = match engine.columns(spec.as_ref(), &[], opts.block_size, Default::default())? {
         Some(crate::engine::Columns::Postgres { schema, .. }) => schema,
         _ => {
             return Err(Error::Usage(
@@ -219,8 +217,7 @@ pub(crate) fn run(args: &ExportArgs) -> Result<ExitCode, Error> {
             .clone()
             .unwrap_or_else(|| format!("restored_{filenode}")),
     };
-    let stdout = io::stdout();
-    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
+    let mut out = BufWriter::with_capacity(1 << 16, sink.out());
     let name = crate::escape::path(&args.input).to_string();
     export_relation(&rel, &opts, &mut out, &name)
 }
@@ -261,7 +258,12 @@ fn check_segments(paths: &[PathBuf], in_data_dir: bool) -> Result<(), Error> {
 /// files, columns and TOAST relation from the catalogs read offline
 /// (`--columns`/`--schema` replace the catalog's columns), commit status from
 /// the data directory's pg_xact.
-fn export_table(args: &ExportArgs, table: &str, opts: &ExportOptions) -> Result<ExitCode, Error> {
+fn export_table(
+    args: &ExportConfig,
+    table: &str,
+    opts: &ExportOptions,
+    sink: &mut Sink,
+) -> Result<ExitCode, Error> {
     let datadir = &args.input;
     if !datadir.is_dir() {
         return Err(Error::Usage(format!(
@@ -269,12 +271,12 @@ fn export_table(args: &ExportArgs, table: &str, opts: &ExportOptions) -> Result<
             crate::escape::path(datadir)
         )));
     }
-    if args.object_id.is_some() || args.engine == EngineArg::Oracle {
+    if args.object_id.is_some() || args.engine.is_some_and(|e| e != Engine::with_catalogs()) {
         return Err(Error::Usage(
             "--table finds a PostgreSQL table in a data directory's catalogs".into(),
         ));
     }
-    let cluster = crate::engine::cluster::Cluster::open(datadir)?;
+    let cluster = crate::cluster::Cluster::open(datadir)?;
     let (info, _) = cluster
         .find_table_anywhere(args.database.as_deref(), table)
         .map_err(|e| {
@@ -300,7 +302,7 @@ fn export_table(args: &ExportArgs, table: &str, opts: &ExportOptions) -> Result<
         )));
     }
     for note in cluster.notes.iter().chain(&info.notes) {
-        progress::note(&format!(
+        sink.note(&format!(
             "blockscope: note: {}: {note}\n",
             crate::escape::path(datadir)
         ));
@@ -323,14 +325,19 @@ fn export_table(args: &ExportArgs, table: &str, opts: &ExportOptions) -> Result<
     };
     let given = match &spec {
         Some(spec) => {
-            match Engine::Postgres.columns(Some(spec), &[], args.block_size, Default::default())? {
+            match Engine::with_catalogs().columns(
+                Some(spec),
+                &[],
+                opts.block_size,
+                Default::default(),
+            )? {
                 Some(crate::engine::Columns::Postgres { schema, .. }) => Some(schema),
                 _ => None,
             }
         }
         None => None,
     };
-    let (schema, fallback) = super::show_cluster::table_columns(
+    let (schema, fallback) = super::show::cluster::table_columns(
         &info,
         given,
         &crate::escape::path(datadir).to_string(),
@@ -364,8 +371,7 @@ fn export_table(args: &ExportArgs, table: &str, opts: &ExportOptions) -> Result<
         block_size: opts.block_size.or(Some(cluster.block_size())),
         ..opts.clone()
     };
-    let stdout = io::stdout();
-    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
+    let mut out = BufWriter::with_capacity(1 << 16, sink.out());
     let name = format!(
         "{}.{}",
         crate::escape::name(&info.schema_name),

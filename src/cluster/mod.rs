@@ -1,14 +1,18 @@
-//! A data directory read offline: its version, pg_control, relation maps and
-//! the catalogs that say where a table's files are and what its columns
-//! are. Files are found and read here; their bytes are decoded by
-//! `parse::postgres::{control, relmap, catalog}`.
+//! PostgreSQL's data directory read offline, below the commands and beside
+//! the engine seam (it imports neither): its version, pg_control, relation
+//! maps and the catalogs that say where a table's files are and what its
+//! columns are; `xact.rs` for pg_xact and pg_multixact, `toast.rs` for a
+//! TOAST relation's files. Files are found and read here; their bytes are
+//! decoded by `parse::postgres::{control, relmap, catalog, clog, toast}`.
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
-use crate::engine::xact::XactLog;
+pub(crate) mod toast;
+pub(crate) mod xact;
+
 use crate::model::postgres::cluster::{ControlFileImage, RelMapFile};
 use crate::model::postgres::types::{Column, PgType, Schema};
 use crate::parse::postgres::catalog::{
@@ -19,6 +23,7 @@ use crate::parse::postgres::control::{crc_mismatch, parse_control_image};
 use crate::parse::postgres::relmap::parse_relmap;
 use crate::parse::postgres::schema::parse_columns;
 use crate::source::open_regular as open_file;
+use xact::XactLog;
 
 /// `DEFAULTTABLESPACE_OID` (pg_default) and `GLOBALTABLESPACE_OID` (pg_global).
 const DEFAULT_TABLESPACE: u32 = 1663;

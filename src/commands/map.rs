@@ -7,33 +7,76 @@
 //! decides), 2 on usage and input errors.
 
 use std::io::{self, BufWriter, IsTerminal};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::engine::cluster::Cluster;
+use crate::cluster::Cluster;
 use crate::engine::{verify_plan, Engine, VerifyPlan};
 use crate::error::Error;
 use crate::render::map::{MapFormat, MapOptions, MapPrinter, Shade};
-use crate::source::RelationFileName;
-use crate::verify;
 use crate::verify::oracle::{map_datafile, map_trace, OracleInput};
+use crate::verify::{self, ChecksumMode, VerifyOptions};
 
-use super::args::{MapArgs, MapFormatArg, MapShadeArg};
-use super::config::map_verify_options;
+use super::inputs::{further_segments, handed_not_pages, not_pages_message};
 use super::progress::{self, ProgressMode, ProgressReport};
-use super::{is_broken_pipe, stdout_error};
+use super::{is_broken_pipe, note_terminal_stdin, stdout_error, Sink};
 
-/// Segments looked for after a relation's first file: a relation of 32 TB
-/// in 1 GiB segments has 32,768.
-const MAX_SEGMENTS: u64 = 1 << 16;
+/// What `map` was asked to do.
+#[derive(Clone, Debug)]
+pub(crate) struct MapConfig {
+    /// A relation file, pages, a datafile or trace; `None` or `-`: stdin;
+    /// with `table`, a data directory.
+    pub(crate) input: Option<PathBuf>,
+    /// `--engine`; `None` detects from the first block.
+    pub(crate) engine: Option<Engine>,
+    /// `--block-size`.
+    pub(crate) block_size: Option<usize>,
+    /// The picture's format.
+    pub(crate) format: MapFormat,
+    /// What the cells' shade shows.
+    pub(crate) shade: Shade,
+    /// Colour the terminal grid.
+    pub(crate) color: bool,
+    /// `--table`: a table found in a data directory's catalogs.
+    pub(crate) table: Option<String>,
+    /// `--database` of `--table`.
+    pub(crate) database: Option<String>,
+    /// `--checksums`.
+    pub(crate) checksums: ChecksumMode,
+    /// `--segment-size`.
+    pub(crate) segment_size: Option<u64>,
+    /// `--segment`.
+    pub(crate) segment: Option<u64>,
+    /// When to draw the progress bar.
+    pub(crate) progress: ProgressMode,
+}
 
-pub(crate) fn run(args: &MapArgs) -> Result<ExitCode, Error> {
-    let progress_mode = ProgressMode::from_args(&args.progress);
+impl MapConfig {
+    /// The verify pass `map` runs: verify's per-block checks with the map's
+    /// input options; `table_block_size` is the cluster's when `--table` found
+    /// the relation.
+    fn verify_options(&self, table_block_size: Option<usize>) -> VerifyOptions {
+        VerifyOptions {
+            block_size: self.block_size.or(table_block_size),
+            segment_bytes: self.segment_size,
+            segment: self.segment,
+            checksums: self.checksums,
+            evidence: false,
+            deep: false,
+            key_columns: None,
+        }
+    }
+}
+
+/// Run `map`.
+pub(crate) fn run(cfg: &MapConfig, sink: &mut Sink) -> Result<ExitCode, Error> {
+    let args = cfg;
+    let progress_mode = cfg.progress;
     let (inputs, table) = match &args.table {
         Some(name) => {
             let t = table_inputs(args, name)?;
             if t.files.is_empty() {
-                progress::note(&format!("blockscope: note: {} has no pages\n", t.title));
+                sink.note(&format!("blockscope: note: {} has no pages\n", t.title));
             }
             (t.files, Some((t.title, t.block_size)))
         }
@@ -42,43 +85,27 @@ pub(crate) fn run(args: &MapArgs) -> Result<ExitCode, Error> {
     if inputs.is_empty() {
         return Ok(ExitCode::SUCCESS);
     }
-    let engine: Option<Engine> = args.engine.into();
+    let engine = args.engine;
     // The file handed over is not pages at all: exit 2, as `show` gives.
     if let Some(first) = inputs.first() {
-        if table.is_none()
-            && engine.is_none()
-            && super::verify::handed_not_pages(first, args.block_size)
-        {
-            return Err(Error::Usage(super::verify::not_pages_message(first)));
+        if table.is_none() && engine.is_none() && handed_not_pages(first, args.block_size) {
+            return Err(Error::Usage(not_pages_message(first)));
         }
     }
     let (plan, notes) = verify_plan(&inputs, engine)?;
-    let plan_engine = match plan {
-        VerifyPlan::Postgres => Engine::Postgres,
-        VerifyPlan::Oracle(_) => Engine::Oracle,
-    };
-    super::config::check_block_size(args.block_size, Some(plan_engine))?;
+    crate::engine::check_block_size(args.block_size, Some(plan.engine()))?;
     for (path, note) in notes {
-        progress::note(&format!(
+        sink.note(&format!(
             "blockscope: note: {}: {note}\n",
             crate::escape::path(&path)
         ));
     }
-    let stdout = io::stdout();
-    let is_tty = stdout.is_terminal();
+    let is_tty = io::stdout().is_terminal();
     let opts = MapOptions {
-        format: match args.format {
-            MapFormatArg::Term => MapFormat::Term,
-            MapFormatArg::Svg => MapFormat::Svg,
-            MapFormatArg::Json => MapFormat::Json,
-            MapFormatArg::Ndjson => MapFormat::Ndjson,
-        },
-        color: super::config::color(args.color, is_tty),
+        format: args.format,
+        color: args.color,
         width: width(is_tty),
-        shade: match args.shade {
-            MapShadeArg::Used => Shade::Used,
-            MapShadeArg::Dead => Shade::Dead,
-        },
+        shade: args.shade,
         title: match &table {
             Some((title, _)) => title.clone(),
             None => inputs
@@ -86,10 +113,10 @@ pub(crate) fn run(args: &MapArgs) -> Result<ExitCode, Error> {
                 .map_or("-".to_string(), |p| verify::file_name(p)),
         },
     };
-    let mut printer = MapPrinter::new(BufWriter::new(stdout.lock()), opts);
+    let mut printer = MapPrinter::new(BufWriter::new(sink.out()), opts);
     let failed = match plan {
         VerifyPlan::Postgres => {
-            let options = map_verify_options(args, table.as_ref().map(|t| t.1));
+            let options = args.verify_options(table.as_ref().map(|t| t.1));
             let mut report = ProgressReport::new(&mut printer, progress_mode);
             let run = verify::run(&inputs, &options, &mut report);
             drop(report);
@@ -140,10 +167,10 @@ pub(crate) fn run(args: &MapArgs) -> Result<ExitCode, Error> {
 
 /// The files to read: the input, and after a relation file's first segment
 /// its further segments, as long as they follow one another.
-fn inputs(args: &MapArgs) -> Result<Vec<PathBuf>, Error> {
+fn inputs(args: &MapConfig) -> Result<Vec<PathBuf>, Error> {
     let Some(input) = args.input.clone().filter(|p| p.as_os_str() != "-") else {
         if args.input.is_none() {
-            super::note_terminal_stdin();
+            note_terminal_stdin();
         }
         return Ok(vec![PathBuf::from("-")]);
     };
@@ -163,28 +190,6 @@ fn inputs(args: &MapArgs) -> Result<Vec<PathBuf>, Error> {
     Ok(inputs)
 }
 
-/// A relation's further segment files (`N.1`, `N.2`…, as long as they
-/// follow one another) when `input` is its first segment (`N`, `N_fsm`…);
-/// none for any other file. `map` and `verify` read them after it.
-pub(super) fn further_segments(input: &Path) -> Vec<PathBuf> {
-    let first_segment = input
-        .file_name()
-        .and_then(|n| n.to_str())
-        .and_then(RelationFileName::parse)
-        .is_some_and(|r| r.segment.is_none());
-    let mut segments = Vec::new();
-    if first_segment && input.is_file() {
-        for n in 1..MAX_SEGMENTS {
-            let next = segment_path(input, n);
-            if !next.is_file() {
-                break;
-            }
-            segments.push(next);
-        }
-    }
-    segments
-}
-
 /// A data directory's table, as `--table` finds it in the catalogs.
 struct TableFiles {
     /// Its segments that hold pages, in order.
@@ -198,7 +203,7 @@ struct TableFiles {
 /// `map DATADIR --table SCHEMA.NAME`: the table's main fork segments from
 /// the catalogs, read offline as `show DATADIR --table` reads them; what
 /// the lookup noted goes to standard error.
-fn table_inputs(args: &MapArgs, name: &str) -> Result<TableFiles, Error> {
+fn table_inputs(args: &MapConfig, name: &str) -> Result<TableFiles, Error> {
     let Some(datadir) = args.input.as_deref().filter(|p| p.is_dir()) else {
         return Err(Error::Usage(
             "--table needs a data directory as the input".into(),
@@ -259,12 +264,6 @@ fn table_inputs(args: &MapArgs, name: &str) -> Result<TableFiles, Error> {
         ),
         block_size: cluster.block_size(),
     })
-}
-
-fn segment_path(first: &Path, n: u64) -> PathBuf {
-    let mut name = first.as_os_str().to_owned();
-    name.push(format!(".{n}"));
-    PathBuf::from(name)
 }
 
 /// The terminal's width: `COLUMNS` when set, else what the terminal says,

@@ -6,7 +6,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use crate::engine::xact::XactLog;
+use crate::cluster::xact::XactLog;
 use crate::engine::{trace_pages, Decoded, Decoder, Engine, Page, ParseOptions};
 use crate::error::Error;
 use crate::input::InputFormat;
@@ -18,8 +18,12 @@ use crate::source::{
     segment_from_name, Blocks, RelationFileName, Source, Tap, DEFAULT_SEGMENT_BYTES,
 };
 
-use super::config::{BlockRange, ShowConfig};
-use super::{is_broken_pipe, stdout_error};
+pub(crate) mod cluster;
+mod config;
+
+pub(crate) use config::{ShowConfig, TableSpec};
+
+use super::{is_broken_pipe, note_terminal_stdin, report_error, stdout_error, BlockRange, Sink};
 
 /// Pages `show --format ndjson` parses and serialises in one task on one
 /// core.
@@ -127,7 +131,7 @@ impl Input {
 
 /// One input opened for the loop: where its blocks come from, and what
 /// was found out about it on the way.
-pub(super) struct Opened {
+pub(crate) struct Opened {
     input: Input,
     is_trace: bool,
     /// The engine detection's scores (None: a trace, or --engine given).
@@ -144,7 +148,7 @@ pub(super) struct Opened {
 
 impl Opened {
     /// The next block in `range`, decoded (never the parallel path).
-    pub(super) fn next_decoded(&mut self, range: BlockRange) -> Option<Result<Decoded, Error>> {
+    pub(crate) fn next_decoded(&mut self, range: BlockRange) -> Option<Result<Decoded, Error>> {
         self.input.next(range).map(|n| n.map(|d| *d))
     }
 }
@@ -152,7 +156,7 @@ impl Opened {
 /// Open `cfg.input`: detect its form, block size and engine, and set up the
 /// decoder (`spans`: record the byte spans of every field, as the hex view
 /// and `diff` need).
-pub(super) fn open(cfg: &ShowConfig, spans: bool, tap: Option<Tap>) -> Result<Opened, Error> {
+pub(crate) fn open(cfg: &ShowConfig, spans: bool, tap: Option<Tap>) -> Result<Opened, Error> {
     let tapped = tap.is_some();
     let format = cfg.output.format;
     let mut source =
@@ -191,14 +195,14 @@ pub(super) fn open(cfg: &ShowConfig, spans: bool, tap: Option<Tap>) -> Result<Op
         return Err(dump_needs_oracle(cfg));
     }
     // The engine is known now: its own range of block sizes.
-    super::config::check_block_size(cfg.block_size, Some(engine))?;
+    crate::engine::check_block_size(cfg.block_size, Some(engine))?;
     let named = cfg.position_name.as_deref().or(cfg.input.as_deref());
     let segment = cfg.segment.or_else(|| {
         (source.format == InputFormat::Raw)
             .then(|| named.and_then(segment_from_name))
             .flatten()
     });
-    if let (Engine::Postgres, None, Some(n)) = (engine, cfg.blkno, segment) {
+    if let (true, None, Some(n)) = (engine.numbers_blocks_by_segment(), cfg.blkno, segment) {
         crate::source::first_blkno_of_segment(n, source.block_size, DEFAULT_SEGMENT_BYTES)
             .map_err(|e| {
                 Error::Usage(if cfg.segment.is_some() {
@@ -237,7 +241,7 @@ pub(super) fn open(cfg: &ShowConfig, spans: bool, tap: Option<Tap>) -> Result<Op
         },
         columns,
     );
-    let xact = (engine == Engine::Postgres && !from_text)
+    let xact = (engine.has_commit_log() && !from_text)
         .then(|| {
             cfg.data_dir
                 .clone()
@@ -282,19 +286,27 @@ pub(super) fn open(cfg: &ShowConfig, spans: bool, tap: Option<Tap>) -> Result<Op
 /// `{"input": NAME}` before its blocks); the status is the worst of theirs,
 /// and an input that cannot be shown is an error line and status 2 while the
 /// others are still shown.
-pub(crate) fn run(cfg: &ShowConfig) -> Result<ExitCode, Error> {
+pub(crate) fn run(cfg: &ShowConfig, sink: &mut Sink) -> Result<ExitCode, Error> {
     if let Some(table) = &cfg.table {
-        return super::show_cluster::run_table(cfg, table);
+        let Some(table) = cluster::table_segments(cfg, table)? else {
+            return Ok(ExitCode::SUCCESS);
+        };
+        let code = show_segments(&table.segments, sink)?;
+        return Ok(if table.incomplete {
+            ExitCode::from(1)
+        } else {
+            code
+        });
     }
     if cfg.inputs.len() <= 1 {
-        if let Some(code) = super::show_cluster::run_cluster_file(cfg)? {
+        if let Some(code) = cluster::run_cluster_file(cfg, sink)? {
             return Ok(code);
         }
     }
     if cfg.inputs.is_empty() {
-        super::note_terminal_stdin();
+        note_terminal_stdin();
     }
-    let mut out = BufWriter::new(io::stdout().lock());
+    let mut out = BufWriter::new(sink.out());
     // With --evidence, one input too is shown titled, as several are, so
     // its provenance has a place after its blocks.
     if cfg.inputs.len() <= 1 && !cfg.evidence {
@@ -310,9 +322,7 @@ pub(crate) fn run(cfg: &ShowConfig) -> Result<ExitCode, Error> {
     let format = cfg.output.format;
     let mut worst = 0u8;
     let result = (|| -> Result<(), Error> {
-        let w = |out: &mut BufWriter<io::StdoutLock<'_>>, b: &[u8]| {
-            out.write_all(b).map_err(stdout_error)
-        };
+        let w = |out: &mut dyn Write, b: &[u8]| out.write_all(b).map_err(stdout_error);
         match format {
             Format::Json => w(
                 &mut out,
@@ -365,7 +375,7 @@ pub(crate) fn run(cfg: &ShowConfig) -> Result<ExitCode, Error> {
                 Err(e) if is_broken_pipe(&e) => return Err(e),
                 Err(e) => {
                     out.flush().map_err(stdout_error)?;
-                    super::report_error(&format!("blockscope: error: {e}\n"));
+                    report_error(&format!("blockscope: error: {e}\n"));
                     2
                 }
             };
@@ -444,8 +454,8 @@ fn provenance(name: &str, mut input: ProvenanceInput, tap: &Tap) -> Provenance {
 /// Show the segment files of one relation (`N`, `N.1`, …, one config each)
 /// as one document: one JSON array, one NDJSON stream, one run of tables.
 /// The status is the worst of theirs.
-pub(super) fn show_segments(cfgs: &[ShowConfig]) -> Result<ExitCode, Error> {
-    let mut out = BufWriter::new(io::stdout().lock());
+fn show_segments(cfgs: &[ShowConfig], sink: &mut Sink) -> Result<ExitCode, Error> {
+    let mut out = BufWriter::new(sink.out());
     let mut json =
         render::JsonPages::document(cfgs.first().map_or(Format::Table, |c| c.output.format));
     let mut worst = 0u8;

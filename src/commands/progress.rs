@@ -19,7 +19,6 @@ use std::sync::Mutex;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use super::args::ProgressArgs;
 use crate::model::map::BlockFigures;
 use crate::model::postgres::verify::{Skipped, VerifyProblem};
 use crate::verify::Report;
@@ -48,20 +47,6 @@ pub(crate) enum ProgressMode {
     Forced,
     /// `--quiet`: never.
     Off,
-}
-
-impl ProgressMode {
-    /// The mode `args` ask for; also records `--quiet` for [`note`].
-    pub(crate) fn from_args(args: &ProgressArgs) -> ProgressMode {
-        QUIET.store(args.quiet, Ordering::Relaxed);
-        if args.quiet {
-            ProgressMode::Off
-        } else if args.progress {
-            ProgressMode::Forced
-        } else {
-            ProgressMode::Auto
-        }
-    }
 }
 
 /// `--quiet` of a command that draws no bar (`show`): no notes.

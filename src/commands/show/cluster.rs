@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use serde_json::json;
 
-use crate::engine::cluster::{
+use crate::cluster::{
     cluster_file, column_item, shell_quote, AttrRead, Cluster, ClusterFile, TableInfo,
 };
 use crate::engine::{ColumnSpec, Engine};
@@ -19,12 +19,16 @@ use crate::render::postgres::cluster::{write_control, write_relmap};
 use crate::render::Format;
 
 use super::config::{ShowConfig, TableSpec};
-use super::stdout_error;
+use crate::commands::progress;
+use crate::commands::{stdout_error, Sink};
 
 /// `show` of a pg_control or pg_filenode.map file in table, JSON or NDJSON
 /// form; `None` when the input is not one (or another format was asked:
 /// then it is shown as bytes like any input). Exit 1 when its CRC is wrong.
-pub(crate) fn run_cluster_file(cfg: &ShowConfig) -> Result<Option<ExitCode>, Error> {
+pub(crate) fn run_cluster_file(
+    cfg: &ShowConfig,
+    sink: &mut Sink,
+) -> Result<Option<ExitCode>, Error> {
     let Some(path) = cfg.input.as_deref().filter(|p| p.as_os_str() != "-") else {
         return Ok(None);
     };
@@ -41,7 +45,7 @@ pub(crate) fn run_cluster_file(cfg: &ShowConfig) -> Result<Option<ExitCode>, Err
         Some(Ok(f)) => f,
         Some(Err(e)) => return Err(Error::Usage(format!("{}: {e}", crate::escape::path(path)))),
     };
-    let mut out = BufWriter::new(io::stdout().lock());
+    let mut out = BufWriter::new(sink.out());
     let name = crate::escape::path(path).to_string();
     let ok = match &file {
         ClusterFile::Control(image) => {
@@ -113,10 +117,14 @@ fn write_json(out: &mut dyn Write, format: Format, doc: &serde_json::Value) -> R
     writeln!(out, "{text}").map_err(stdout_error)
 }
 
-/// `show DATADIR --table SCHEMA.NAME`: the table's segments decoded one
-/// after the other as one document, with the catalog's columns and the TOAST table; what the
-/// lookup noted goes to standard error.
-pub(crate) fn run_table(cfg: &ShowConfig, table: &TableSpec) -> Result<ExitCode, Error> {
+/// The segments `show DATADIR --table SCHEMA.NAME` decodes one after the
+/// other as one document: one config each, with the catalog's columns and
+/// the TOAST table; what the lookup noted goes to standard error. `None`
+/// when the table has no pages.
+pub(crate) fn table_segments(
+    cfg: &ShowConfig,
+    table: &TableSpec,
+) -> Result<Option<TableSegments>, Error> {
     let Some(datadir) = cfg.input.as_deref().filter(|p| p.is_dir()) else {
         return Err(Error::Usage(
             "--table needs a data directory as the input".into(),
@@ -128,14 +136,19 @@ pub(crate) fn run_table(cfg: &ShowConfig, table: &TableSpec) -> Result<ExitCode,
         .map_err(|e| Error::Usage(format!("{}: {e}", crate::escape::path(datadir))))?;
     let given = match &cfg.columns {
         Some(spec) => {
-            match Engine::Postgres.columns(Some(spec), &[], cfg.block_size, Default::default())? {
+            match Engine::with_catalogs().columns(
+                Some(spec),
+                &[],
+                cfg.block_size,
+                Default::default(),
+            )? {
                 Some(crate::engine::Columns::Postgres { schema, .. }) => Some(schema),
                 _ => None,
             }
         }
         None => None,
     };
-    super::progress::note(&format!(
+    progress::note(&format!(
         "blockscope: note: {}: {}.{} in database {} (oid {}): PostgreSQL {}, file {}, {}{}\n",
         crate::escape::path(datadir),
         crate::escape::name(&info.schema_name),
@@ -157,7 +170,7 @@ pub(crate) fn run_table(cfg: &ShowConfig, table: &TableSpec) -> Result<ExitCode,
         }
     ));
     for n in &info.notes {
-        super::progress::note(&format!(
+        progress::note(&format!(
             "blockscope: note: {}: {n}\n",
             crate::escape::path(datadir)
         ));
@@ -183,12 +196,12 @@ pub(crate) fn run_table(cfg: &ShowConfig, table: &TableSpec) -> Result<ExitCode,
         .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.len() > 0))
         .collect();
     if nonempty.is_empty() {
-        super::progress::note(&format!(
+        progress::note(&format!(
             "blockscope: note: {}.{} has no pages\n",
             crate::escape::name(&info.schema_name),
             crate::escape::name(&info.name)
         ));
-        return Ok(ExitCode::SUCCESS);
+        return Ok(None);
     }
     let mut segments = Vec::with_capacity(nonempty.len());
     for seg in nonempty {
@@ -202,12 +215,19 @@ pub(crate) fn run_table(cfg: &ShowConfig, table: &TableSpec) -> Result<ExitCode,
         c.inputs = vec![seg.clone()];
         segments.push(c);
     }
-    let code = super::show::show_segments(&segments)?;
-    Ok(if fallback || info.catalog_damaged() {
-        ExitCode::from(1)
-    } else {
-        code
-    })
+    Ok(Some(TableSegments {
+        segments,
+        incomplete: fallback || info.catalog_damaged(),
+    }))
+}
+
+/// A table's segments to show, found with `--table`.
+pub(crate) struct TableSegments {
+    /// One config per segment file that holds pages, in order.
+    pub(crate) segments: Vec<ShowConfig>,
+    /// Catalog rows were not read (damaged, or columns given in their
+    /// place): the run exits 1 whatever the pages say.
+    pub(crate) incomplete: bool,
 }
 
 /// The columns to read a table found with `--table` with, and whether they
@@ -237,7 +257,7 @@ pub(crate) fn table_columns(
     match (&info.columns, given) {
         (Ok(catalog), None) => Ok((catalog.clone(), false)),
         (Ok(catalog), Some(given)) => {
-            if !super::progress::quiet() {
+            if !progress::quiet() {
                 let _ = writeln!(
                     err,
                     "blockscope: note: {datadir}: the columns given replace the catalog's"

@@ -6,22 +6,21 @@
 //! whose flag byte has D: a DELETE sets only that flag, the columns stay.
 
 use std::collections::HashMap;
-use std::io::{self, BufWriter, Write};
+use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 
 use crate::engine::{ColumnSpec, Columns, Engine};
 use crate::error::Error;
+use crate::model::oracle::names::{KDRHFC, KDRHFD, KDRHFF, KDRHFH, KDRHFK, KDRHFL, KDRHFN};
 use crate::model::oracle::types::{OraCharset, OraColumns, OraType};
 use crate::model::{ProblemClass, Severity};
 use crate::parse::oracle::datatype::decode_value;
-use crate::parse::oracle::rowbytes::{
-    read_piece, PieceBytes, FLAG_CLUSTER, FLAG_FIRST, FLAG_HEAD, FLAG_LAST, FLAG_NEXT,
-};
+use crate::parse::oracle::rowbytes::{read_piece, PieceBytes};
 use crate::parse::oracle::{parse_block, BlockOptions};
 use crate::render::export::{Cell, CellKind, OutColumn, RowFormat};
 
 use super::{
-    output_closed, read_full, report_error, stdout_error, ExportArgs, ExportOptions, Rows,
+    output_closed, read_full, report_error, stdout_error, ExportConfig, ExportOptions, Rows, Sink,
 };
 
 /// Pieces of chained rows kept until their head is reassembled, at most.
@@ -29,22 +28,22 @@ const MAX_PIECES: usize = 1 << 20;
 /// Pieces one row is followed through, at most (a row has at most 1000
 /// columns, 255 a piece).
 const MAX_CHAIN: usize = 64;
-/// `D`: a deleted row piece.
-const FLAG_DELETED: u8 = 0x10;
 
 /// Run `export` on an Oracle datafile.
 pub(crate) fn run(
-    args: &ExportArgs,
+    args: &ExportConfig,
+    engine: Engine,
     opts: &ExportOptions,
     spec: Option<&ColumnSpec>,
+    sink: &mut Sink,
 ) -> Result<ExitCode, Error> {
     let Some(objd) = args.object_id else {
         return Err(Error::Usage(
             "export of an Oracle datafile needs --object-id N (the table's data object id)".into(),
         ));
     };
-    let charset: OraCharset = args.oracle_charset.into();
-    let list = match Engine::Oracle.columns(spec, &[], None, charset)? {
+    let charset: OraCharset = args.charset;
+    let list = match engine.columns(spec, &[], None, charset)? {
         Some(Columns::Oracle { list, .. }) => list,
         _ => {
             return Err(Error::Usage(
@@ -61,9 +60,9 @@ pub(crate) fn run(
     let mut head = vec![0u8; 8192];
     let n = read_full(&mut file, &mut head).map_err(io_err)?;
     head.truncate(n);
-    let block_size = args
+    let block_size = opts
         .block_size
-        .or_else(|| Engine::Oracle.block_size(&head))
+        .or_else(|| engine.block_size(&head))
         .unwrap_or(8192);
     let mut file = crate::source::open_file(&args.input).map_err(io_err)?;
     let mut evidence = opts
@@ -109,8 +108,7 @@ pub(crate) fn run(
     if opts.header {
         fmt.header(&mut w.buf);
     }
-    let stdout = io::stdout();
-    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
+    let mut out = BufWriter::with_capacity(1 << 16, sink.out());
 
     // Pieces that are not the first of their row, by (rdba, slot).
     let mut pieces: HashMap<(u32, u16), PieceBytes> = HashMap::new();
@@ -176,15 +174,15 @@ pub(crate) fn run(
                             continue;
                         }
                     };
-                    if p.flag & FLAG_CLUSTER != 0 {
+                    if p.flag & (KDRHFK | KDRHFC) != 0 {
                         w.skip(format!(
                             "block {blkno} slot {slot}: skipped: a cluster row piece (its columns' positions are not established)"
                         ));
                         continue;
                     }
-                    let first = p.flag & FLAG_FIRST != 0;
-                    let last = p.flag & FLAG_LAST != 0;
-                    if p.flag & FLAG_DELETED != 0 {
+                    let first = p.flag & KDRHFF != 0;
+                    let last = p.flag & KDRHFL != 0;
+                    if p.flag & KDRHFD != 0 {
                         if opts.rows != Rows::Visible && first {
                             if !last {
                                 super::progress::note(&format!(
@@ -201,7 +199,7 @@ pub(crate) fn run(
                     match (first, last) {
                         (true, true) => w.row(blkno, slot, "live", &[&p]),
                         (true, false) => chains.push((blkno, slot, p)),
-                        (false, _) if p.flag & FLAG_HEAD != 0 && p.cols.is_empty() => {
+                        (false, _) if p.flag & KDRHFH != 0 && p.cols.is_empty() => {
                             // The head of a migrated row: its body is elsewhere.
                         }
                         (false, _) => {
@@ -236,11 +234,7 @@ pub(crate) fn run(
             match pieces.get(&rid) {
                 Some(p) => {
                     parts.push(p);
-                    next = if p.flag & FLAG_LAST != 0 {
-                        None
-                    } else {
-                        p.nrid
-                    };
+                    next = if p.flag & KDRHFL != 0 { None } else { p.nrid };
                 }
                 None => {
                     missing = Some(format!(
@@ -303,7 +297,7 @@ impl Writer<'_> {
                     _ => cols.push(c.clone()),
                 }
             }
-            join = p.flag & FLAG_NEXT != 0;
+            join = p.flag & KDRHFN != 0;
         }
         if cols.len() > self.list.cols.len() && !self.list.rest_ignored {
             self.skip(format!(

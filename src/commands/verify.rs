@@ -13,20 +13,45 @@ use std::io::{self, BufWriter};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use crate::engine::Engine;
 use crate::engine::{verify_plan, VerifyPlan};
 use crate::error::Error;
 use crate::render::oracle::verify::OracleVerifyPrinter;
 use crate::render::postgres::verify::VerifyPrinter;
 use crate::render::report::VerifyFormat;
-use crate::verify;
 use crate::verify::oracle::{self as verify_oracle, OracleInput};
+use crate::verify::{self, VerifyOptions};
 
-use super::config::{BlockRange, VerifyConfig};
-use super::progress::{self, ProgressReport};
-use super::{is_broken_pipe, stdout_error};
+use super::inputs::{further_segments, handed_not_pages, not_pages_message};
+use super::progress::{ProgressMode, ProgressReport};
+use super::{is_broken_pipe, note_terminal_stdin, stdout_error, BlockRange, Sink};
 use crate::model::postgres::verify::ProvenanceInput;
 
-pub(crate) fn run(cfg: &VerifyConfig) -> Result<ExitCode, Error> {
+/// What `verify` was asked to do.
+#[derive(Clone, Debug)]
+pub(crate) struct VerifyConfig {
+    pub inputs: Vec<PathBuf>,
+    pub options: VerifyOptions,
+    pub format: VerifyFormat,
+    /// Worker threads; `None` = one per core.
+    pub jobs: Option<usize>,
+    /// Text: every problem on its own line (no problem budget).
+    pub all_problems: bool,
+    /// `--engine`; `None` detects from each file's first block.
+    pub engine: Option<Engine>,
+    /// Oracle: `--blocks` (DBVERIFY's START/END); `None` = every block.
+    pub oracle_blocks: Option<BlockRange>,
+    /// Oracle: `--first-block`.
+    pub first_block: Option<u64>,
+    /// Text: list the bookkeeping files passed over and the FSM drift.
+    pub verbose: bool,
+    /// `--quiet`: no notes.
+    pub quiet: bool,
+    /// When to draw the progress bar.
+    pub progress: ProgressMode,
+}
+
+pub(crate) fn run(cfg: &VerifyConfig, sink: &mut Sink) -> Result<ExitCode, Error> {
     if let Some(n) = cfg.jobs {
         rayon::ThreadPoolBuilder::new()
             .num_threads(n)
@@ -34,7 +59,7 @@ pub(crate) fn run(cfg: &VerifyConfig) -> Result<ExitCode, Error> {
             .map_err(|e| Error::Usage(format!("--jobs {n}: {e}")))?;
     }
     if cfg.inputs.is_empty() {
-        super::note_terminal_stdin();
+        note_terminal_stdin();
     }
     // Files handed over that are not pages at all: named and left out,
     // the others verified; exit 2 as `show` gives (`--engine` checks them anyway).
@@ -43,7 +68,7 @@ pub(crate) fn run(cfg: &VerifyConfig) -> Result<ExitCode, Error> {
     for input in &cfg.inputs {
         if cfg.engine.is_none() && handed_not_pages(input, cfg.options.block_size) {
             not_pages += 1;
-            super::report_error(&format!(
+            sink.report(&format!(
                 "blockscope: error: {}\n",
                 not_pages_message(input)
             ));
@@ -69,20 +94,17 @@ pub(crate) fn run(cfg: &VerifyConfig) -> Result<ExitCode, Error> {
         ));
     }
     for (path, note) in notes {
-        progress::note(&format!(
+        sink.note(&format!(
             "blockscope: note: {}: {note}\n",
             crate::escape::path(&path)
         ));
     }
     if matches!(plan, VerifyPlan::Oracle(_)) {
-        super::config::check_block_size(
-            cfg.options.block_size,
-            Some(crate::engine::Engine::Oracle),
-        )?;
+        crate::engine::check_block_size(cfg.options.block_size, Some(plan.engine()))?;
     }
     let clean = match plan {
-        VerifyPlan::Postgres => postgres(cfg)?,
-        VerifyPlan::Oracle(inputs) => oracle(cfg, &inputs)?,
+        VerifyPlan::Postgres => postgres(cfg, sink)?,
+        VerifyPlan::Oracle(inputs) => oracle(cfg, &inputs, sink)?,
     };
     Ok(if not_pages > 0 {
         ExitCode::from(2)
@@ -91,45 +113,6 @@ pub(crate) fn run(cfg: &VerifyConfig) -> Result<ExitCode, Error> {
     } else {
         ExitCode::from(1)
     })
-}
-
-/// Whether `path`, named on the command line of `verify` or `map` without
-/// `--engine`, is a regular file that is not pages at all
-/// ([`crate::engine::not_pages`]). A file named as a relation file
-/// (`16384`, `16384.1`, `16384_fsm`) is a relation whatever its bytes: what
-/// overwrote it is damage to report block by block (exit 1).
-pub(super) fn handed_not_pages(path: &std::path::Path, block_size: Option<usize>) -> bool {
-    let relation_named = path
-        .file_name()
-        .and_then(|n| n.to_str())
-        .and_then(crate::source::RelationFileName::parse)
-        .is_some();
-    path.as_os_str() != "-"
-        && !relation_named
-        && path.is_file()
-        && crate::engine::not_pages(path, block_size)
-}
-
-/// What `verify` and `map` say of a file handed over that is not pages.
-pub(super) fn not_pages_message(path: &std::path::Path) -> String {
-    use crate::engine::cluster::{cluster_file, ClusterFile};
-    // A data directory's own files are not pages, but `show` reads them.
-    let what = match cluster_file(path) {
-        Some(Ok(ClusterFile::Control(_))) => "a pg_control file",
-        Some(Ok(ClusterFile::RelMap(_))) => "a pg_filenode.map file",
-        _ => "",
-    };
-    if !what.is_empty() {
-        return format!(
-            "{}: not pages: {what} (`blockscope show` reads it)",
-            verify::file_name(path)
-        );
-    }
-    format!(
-        "{}: not pages: no block has a PostgreSQL page header or an Oracle cache header \
-         (use --engine to check it anyway)",
-        verify::file_name(path)
-    )
 }
 
 /// The inputs with, after each relation file that is a first segment
@@ -144,7 +127,7 @@ fn with_segments(inputs: &[PathBuf], segment_given: bool) -> Vec<PathBuf> {
         if segment_given || input.as_os_str() == "-" {
             continue;
         }
-        for path in super::map::further_segments(input) {
+        for path in further_segments(input) {
             if !named.contains(&path) {
                 all.push(path);
             }
@@ -155,8 +138,8 @@ fn with_segments(inputs: &[PathBuf], segment_given: bool) -> Vec<PathBuf> {
 
 /// PostgreSQL relation files and directories; whether all is clean (as far
 /// as the run got when the output pipe closed).
-fn postgres(cfg: &VerifyConfig) -> Result<bool, Error> {
-    let mut printer = VerifyPrinter::new(BufWriter::new(io::stdout().lock()), cfg.format)
+fn postgres(cfg: &VerifyConfig, sink: &mut Sink) -> Result<bool, Error> {
+    let mut printer = VerifyPrinter::new(BufWriter::new(sink.out()), cfg.format)
         .all_problems(cfg.all_problems)
         .verbose(cfg.verbose)
         .quiet(cfg.quiet);
@@ -192,8 +175,12 @@ fn postgres(cfg: &VerifyConfig) -> Result<bool, Error> {
 
 /// Oracle datafiles and traces: a DBVERIFY-style report per file. A file
 /// or block that cannot be read is a problem of class `io`; the run goes on.
-fn oracle(cfg: &VerifyConfig, inputs: &[(PathBuf, OracleInput)]) -> Result<bool, Error> {
-    let mut printer = OracleVerifyPrinter::new(BufWriter::new(io::stdout().lock()), cfg.format)
+fn oracle(
+    cfg: &VerifyConfig,
+    inputs: &[(PathBuf, OracleInput)],
+    sink: &mut Sink,
+) -> Result<bool, Error> {
+    let mut printer = OracleVerifyPrinter::new(BufWriter::new(sink.out()), cfg.format)
         .all_problems(cfg.all_problems);
     if cfg.options.evidence {
         printer = printer.evidence(

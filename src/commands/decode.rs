@@ -14,8 +14,47 @@ use crate::model::postgres::ItemId;
 use crate::parse::oracle::datatype::{decode_date, decode_number};
 use crate::render;
 
-use super::args::{DecodeArgs, DecodeFormat, DecodeWhat};
-use super::stdout_error;
+use super::{stdout_error, Sink};
+
+/// What `decode` was asked to do.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct DecodeConfig {
+    /// The kind of word the values are.
+    pub(crate) word: Word,
+    /// The values as given (an Oracle NUMBER's or DATE's are the bytes of one).
+    pub(crate) values: Vec<String>,
+    /// JSON instead of text.
+    pub(crate) json: bool,
+}
+
+/// The words `decode` explains.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Word {
+    /// Heap tuple t_infomask.
+    Infomask,
+    /// Heap tuple t_infomask2.
+    Infomask2,
+    /// A line pointer (ItemIdData) as a 32-bit integer.
+    Lp,
+    /// Page header pd_flags.
+    PdFlags,
+    /// Btree page btpo_flags.
+    BtpoFlags,
+    /// Oracle relative data block address.
+    OracleRdba,
+    /// Oracle row flag byte.
+    OracleFb,
+    /// Oracle cache header flag byte `flg_kcbh`.
+    OracleFlg,
+    /// Oracle ITL flag word `ktbitflg`.
+    OracleItlFlag,
+    /// Oracle NUMBER bytes.
+    OracleNumber,
+    /// Oracle DATE or TIMESTAMP bytes.
+    OracleDate,
+    /// Oracle ROWID, extended or restricted.
+    Rowid,
+}
 
 /// One flag of a decoded word.
 #[derive(Serialize)]
@@ -68,8 +107,8 @@ fn parse_word(text: &str, bits: u32) -> Result<u64, Error> {
 }
 
 /// A PostgreSQL flag word or line pointer, explained.
-fn postgres_word(what: DecodeWhat, text: &str) -> Result<DecodedWord, Error> {
-    let bits = if what == DecodeWhat::Lp { 32 } else { 16 };
+fn postgres_word(what: Word, text: &str) -> Result<DecodedWord, Error> {
+    let bits = if what == Word::Lp { 32 } else { 16 };
     let value = parse_word(text, bits)?;
     let flags_json = |set: Vec<&'static flags::Flag>| -> Vec<FlagJson> {
         set.into_iter()
@@ -104,7 +143,7 @@ fn postgres_word(what: DecodeWhat, text: &str) -> Result<DecodedWord, Error> {
             .collect()
     };
     match what {
-        DecodeWhat::Infomask => {
+        Word::Infomask => {
             d.word = "t_infomask";
             let (set, unknown) = flags::names(word16, flags::INFOMASK, 0xFFFF);
             d.flags = flags_json(set);
@@ -112,26 +151,26 @@ fn postgres_word(what: DecodeWhat, text: &str) -> Result<DecodedWord, Error> {
             d.combined_flags = Some(flags_json(combined));
             d.unknown_bits = format!("0x{unknown:04x}");
         }
-        DecodeWhat::Infomask2 => {
+        Word::Infomask2 => {
             d.word = "t_infomask2";
             d.natts = Some(word16 & 0x07FF);
             let (set, unknown) = flags::names(word16, flags::INFOMASK2, !0x07FF);
             d.flags = flags_json(single(set));
             d.unknown_bits = format!("0x{unknown:04x}");
         }
-        DecodeWhat::PdFlags => {
+        Word::PdFlags => {
             d.word = "pd_flags";
             let (set, unknown) = flags::names(word16, flags::PD_FLAGS, 0xFFFF);
             d.flags = flags_json(set);
             d.unknown_bits = format!("0x{unknown:04x}");
         }
-        DecodeWhat::BtpoFlags => {
+        Word::BtpoFlags => {
             d.word = "btpo_flags";
             let (set, unknown) = flags::names(word16, flags::BTPO_FLAGS, 0xFFFF);
             d.flags = flags_json(set);
             d.unknown_bits = format!("0x{unknown:04x}");
         }
-        DecodeWhat::Lp => {
+        Word::Lp => {
             d.word = "lp";
             let id = ItemId::from_word(0, value as u32);
             d.lp_off = Some(id.lp_off);
@@ -140,13 +179,13 @@ fn postgres_word(what: DecodeWhat, text: &str) -> Result<DecodedWord, Error> {
             d.lp_len = Some(id.lp_len);
         }
         // Oracle words are explained by their own functions below.
-        DecodeWhat::OracleRdba
-        | DecodeWhat::OracleFb
-        | DecodeWhat::OracleFlg
-        | DecodeWhat::OracleItlFlag
-        | DecodeWhat::OracleNumber
-        | DecodeWhat::OracleDate
-        | DecodeWhat::Rowid => {}
+        Word::OracleRdba
+        | Word::OracleFb
+        | Word::OracleFlg
+        | Word::OracleItlFlag
+        | Word::OracleNumber
+        | Word::OracleDate
+        | Word::Rowid => {}
     }
     Ok(d)
 }
@@ -349,35 +388,34 @@ impl Explained {
 }
 
 /// One value of kind `what`, explained.
-fn explain(what: DecodeWhat, value: &str) -> Result<Explained, Error> {
+fn explain(what: Word, value: &str) -> Result<Explained, Error> {
     let oracle = |(text, value)| Explained::Oracle(text, value);
     Ok(match what {
-        DecodeWhat::Infomask
-        | DecodeWhat::Infomask2
-        | DecodeWhat::Lp
-        | DecodeWhat::PdFlags
-        | DecodeWhat::BtpoFlags => Explained::Postgres(postgres_word(what, value)?),
-        DecodeWhat::OracleRdba => oracle(rdba(parse_word(value, 32)? as u32)),
-        DecodeWhat::OracleFb => oracle(row_flag(parse_word(value, 8)? as u8)),
-        DecodeWhat::OracleFlg => oracle(cache_flag(parse_word(value, 8)? as u8)),
-        DecodeWhat::OracleItlFlag => oracle(itl_flag(parse_word(value, 16)? as u16)),
-        DecodeWhat::OracleNumber => oracle(number(&parse_bytes(value)?)?),
-        DecodeWhat::OracleDate => oracle(date(&parse_bytes(value)?)?),
-        DecodeWhat::Rowid => oracle(rowid(value.trim())?),
+        Word::Infomask | Word::Infomask2 | Word::Lp | Word::PdFlags | Word::BtpoFlags => {
+            Explained::Postgres(postgres_word(what, value)?)
+        }
+        Word::OracleRdba => oracle(rdba(parse_word(value, 32)? as u32)),
+        Word::OracleFb => oracle(row_flag(parse_word(value, 8)? as u8)),
+        Word::OracleFlg => oracle(cache_flag(parse_word(value, 8)? as u8)),
+        Word::OracleItlFlag => oracle(itl_flag(parse_word(value, 16)? as u16)),
+        Word::OracleNumber => oracle(number(&parse_bytes(value)?)?),
+        Word::OracleDate => oracle(date(&parse_bytes(value)?)?),
+        Word::Rowid => oracle(rowid(value.trim())?),
     })
 }
 
 /// `decode`: every VALUE explained in turn (an Oracle NUMBER's or DATE's
 /// VALUEs are the bytes of one value). Every value is checked before
 /// anything is written: one bad value is a usage error and prints nothing.
-pub(crate) fn run(args: &DecodeArgs) -> Result<ExitCode, Error> {
-    let bytes_of_one = matches!(args.what, DecodeWhat::OracleNumber | DecodeWhat::OracleDate);
+pub(crate) fn run(cfg: &DecodeConfig, sink: &mut Sink) -> Result<ExitCode, Error> {
+    let args = cfg;
+    let bytes_of_one = matches!(args.word, Word::OracleNumber | Word::OracleDate);
     let explained = if bytes_of_one {
-        vec![explain(args.what, &args.values.join(" "))?]
+        vec![explain(args.word, &args.values.join(" "))?]
     } else {
         args.values
             .iter()
-            .map(|v| explain(args.what, v))
+            .map(|v| explain(args.word, v))
             .collect::<Result<Vec<_>, Error>>()?
     };
     /// The JSON document: the schema, then the word's keys.
@@ -393,17 +431,15 @@ pub(crate) fn run(args: &DecodeArgs) -> Result<ExitCode, Error> {
             word,
         }
     }
-    let mut out = BufWriter::new(io::stdout().lock());
-    match (explained.as_slice(), args.format) {
-        ([one], DecodeFormat::Json) => {
-            render::write::write_pretty(&mut out, &versioned(&one.json()))
-        }
-        (all, DecodeFormat::Json) => {
+    let mut out = BufWriter::new(sink.out());
+    match (explained.as_slice(), args.json) {
+        ([one], true) => render::write::write_pretty(&mut out, &versioned(&one.json())),
+        (all, true) => {
             let list: Vec<ExplainedJson> = all.iter().map(Explained::json).collect();
             let list: Vec<Versioned<ExplainedJson>> = list.iter().map(versioned).collect();
             render::write::write_pretty(&mut out, &list)
         }
-        (all, DecodeFormat::Text) => all.iter().try_for_each(|e| e.write_text(&mut out)),
+        (all, false) => all.iter().try_for_each(|e| e.write_text(&mut out)),
     }
     .map_err(stdout_error)?;
     out.flush().map_err(stdout_error)?;
@@ -686,6 +722,22 @@ fn rowid(text: &str) -> Result<(String, OracleWord), Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn output_goes_to_the_sink() {
+        let mut buf = Vec::new();
+        let cfg = DecodeConfig {
+            word: Word::Infomask,
+            values: vec!["0x0902".into()],
+            json: true,
+        };
+        let code = run(&cfg, &mut Sink::to(&mut buf)).unwrap();
+        assert_eq!(code, ExitCode::SUCCESS);
+        let doc: serde_json::Value = serde_json::from_slice(&buf).unwrap();
+        assert_eq!(doc["word"], "t_infomask");
+        assert_eq!(doc["hex"], "0x0902");
+        assert_eq!(doc["value"], 2306);
+    }
 
     #[test]
     fn byte_lists() {
