@@ -8,19 +8,15 @@
 //!  column: length byte 0..250, 0xfe + u16 big-endian length, 0xff NULL
 //! ```
 
-use crate::model::oracle::names::{KDRHFC, KDRHFF, KDRHFH, KDRHFK, KDRHFL, KDRHFN};
+use crate::model::oracle::names::{KDRHFF, KDRHFH, KDRHFL};
 use crate::reader::Endian;
 
-/// Flag bits of `fb` (KCHDFLPN).
-pub(crate) const FLAG_CLUSTER: u8 = KDRHFK | KDRHFC;
-/// H: head piece.
+/// Flag bits of `fb` (KCHDFLPN) this reader needs. H: head piece.
 pub(crate) const FLAG_HEAD: u8 = KDRHFH;
 /// F: first piece of the row's data.
 pub(crate) const FLAG_FIRST: u8 = KDRHFF;
 /// L: last piece.
 pub(crate) const FLAG_LAST: u8 = KDRHFL;
-/// N: the last column continues in the next piece.
-pub(crate) const FLAG_NEXT: u8 = KDRHFN;
 
 /// A row piece's header and columns.
 #[derive(Clone, Debug, PartialEq, Eq)]
