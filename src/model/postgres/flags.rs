@@ -162,6 +162,17 @@ pub const MAX_BT_CYCLE_ID: u16 = 0xFF7F;
 /// `SEQ_MAGIC` (sequence.c): a sequence page's special space.
 pub const SEQ_MAGIC: u32 = 0x1717;
 
+/// `BTREE_MAGIC` (nbtree.h): a btree metapage's `btm_magic`.
+pub const BTREE_MAGIC: u32 = 0x053162;
+/// `P_NONE` (nbtree.h): no sibling (block 0 is the metapage, never a sibling).
+pub const P_NONE: u32 = 0;
+/// `BT_OFFSET_MASK` (nbtree.h): a pivot or posting tuple's count in its t_tid offset.
+pub const BT_OFFSET_MASK: u16 = 0x0FFF;
+/// `BT_PIVOT_HEAP_TID_ATTR` (nbtree.h): a pivot tuple carries a heap TID.
+pub const BT_PIVOT_HEAP_TID_ATTR: u16 = 0x1000;
+/// `BT_IS_POSTING` (nbtree.h): a posting list tuple.
+pub const BT_IS_POSTING: u16 = 0x2000;
+
 /// `t_info` bits of `IndexTupleData` (itup.h): the tuple's size.
 pub const INDEX_SIZE_MASK: u16 = 0x1FFF;
 /// `t_info`: reserved for the access method (btree: INDEX_ALT_TID_MASK).

@@ -21,10 +21,11 @@ use std::cmp::Ordering;
 
 use crate::model::postgres::block_id;
 use crate::model::postgres::flags::{
-    BTP_DELETED, BTP_HALF_DEAD, BTP_INCOMPLETE_SPLIT, BTP_LEAF, BTP_META, BTP_ROOT,
-    HEAP_HOT_UPDATED, HEAP_ONLY_TUPLE, HEAP_XMAX_INVALID, HEAP_XMAX_IS_MULTI, HEAP_XMAX_LOCK_ONLY,
-    HEAP_XMIN_COMMITTED, HEAP_XMIN_FROZEN, INDEX_ALT_TID_MASK, INDEX_NULL_MASK, INDEX_SIZE_MASK,
-    LP_DEAD, LP_NORMAL, LP_REDIRECT, LP_UNUSED, PD_ALL_VISIBLE,
+    BTP_DELETED, BTP_HALF_DEAD, BTP_INCOMPLETE_SPLIT, BTP_LEAF, BTP_META, BTP_ROOT, BTREE_MAGIC,
+    BT_IS_POSTING, BT_OFFSET_MASK, HEAP_HOT_UPDATED, HEAP_ONLY_TUPLE, HEAP_XMAX_INVALID,
+    HEAP_XMAX_IS_MULTI, HEAP_XMAX_LOCK_ONLY, HEAP_XMIN_COMMITTED, HEAP_XMIN_FROZEN,
+    INDEX_ALT_TID_MASK, INDEX_NULL_MASK, INDEX_SIZE_MASK, LP_DEAD, LP_NORMAL, LP_REDIRECT,
+    LP_UNUSED, PD_ALL_VISIBLE, P_NONE,
 };
 use crate::model::postgres::types::{PgType, Schema};
 use crate::model::postgres::SIZE_OF_PAGE_HEADER;
@@ -75,8 +76,6 @@ fn problem(
 
 // ---------------------------------------------------------------- btree ----
 
-const BTREE_MAGIC: u32 = 0x053162;
-const P_NONE: u32 = 0;
 const SIZE_OF_BT_OPAQUE: usize = 16;
 
 /// What the cross-page btree checks need of one block: a few integers.
@@ -367,9 +366,6 @@ pub(crate) fn key_text(k: &Key) -> String {
         .collect();
     format!("({})", parts.join(", "))
 }
-
-const BT_OFFSET_MASK: u16 = 0x0FFF;
-const BT_IS_POSTING: u16 = 0x2000;
 
 fn align(at: usize, a: usize) -> usize {
     at.div_ceil(a) * a

@@ -17,25 +17,22 @@ use crate::model::{Problem, ProblemClass, Severity};
 use crate::reader::{ReadError, Reader};
 
 use crate::model::postgres::flags;
+pub(crate) use crate::model::postgres::flags::BTREE_MAGIC;
 pub(crate) use crate::model::postgres::flags::{
     BTP_DELETED, BTP_HALF_DEAD, BTP_HAS_FULLXID, BTP_LEAF, BTP_META, BTP_ROOT,
+};
+use crate::model::postgres::flags::{
+    BT_IS_POSTING, BT_OFFSET_MASK, BT_PIVOT_HEAP_TID_ATTR, P_NONE,
 };
 use crate::model::postgres::flags::{
     INDEX_ALT_TID_MASK, INDEX_NULL_MASK, INDEX_SIZE_MASK, INDEX_VAR_MASK,
 };
 
-/// `BTREE_MAGIC`.
-pub(crate) const BTREE_MAGIC: u32 = 0x053162;
 /// `BTREE_NOVAC_VERSION`: first version with the cleanup fields.
 const BTREE_NOVAC_VERSION: u32 = 3;
-/// `P_NONE`: no sibling.
-const P_NONE: u32 = 0;
 /// `P_HIKEY`.
 const P_HIKEY: u16 = 1;
 
-const BT_OFFSET_MASK: u16 = 0x0FFF;
-const BT_PIVOT_HEAP_TID_ATTR: u16 = 0x1000;
-const BT_IS_POSTING: u16 = 0x2000;
 /// sizeof(IndexTupleData).
 const SIZE_OF_INDEX_TUPLE: usize = crate::model::postgres::disk::index_tuple::SIZE;
 /// sizeof(IndexAttributeBitMapData): INDEX_MAX_KEYS / 8.
