@@ -14,7 +14,7 @@ use crate::cluster::Cluster;
 use crate::engine::{verify_plan, Engine, VerifyPlan};
 use crate::error::Error;
 use crate::render::map::{MapFormat, MapOptions, MapPrinter, Shade};
-use crate::verify::oracle::{map_datafile, map_trace, OracleInput};
+use crate::verify::oracle::{verify_datafile, verify_trace, DatafileOptions, OracleInput};
 use crate::verify::{self, ChecksumMode, VerifyOptions};
 
 use super::inputs::{further_segments, handed_not_pages, not_pages_message};
@@ -135,18 +135,21 @@ pub(crate) fn run(cfg: &MapConfig, sink: &mut Sink) -> Result<ExitCode, Error> {
         VerifyPlan::Oracle(files) => {
             let mut clean = true;
             for (path, kind) in &files {
-                let mut on_block = |f: &crate::model::map::BlockFigures| printer.block(f);
-                let result = match kind {
-                    OracleInput::Trace => map_trace(path, &mut on_block),
-                    OracleInput::Datafile => map_datafile(path, args.block_size, &mut on_block),
+                let opts = DatafileOptions {
+                    block_size: args.block_size,
+                    ..DatafileOptions::default()
                 };
-                let (summary, block_size) = match result {
+                let result = match kind {
+                    OracleInput::Trace => verify_trace(path, None, false, &mut printer),
+                    OracleInput::Datafile => verify_datafile(path, &opts, &mut printer),
+                };
+                let verdict = match result {
                     Ok(x) => x,
                     Err(e) if is_broken_pipe(&e) => return Ok(ExitCode::from(1)),
                     Err(e) => return Err(e),
                 };
-                clean &= summary.clean();
-                printer.summary.block_size = block_size;
+                clean &= verdict.summary.clean();
+                printer.summary.block_size = verdict.block_size;
             }
             printer.summary.engine = "oracle";
             !clean

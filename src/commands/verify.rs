@@ -204,11 +204,11 @@ fn oracle(
         let mtime = (path.as_os_str() != "-")
             .then(|| std::fs::metadata(path).and_then(|m| m.modified()).ok())
             .flatten();
-        let mut on_block = |r: &crate::model::oracle::verify::BlockReport| printer.block(&file, r);
+        let mut report = printer.file_report(&file);
         let verdict = match kind {
-            OracleInput::Datafile => verify_oracle::verify_datafile(path, &opts, &mut on_block),
+            OracleInput::Datafile => verify_oracle::verify_datafile(path, &opts, &mut report),
             OracleInput::Trace => {
-                verify_oracle::verify_trace(path, None, cfg.options.evidence, &mut on_block)
+                verify_oracle::verify_trace(path, None, cfg.options.evidence, &mut report)
             }
         };
         let written = match verdict {

@@ -1,6 +1,8 @@
 //! `verify` for Oracle datafiles and block-dump traces: every block checked
 //! (check value, tail/fracture, rdba against the block's position, type,
-//! space accounting, row directory), tallied the way DBVERIFY tallies.
+//! space accounting, row directory), tallied the way DBVERIFY tallies, and
+//! reported through [`Report`]: a failing block (`BlockReport`) at a time,
+//! and each block's figures for `map` when the report wants them.
 
 use std::path::Path;
 
@@ -9,7 +11,7 @@ use crate::input::InputFormat;
 use crate::model::map::{BlockFigures, ChecksumState};
 use crate::model::oracle::verify::{BlockReport, DbvSummary};
 use crate::model::oracle::{OracleBlock, OracleKind, Rdba};
-use crate::model::{Problem, Severity};
+use crate::model::{Problem, ProblemClass, Severity};
 use crate::parse::oracle::trace::rebuilt_blocks;
 use crate::parse::oracle::verify::DatafileVerifier;
 use crate::parse::oracle::{parse_block, BlockOptions};
@@ -17,14 +19,10 @@ use crate::reader::Endian;
 use crate::source::Source;
 use sha2::{Digest, Sha256};
 
-use super::report::report_error;
+use super::files::{file_name, hex_digest};
+use super::report::{report_error, Report};
 
 pub(crate) use crate::engine::OracleInput;
-
-/// Where each failing block's report goes, as soon as it is found (so
-/// memory does not grow with the number of failing blocks); an error here
-/// (the output closed) ends the run.
-pub(crate) type OnBlock<'a> = dyn FnMut(&BlockReport) -> std::io::Result<()> + 'a;
 
 /// How much of standard input is read ahead to learn whether it is short.
 const STDIN_PEEK: usize = 1 << 17;
@@ -64,6 +62,8 @@ pub(crate) struct FileVerdict {
     pub summary: DbvSummary,
     /// Bytes read.
     pub size: u64,
+    /// The largest block examined, in bytes (0 when none was).
+    pub block_size: usize,
     /// `--evidence`: SHA-256 (hex) of exactly the bytes read, when they
     /// were the file's own bytes (not decoded text).
     pub sha256: Option<String>,
@@ -73,35 +73,172 @@ pub(crate) struct FileVerdict {
 }
 
 /// Check every block of a datafile (block size from block 0 or the first
-/// block's format byte, unless given): each failing block handed to
-/// `on_block` in order, DBVERIFY's tallies returned.
+/// block's format byte, unless given): each failing block reported as it is
+/// found (its figures too, when the report wants them), DBVERIFY's tallies
+/// returned.
 pub(crate) fn verify_datafile(
     path: &Path,
     opts: &DatafileOptions,
-    on_block: &mut OnBlock<'_>,
+    report: &mut dyn Report<BlockReport>,
 ) -> Result<FileVerdict, Error> {
-    check_datafile(path, opts, on_block, &mut |_, _| Ok(()))
+    let (src, size) = open_datafile(path, opts.block_size)?;
+    let block_size = src.block_size as u64;
+    // A single block cut out of a datafile has no position of its own: check it
+    // where its rdba says it belongs (a raw file of exactly one block).
+    let lone_block = src.format == InputFormat::Raw && size == block_size && opts.first_block == 0;
+    let mut hash = (opts.evidence && src.format == InputFormat::Raw).then(Sha256::new);
+    let mut checker = Checker::new(report);
+    for block in src.blocks() {
+        let block = match block {
+            Ok(block) => block,
+            Err(Error::Io { source, .. }) => {
+                // An unreadable block ends this file's run, not the whole
+                // run: the blocks read so far stand, the error is reported.
+                let at = opts
+                    .first_block
+                    .saturating_add(checker.verdict.size / block_size.max(1));
+                checker.verdict.read_error = Some((at, source.to_string()));
+                checker.verifier.summary.unreadable += 1;
+                break;
+            }
+            Err(e) => return Err(e),
+        };
+        checker.verdict.size += block.data.len() as u64;
+        if let Some(h) = hash.as_mut() {
+            h.update(&block.data);
+        }
+        checker.whole += u64::from(block.data.len() as u64 == block_size);
+        let position = if lone_block {
+            own_block_number(&block.data).unwrap_or(block.index)
+        } else {
+            block.index.saturating_add(opts.first_block)
+        };
+        if position < opts.first || position > opts.last {
+            // Outside START..END: not examined, but the file header still
+            // tells the relative file number.
+            if position == 1 {
+                checker.verifier.learn(&block.data);
+            }
+            if position > opts.last {
+                break;
+            }
+            continue;
+        }
+        checker.datafile_block(position, &block.data)?;
+    }
+    if checker.whole == 0 && checker.verdict.read_error.is_none() {
+        // Nothing was read: never a clean verdict.
+        return Err(Error::Usage(format!(
+            "{}: no whole {block_size}-byte block ({size} bytes): nothing was verified{}",
+            file_name(path),
+            if opts.block_size.is_some() {
+                " (is --block-size right?)"
+            } else {
+                ""
+            }
+        )));
+    }
+    let mut verdict = checker.finish()?;
+    // Not the whole file when a read failed: no digest.
+    verdict.sha256 = hash
+        .filter(|_| verdict.read_error.is_none())
+        .map(hex_digest);
+    Ok(verdict)
 }
 
-/// Every block of a datafile, checked as [`verify_datafile`] checks it,
-/// each block's figures for `map` handed to `on_figures` in order: one pass
-/// and one checker for both commands. Returns DBVERIFY's tallies and the
-/// block size.
-pub(crate) fn map_datafile(
-    path: &Path,
-    block_size: Option<usize>,
-    on_figures: &mut dyn FnMut(&BlockFigures) -> std::io::Result<()>,
-) -> Result<(DbvSummary, usize), Error> {
-    let mut size = 0;
-    let opts = DatafileOptions {
-        block_size,
-        ..DatafileOptions::default()
+/// A datafile (or standard input) opened as blocks of the size given or
+/// detected, and its size in bytes (`u64::MAX` for standard input that is
+/// longer than a peek).
+fn open_datafile(path: &Path, block_size: Option<usize>) -> Result<(Source, u64), Error> {
+    // Standard input's length is known when it is short (a block or a few):
+    // enough to tell a lone block from a datafile.
+    let stdin_len = if path.as_os_str() == "-" {
+        let head = crate::source::peek_stdin(STDIN_PEEK + 1).map_err(|source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Some((head.len() <= STDIN_PEEK).then_some(head.len() as u64))
+    } else {
+        None
     };
-    let verdict = check_datafile(path, &opts, &mut |_| Ok(()), &mut |block, problems| {
-        size = size.max(block.size);
-        on_figures(&oracle_figures(block, problems))
-    })?;
-    Ok((verdict.summary, size))
+    let mut src = Source::open(Some(path), InputFormat::Auto, block_size)?;
+    src.detect_block_size(crate::parse::oracle::block_size_from_header);
+    let size = match stdin_len {
+        Some(len) => len.unwrap_or(u64::MAX),
+        None => std::fs::metadata(path).map(|m| m.len()).unwrap_or(0),
+    };
+    Ok((src, size))
+}
+
+/// One input's blocks checked in order and reported: DBVERIFY's checker,
+/// the report, and what the run has found so far.
+struct Checker<'r> {
+    report: &'r mut dyn Report<BlockReport>,
+    verifier: DatafileVerifier,
+    verdict: FileVerdict,
+    /// Whole blocks read so far.
+    whole: u64,
+    /// Failing blocks before the first whole one (only a short last block
+    /// can be one): held until a whole block says the file was verified at
+    /// all.
+    early: Vec<BlockReport>,
+}
+
+impl<'r> Checker<'r> {
+    fn new(report: &'r mut dyn Report<BlockReport>) -> Self {
+        Checker {
+            report,
+            verifier: DatafileVerifier::new(),
+            verdict: FileVerdict::default(),
+            whole: 0,
+            early: Vec::new(),
+        }
+    }
+
+    /// The block at `position` of a datafile checked and reported.
+    fn datafile_block(&mut self, position: u64, data: &[u8]) -> Result<(), Error> {
+        let (parsed, problems) = self.verifier.check(position, data);
+        let block = self.examined(&parsed, problems)?;
+        if self.whole > 0 {
+            for r in self.early.drain(..) {
+                self.report.problem(&r).map_err(report_error)?;
+            }
+        }
+        if block.failed() {
+            if self.whole == 0 {
+                self.early.push(block);
+            } else {
+                self.report.problem(&block).map_err(report_error)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A checked block's figures reported when wanted, its size noted; its
+    /// report, in the file's relative file number.
+    fn examined(
+        &mut self,
+        parsed: &OracleBlock,
+        problems: Vec<Problem>,
+    ) -> Result<BlockReport, Error> {
+        self.verdict.block_size = self.verdict.block_size.max(parsed.size);
+        if self.report.wants_blocks() {
+            let figures = oracle_figures(parsed, &problems);
+            self.report.block(&figures).map_err(report_error)?;
+        }
+        let mut block = BlockReport::new(parsed, problems);
+        block.rel_file = self.verifier.rel_file;
+        Ok(block)
+    }
+
+    /// The blocks held back reported; the verdict with DBVERIFY's tallies.
+    fn finish(mut self) -> Result<FileVerdict, Error> {
+        for r in self.early.drain(..) {
+            self.report.problem(&r).map_err(report_error)?;
+        }
+        self.verdict.summary = self.verifier.summary;
+        Ok(self.verdict)
+    }
 }
 
 /// What `map` shows of a checked Oracle block: kind, free space (`avsp` of
@@ -160,189 +297,22 @@ const ROW_DELETED: u8 = 0x10;
 /// Index leaf entry flag 0x01: a deleted entry.
 const INDEX_ENTRY_DELETED: u8 = 0x01;
 
-/// The datafile loop of [`verify_datafile`]; `each` sees every block with
-/// its problems.
-fn check_datafile(
-    path: &Path,
-    opts: &DatafileOptions,
-    on_block: &mut OnBlock<'_>,
-    each: &mut dyn FnMut(&OracleBlock, &[Problem]) -> std::io::Result<()>,
-) -> Result<FileVerdict, Error> {
-    let block_size = opts.block_size;
-    let block_size_arg = block_size;
-    // Standard input's length is known when it is short (a block or a few):
-    // enough to tell a lone block from a datafile.
-    let stdin_len = if path.as_os_str() == "-" {
-        let head = crate::source::peek_stdin(STDIN_PEEK + 1).map_err(|source| Error::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        Some((head.len() <= STDIN_PEEK).then_some(head.len() as u64))
-    } else {
-        None
-    };
-    let mut src = Source::open(Some(path), InputFormat::Auto, block_size)?;
-    src.detect_block_size(crate::parse::oracle::block_size_from_header);
-    let block_size = src.block_size as u64;
-    let size = match stdin_len {
-        Some(len) => len.unwrap_or(u64::MAX),
-        None => std::fs::metadata(path).map(|m| m.len()).unwrap_or(0),
-    };
-    // A single block cut out of a datafile has no position of its own: check it
-    // where its rdba says it belongs (a raw file of exactly one block).
-    let lone_block = src.format == InputFormat::Raw && size == block_size && opts.first_block == 0;
-    let mut hash = (opts.evidence && src.format == InputFormat::Raw).then(Sha256::new);
-    let mut verdict = FileVerdict::default();
-    let mut verifier = DatafileVerifier::new();
-    // Failing blocks before the first whole one (only a short last block can
-    // be one): held until a whole block says the file was verified at all.
-    let mut early = Vec::new();
-    let mut whole = 0u64;
-    for block in src.blocks() {
-        let block = match block {
-            Ok(block) => block,
-            Err(Error::Io { source, .. }) => {
-                // An unreadable block ends this file's run, not the whole
-                // run: the blocks read so far stand, the error is reported.
-                let at = opts
-                    .first_block
-                    .saturating_add(verdict.size / block_size.max(1));
-                verdict.read_error = Some((at, source.to_string()));
-                verifier.summary.unreadable += 1;
-                break;
-            }
-            Err(e) => return Err(e),
-        };
-        verdict.size += block.data.len() as u64;
-        if let Some(h) = hash.as_mut() {
-            h.update(&block.data);
-        }
-        whole += u64::from(block.data.len() as u64 == block_size);
-        let position = if lone_block {
-            own_block_number(&block.data).unwrap_or(block.index)
-        } else {
-            block.index.saturating_add(opts.first_block)
-        };
-        if position < opts.first || position > opts.last {
-            // Outside START..END: not examined, but the file header still
-            // tells the relative file number.
-            if position == 1 {
-                verifier.learn(&block.data);
-            }
-            if position > opts.last {
-                break;
-            }
-            continue;
-        }
-        let (parsed, problems) = verifier.check(position, &block.data);
-        each(&parsed, &problems).map_err(report_error)?;
-        let mut report = BlockReport::new(&parsed, problems);
-        report.rel_file = verifier.rel_file;
-        if whole > 0 {
-            for r in early.drain(..) {
-                on_block(&r).map_err(report_error)?;
-            }
-        }
-        if report.failed() {
-            if whole == 0 {
-                early.push(report);
-            } else {
-                on_block(&report).map_err(report_error)?;
-            }
-        }
-    }
-    if whole == 0 && verdict.read_error.is_none() {
-        // Nothing was read: never a clean verdict.
-        return Err(Error::Usage(format!(
-            "{}: no whole {block_size}-byte block ({size} bytes): nothing was verified{}",
-            super::file_name(path),
-            if block_size_arg.is_some() {
-                " (is --block-size right?)"
-            } else {
-                ""
-            }
-        )));
-    }
-    for r in early.drain(..) {
-        on_block(&r).map_err(report_error)?;
-    }
-    verdict.summary = verifier.summary;
-    // Not the whole file when a read failed: no digest.
-    verdict.sha256 = hash
-        .filter(|_| verdict.read_error.is_none())
-        .map(|h| hex(&h.finalize()));
-    Ok(verdict)
-}
-
-/// Lower-case hex of a digest.
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 /// Check the blocks rebuilt from a trace's hex sections, each at the block
-/// number the trace gives it, each failing block handed to `on_block`.
+/// number the trace gives it, each failing block reported as it is found
+/// (its figures too, when the report wants them, in the trace's order).
 pub(crate) fn verify_trace(
     path: &Path,
     endian: Option<Endian>,
     evidence: bool,
-    on_block: &mut OnBlock<'_>,
+    report: &mut dyn Report<BlockReport>,
 ) -> Result<FileVerdict, Error> {
-    check_trace(path, endian, evidence, on_block, &mut |_, _| Ok(()))
-}
-
-/// Every block rebuilt from a trace's hex sections, checked as
-/// [`verify_trace`] checks it, each block's figures for `map` handed to
-/// `on_figures` in the trace's order. Returns DBVERIFY's tallies and the
-/// largest block size.
-pub(crate) fn map_trace(
-    path: &Path,
-    on_figures: &mut dyn FnMut(&BlockFigures) -> std::io::Result<()>,
-) -> Result<(DbvSummary, usize), Error> {
-    let mut size = 0;
-    let verdict = check_trace(
-        path,
-        None,
-        false,
-        &mut |_| Ok(()),
-        &mut |block, problems| {
-            size = size.max(block.size);
-            on_figures(&oracle_figures(block, problems))
-        },
-    )?;
-    Ok((verdict.summary, size))
-}
-
-/// The trace loop of [`verify_trace`]; `each` sees every block with its
-/// problems.
-fn check_trace(
-    path: &Path,
-    endian: Option<Endian>,
-    evidence: bool,
-    on_block: &mut OnBlock<'_>,
-    each: &mut dyn FnMut(&OracleBlock, &[Problem]) -> std::io::Result<()>,
-) -> Result<FileVerdict, Error> {
-    let read_all = |mut r: Box<dyn std::io::Read>| {
-        let mut text = Vec::new();
-        std::io::Read::read_to_end(
-            &mut std::io::Read::take(&mut r, crate::source::MAX_TEXT_INPUT),
-            &mut text,
-        )?;
-        Ok(text)
-    };
-    let text = if path.as_os_str() == "-" {
-        read_all(Box::new(crate::source::stdin()))
-    } else {
-        crate::source::open_file(path).and_then(|f| read_all(Box::new(f)))
-    }
-    .map_err(|source| Error::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    let mut verdict = FileVerdict {
-        size: text.len() as u64,
-        sha256: evidence.then(|| hex(&Sha256::digest(&text))),
-        ..FileVerdict::default()
-    };
+    let text = read_trace(path)?;
+    let size = text.len() as u64;
+    let sha256 = evidence.then(|| {
+        let mut hash = Sha256::new();
+        hash.update(&text);
+        hex_digest(hash)
+    });
     let text = crate::input::utf8_text(text);
     let blocks = rebuilt_blocks(&text, endian).map_err(|e| Error::Input {
         path: path.to_path_buf(),
@@ -353,21 +323,21 @@ fn check_trace(
         return Err(Error::Usage(format!(
             "{}: the trace holds no block bytes (no `Dump of memory` hex section): nothing was \
              verified; `blockscope show` reads its formatted text",
-            super::file_name(path)
+            file_name(path)
         )));
     }
-    let mut verifier = DatafileVerifier::new();
+    let mut checker = Checker::new(report);
     for (i, b) in blocks.iter().enumerate() {
         let blkno = b.block.map_or(i as u64, u64::from);
         if let Some(file) = b.file {
-            verifier.rel_file.get_or_insert(file);
+            checker.verifier.rel_file.get_or_insert(file);
         }
-        let (parsed, mut problems) = verifier.check(blkno, &b.bytes);
+        let (parsed, mut problems) = checker.verifier.check(blkno, &b.bytes);
         // What the trace reader cut or merged (bounds, duplicate sections).
         problems.extend(b.notes.iter().map(|n| {
             Problem::new(
-                crate::model::Severity::Warning,
-                crate::model::ProblemClass::Trace,
+                Severity::Warning,
+                ProblemClass::Trace,
                 None,
                 "bounds",
                 n.clone(),
@@ -375,15 +345,37 @@ fn check_trace(
         }));
         // Differences from the cache copy of the same block.
         problems.extend(b.copy_problems.iter().cloned());
-        each(&parsed, &problems).map_err(report_error)?;
-        let mut report = BlockReport::new(&parsed, problems);
-        report.rel_file = verifier.rel_file;
-        if report.failed() {
-            on_block(&report).map_err(report_error)?;
+        let block = checker.examined(&parsed, problems)?;
+        if block.failed() {
+            checker.report.problem(&block).map_err(report_error)?;
         }
     }
-    verdict.summary = verifier.summary;
+    let mut verdict = checker.finish()?;
+    verdict.size = size;
+    verdict.sha256 = sha256;
     Ok(verdict)
+}
+
+/// A trace's text (from standard input for `-`), at most
+/// [`crate::source::MAX_TEXT_INPUT`] bytes of it.
+fn read_trace(path: &Path) -> Result<Vec<u8>, Error> {
+    let read_all = |mut r: Box<dyn std::io::Read>| {
+        let mut text = Vec::new();
+        std::io::Read::read_to_end(
+            &mut std::io::Read::take(&mut r, crate::source::MAX_TEXT_INPUT),
+            &mut text,
+        )?;
+        Ok(text)
+    };
+    if path.as_os_str() == "-" {
+        read_all(Box::new(crate::source::stdin()))
+    } else {
+        crate::source::open_file(path).and_then(|f| read_all(Box::new(f)))
+    }
+    .map_err(|source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })
 }
 
 /// The block number a block's own rdba (kcbh, offset 4) gives it.

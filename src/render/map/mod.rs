@@ -9,6 +9,7 @@
 use std::io::{self, Write};
 
 use crate::model::map::{BlockFigures, MapSummary};
+use crate::model::oracle::verify::BlockReport;
 use crate::model::postgres::verify::{Skipped, VerifyProblem};
 use crate::model::ProblemClass;
 use crate::verify::Report;
@@ -190,6 +191,22 @@ impl<W: Write> Report for MapPrinter<W> {
         if file_level {
             self.file_problem(format!("{}: {}: {}", p.file, p.class.as_str(), p.message));
         }
+        Ok(())
+    }
+
+    fn wants_blocks(&self) -> bool {
+        true
+    }
+
+    fn block(&mut self, figures: &BlockFigures) -> io::Result<()> {
+        MapPrinter::block(self, figures)
+    }
+}
+
+/// `map` of Oracle datafiles and traces: every block's figures; the
+/// failing blocks are in them already (errors and warnings per cell).
+impl<W: Write> Report<BlockReport> for MapPrinter<W> {
+    fn problem(&mut self, _block: &BlockReport) -> io::Result<()> {
         Ok(())
     }
 

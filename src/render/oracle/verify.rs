@@ -7,7 +7,6 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use crate::engine::Engine;
 use crate::model::oracle::verify::{BlockReport, DbvSummary, CACHE_CLASSES};
 use crate::model::oracle::{OracleKind, Rdba};
 use crate::model::postgres::verify::{Provenance, ProvenanceInput};
@@ -17,6 +16,10 @@ use crate::render::problems::{self, Line};
 
 use crate::render::report::{DocumentWriter, SummaryLine, VerifyFormat, SCHEMA};
 use crate::render::write::write_line;
+use crate::verify::Report;
+
+/// The engine these reports are of, as verify's JSON names it.
+const ENGINE: &str = "oracle";
 
 /// One problem of an Oracle block, placed in its file (the PostgreSQL
 /// problem's fields without `file_offset`).
@@ -77,7 +80,7 @@ impl<W: Write> OracleVerifyPrinter<W> {
         OracleVerifyPrinter {
             out,
             format,
-            document: DocumentWriter::new(Engine::Oracle),
+            document: DocumentWriter::new(ENGINE),
             summary: OracleRunSummary {
                 clean: true,
                 files: 0,
@@ -186,6 +189,15 @@ impl<W: Write> OracleVerifyPrinter<W> {
         }
     }
 
+    /// The [`Report`] of one file's blocks: each failing block written
+    /// under `file` as the checker finds it.
+    pub(crate) fn file_report<'a>(&'a mut self, file: &'a str) -> FileReport<'a, W> {
+        FileReport {
+            printer: self,
+            file,
+        }
+    }
+
     /// The end of one file: its tallies (text: DBVERIFY's summary lines).
     pub(crate) fn file_done(&mut self, file: &str, summary: &DbvSummary) -> io::Result<()> {
         if self.format == VerifyFormat::Text {
@@ -216,18 +228,30 @@ impl<W: Write> OracleVerifyPrinter<W> {
                 &mut self.out,
                 &SummaryLine {
                     schema: SCHEMA,
-                    engine: Engine::Oracle,
+                    engine: ENGINE,
                     summary: &self.summary,
                 },
             )?,
             VerifyFormat::Json => {
-                let document =
-                    std::mem::replace(&mut self.document, DocumentWriter::new(Engine::Oracle));
+                let document = std::mem::replace(&mut self.document, DocumentWriter::new(ENGINE));
                 document.finish(&mut self.out, &self.summary)?
             }
         }
         self.out.flush()?;
         Ok(self.summary.clean)
+    }
+}
+
+/// One file's blocks reported to an [`OracleVerifyPrinter`] (see
+/// [`OracleVerifyPrinter::file_report`]).
+pub(crate) struct FileReport<'a, W: Write> {
+    printer: &'a mut OracleVerifyPrinter<W>,
+    file: &'a str,
+}
+
+impl<W: Write> Report<BlockReport> for FileReport<'_, W> {
+    fn problem(&mut self, block: &BlockReport) -> io::Result<()> {
+        self.printer.block(self.file, block)
     }
 }
 

@@ -10,7 +10,6 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use crate::engine::Engine;
 use crate::model::postgres::verify::{Provenance, Skipped, Summary, VerifyProblem};
 use crate::model::{ProblemClass, Severity};
 use crate::verify::Report;
@@ -18,6 +17,9 @@ use crate::verify::Report;
 use crate::render::problems::{self, Line};
 use crate::render::report::{DocumentWriter, SummaryLine, VerifyFormat, SCHEMA};
 use crate::render::write::write_line;
+
+/// The engine these reports are of, as verify's JSON names it.
+const ENGINE: &str = "postgres";
 
 /// Writes verify's findings to `out` as they arrive; [`VerifyPrinter::finish`]
 /// adds the summary.
@@ -60,7 +62,7 @@ impl<W: Write> VerifyPrinter<W> {
         VerifyPrinter {
             out,
             format,
-            document: DocumentWriter::new(Engine::Postgres),
+            document: DocumentWriter::new(ENGINE),
             all_problems: false,
             block: Vec::new(),
             failing: false,
@@ -172,13 +174,12 @@ impl<W: Write> VerifyPrinter<W> {
                 &mut self.out,
                 &SummaryLine {
                     schema: SCHEMA,
-                    engine: Engine::Postgres,
+                    engine: ENGINE,
                     summary: json,
                 },
             )?,
             VerifyFormat::Json => {
-                let document =
-                    std::mem::replace(&mut self.document, DocumentWriter::new(Engine::Postgres));
+                let document = std::mem::replace(&mut self.document, DocumentWriter::new(ENGINE));
                 document.finish(&mut self.out, &json)?
             }
         }

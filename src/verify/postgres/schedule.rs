@@ -145,7 +145,7 @@ fn check_window(
 /// Blocks `range` of `file` read and checked one at a time, each reported
 /// at once: a block that cannot be read is an `io` problem (and the file then
 /// has no digest); `hash` is fed with every byte read, in order.
-pub(super) fn block_by_block(
+fn block_by_block(
     file: &File,
     range: std::ops::Range<u64>,
     ctx: &BlockContext,
