@@ -20,8 +20,10 @@ use crate::engine::{Engine, RowStorage};
 use crate::error::Error;
 use crate::model::postgres::types::{PgType, Schema};
 use crate::model::postgres::verify::{Provenance, ProvenanceInput};
-use crate::model::postgres::{HeapTuple, ItemPointer, LpFlags, PageBytes, PageKind, Typed, Value};
-use crate::model::{ProblemClass, Severity};
+use crate::model::postgres::{
+    HeapTuple, ItemPointer, LpFlags, PageBytes, PageHeader, PageKind, Typed, Value,
+};
+use crate::model::{Problem, ProblemClass, Severity};
 use crate::parse::postgres::attrs;
 use crate::parse::postgres::heap::{has_readable_tuple, peek_tuple_header};
 use crate::parse::postgres::page::{check_checksum, item_ids};
@@ -1032,16 +1034,21 @@ fn begin_row(
     row
 }
 
-/// One block: its rows into `o.buf`, what was skipped into `o.messages`.
-fn export_block(
+/// The checks a block passes before its tuples are read: inside
+/// `--blocks`, whole, not new, and — by the structural check verify makes
+/// (header, line pointers, tuple headers) and the checksum — a heap page
+/// whose header still locates its line pointers. `None` when the block is
+/// skipped whole (its message and count are in `o`); what the checks found
+/// is in `problems`.
+fn checked_block(
     ctx: &Ctx,
     blkno: u64,
     bytes: &[u8],
-    toast: Option<&mut ToastStore>,
     o: &mut BlockOut,
-) {
+    problems: &mut Vec<Problem>,
+) -> Option<PageHeader> {
     if !ctx.opts.blocks.contains(blkno) {
-        return;
+        return None;
     }
     o.counts.blocks += 1;
     if bytes.len() < ctx.block_size {
@@ -1051,10 +1058,10 @@ fn export_block(
             ctx.block_size
         ));
         o.counts.skipped_blocks += 1;
-        return;
+        return None;
     }
     if bytes.iter().all(|&b| b == 0) {
-        return; // A new page: no rows.
+        return None; // A new page: no rows.
     }
     let opts = PageOptions {
         blkno,
@@ -1065,21 +1072,47 @@ fn export_block(
     };
     // The structural check verify makes (header, line pointers, tuple
     // headers) and the checksum; then the tuples are read directly.
-    let mut problems = Vec::new();
     let checked = check_page_in(
         bytes,
         &opts,
         crate::parse::postgres::Relation::default(),
-        &mut problems,
+        problems,
     );
     if let Some(h) = checked.header.as_ref().filter(|_| ctx.checksums) {
-        check_checksum(h, bytes, &opts, &mut problems);
+        check_checksum(h, bytes, &opts, problems);
     }
-    // What the block as a whole fails: its checksum, its page header. With
-    // --strict such a block is skipped; otherwise, when the header still
-    // locates the line pointers, it is salvaged: each tuple is written only
-    // if it passes its own checks.
-    let damage: Vec<&str> = problems
+    // With --strict a damaged block is skipped; otherwise, when the header
+    // still locates the line pointers, it is salvaged: each tuple is
+    // written only if it passes its own checks.
+    let damage = block_damage(problems);
+    let header = match &checked.header {
+        Some(h) if checked.header_usable && (damage.is_empty() || !ctx.opts.strict) => h.clone(),
+        _ => {
+            let why = if damage.is_empty() {
+                "page header damaged".to_string()
+            } else {
+                damage.join("; ")
+            };
+            o.messages.push(format!("block {blkno}: skipped: {why}"));
+            o.counts.skipped_blocks += 1;
+            return None;
+        }
+    };
+    if checked.kind != PageKind::Heap {
+        o.messages.push(format!(
+            "block {blkno}: skipped: not a heap page ({})",
+            checked.kind.name()
+        ));
+        o.counts.skipped_blocks += 1;
+        return None;
+    }
+    Some(header)
+}
+
+/// What a block as a whole fails: its checksum, its page header (errors of
+/// those classes), by message.
+fn block_damage(problems: &[Problem]) -> Vec<&str> {
+    problems
         .iter()
         .filter(|p| {
             p.severity == Severity::Error
@@ -1089,28 +1122,23 @@ fn export_block(
                 )
         })
         .map(|p| p.message.as_str())
-        .collect();
-    let header = match &checked.header {
-        Some(h) if checked.header_usable && (damage.is_empty() || !ctx.opts.strict) => h,
-        _ => {
-            let why = if damage.is_empty() {
-                "page header damaged".to_string()
-            } else {
-                damage.join("; ")
-            };
-            o.messages.push(format!("block {blkno}: skipped: {why}"));
-            o.counts.skipped_blocks += 1;
-            return;
-        }
-    };
-    if checked.kind != PageKind::Heap {
-        o.messages.push(format!(
-            "block {blkno}: skipped: not a heap page ({})",
-            checked.kind.name()
-        ));
-        o.counts.skipped_blocks += 1;
+        .collect()
+}
+
+/// One block: its rows into `o.buf`, what was skipped into `o.messages`.
+fn export_block(
+    ctx: &Ctx,
+    blkno: u64,
+    bytes: &[u8],
+    toast: Option<&mut ToastStore>,
+    o: &mut BlockOut,
+) {
+    let mut problems = Vec::new();
+    let Some(header) = checked_block(ctx, blkno, bytes, o, &mut problems) else {
         return;
-    }
+    };
+    let header = &header;
+    let damage = block_damage(&problems);
     let damaged = !damage.is_empty();
     // The block's own message comes first; its counts are filled in below.
     let block_message = damaged.then(|| {

@@ -110,10 +110,7 @@ pub(crate) fn run(
     }
     let mut out = BufWriter::with_capacity(1 << 16, sink.out());
 
-    // Pieces that are not the first of their row, by (rdba, slot).
-    let mut pieces: HashMap<(u32, u16), PieceBytes> = HashMap::new();
-    // First pieces of chained rows: (block, slot, piece).
-    let mut chains: Vec<(u64, usize, PieceBytes)> = Vec::new();
+    let mut chained = Chained::default();
     let mut block = vec![0u8; block_size];
     let mut blkno = 0u64;
     loop {
@@ -129,100 +126,137 @@ pub(crate) fn run(
             }
             break;
         }
-        let b = parse_block(
-            &block,
-            &BlockOptions {
-                blkno,
-                endian: None,
-            },
-        );
-        let ours = b.ktbbh.as_ref().is_some_and(|k| k.ktbbhsid == objd);
-        if ours {
-            let fatal: Vec<String> = b
-                .problems
-                .iter()
-                .filter(|p| {
-                    p.severity == Severity::Error
-                        && matches!(
-                            p.class,
-                            ProblemClass::Header
-                                | ProblemClass::Checksum
-                                | ProblemClass::Fractured
-                                | ProblemClass::Corrupt
-                                | ProblemClass::Kdbh
-                        )
-                })
-                .map(|p| p.message.clone())
-                .collect();
-            if !fatal.is_empty() {
-                w.skip(format!("block {blkno}: skipped: {}", fatal.join("; ")));
-            } else if b.table.as_ref().is_some_and(|t| t.kdbh.compressed()) {
-                // Basic/OLTP compression: rows are symbol-table references,
-                // which the row-piece reader below does not follow.
-                w.skip(format!(
-                    "block {blkno}: skipped: a compressed block (flag=-0------): export of its \
-                     rows is not done; `show` expands them"
-                ));
-            } else if let (Some(t), Some(kcbh)) = (&b.table, &b.kcbh) {
-                let end = block_size.saturating_sub(4);
-                for row in &t.rows {
-                    let slot = row.slot;
-                    let p = match read_piece(&block, row.offset, end) {
-                        Ok(p) => p,
-                        Err(e) => {
-                            w.skip(format!("block {blkno} slot {slot}: skipped: {e}"));
-                            continue;
-                        }
-                    };
-                    if p.flag & (KDRHFK | KDRHFC) != 0 {
-                        w.skip(format!(
-                            "block {blkno} slot {slot}: skipped: a cluster row piece (its columns' positions are not established)"
-                        ));
-                        continue;
-                    }
-                    let first = p.flag & KDRHFF != 0;
-                    let last = p.flag & KDRHFL != 0;
-                    if p.flag & KDRHFD != 0 {
-                        if opts.rows != Rows::Visible && first {
-                            if !last {
-                                super::progress::note(&format!(
-                                    "blockscope: note: {name}: block {blkno} slot {slot}: a deleted row's first piece only (its other pieces are not followed)\n"
-                                ));
-                            }
-                            w.row(blkno, slot, "deleted", &[&p]);
-                        }
-                        continue;
-                    }
-                    if opts.rows == Rows::Deleted {
-                        continue;
-                    }
-                    match (first, last) {
-                        (true, true) => w.row(blkno, slot, "live", &[&p]),
-                        (true, false) => chains.push((blkno, slot, p)),
-                        (false, _) if p.flag & KDRHFH != 0 && p.cols.is_empty() => {
-                            // The head of a migrated row: its body is elsewhere.
-                        }
-                        (false, _) => {
-                            if pieces.len() < MAX_PIECES {
-                                pieces.insert((kcbh.rdba_kcbh, slot as u16), p);
-                            } else {
-                                w.skip(format!(
-                                    "block {blkno} slot {slot}: skipped: more than {MAX_PIECES} row pieces kept for chained rows"
-                                ));
-                            }
-                        }
-                    }
-                }
-            }
-        }
+        block_rows(&mut w, &block, blkno, objd, &mut chained);
         if let Err(e) = out.write_all(&w.buf) {
             return output_closed(stdout_error(e), w.skipped > 0);
         }
         w.buf.clear();
         blkno += 1;
     }
+    write_chains(&mut w, &chained);
+    if let Err(e) = out.write_all(&w.buf).and_then(|()| out.flush()) {
+        return output_closed(stdout_error(e), w.skipped > 0);
+    }
+    if let Some(e) = evidence {
+        super::write_provenance(vec![e.finish()]);
+    }
+    if w.skipped > 0 {
+        report_error(&format!(
+            "blockscope: {name}: {} rows written; skipped {} blocks or rows that could not be read\n",
+            w.rows, w.skipped
+        ));
+        return Ok(ExitCode::from(1));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Row pieces kept for chained rows until the whole file is read.
+#[derive(Default)]
+struct Chained {
+    /// Pieces that are not the first of their row, by (rdba, slot).
+    pieces: HashMap<(u32, u16), PieceBytes>,
+    /// First pieces of chained rows: (block, slot, piece).
+    chains: Vec<(u64, usize, PieceBytes)>,
+}
+
+/// One block's rows of data object `objd`: whole rows (and with `--rows
+/// deleted`/`all` deleted ones) written, the pieces of chained rows kept in
+/// `chained`, what cannot be read skipped with its reason.
+fn block_rows(w: &mut Writer, block: &[u8], blkno: u64, objd: u32, chained: &mut Chained) {
+    let b = parse_block(
+        block,
+        &BlockOptions {
+            blkno,
+            endian: None,
+        },
+    );
+    let ours = b.ktbbh.as_ref().is_some_and(|k| k.ktbbhsid == objd);
+    if ours {
+        let fatal: Vec<String> = b
+            .problems
+            .iter()
+            .filter(|p| {
+                p.severity == Severity::Error
+                    && matches!(
+                        p.class,
+                        ProblemClass::Header
+                            | ProblemClass::Checksum
+                            | ProblemClass::Fractured
+                            | ProblemClass::Corrupt
+                            | ProblemClass::Kdbh
+                    )
+            })
+            .map(|p| p.message.clone())
+            .collect();
+        if !fatal.is_empty() {
+            w.skip(format!("block {blkno}: skipped: {}", fatal.join("; ")));
+        } else if b.table.as_ref().is_some_and(|t| t.kdbh.compressed()) {
+            // Basic/OLTP compression: rows are symbol-table references,
+            // which the row-piece reader below does not follow.
+            w.skip(format!(
+                "block {blkno}: skipped: a compressed block (flag=-0------): export of its \
+                 rows is not done; `show` expands them"
+            ));
+        } else if let (Some(t), Some(kcbh)) = (&b.table, &b.kcbh) {
+            let end = block.len().saturating_sub(4);
+            for row in &t.rows {
+                let slot = row.slot;
+                let p = match read_piece(block, row.offset, end) {
+                    Ok(p) => p,
+                    Err(e) => {
+                        w.skip(format!("block {blkno} slot {slot}: skipped: {e}"));
+                        continue;
+                    }
+                };
+                if p.flag & (KDRHFK | KDRHFC) != 0 {
+                    w.skip(format!(
+                        "block {blkno} slot {slot}: skipped: a cluster row piece (its columns' positions are not established)"
+                    ));
+                    continue;
+                }
+                let first = p.flag & KDRHFF != 0;
+                let last = p.flag & KDRHFL != 0;
+                if p.flag & KDRHFD != 0 {
+                    if w.opts.rows != Rows::Visible && first {
+                        if !last {
+                            super::progress::note(&format!(
+                                "blockscope: note: {}: block {blkno} slot {slot}: a deleted row's first piece only (its other pieces are not followed)\n",
+                                w.name
+                            ));
+                        }
+                        w.row(blkno, slot, "deleted", &[&p]);
+                    }
+                    continue;
+                }
+                if w.opts.rows == Rows::Deleted {
+                    continue;
+                }
+                match (first, last) {
+                    (true, true) => w.row(blkno, slot, "live", &[&p]),
+                    (true, false) => chained.chains.push((blkno, slot, p)),
+                    (false, _) if p.flag & KDRHFH != 0 && p.cols.is_empty() => {
+                        // The head of a migrated row: its body is elsewhere.
+                    }
+                    (false, _) => {
+                        if chained.pieces.len() < MAX_PIECES {
+                            chained.pieces.insert((kcbh.rdba_kcbh, slot as u16), p);
+                        } else {
+                            w.skip(format!(
+                                "block {blkno} slot {slot}: skipped: more than {MAX_PIECES} row pieces kept for chained rows"
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Chained rows put back together (head → nrid → … → the piece with L)
+/// and written, or skipped when a piece is not in the file.
+fn write_chains(w: &mut Writer, chained: &Chained) {
     // Chained rows: head → nrid → … → the piece with L.
-    for (blkno, slot, head) in &chains {
+    for (blkno, slot, head) in &chained.chains {
         let mut parts: Vec<&PieceBytes> = vec![head];
         let mut next = head.nrid;
         let mut missing = None;
@@ -231,7 +265,7 @@ pub(crate) fn run(
                 missing = Some(format!("more than {MAX_CHAIN} pieces"));
                 break;
             }
-            match pieces.get(&rid) {
+            match chained.pieces.get(&rid) {
                 Some(p) => {
                     parts.push(p);
                     next = if p.flag & KDRHFL != 0 { None } else { p.nrid };
@@ -252,20 +286,6 @@ pub(crate) fn run(
             None => w.row(*blkno, *slot, "live", &parts),
         }
     }
-    if let Err(e) = out.write_all(&w.buf).and_then(|()| out.flush()) {
-        return output_closed(stdout_error(e), w.skipped > 0);
-    }
-    if let Some(e) = evidence {
-        super::write_provenance(vec![e.finish()]);
-    }
-    if w.skipped > 0 {
-        report_error(&format!(
-            "blockscope: {name}: {} rows written; skipped {} blocks or rows that could not be read\n",
-            w.rows, w.skipped
-        ));
-        return Ok(ExitCode::from(1));
-    }
-    Ok(ExitCode::SUCCESS)
 }
 
 struct Writer<'a> {
