@@ -23,8 +23,8 @@ struct File {
     text: String,
     /// Child modules declared with `mod name;`.
     children: BTreeSet<String>,
-    /// `pub use` re-exports: the name a path may end in here → the path it
-    /// stands for (as written, resolved later).
+    /// `use` items (re-exports or not): the name a path may end in here →
+    /// the path it stands for (as written, resolved later).
     reexports: BTreeMap<String, Vec<String>>,
 }
 
@@ -410,8 +410,8 @@ fn longest_file(files: &BTreeMap<Module, File>, path: &[String]) -> Option<Modul
 }
 
 /// The file a path's item really lives in: the longest file prefix, followed
-/// through that file's `pub use` re-exports (a re-export is an alias, not a
-/// use of the re-exporting file's own code).
+/// through that file's `use` items (an imported name is an alias, not a use
+/// of the importing file's own code).
 fn resolve(files: &BTreeMap<Module, File>, path: &[String], depth: usize) -> Option<Module> {
     let file_mod = longest_file(files, path)?;
     let rest = &path[file_mod.len()..];
@@ -431,12 +431,13 @@ fn resolve(files: &BTreeMap<Module, File>, path: &[String], depth: usize) -> Opt
     Some(file_mod)
 }
 
-/// `pub use a::b::{C, D as E};` → {C: a::b::C, E: a::b::D}.
+/// `use a::b::{C, D as E};` → {C: a::b::C, E: a::b::D}: a child's
+/// `super::C` names `a::b::C`, whether or not the parent re-exports it.
 fn reexports(text: &str) -> BTreeMap<String, Vec<String>> {
     let mut out = BTreeMap::new();
     let mut rest = text;
-    while let Some(at) = rest.find("pub use ") {
-        let tail = &rest[at + 8..];
+    while let Some(at) = find_word(rest, "use") {
+        let tail = &rest[at + 4..];
         let end = tail.find(';').unwrap_or(tail.len());
         let mut found = Vec::new();
         expand_use(&tail[..end], &mut Vec::new(), &mut found);
