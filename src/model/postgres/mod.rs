@@ -24,14 +24,19 @@ use serde::{Serialize, Serializer};
 use super::span::Span;
 use super::Problem;
 
+mod attr;
 pub mod cluster;
 pub mod disk;
 pub mod flags;
 pub mod index;
+mod item;
 pub mod names;
 pub mod types;
 pub mod verdict;
 pub mod verify;
+
+pub use attr::{Attr, Compression, Float, Storage, ToastPointer, Typed, Value};
+pub use item::{ItemId, ItemPointer, LpFlags};
 
 /// Size of `PageHeaderData` (bufpage.h `SizeOfPageHeaderData`).
 pub const SIZE_OF_PAGE_HEADER: usize = 24;
@@ -141,27 +146,6 @@ impl Serialize for Lsn {
     }
 }
 
-/// `ItemPointerData` (itemptr.h): block id as two uint16 halves + offset number.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub struct ItemPointer {
-    /// `ip_blkid`: bi_hi << 16 | bi_lo.
-    pub block: u32,
-    /// `ip_posid`.
-    pub offset: u16,
-}
-
-impl fmt::Display for ItemPointer {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "({},{})", self.block, self.offset)
-    }
-}
-
-impl Serialize for ItemPointer {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
-}
-
 /// `PageHeaderData` (bufpage.h).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct PageHeader {
@@ -197,119 +181,6 @@ impl PageHeader {
     /// `PageGetMaxOffsetNumber`: line pointers implied by pd_lower.
     pub fn max_offset_number(&self) -> usize {
         usize::from(self.pd_lower).saturating_sub(SIZE_OF_PAGE_HEADER) / SIZE_OF_ITEM_ID
-    }
-}
-
-/// `lp_flags` (itemid.h).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LpFlags {
-    /// `LP_UNUSED` (0): unused, lp_len 0.
-    Unused,
-    /// `LP_NORMAL` (1): in use, lp_len > 0.
-    Normal,
-    /// `LP_REDIRECT` (2): HOT redirect, lp_off holds the target offset number.
-    Redirect,
-    /// `LP_DEAD` (3): dead, with or without storage.
-    Dead,
-}
-
-impl LpFlags {
-    /// `lp_flags` from the low two bits of `bits`.
-    pub fn from_bits(bits: u32) -> LpFlags {
-        match bits & 3 {
-            0 => LpFlags::Unused,
-            1 => LpFlags::Normal,
-            2 => LpFlags::Redirect,
-            _ => LpFlags::Dead,
-        }
-    }
-
-    /// Numeric `lp_flags` value (0–3).
-    pub fn code(self) -> u8 {
-        match self {
-            LpFlags::Unused => 0,
-            LpFlags::Normal => 1,
-            LpFlags::Redirect => 2,
-            LpFlags::Dead => 3,
-        }
-    }
-
-    /// `LP_NORMAL` etc.
-    pub fn name(self) -> &'static str {
-        match self {
-            LpFlags::Unused => "LP_UNUSED",
-            LpFlags::Normal => "LP_NORMAL",
-            LpFlags::Redirect => "LP_REDIRECT",
-            LpFlags::Dead => "LP_DEAD",
-        }
-    }
-
-    /// `NORMAL` etc.
-    pub fn short(self) -> &'static str {
-        &self.name()[3..]
-    }
-}
-
-impl Serialize for LpFlags {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_u8(self.code())
-    }
-}
-
-/// `ItemIdData` (itemid.h): a 32-bit bitfield, lp_off:15, lp_flags:2, lp_len:15.
-/// GCC allocates the first member in the least significant bits on
-/// little-endian hosts and in the most significant bits on big-endian ones.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub struct ItemId {
-    /// 1-based offset number of this line pointer.
-    pub lp: u16,
-    /// The 32-bit `ItemIdData` word as stored.
-    pub raw: u32,
-    /// `lp_off`: offset to the tuple from the page start.
-    pub lp_off: u16,
-    /// `lp_flags`: state of the line pointer.
-    pub lp_flags: LpFlags,
-    /// `lp_len`: byte length of the tuple.
-    pub lp_len: u16,
-}
-
-impl ItemId {
-    /// Splits the `ItemIdData` word `raw` of line pointer `lp` into lp_off, lp_flags, lp_len.
-    pub fn from_word(lp: u16, raw: u32) -> ItemId {
-        ItemId {
-            lp,
-            raw,
-            lp_off: (raw & 0x7FFF) as u16,
-            lp_flags: LpFlags::from_bits(raw >> 15),
-            lp_len: ((raw >> 17) & 0x7FFF) as u16,
-        }
-    }
-
-    /// Splits the `ItemIdData` word `raw` (read in the page's byte order) as
-    /// a big-endian host lays the bitfield out: lp_off in the top 15 bits,
-    /// then lp_flags, then lp_len in the low 15 bits.
-    pub fn from_word_big_endian(lp: u16, raw: u32) -> ItemId {
-        ItemId {
-            lp,
-            raw,
-            lp_off: ((raw >> 17) & 0x7FFF) as u16,
-            lp_flags: LpFlags::from_bits(raw >> 15),
-            lp_len: (raw & 0x7FFF) as u16,
-        }
-    }
-
-    /// [`ItemId::from_word`] or [`ItemId::from_word_big_endian`].
-    pub fn from_word_in(lp: u16, raw: u32, big_endian: bool) -> ItemId {
-        if big_endian {
-            ItemId::from_word_big_endian(lp, raw)
-        } else {
-            ItemId::from_word(lp, raw)
-        }
-    }
-
-    /// `ItemIdHasStorage`.
-    pub fn has_storage(&self) -> bool {
-        self.lp_len != 0
     }
 }
 
@@ -435,202 +306,6 @@ pub struct HeapItem {
     /// item without a tuple); `None` when they were not.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub attrs: Option<Vec<Attr>>,
-}
-
-/// A value printed the way PostgreSQL's output function prints it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Value {
-    /// The text form (`SELECT`'s output for the column).
-    pub text: String,
-    /// What the text is, for JSON: a number or boolean where that is exact.
-    pub typed: Typed,
-}
-
-/// A finite `f64` compared by its bits (so values can be `Eq`).
-#[derive(Clone, Copy, Debug, Serialize)]
-#[serde(transparent)]
-pub struct Float(pub f64);
-
-impl PartialEq for Float {
-    fn eq(&self, other: &Float) -> bool {
-        self.0.to_bits() == other.0.to_bits()
-    }
-}
-
-impl Eq for Float {}
-
-/// The JSON shape of a [`Value`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub enum Typed {
-    /// A string (text, dates, numeric, …).
-    Text,
-    /// `t`/`f`.
-    Bool(bool),
-    /// An integer type.
-    Int(i64),
-    /// An unsigned integer type (oid, xid, …).
-    UInt(u64),
-    /// A finite float: the double nearest the text (so JSON prints the same digits).
-    Float(Float),
-    /// Not decoded: the text is the value's bytes as `\x…` hex.
-    Hex,
-}
-
-impl Value {
-    /// A `Typed::Text` value with this text.
-    pub fn text(text: impl Into<String>) -> Value {
-        Value {
-            text: text.into(),
-            typed: Typed::Text,
-        }
-    }
-
-    /// `bytes` as bytea hex output (`\x…`), `Typed::Hex`.
-    pub fn hex(bytes: &[u8]) -> Value {
-        let mut text = String::with_capacity(2 + bytes.len() * 2);
-        text.push_str("\\x");
-        for b in bytes {
-            text.push_str(&format!("{b:02x}"));
-        }
-        Value {
-            text,
-            typed: Typed::Hex,
-        }
-    }
-}
-
-/// Compression method of a compressed varlena (`ToastCompressionId`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Compression {
-    /// `TOAST_PGLZ_COMPRESSION_ID` (0): pglz.
-    Pglz,
-    /// `TOAST_LZ4_COMPRESSION_ID` (1): LZ4.
-    Lz4,
-    /// Method bits 2 or 3: not defined by PostgreSQL.
-    Unknown,
-}
-
-impl Compression {
-    /// From the two method bits of `va_tcinfo` / `va_extinfo`.
-    pub fn from_bits(bits: u32) -> Compression {
-        match bits {
-            0 => Compression::Pglz,
-            1 => Compression::Lz4,
-            _ => Compression::Unknown,
-        }
-    }
-
-    /// Name as `pg_column_compression` prints it (`pglz`, `lz4`), or `unknown`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Compression::Pglz => "pglz",
-            Compression::Lz4 => "lz4",
-            Compression::Unknown => "unknown",
-        }
-    }
-}
-
-/// `varatt_external` (varatt.h): an on-disk TOAST pointer (vartag 18).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub struct ToastPointer {
-    /// Original data size, including its 4-byte header.
-    pub va_rawsize: i32,
-    /// External size (low 30 bits) and compression method (high 2 bits, PostgreSQL 14+).
-    pub va_extinfo: u32,
-    /// `va_extinfo & 0x3FFFFFFF`: bytes stored in the TOAST relation.
-    pub extsize: u32,
-    /// Stored compressed: external size below raw size − 4.
-    pub compressed: bool,
-    /// The method, when compressed.
-    pub method: Option<Compression>,
-    /// `chunk_id` of the value's chunks.
-    pub va_valueid: u32,
-    /// OID of the TOAST relation (`pg_class.oid`, not its relfilenode).
-    pub va_toastrelid: u32,
-    /// Chunks read back from the TOAST relation, when it was given.
-    pub chunks: Option<u32>,
-}
-
-/// How an attribute is stored in the tuple.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Storage {
-    /// Fixed length (`attlen` > 0).
-    Plain,
-    /// `attlen` -2: a NUL-terminated C string.
-    Cstring,
-    /// Varlena with a 1-byte header (up to 126 bytes of data, never aligned).
-    Short,
-    /// Varlena with a 4-byte header, uncompressed.
-    #[serde(rename = "4b")]
-    Long,
-    /// Varlena with a 4-byte header, compressed inline.
-    Compressed {
-        /// Method from the top two bits of `va_tcinfo`.
-        method: Compression,
-        /// Uncompressed size of the data (`va_tcinfo` low 30 bits).
-        rawsize: u32,
-    },
-    /// An on-disk TOAST pointer (`0x01 0x12` + `varatt_external`).
-    ExternalToast,
-    /// Another external pointer (indirect, expanded): never valid on disk.
-    ExternalOther {
-        /// `va_tag` (`vartag_external`): VARTAG_INDIRECT, VARTAG_EXPANDED_RO or VARTAG_EXPANDED_RW.
-        vartag: u8,
-    },
-    /// SQL NULL (null bitmap bit clear).
-    Null,
-    /// Past the tuple's natts: a column added later (its missing value or NULL).
-    Missing,
-    /// Not read: an earlier attribute did not fit the tuple.
-    #[default]
-    Unread,
-}
-
-impl Storage {
-    /// Short name as JSON has it.
-    pub fn name(&self) -> String {
-        match self {
-            Storage::Plain => "plain".into(),
-            Storage::Cstring => "cstring".into(),
-            Storage::Short => "short".into(),
-            Storage::Long => "4b".into(),
-            Storage::Compressed { method, .. } => format!("compressed-{}", method.name()),
-            Storage::ExternalToast => "external-toast".into(),
-            Storage::ExternalOther { .. } => "external-other".into(),
-            Storage::Null => "null".into(),
-            Storage::Missing => "missing".into(),
-            Storage::Unread => "unread".into(),
-        }
-    }
-}
-
-/// One attribute of a heap tuple: its bytes (as `tuple_data_split` gives
-/// them) and its value (as `SELECT` prints it).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct Attr {
-    /// `attnum` (1-based).
-    pub attnum: u16,
-    /// `attname`, when column names were given.
-    pub name: Option<String>,
-    /// The type as `format_type` names it.
-    pub type_name: String,
-    /// A dropped column: its bytes are skipped (and shown), it has no value in SQL.
-    pub dropped: bool,
-    /// Page offset of the attribute's first byte (after alignment padding).
-    pub offset: Option<usize>,
-    /// The raw datum, varlena header included; `None` for NULL, missing and unread.
-    pub raw: Option<Vec<u8>>,
-    /// How the datum is stored: fixed length, cstring, varlena header form, NULL.
-    pub storage: Storage,
-    /// The TOAST pointer of an external value.
-    pub toast: Option<ToastPointer>,
-    /// The value; `None` for SQL NULL, and for a value that could not be read
-    /// (then `storage` and `problems` say why).
-    pub value: Option<Value>,
-    /// What went wrong or is worth knowing about this attribute.
-    pub problems: Vec<String>,
 }
 
 /// What kind of page this is, as established from the page itself.
