@@ -21,6 +21,7 @@ pub(crate) mod kdx;
 pub(crate) mod ktb;
 pub(crate) mod ktfb;
 pub(crate) mod ktu;
+mod problem;
 pub(crate) mod rowbytes;
 pub(crate) mod trace;
 pub(crate) mod verify;
@@ -29,16 +30,4 @@ pub use block::{
     block_size_from_header, detect_endian, looks_like_oracle, parse_block, BlockOptions,
 };
 
-use crate::model::{Problem, ProblemClass, Severity};
-use crate::reader::ReadError;
-
-/// A read that ran off the block, as a problem of `class`.
-pub(crate) fn read_problem(class: ProblemClass, e: &ReadError, what: &str) -> Problem {
-    Problem::new(
-        Severity::Error,
-        class,
-        Some(e.offset),
-        e.field.clone(),
-        format!("{what}: {e}"),
-    )
-}
+pub(crate) use problem::read_problem;
