@@ -3,6 +3,8 @@
 //! column list read, the enums of [`super::args`] mapped to the library's.
 //! The commands take these configs and never look at raw arguments.
 
+pub(crate) mod wal;
+
 use std::io::{self, IsTerminal, Read};
 use std::path::{Path, PathBuf};
 

@@ -112,6 +112,7 @@ pub(crate) fn run(cli: Cli) -> Result<ExitCode, Error> {
             config::check_export(&args)?;
             export::run(&args)
         }
+        Command::Wal(args) => crate::commands::wal::run(&config::wal::WalConfig::from_args(&args)?),
         Command::Man(args) => man::run(&args),
         Command::Completions { shell } => {
             // Generated into memory: clap_complete panics on a failed write.

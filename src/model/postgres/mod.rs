@@ -31,6 +31,7 @@ pub mod names;
 pub mod types;
 pub mod verdict;
 pub mod verify;
+pub mod wal;
 
 /// Size of `PageHeaderData` (bufpage.h `SizeOfPageHeaderData`).
 pub const SIZE_OF_PAGE_HEADER: usize = 24;
