@@ -229,6 +229,22 @@ impl Pages for Later<'_> {
     }
 }
 
+thread_local! {
+    /// Each worker's segment buffer, reused from one segment to the next.
+    static SEGMENT: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The whole file at `path` into `buf` (opened read-only).
+fn read_whole(path: &Path, buf: &mut Vec<u8>) -> io::Result<()> {
+    buf.clear();
+    let mut file = File::open(path)?;
+    // Sized once: read_to_end's doubling would leave twice the segment.
+    let len = file.metadata().map_or(0, |m| m.len()) as usize;
+    buf.reserve_exact(len.min(1 << 30));
+    file.read_to_end(buf)?;
+    Ok(())
+}
+
 /// Does `rec` pass the filters?
 fn wanted(rec: &WalRecord, f: &WalFilter, table: Option<(u32, u32)>) -> bool {
     if f.start.is_some_and(|s| rec.lsn < s) || f.end.is_some_and(|e| rec.lsn >= e) {
@@ -323,14 +339,16 @@ pub(crate) fn run(config: &WalConfig) -> Result<ExitCode, Error> {
     let mut first_record = true;
     let mut prev_segno: Option<u64> = None;
     let window = rayon::current_num_threads().max(1);
+    // Output buffers go back here once written and are reused: a segment's
+    // lines are megabytes, and fresh ones each time grew the heap.
+    let pool: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
     let format = config.format;
     for chunk in todo.chunks(window) {
         let outs: Vec<Out> = chunk
             .par_iter()
             .map(|s| {
-                let bytes = match std::fs::read(&s.path) {
-                    Ok(b) => b,
-                    Err(e) => {
+                SEGMENT.with_borrow_mut(|bytes| {
+                    if let Err(e) = read_whole(&s.path, bytes) {
                         return Out {
                             text: String::new(),
                             problems: vec![(
@@ -344,42 +362,47 @@ pub(crate) fn run(config: &WalConfig) -> Result<ExitCode, Error> {
                                 },
                             )],
                             records: 0,
-                        }
+                        };
                     }
-                };
-                let seg = Segment {
-                    bytes: &bytes,
-                    start: s.segno * geo.seg_size,
-                    last: s.segno == last_segno,
-                    magic,
-                };
-                let after = by_segno.range(s.segno + 1..).count() as u64 * geo.seg_size;
-                let mut o = Out {
-                    text: String::with_capacity(1 << 20),
-                    problems: Vec::new(),
-                    records: 0,
-                };
-                decode_segment(&seg, geo, after, &later, &mut |item| match item {
-                    Item::Record(rec, bytes) => {
-                        if !wanted(rec, filter, table) {
-                            return;
-                        }
-                        match format {
-                            WalFormat::Table => render::table_line(rec, bytes, &mut o.text),
-                            WalFormat::Json => {
-                                o.text.push(',');
-                                render::json_record(rec, bytes, &mut o.text);
+                    let bytes: &[u8] = bytes;
+                    let seg = Segment {
+                        bytes,
+                        start: s.segno * geo.seg_size,
+                        last: s.segno == last_segno,
+                        magic,
+                    };
+                    let after = by_segno.range(s.segno + 1..).count() as u64 * geo.seg_size;
+                    let mut o = Out {
+                        text: pool
+                            .lock()
+                            .ok()
+                            .and_then(|mut p| p.pop())
+                            .unwrap_or_default(),
+                        problems: Vec::new(),
+                        records: 0,
+                    };
+                    decode_segment(&seg, geo, after, &later, &mut |item| match item {
+                        Item::Record(rec, bytes) => {
+                            if !wanted(rec, filter, table) {
+                                return;
                             }
-                            WalFormat::Ndjson => {
-                                render::json_record(rec, bytes, &mut o.text);
-                                o.text.push('\n');
+                            match format {
+                                WalFormat::Table => render::table_line(rec, bytes, &mut o.text),
+                                WalFormat::Json => {
+                                    o.text.push(',');
+                                    render::json_record(rec, bytes, &mut o.text);
+                                }
+                                WalFormat::Ndjson => {
+                                    render::json_record(rec, bytes, &mut o.text);
+                                    o.text.push('\n');
+                                }
                             }
+                            o.records += 1;
                         }
-                        o.records += 1;
-                    }
-                    Item::Problem(p) => o.problems.push((o.text.len(), p)),
-                });
-                o
+                        Item::Problem(p) => o.problems.push((o.text.len(), p)),
+                    });
+                    o
+                })
             })
             .collect();
         for (s, o) in chunk.iter().zip(outs) {
@@ -421,6 +444,11 @@ pub(crate) fn run(config: &WalConfig) -> Result<ExitCode, Error> {
                 all_problems.push(p);
             }
             out.write_all(&o.text.as_bytes()[at..]).map_err(w)?;
+            let mut text = o.text;
+            text.clear();
+            if let Ok(mut p) = pool.lock() {
+                p.push(text);
+            }
         }
     }
     if format == WalFormat::Json {

@@ -221,7 +221,7 @@ impl WalRecord {
     }
 
     /// The resource manager's name as pg_waldump prints it.
-    pub fn rmgr_name(&self) -> String {
+    pub fn rmgr_name(&self) -> std::borrow::Cow<'static, str> {
         rmgr_name(self.rmid)
     }
 }
@@ -254,11 +254,11 @@ pub const RMGR_NAMES: [&str; 22] = [
 
 /// An rmgr id's name: PostgreSQL's built-in names, `custom###` for the
 /// custom range (128..=255) as pg_waldump prints them, else the number.
-pub fn rmgr_name(rmid: u8) -> String {
+pub fn rmgr_name(rmid: u8) -> std::borrow::Cow<'static, str> {
     match RMGR_NAMES.get(usize::from(rmid)) {
-        Some(n) => (*n).to_string(),
-        None if rmid >= 128 => format!("custom{rmid:03}"),
-        None => format!("{rmid}"),
+        Some(n) => std::borrow::Cow::Borrowed(n),
+        None if rmid >= 128 => format!("custom{rmid:03}").into(),
+        None => format!("{rmid}").into(),
     }
 }
 

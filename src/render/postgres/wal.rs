@@ -9,22 +9,59 @@ use crate::parse::postgres::wal::desc;
 /// The `"schema"` of `wal --format json|ndjson`.
 pub(crate) use crate::render::versions::WAL as SCHEMA;
 
-/// pg_waldump's line for `rec` (PostgreSQL 15's `XLogDumpDisplayRecord`),
-/// with its newline.
+/// `text` right-aligned in `width` columns (printf's `%6u`).
+fn pad_left(out: &mut String, text: &str, width: usize) {
+    for _ in text.len()..width {
+        out.push(' ');
+    }
+    out.push_str(text);
+}
+
+/// `%X` of `v`, at least `width` digits (`%08X`).
+fn hex(out: &mut String, v: u32, width: usize) {
+    const DIGITS: &[u8; 16] = b"0123456789ABCDEF";
+    let mut buf = [b'0'; 8];
+    let mut n = 8;
+    let mut x = v;
+    loop {
+        n -= 1;
+        buf[n] = DIGITS[(x & 0xF) as usize];
+        x >>= 4;
+        if x == 0 {
+            break;
+        }
+    }
+    let start = n.min(8 - width.min(8));
+    out.extend(buf[start..].iter().map(|&b| char::from(b)));
+}
+
+/// pg_waldump's line for `rec` (PostgreSQL 15's `XLogDumpDisplayRecord`:
+/// `rmgr: %-11s len (rec/tot): %6u/%6u, tx: %10u, lsn: %X/%08X, prev
+/// %X/%08X, desc: …`), with its newline. Written by hand, not by `write!`:
+/// a listing is millions of these lines.
 pub(crate) fn table_line(rec: &WalRecord, bytes: &[u8], out: &mut String) {
-    let prev = rec.prev;
-    let _ = write!(
-        out,
-        "rmgr: {:<11} len (rec/tot): {:>6}/{:>6}, tx: {:>10}, lsn: {:X}/{:08X}, prev {:X}/{:08X}, desc: ",
-        rec.rmgr_name(),
-        rec.rec_len(),
-        rec.tot_len,
-        rec.xid,
-        rec.lsn >> 32,
-        rec.lsn as u32,
-        prev >> 32,
-        prev as u32,
-    );
+    let mut num = itoa::Buffer::new();
+    out.push_str("rmgr: ");
+    let name = rec.rmgr_name();
+    out.push_str(&name);
+    for _ in name.len()..11 {
+        out.push(' ');
+    }
+    out.push_str(" len (rec/tot): ");
+    pad_left(out, num.format(rec.rec_len()), 6);
+    out.push('/');
+    pad_left(out, num.format(rec.tot_len), 6);
+    out.push_str(", tx: ");
+    pad_left(out, num.format(rec.xid), 10);
+    out.push_str(", lsn: ");
+    hex(out, (rec.lsn >> 32) as u32, 1);
+    out.push('/');
+    hex(out, rec.lsn as u32, 8);
+    out.push_str(", prev ");
+    hex(out, (rec.prev >> 32) as u32, 1);
+    out.push('/');
+    hex(out, rec.prev as u32, 8);
+    out.push_str(", desc: ");
     desc::describe(rec, bytes, out);
     desc::block_refs(rec, out);
     out.push('\n');

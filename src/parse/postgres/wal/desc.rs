@@ -195,12 +195,22 @@ pub(crate) fn describe(rec: &WalRecord, bytes: &[u8], out: &mut String) {
 /// pg_waldump's block references in its short form:
 /// `, blkref #0: rel 1663/5/16384 blk 0 FPW`.
 pub(crate) fn block_refs(rec: &WalRecord, out: &mut String) {
+    let mut n = itoa::Buffer::new();
     for b in &rec.blocks {
-        let _ = write!(out, ", blkref #{}: rel {}", b.id, b.rel);
+        out.push_str(", blkref #");
+        out.push_str(n.format(b.id));
+        out.push_str(": rel ");
+        out.push_str(n.format(b.rel.spc));
+        out.push('/');
+        out.push_str(n.format(b.rel.db));
+        out.push('/');
+        out.push_str(n.format(b.rel.rel));
         if b.fork != 0 {
-            let _ = write!(out, " fork {}", fork_name(b.fork));
+            out.push_str(" fork ");
+            out.push_str(&fork_name(b.fork));
         }
-        let _ = write!(out, " blk {}", b.blk);
+        out.push_str(" blk ");
+        out.push_str(n.format(b.blk));
         if let Some(i) = &b.image {
             out.push_str(if i.apply() {
                 " FPW"
