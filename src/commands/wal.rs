@@ -476,7 +476,10 @@ fn emit_problem(out: &mut impl Write, format: WalFormat, p: &WalProblem) -> io::
     match format {
         WalFormat::Table => {
             out.flush()?;
-            crate::cli::report_error(&render::problem_line(p));
+            // A closed or full stderr leaves nowhere to say anything.
+            let _ = io::stderr()
+                .lock()
+                .write_all(render::problem_line(p).as_bytes());
         }
         WalFormat::Ndjson => writeln!(out, "{{\"problem\":{}}}", render::json_problem(p))?,
         WalFormat::Json => {}
