@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 
 /// The document kinds and their schema files (docs/schema/NAME.schema.json).
-const KINDS: [&str; 7] = [
+const KINDS: [&str; 8] = [
     "show",
     "pg_control",
     "pg_filenode_map",
@@ -26,6 +26,7 @@ const KINDS: [&str; 7] = [
     "diff",
     "verify",
     "decode",
+    "wal",
 ];
 
 /// Every schema, compiled for its document and (where it has one) for an
@@ -392,6 +393,23 @@ fn decode_documents_match_their_schema() {
         let r = common::run(&all);
         assert_eq!(r.code, 0, "{args:?}: {}", r.stderr);
         assert_eq!(check_run(&schemas, "decode", &all, &mut found), 1);
+    }
+    assert!(found.is_empty(), "{}", found.join("\n"));
+}
+
+/// `wal --format json|ndjson` of the WAL fixture, whole and filtered.
+#[test]
+fn wal_documents_match_their_schema() {
+    let schemas = Schemas::load();
+    let mut found = Vec::new();
+    let dir = common::fixture("postgres/wal/datadir");
+    let dir = dir.to_str().unwrap();
+    for format in ["json", "ndjson"] {
+        for extra in [&[][..], &["--rmgr", "Heap"], &["--start", "0/902C50"]] {
+            let mut all = vec!["wal", dir, "--format", format];
+            all.extend_from_slice(extra);
+            assert!(check_run(&schemas, "wal", &all, &mut found) > 0);
+        }
     }
     assert!(found.is_empty(), "{}", found.join("\n"));
 }

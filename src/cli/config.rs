@@ -5,6 +5,8 @@
 //! to the library's. The commands ([`crate::commands`]) take these configs
 //! and never look at raw arguments.
 
+pub(crate) mod wal;
+
 use std::io::{self, IsTerminal};
 
 use crate::commands::decode::{DecodeConfig, Word};

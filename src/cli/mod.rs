@@ -89,6 +89,7 @@ pub(crate) fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Diff(args) => diff::run(&DiffConfig::from_args(&args)?, sink),
         Command::Map(args) => map::run(&MapConfig::from_args(&args)?, sink),
         Command::Export(args) => export::run(&ExportConfig::from_args(&args)?, sink),
+        Command::Wal(args) => crate::commands::wal::run(&config::wal::WalConfig::from_args(&args)?),
         Command::Man(args) => man::run(&args),
         Command::Completions { shell } => {
             // Generated into memory: clap_complete panics on a failed write.

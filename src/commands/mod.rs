@@ -23,6 +23,7 @@ pub(crate) mod pipeline;
 pub(crate) mod progress;
 pub(crate) mod show;
 pub(crate) mod verify;
+pub(crate) mod wal;
 
 /// Where a command's results go: its output (a writer: standard output for
 /// the binary, a buffer in a test) and its messages beside the output

@@ -27,3 +27,8 @@ pub(crate) const DIFF: u32 = 2;
 
 /// `decode --format json`: 2 added `schema`.
 pub(crate) const DECODE: u32 = 2;
+
+/// `wal --format json|ndjson`: 1 is the first version
+/// (`{"schema", "records": […], "problems": […]}`; NDJSON starts with
+/// `{"schema": 1}`).
+pub(crate) const WAL: u32 = 1;

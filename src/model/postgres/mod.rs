@@ -34,6 +34,7 @@ pub mod names;
 pub mod types;
 pub mod verdict;
 pub mod verify;
+pub mod wal;
 
 pub use attr::{Attr, Compression, Float, Storage, ToastPointer, Typed, Value};
 pub use item::{ItemId, ItemPointer, LpFlags};

@@ -34,6 +34,7 @@ pub(crate) mod toast_page;
 mod tsearch;
 pub(crate) mod values;
 pub(crate) mod visibility;
+pub(crate) mod wal;
 
 #[cfg(test)]
 mod proptests;

@@ -8,3 +8,4 @@ pub(crate) mod json;
 pub(crate) mod ndjson;
 pub(crate) mod table;
 pub(crate) mod verify;
+pub(crate) mod wal;
