@@ -6,6 +6,8 @@
 use std::io::{self, IsTerminal, Read};
 use std::path::{Path, PathBuf};
 
+pub(crate) mod carve;
+
 use crate::engine::{ColumnSpec, Engine};
 use crate::error::Error;
 use crate::input::InputFormat;

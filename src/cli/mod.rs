@@ -11,6 +11,7 @@ use clap::FromArgMatches;
 use crate::error::Error;
 
 pub(crate) mod args;
+mod carve;
 pub(crate) mod config;
 mod decode;
 mod diff;
@@ -112,6 +113,7 @@ pub(crate) fn run(cli: Cli) -> Result<ExitCode, Error> {
             config::check_export(&args)?;
             export::run(&args)
         }
+        Command::Carve(args) => carve::run(&config::carve::CarveConfig::from_args(&args)?),
         Command::Man(args) => man::run(&args),
         Command::Completions { shell } => {
             // Generated into memory: clap_complete panics on a failed write.

@@ -30,6 +30,7 @@ use crate::reader::Endian;
 use crate::source::Source;
 use crate::verify::oracle::OracleInput;
 
+pub(crate) mod carve;
 pub(crate) mod cluster;
 mod sniff;
 mod toast;

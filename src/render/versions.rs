@@ -27,3 +27,6 @@ pub(crate) const DIFF: u32 = 2;
 
 /// `decode --format json`: 2 added `schema`.
 pub(crate) const DECODE: u32 = 2;
+
+/// `carve`'s `manifest.json`: 1 is its first form.
+pub(crate) const CARVE: u32 = 1;

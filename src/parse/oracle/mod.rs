@@ -10,6 +10,7 @@
 //! and keeps DBVERIFY's tallies.
 
 pub(crate) mod block;
+pub(crate) mod carve;
 pub(crate) mod checksum;
 pub(crate) mod columns;
 pub(crate) mod datatype;
