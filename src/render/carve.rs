@@ -35,15 +35,15 @@ pub(crate) fn summary(
     let plural =
         |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     for (engine, kind, pages, groups, dups) in &rows {
-        let unit = if *engine == "oracle" {
-            ("block", "blocks")
-        } else {
-            ("page", "pages")
+        let unit = match (*engine == "oracle", *pages == 1) {
+            (true, true) => "block",
+            (true, false) => "blocks",
+            (false, true) => "page",
+            (false, false) => "pages",
         };
         write!(
             out,
-            "{engine:<8} {kind:<14} {:>12} in {}",
-            plural(*pages, unit.0, unit.1),
+            "{engine:<8} {kind:<14} {pages:>9} {unit:<6} in {}",
             plural(*groups, "group", "groups")
         )?;
         if *dups > 0 {

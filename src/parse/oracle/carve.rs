@@ -106,10 +106,10 @@ pub(crate) struct OraGroup {
     pub duplicates: Vec<(u64, usize)>,
 }
 
-/// Blocks grouped by data object id (or, without one, by kind) and file,
-/// each placed by its rdba; of two copies of one rdba the higher SCN is kept.
+/// Blocks grouped by data object id (or, without one, by kind), file and
+/// byte order (one datafile has one), each placed by its rdba; of two copies of one rdba the higher SCN is kept.
 pub(crate) fn group(found: &[Found]) -> Vec<OraGroup> {
-    type Key = (Option<u32>, u32, u32, &'static str);
+    type Key = (Option<u32>, u32, u32, &'static str, bool);
     /// Block number → the copy kept; the older copies.
     type Blocks = (HashMap<u64, usize>, Vec<(u64, usize)>);
     let mut order: Vec<Key> = Vec::new();
@@ -117,7 +117,13 @@ pub(crate) fn group(found: &[Found]) -> Vec<OraGroup> {
     for (i, f) in found.iter().enumerate() {
         let s = &f.sig;
         let kind = if s.obj.is_some() { "" } else { s.kind };
-        let key = (s.obj, rdba_file(s.rdba), s.size, kind);
+        let key = (
+            s.obj,
+            rdba_file(s.rdba),
+            s.size,
+            kind,
+            s.endian == Endian::Big,
+        );
         let (blocks, dups) = groups.entry(key).or_insert_with(|| {
             order.push(key);
             (HashMap::new(), Vec::new())

@@ -454,6 +454,7 @@ fn checked_pieces(found: &[Found], start: usize, end: usize, limit: u64, out: &m
 struct Building {
     class: PgClass,
     size: u32,
+    endian: Endian,
     known: bool,
     /// Block number → index of the page kept.
     blocks: HashMap<u64, usize>,
@@ -492,10 +493,12 @@ fn join(found: &[Found], mut pieces: Vec<Piece>) -> Vec<PgGroup> {
     pieces.sort_by_key(|p| (p.base.is_none(), p.base.unwrap_or(0), p.members[0]));
     for piece in pieces {
         let size = found[piece.members[0]].sig.size;
+        let endian = found[piece.members[0]].sig.endian;
         let Some(base) = piece.base else {
             let mut b = Building {
                 class: piece.class,
                 size,
+                endian,
                 known: false,
                 blocks: HashMap::new(),
                 duplicates: Vec::new(),
@@ -508,8 +511,9 @@ fn join(found: &[Found], mut pieces: Vec<Piece>) -> Vec<PgGroup> {
             continue;
         };
         let blk = |n: usize| base + n as u64;
-        let fits_rel =
-            |r: &Building| r.known && r.size == size && same_relation(r.class, piece.class);
+        let fits_rel = |r: &Building| {
+            r.known && r.size == size && r.endian == endian && same_relation(r.class, piece.class)
+        };
         let continues = rels.iter().rposition(|r| {
             fits_rel(r) && base > 0 && r.hi + 1 == base && !r.blocks.contains_key(&base)
         });
@@ -543,6 +547,7 @@ fn join(found: &[Found], mut pieces: Vec<Piece>) -> Vec<PgGroup> {
                 rels.push(Building {
                     class: piece.class,
                     size,
+                    endian,
                     known: true,
                     blocks: HashMap::new(),
                     duplicates: Vec::new(),
