@@ -38,19 +38,24 @@ cat "$IMAGE" > /dev/null # warm the page cache
 
 median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
-# median seconds and max RSS (KB) of RUNS runs of "$@" (output to /dev/null)
+# median elapsed and CPU (user + system) seconds and max RSS (KB) of RUNS
+# runs of "$@" (output to /dev/null): on a shared machine the elapsed time
+# follows the load, the CPU time much less.
 measure() {
-    local times=() rss=0 out
+    local times=() cpus=() rss=0 out e u s m
     for i in $(seq "$RUNS"); do
         rm -rf "$TMP/out"
-        out=$( { /usr/bin/time -f '%e %M' "${@//@OUT@/$TMP/out}" > /dev/null; } 2>&1 | tail -n 1)
-        times+=("${out% *}")
-        [ "${out#* }" -gt "$rss" ] && rss="${out#* }"
+        out=$( { /usr/bin/time -f '%e %U %S %M' "${@//@OUT@/$TMP/out}" > /dev/null; } 2>&1 | tail -n 1)
+        read -r e u s m <<<"$out"
+        times+=("$e")
+        cpus+=("$(echo "$u + $s" | bc -l)")
+        [ "$m" -gt "$rss" ] && rss="$m"
     done
-    local t
+    local t c
     t=$(median "${times[@]}")
-    printf '%-28s %6.2f s  %7.0f MB/s  %6d MB peak RSS\n' "$NAME" "$t" \
-        "$(echo "$SIZE / 1048576 / $t" | bc -l)" $((rss / 1024))
+    c=$(median "${cpus[@]}")
+    printf '%-18s %6.2f s elapsed %7.0f MB/s  %6.2f s CPU  %5d MB peak RSS\n' "$NAME" "$t" \
+        "$(echo "$SIZE / 1048576 / $t" | bc -l)" "$c" $((rss / 1024))
 }
 
 echo "image: $SIZE bytes ($(basename "$FILE") twice, random bytes, zeros); runs: $RUNS"

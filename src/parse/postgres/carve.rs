@@ -17,6 +17,7 @@
 
 use std::collections::HashMap;
 
+use crate::model::postgres::flags::{HEAP_HASEXTERNAL, HEAP_NATTS_MASK};
 use crate::model::postgres::{LpFlags, PageKind, SIZE_OF_PAGE_HEADER};
 use crate::model::Severity;
 use crate::reader::{Endian, Reader};
@@ -100,8 +101,6 @@ pub(crate) struct PgSig {
     pub toast_ids: [u32; 2],
 }
 
-/// HEAP_NATTS_MASK (htup_details.h).
-const HEAP_NATTS_MASK: u16 = 0x07FF;
 /// VARTAG_ONDISK (varatt.h): the tag of a TOAST pointer.
 const VARTAG_ONDISK: u8 = 18;
 /// `TOAST_MAX_CHUNK_SIZE` is below 8 KB for every page size PostgreSQL allows.
@@ -176,6 +175,7 @@ fn heap_class(
         let Ok(t_hoff) = r.peek_u8(off + 22, "t_hoff") else {
             continue;
         };
+        let mask = r.peek_u16(off + 20, "t_infomask").unwrap_or(0);
         let natts = mask2 & HEAP_NATTS_MASK;
         first_natts.get_or_insert(natts);
         let data = page
@@ -188,15 +188,16 @@ fn heap_class(
             }
             None => all_chunks = false,
         }
-        // TOAST pointers: a 1-byte header 0x01 (0x80 big-endian), the tag,
-        // then varatt_external (va_rawsize, va_extinfo, va_valueid,
+        // TOAST pointers, in tuples with HEAP_HASEXTERNAL: a 1-byte header
+        // 0x01 (0x80 big-endian), the tag, then varatt_external (va_rawsize, va_extinfo, va_valueid,
         // va_toastrelid), unaligned.
         let header = match r.endian() {
             Endian::Little => 0x01,
             Endian::Big => 0x80,
         };
         let mut at = 0;
-        while pointers < 2 && at + 18 <= data.len() {
+        let external = mask & HEAP_HASEXTERNAL != 0;
+        while external && pointers < 2 && at + 18 <= data.len() {
             if data[at] == header && data[at + 1] == VARTAG_ONDISK {
                 let p = Reader::new(&data[at + 2..at + 18], r.endian());
                 let raw = p.peek_u32(0, "va_rawsize").unwrap_or(0);
