@@ -3,7 +3,8 @@
 //! NDJSON for every fixture file, with the options that add keys
 //! (`--columns`, `--toast`, several inputs, `--evidence`, `--deep`, a data
 //! directory); `diff` of pages of both engines; `decode` of every kind of
-//! word. And the shapes the schemas must refuse: the documents as they were
+//! word; `carve`'s manifest.json of PostgreSQL pages and Oracle blocks.
+//! And the shapes the schemas must refuse: the documents as they were
 //! before their current version.
 //!
 //! Each schema file's root is `{"$ref": "#/$defs/document"}`; the lines of
@@ -27,6 +28,7 @@ const KINDS: [&str; 8] = [
     "verify",
     "decode",
     "wal",
+    "carve",
 ];
 
 /// Every schema, compiled for its document and (where it has one) for an
@@ -539,4 +541,48 @@ fn the_versions_in_docs_json_md_are_the_schemas() {
             "docs/json.md's Versions lacks {line}"
         );
     }
+}
+
+/// `carve`'s manifest.json, of PostgreSQL pages (with TOAST) and Oracle
+/// blocks planted in zeros, matches its schema; schema 0 and a group
+/// without `blocks` do not.
+#[test]
+fn carve_manifest_matches_its_schema() {
+    let schemas = Schemas::load();
+    let dir = std::env::temp_dir().join(format!("blockscope-schema-carve-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut image = vec![0u8; 1 << 20];
+    let parts = [
+        common::fixture_bytes("postgres/export/data/base/5/16384"),
+        common::fixture_bytes("postgres/export/data/base/5/16387"),
+        common::fixture_bytes("reference/blog-oracle/block_5_907.bin"),
+    ];
+    for (n, bytes) in parts.iter().enumerate() {
+        let at = 512 * (3 + 200 * n);
+        image[at..at + bytes.len()].copy_from_slice(bytes);
+    }
+    let path = dir.join("disk.img");
+    std::fs::write(&path, &image).unwrap();
+    let out = dir.join("out");
+    let r = common::run(&[
+        "carve",
+        path.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let doc: Value =
+        serde_json::from_slice(&std::fs::read(out.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(doc["groups"].as_array().unwrap().len(), 3, "{doc:#}");
+    if let Some(e) = schemas.error("carve", "document", &doc) {
+        panic!("{e}: {doc:#}");
+    }
+    let mut wrong = doc.clone();
+    wrong["schema"] = json!(0);
+    assert!(!schemas.valid("carve", "document", &wrong));
+    let mut wrong = doc.clone();
+    wrong["groups"][0].as_object_mut().unwrap().remove("blocks");
+    assert!(!schemas.valid("carve", "document", &wrong));
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -194,6 +194,22 @@ pub(crate) enum Command {
             blockscope wal pg_wal/000000010000000000000003 --rmgr Heap,Heap2\n  \
             blockscope wal DATADIR --table public.t --database app --block 0 -f json")]
     Wal(WalArgs),
+    /// Find pages and blocks in a disk image and write them out by relation.
+    ///
+    /// Any byte image (a disk or partition image, a block device, a file of
+    /// unallocated space) is read once, in large chunks, and probed at every
+    /// 512-byte boundary for PostgreSQL pages and Oracle blocks; what is
+    /// found is grouped into relations (PostgreSQL: by tuple shape, page
+    /// kind and, with data checksums, the block number each checksum gives;
+    /// Oracle: by data object id, placed by rdba) and written under DIR, one
+    /// file per group, with DIR/manifest.json. The image is never written to.
+    ///
+    /// Exit status: 0 pages were found; 1 nothing was found; 2 a usage error
+    /// or an unreadable input.
+    #[command(after_long_help = "Examples:\n  \
+            blockscope carve disk.img --out carved\n  \
+            blockscope export carved/postgres/0003-heap --columns 'id int4, name text' -f csv")]
+    Carve(CarveArgs),
 
     /// Print shell completions.
     ///
@@ -1009,6 +1025,37 @@ mod tests {
 }
 
 /// `export`: rows out of a relation file or an Oracle datafile.
+#[derive(Args, Debug)]
+pub(crate) struct CarveArgs {
+    /// Disk images, block devices or any files of bytes to scan.
+    #[arg(value_name = "IMAGE", required = true)]
+    pub inputs: Vec<PathBuf>,
+
+    /// The directory to write the groups and manifest.json into.
+    ///
+    /// Created if missing; it must be empty, and must not be an input or
+    /// hold one.
+    #[arg(long, short = 'o', value_name = "DIR", required_unless_present = "dry_run", help_heading = OUTPUT)]
+    pub out: Option<PathBuf>,
+
+    /// Scan and group, print the summary, write nothing.
+    #[arg(long, conflicts_with = "out", help_heading = OUTPUT)]
+    pub dry_run: bool,
+
+    /// Which database's pages to look for.
+    ///
+    /// `auto`: PostgreSQL pages and Oracle blocks.
+    #[arg(long, value_enum, default_value_t = EngineArg::Auto, help_heading = INPUT)]
+    pub engine: EngineArg,
+
+    /// Only pages of this size in bytes (default: any, from each page).
+    #[arg(long, value_name = "BYTES", help_heading = INPUT, hide_short_help = true)]
+    pub block_size: Option<usize>,
+
+    #[command(flatten)]
+    pub progress: ProgressArgs,
+}
+
 #[derive(Args, Debug)]
 pub(crate) struct ExportArgs {
     /// A relation file, a data directory with --table, or a datafile.

@@ -7,6 +7,7 @@
 
 pub(crate) mod wal;
 
+pub(crate) mod carve;
 use std::io::{self, IsTerminal};
 
 use crate::commands::decode::{DecodeConfig, Word};

@@ -9,6 +9,7 @@ use clap::FromArgMatches;
 
 use crate::error::Error;
 
+use crate::commands::carve::{self, CarveConfig};
 use crate::commands::decode::{self, DecodeConfig};
 use crate::commands::diff::{self, DiffConfig};
 use crate::commands::export::{self, ExportConfig};
@@ -90,6 +91,7 @@ pub(crate) fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Map(args) => map::run(&MapConfig::from_args(&args)?, sink),
         Command::Export(args) => export::run(&ExportConfig::from_args(&args)?, sink),
         Command::Wal(args) => crate::commands::wal::run(&config::wal::WalConfig::from_args(&args)?),
+        Command::Carve(args) => carve::run(&CarveConfig::from_args(&args)?, sink),
         Command::Man(args) => man::run(&args),
         Command::Completions { shell } => {
             // Generated into memory: clap_complete panics on a failed write.

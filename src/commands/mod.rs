@@ -14,6 +14,7 @@ use std::path::PathBuf;
 use crate::error::Error;
 use crate::source::MAX_BLOCK_NUMBER;
 
+pub(crate) mod carve;
 pub(crate) mod decode;
 pub(crate) mod diff;
 pub(crate) mod export;

@@ -30,6 +30,7 @@ use crate::parse::postgres::{parse_page, parse_page_without_spans, PageOptions};
 use crate::reader::Endian;
 use crate::source::Source;
 
+pub(crate) mod carve;
 mod sniff;
 mod trace;
 pub(crate) use trace::trace_pages;

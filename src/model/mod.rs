@@ -2,6 +2,7 @@
 //! Parsers build them; renderers read them. Nothing here reads bytes.
 
 pub mod bits;
+pub mod carve;
 pub mod diff;
 pub mod map;
 pub mod oracle;

@@ -11,6 +11,7 @@ use serde::Serialize;
 
 use crate::engine::{Decoded, Page, TraceOrigin};
 
+pub(crate) mod carve;
 pub(crate) mod diff;
 pub(crate) mod export;
 mod fit;

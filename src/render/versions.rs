@@ -32,3 +32,5 @@ pub(crate) const DECODE: u32 = 2;
 /// (`{"schema", "records": […], "problems": […]}`; NDJSON starts with
 /// `{"schema": 1}`).
 pub(crate) const WAL: u32 = 1;
+/// `carve`'s `manifest.json`: 1 is its first form.
+pub(crate) const CARVE: u32 = 1;

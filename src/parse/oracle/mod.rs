@@ -11,6 +11,7 @@
 
 pub(crate) mod block;
 pub(crate) mod btype;
+pub(crate) mod carve;
 pub(crate) mod checksum;
 pub(crate) mod columns;
 pub(crate) mod datatype;

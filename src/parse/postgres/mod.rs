@@ -4,6 +4,7 @@ pub(crate) mod amcheck;
 pub(crate) mod attrs;
 mod brin;
 pub(crate) mod btree;
+pub(crate) mod carve;
 pub(crate) mod catalog;
 pub(crate) mod check;
 pub(crate) mod checksum;

@@ -1,0 +1,68 @@
+//! `carve`'s manifest: what was found in a byte image and where each
+//! relation (PostgreSQL) or segment (Oracle) it found was written.
+//! Plain data; `commands::carve` fills it, serde writes it as
+//! `DIR/manifest.json` (its JSON Schema: docs/schema/carve.schema.json).
+
+use serde::Serialize;
+
+/// `DIR/manifest.json`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct CarveManifest {
+    /// The version of this document (see docs/json.md).
+    pub schema: u32,
+    /// One entry per relation file written, in the order written.
+    pub groups: Vec<CarveGroup>,
+}
+
+/// One group of pages found together: one relation file under `DIR`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct CarveGroup {
+    /// The group's number, from 1, unique in the manifest.
+    pub id: u32,
+    /// `postgres` or `oracle`.
+    pub engine: String,
+    /// What the pages hold: `heap`, `toast`, `btree`, `hash`, `gist`, … for
+    /// PostgreSQL; `table`, `index`, `undo`, … for Oracle.
+    pub kind: String,
+    /// The image the pages were found in, as given on the command line.
+    pub image: String,
+    /// The written file, relative to `DIR`.
+    pub path: String,
+    /// The block number of each page written: PostgreSQL's from the
+    /// checksum (or the order in the image when `blkno_known` is false),
+    /// Oracle's from the rdba. Each page sits at `block × size` in the file.
+    pub blocks: Vec<u64>,
+    /// The block numbers come from the pages themselves (PostgreSQL: the
+    /// checksum; Oracle: the rdba), not from their order in the image.
+    pub blkno_known: bool,
+    /// The image byte offset of each page, in the order of `blocks`.
+    pub offsets: Vec<u64>,
+    /// Oracle: each block's rdba (`0x` and 8 hex digits), in the order of
+    /// `blocks`; `null` for PostgreSQL.
+    pub rdbas: Option<Vec<String>>,
+    /// Oracle: the data object id of the segment (ktbbh's `seg/obj`); `null`
+    /// for PostgreSQL and for blocks that carry none.
+    pub data_object_id: Option<u32>,
+    /// The oldest and newest pd_lsn (PostgreSQL, `X/X`) or SCN (Oracle,
+    /// `0xWRAP.BASE`) among the pages written.
+    pub lsn_range: Option<[String; 2]>,
+    /// The proposed column list in `--columns` syntax; `null` until column
+    /// inference is wired in.
+    pub columns: Option<String>,
+    /// The id of the group holding this relation's TOAST chunks, when found.
+    pub toast: Option<u32>,
+    /// Older copies of blocks written (a page seen twice): not written,
+    /// listed here.
+    pub duplicates: Vec<CarveDuplicate>,
+}
+
+/// A copy of a block that was not written because a newer one was.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct CarveDuplicate {
+    /// The block number it has in the group.
+    pub block: u64,
+    /// Its image byte offset.
+    pub offset: u64,
+    /// Its pd_lsn or SCN, as in `lsn_range`.
+    pub lsn: String,
+}
