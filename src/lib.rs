@@ -38,6 +38,7 @@
 // Every public item is documented (`missing_docs`), and everything that is
 // not reachable from this façade is `pub(crate)` (`unreachable_pub`).
 mod cli;
+pub mod commands;
 mod diff;
 mod engine;
 mod error;

@@ -3,6 +3,8 @@
 //! column list read, the enums of [`super::args`] mapped to the library's.
 //! The commands take these configs and never look at raw arguments.
 
+pub(crate) mod infer;
+
 use std::io::{self, IsTerminal, Read};
 use std::path::{Path, PathBuf};
 
@@ -98,7 +100,11 @@ impl ShowConfig {
             buffer_address(addr)?;
         }
         let columns = match (&pages.columns, &pages.schema) {
-            (Some(list), _) => Some(ColumnSpec::List(list.clone())),
+            (Some(list), _) => Some(ColumnSpec::List(infer::columns_list(
+                list,
+                args.inputs.first().map(PathBuf::as_path),
+                &args.postgres.toast,
+            )?)),
             (None, Some(path)) => Some(ColumnSpec::File {
                 path: path.clone(),
                 text: read_schema(path)?,

@@ -160,7 +160,9 @@ pub(crate) fn run(args: &ExportArgs) -> Result<ExitCode, Error> {
     // The engine is known now: its own range of block sizes.
     super::config::check_block_size(args.block_size, Some(engine))?;
     let spec = match (&args.columns, &args.schema) {
-        (Some(list), _) => Some(crate::engine::ColumnSpec::List(list.clone())),
+        (Some(list), _) => Some(crate::engine::ColumnSpec::List(
+            super::config::infer::columns_list(list, Some(&args.input), &args.toast)?,
+        )),
         (None, Some(path)) => Some(crate::engine::ColumnSpec::File {
             path: path.clone(),
             text: read_schema(path)?,

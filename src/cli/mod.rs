@@ -112,6 +112,10 @@ pub(crate) fn run(cli: Cli) -> Result<ExitCode, Error> {
             config::check_export(&args)?;
             export::run(&args)
         }
+        Command::Infer(args) => {
+            let cfg = crate::commands::infer::InferConfig::from_args(&args)?;
+            crate::commands::infer::run(&cfg, &mut io::stdout().lock())
+        }
         Command::Man(args) => man::run(&args),
         Command::Completions { shell } => {
             // Generated into memory: clap_complete panics on a failed write.

@@ -27,3 +27,6 @@ pub(crate) const DIFF: u32 = 2;
 
 /// `decode --format json`: 2 added `schema`.
 pub(crate) const DECODE: u32 = 2;
+
+/// `infer --format json`: 1 is the first version.
+pub(crate) const INFER: u32 = 1;

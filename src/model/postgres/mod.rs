@@ -27,6 +27,7 @@ use super::Problem;
 pub mod cluster;
 pub mod flags;
 pub mod index;
+pub mod infer;
 pub mod names;
 pub mod types;
 pub mod verdict;
