@@ -34,12 +34,15 @@ fn export_with_columns_auto_equals_export_with_the_catalog() {
         let schema = common::fixture(&format!("postgres/attrs/{name}.schema.json"));
         let real = export(page, &["--schema", schema.to_str().unwrap()]);
         let auto = export(page, &["--columns", "auto"]);
-        assert_eq!(real.code, 0, "{name}: {}", real.stderr);
+        // 1 where the page's checksum is for another block (salvaged
+        // tuple by tuple, all rows written): the same for both.
+        assert_ne!(real.code, 2, "{name}: {}", real.stderr);
+        assert_eq!(auto.code, real.code, "{name}: {}", auto.stderr);
         assert!(!real.stdout.is_empty(), "{name}");
         // timestamp and timestamptz store the same bytes; infer proposes
         // timestamptz, which prints the zone.
         let want = if name == "nulls" {
-            real.stdout.replace(" 00:00:00\t", " 00:00:00+00\t")
+            real.stdout.replace(" 10:10:10\t", " 10:10:10+00\t")
         } else {
             real.stdout.clone()
         };
