@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 
 /// The document kinds and their schema files (docs/schema/NAME.schema.json).
-const KINDS: [&str; 8] = [
+const KINDS: [&str; 10] = [
     "show",
     "pg_control",
     "pg_filenode_map",
@@ -29,6 +29,7 @@ const KINDS: [&str; 8] = [
     "decode",
     "wal",
     "carve",
+    "infer",
 ];
 
 /// Every schema, compiled for its document and (where it has one) for an
@@ -412,6 +413,28 @@ fn wal_documents_match_their_schema() {
             all.extend_from_slice(extra);
             assert!(check_run(&schemas, "wal", &all, &mut found) > 0);
         }
+    }
+    assert!(found.is_empty(), "{}", found.join("\n"));
+}
+
+/// `infer --format json` of heap pages of many types, with TOAST.
+#[test]
+fn infer_documents_match_their_schema() {
+    let schemas = Schemas::load();
+    let mut found = Vec::new();
+    let f = |p: &str| common::fixture(p).to_str().unwrap().to_string();
+    for args in [
+        vec![f("postgres/heap/nulls.0.page")],
+        vec![f("postgres/attrs/types_more.0.page")],
+        vec![
+            f("postgres/export/data/base/5/16384"),
+            "--toast".into(),
+            f("postgres/export/data/base/5/16387"),
+        ],
+    ] {
+        let mut all = vec!["infer", "--format", "json"];
+        all.extend(args.iter().map(String::as_str));
+        assert_eq!(check_run(&schemas, "infer", &all, &mut found), 1, "{all:?}");
     }
     assert!(found.is_empty(), "{}", found.join("\n"));
 }

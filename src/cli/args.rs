@@ -210,6 +210,21 @@ pub(crate) enum Command {
             blockscope carve disk.img --out carved\n  \
             blockscope export carved/postgres/0003-heap --columns 'id int4, name text' -f csv")]
     Carve(CarveArgs),
+    /// Propose a column list for a heap relation whose catalog is lost.
+    ///
+    /// The tuples alone say it: the attribute count (t_infomask2), null
+    /// bitmaps, alignment padding, varlena headers and whether the values
+    /// are plausible as each type (dates in a sane range, numerics that
+    /// decode, UTF-8 text, jsonb and array headers). The list is printed in
+    /// --columns syntax; `show` and `export` take `--columns auto` for it.
+    ///
+    /// Exit status: 0 the list splits every tuple read; 1 some tuples do not
+    /// split by it; 2 a usage error, an unreadable input or no heap tuple.
+    #[command(after_long_help = "Examples:\n  \
+            blockscope infer base/5/16384\n  \
+            blockscope infer base/5/16384 --toast base/5/16387 -f json\n  \
+            blockscope export base/5/16384 --columns auto -f csv")]
+    Infer(InferArgs),
 
     /// Print shell completions.
     ///
@@ -253,7 +268,8 @@ pub(crate) struct PageArgs {
     /// A comma-separated list of types (`int4,varchar(20),timestamptz`), each
     /// optionally after a name (`id int`); `dropped:TYPE` or `-:LEN:ALIGN` for a
     /// dropped column, `TYPE:LEN:ALIGN` for a type not printed, `NAME TYPE default
-    /// VALUE` for a column added later, `~` last to ignore the rest. For Oracle
+    /// VALUE` for a column added later, `~` last to ignore the rest; `auto`:
+    /// the list `blockscope infer` proposes (told on stderr). For Oracle
     /// blocks: Oracle types (`id number(10,2), name varchar2(20), date,
     /// timestamp(6), binary_double, nvarchar2(10), raw(16)`), `~` last to expect
     /// more columns.
@@ -989,6 +1005,30 @@ pub(crate) enum MapShadeArg {
     Dead,
 }
 
+/// Arguments of `infer`.
+#[derive(Args, Clone, Debug)]
+pub(crate) struct InferArgs {
+    /// A heap relation file (one segment).
+    pub input: PathBuf,
+
+    /// The table's TOAST relation file, to look inside out-of-line values.
+    #[arg(long, value_name = "FILE", help_heading = POSTGRES)]
+    pub toast: Option<PathBuf>,
+
+    /// Output format.
+    #[arg(long, short = 'f', value_enum, default_value_t = InferFormatArg::Text, help_heading = OUTPUT)]
+    pub format: InferFormatArg,
+}
+
+/// Output formats of `infer`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum InferFormatArg {
+    /// The column list, then one line per attribute with its candidates.
+    Text,
+    /// One document: {"schema", "columns", "attributes": [...], ...}.
+    Json,
+}
+
 /// Output formats of `map`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub(crate) enum MapFormatArg {
@@ -1075,6 +1115,8 @@ pub(crate) struct ExportArgs {
     pub block_size: Option<usize>,
 
     /// The table's columns, as `show --columns` takes them.
+    ///
+    /// `auto`: the list `blockscope infer` proposes (told on stderr).
     #[arg(long, value_name = "LIST", conflicts_with = "schema", help_heading = INPUT)]
     pub columns: Option<String>,
 

@@ -5,6 +5,7 @@
 //! to the library's. The commands ([`crate::commands`]) take these configs
 //! and never look at raw arguments.
 
+pub(crate) mod infer;
 pub(crate) mod wal;
 
 pub(crate) mod carve;
@@ -68,7 +69,11 @@ impl ShowConfig {
             buffer_address(addr)?;
         }
         let columns = match (&pages.columns, &pages.schema) {
-            (Some(list), _) => Some(ColumnSpec::List(list.clone())),
+            (Some(list), _) => Some(ColumnSpec::List(crate::commands::infer::columns_list(
+                list,
+                args.inputs.first().map(std::path::PathBuf::as_path),
+                &args.postgres.toast,
+            )?)),
             (None, Some(path)) => Some(ColumnSpec::File {
                 path: path.clone(),
                 text: read_schema(path)?,

@@ -13,9 +13,11 @@ use crate::commands::carve::{self, CarveConfig};
 use crate::commands::decode::{self, DecodeConfig};
 use crate::commands::diff::{self, DiffConfig};
 use crate::commands::export::{self, ExportConfig};
+use crate::commands::infer::{self, InferConfig};
 use crate::commands::map::{self, MapConfig};
 use crate::commands::show::{self, ShowConfig};
 use crate::commands::verify::{self, VerifyConfig};
+use crate::commands::wal::{self, WalConfig};
 use crate::commands::{progress, stdout_error, Sink};
 
 pub(crate) mod args;
@@ -90,8 +92,9 @@ pub(crate) fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Diff(args) => diff::run(&DiffConfig::from_args(&args)?, sink),
         Command::Map(args) => map::run(&MapConfig::from_args(&args)?, sink),
         Command::Export(args) => export::run(&ExportConfig::from_args(&args)?, sink),
-        Command::Wal(args) => crate::commands::wal::run(&config::wal::WalConfig::from_args(&args)?),
+        Command::Wal(args) => wal::run(&WalConfig::from_args(&args)?, sink),
         Command::Carve(args) => carve::run(&CarveConfig::from_args(&args)?, sink),
+        Command::Infer(args) => infer::run(&InferConfig::from_args(&args)?, sink),
         Command::Man(args) => man::run(&args),
         Command::Completions { shell } => {
             // Generated into memory: clap_complete panics on a failed write.

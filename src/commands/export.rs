@@ -160,7 +160,11 @@ pub(crate) fn run(cfg: &ExportConfig, sink: &mut Sink) -> Result<ExitCode, Error
     // The engine is known now: its own range of block sizes.
     crate::engine::check_block_size(opts.block_size, Some(engine))?;
     let spec = match (&args.columns, &args.schema) {
-        (Some(list), _) => Some(crate::engine::ColumnSpec::List(list.clone())),
+        (Some(list), _) => Some(crate::engine::ColumnSpec::List(super::infer::columns_list(
+            list,
+            Some(&args.input),
+            &args.toast,
+        )?)),
         (None, Some(path)) => Some(crate::engine::ColumnSpec::File {
             path: path.clone(),
             text: read_schema(path)?,

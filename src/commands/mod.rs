@@ -18,6 +18,7 @@ pub(crate) mod carve;
 pub(crate) mod decode;
 pub(crate) mod diff;
 pub(crate) mod export;
+pub(crate) mod infer;
 pub(crate) mod inputs;
 pub(crate) mod map;
 pub(crate) mod pipeline;

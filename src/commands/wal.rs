@@ -16,13 +16,14 @@ use std::process::ExitCode;
 
 use rayon::prelude::*;
 
-use crate::cli::config::wal::{WalConfig, WalFilter, WalFormat};
 use crate::error::Error;
 use crate::model::postgres::wal::{lsn, RelFileNode, WalProblem, WalRecord};
 use crate::parse::postgres::wal::{
     decode_segment, page_header, Geometry, Item, Page, Pages, Segment, KNOWN_MAGIC,
 };
 use crate::render::postgres::wal as render;
+
+use super::Sink;
 
 /// One segment file: where it sits in the WAL and which file holds it.
 #[derive(Clone, Debug)]
@@ -284,8 +285,51 @@ fn table_relation(datadir: &Path, name: &str, database: Option<&str>) -> Result<
     Ok((info.database_oid, info.relfilenode))
 }
 
-/// Run `wal`.
-pub(crate) fn run(config: &WalConfig) -> Result<ExitCode, Error> {
+/// How `wal` prints records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum WalFormat {
+    /// pg_waldump's lines.
+    Table,
+    /// One JSON document.
+    Json,
+    /// NDJSON lines.
+    Ndjson,
+}
+
+/// Which records `wal` lists.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct WalFilter {
+    /// `--relation`.
+    pub relation: Option<RelFileNode>,
+    /// `--block`.
+    pub block: Option<u32>,
+    /// `--rmgr`, as rmgr ids.
+    pub rmgrs: Vec<u8>,
+    /// `--start`.
+    pub start: Option<u64>,
+    /// `--end`.
+    pub end: Option<u64>,
+    /// `--xid`.
+    pub xid: Option<u32>,
+}
+
+/// What `wal` was asked to do.
+#[derive(Clone, Debug)]
+pub(crate) struct WalConfig {
+    /// Segment files and directories.
+    pub paths: Vec<PathBuf>,
+    /// `--wal-segsize`.
+    pub seg_size: Option<u64>,
+    /// `--table` (resolved against the data directory by the command) and `--database`.
+    pub table: Option<(String, Option<String>)>,
+    /// The record filters.
+    pub filter: WalFilter,
+    /// `--format`.
+    pub format: WalFormat,
+}
+
+/// Run `wal`: the records to the sink's output, damage to standard error.
+pub(crate) fn run(config: &WalConfig, sink: &mut Sink) -> Result<ExitCode, Error> {
     let table = match &config.table {
         Some((name, db)) => Some(table_relation(&config.paths[0], name, db.as_deref())?),
         None => None,
@@ -322,8 +366,7 @@ pub(crate) fn run(config: &WalConfig) -> Result<ExitCode, Error> {
         })
         .collect();
 
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    let mut out = io::BufWriter::with_capacity(1 << 16, sink.out());
     let w = |e: io::Error| Error::Io {
         path: PathBuf::from("<stdout>"),
         source: e,

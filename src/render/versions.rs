@@ -34,3 +34,5 @@ pub(crate) const DECODE: u32 = 2;
 pub(crate) const WAL: u32 = 1;
 /// `carve`'s `manifest.json`: 1 is its first form.
 pub(crate) const CARVE: u32 = 1;
+/// `infer --format json`: 1 is the first version.
+pub(crate) const INFER: u32 = 1;

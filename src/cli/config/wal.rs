@@ -1,55 +1,11 @@
 //! `wal`'s arguments turned into a [`WalConfig`]: LSNs, the relation and
 //! the rmgr names parsed and checked once.
 
-use std::path::PathBuf;
-
+use crate::commands::wal::{WalConfig, WalFilter, WalFormat};
 use crate::error::Error;
 use crate::model::postgres::wal::{RelFileNode, RMGR_NAMES};
 
 use super::super::args::{WalArgs, WalFormatArg};
-
-/// How `wal` prints records.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum WalFormat {
-    /// pg_waldump's lines.
-    Table,
-    /// One JSON document.
-    Json,
-    /// NDJSON lines.
-    Ndjson,
-}
-
-/// Which records `wal` lists.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct WalFilter {
-    /// `--relation`.
-    pub relation: Option<RelFileNode>,
-    /// `--block`.
-    pub block: Option<u32>,
-    /// `--rmgr`, as rmgr ids.
-    pub rmgrs: Vec<u8>,
-    /// `--start`.
-    pub start: Option<u64>,
-    /// `--end`.
-    pub end: Option<u64>,
-    /// `--xid`.
-    pub xid: Option<u32>,
-}
-
-/// What `wal` was asked to do.
-#[derive(Clone, Debug)]
-pub(crate) struct WalConfig {
-    /// Segment files and directories.
-    pub paths: Vec<PathBuf>,
-    /// `--wal-segsize`.
-    pub seg_size: Option<u64>,
-    /// `--table` (resolved against the data directory by the command) and `--database`.
-    pub table: Option<(String, Option<String>)>,
-    /// The record filters.
-    pub filter: WalFilter,
-    /// `--format`.
-    pub format: WalFormat,
-}
 
 /// `X/Y` in hexadecimal, as PostgreSQL prints an LSN.
 pub(crate) fn parse_lsn(option: &str, text: &str) -> Result<u64, Error> {

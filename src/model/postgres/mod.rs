@@ -29,6 +29,7 @@ pub mod cluster;
 pub mod disk;
 pub mod flags;
 pub mod index;
+pub mod infer;
 mod item;
 pub mod names;
 pub mod types;

@@ -18,6 +18,7 @@ mod geo;
 mod gin;
 pub(crate) mod heap;
 pub(crate) mod index;
+pub(crate) mod infer;
 mod isn;
 mod isn_ranges;
 pub(crate) mod itup;

@@ -4,6 +4,7 @@
 pub(crate) mod attr;
 pub(crate) mod cluster;
 pub(crate) mod index;
+pub(crate) mod infer;
 pub(crate) mod json;
 pub(crate) mod ndjson;
 pub(crate) mod table;
