@@ -15,14 +15,11 @@
 use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
-
 use crate::error::Error;
 use crate::input::InputFormat;
 use crate::model::oracle::types::{OraCharset, OraColumns};
-use crate::model::oracle::{OracleBlock, OracleVersion, TextBlock};
 use crate::model::postgres::types::Schema;
-use crate::model::postgres::{PageKind, PgPage};
+use crate::model::postgres::PageKind;
 use crate::parse::oracle::{columns, parse_block, BlockOptions};
 use crate::parse::postgres::schema;
 use crate::parse::postgres::toast::ToastStore;
@@ -33,18 +30,10 @@ use crate::source::Source;
 pub(crate) mod carve;
 mod sniff;
 mod trace;
+pub use crate::model::page::{Decoded, DumpFacts, Engine, Page, TextPage, TraceOrigin};
+pub(crate) use crate::verify::oracle::OracleInput;
+pub use sniff::{Detection, EngineScore};
 pub(crate) use trace::trace_pages;
-pub use trace::TraceOrigin;
-
-/// A database engine whose pages blockscope reads.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Engine {
-    /// PostgreSQL pages (layout version 4, 8.3 and later).
-    Postgres,
-    /// Oracle datafile blocks (cache header, transaction and data layers).
-    Oracle,
-}
 
 /// How an engine's files hold a table's rows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,65 +45,6 @@ pub(crate) enum RowStorage {
     /// object id (Oracle): `export` reads one object's rows with
     /// `--object-id`.
     Objects,
-}
-
-/// The engine chosen for an input, and why: the signals of the first block
-/// scored for each engine (see `sniff.rs`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Detection {
-    /// The engine chosen.
-    pub engine: Engine,
-    /// What decided: the signals that held and those that were damaged.
-    pub reason: String,
-    /// The decision was clear-cut: a decisive signal of the chosen engine
-    /// held and the other engine scored (next to) nothing. When not, `show`
-    /// and `verify` say on standard error why they chose.
-    pub clear: bool,
-    /// The score of the signals that held, per engine, in the order of
-    /// [`Engine::ALL`] (empty when the engine was given or the block was
-    /// all zeros).
-    pub scores: Vec<EngineScore>,
-}
-
-/// One engine's score in a [`Detection`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub struct EngineScore {
-    /// The engine.
-    pub engine: Engine,
-    /// The weight of its header signals that held.
-    pub score: u32,
-}
-
-impl Detection {
-    /// The engine was given (`--engine`), not detected.
-    pub fn given(engine: Engine) -> Detection {
-        Detection {
-            engine,
-            reason: "--engine".to_string(),
-            clear: true,
-            scores: Vec::new(),
-        }
-    }
-
-    /// The score `engine`'s signals reached (0 when not scored).
-    pub fn score(&self, engine: Engine) -> u32 {
-        self.scores
-            .iter()
-            .find(|s| s.engine == engine)
-            .map_or(0, |s| s.score)
-    }
-
-    /// No engine's header signals scored enough to call the first block a
-    /// page (random bytes, an executable, text).
-    pub fn no_header(&self) -> bool {
-        !sniff::has_header(&self.scores)
-    }
-
-    /// The note for standard error when the decision was not clear-cut:
-    /// `read as Oracle blocks: <reason>`.
-    pub fn note(&self) -> Option<String> {
-        (!self.clear).then(|| format!("read as {}: {}", self.engine.blocks_noun(), self.reason))
-    }
 }
 
 impl Engine {
@@ -372,38 +302,6 @@ pub enum Columns {
     },
 }
 
-/// What a block's surroundings say that the block does not carry, for
-/// Oracle's dump text: the release, tablespace and file numbers (from the
-/// datafile header or a trace's `Start dump` line), the buffer address.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct DumpFacts {
-    /// The Oracle release the dump text imitates.
-    pub version: Option<OracleVersion>,
-    /// Tablespace number (`tsn:`).
-    pub tsn: Option<u32>,
-    /// Absolute file number (`file#:`).
-    pub file: Option<u32>,
-    /// Address of the block in the buffer cache (a trace's `Dump of memory from`).
-    pub buffer: Option<u64>,
-    /// Hex digits of that address as the trace printed it (8 on a 32-bit
-    /// platform, 16 on a 64-bit one).
-    pub address_digits: Option<usize>,
-}
-
-/// One block ready to be shown: the page, its bytes (empty when the output
-/// never shows them), and where it came from.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Decoded {
-    /// The decoded page or block.
-    pub page: Page,
-    /// The block's bytes; empty when the output never shows them.
-    pub bytes: Vec<u8>,
-    /// The trace the block was read from, if any.
-    pub trace: Option<Box<TraceOrigin>>,
-    /// What the surroundings said about the block, for Oracle's dump text.
-    pub facts: DumpFacts,
-}
-
 /// Decodes the blocks of one input in order: parse, split rows into columns,
 /// and keep what earlier blocks said about later ones (an Oracle datafile
 /// header names the tablespace and file).
@@ -499,15 +397,6 @@ impl VerifyPlan {
             VerifyPlan::Oracle(_) => Engine::Oracle,
         }
     }
-}
-
-/// What an Oracle input holds, as far as `verify` is concerned.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum OracleInput {
-    /// An Oracle datafile (or some of its blocks), raw or as hex text.
-    Datafile,
-    /// A trace of `alter system dump datafile`: blocks rebuilt from its hex.
-    Trace,
 }
 
 /// The engine of `verify`'s inputs. Given (`--engine`): every input goes to
@@ -728,31 +617,6 @@ pub struct ParseOptions {
     /// The page came through text (a get_raw_page() copy): a stale checksum
     /// is a warning.
     pub from_text: bool,
-}
-
-/// One decoded block of any engine.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Page {
-    /// A PostgreSQL page.
-    Postgres(PgPage),
-    /// An Oracle block decoded from its bytes.
-    Oracle(OracleBlock),
-    /// A block of an Oracle trace that carries only the formatted dump text
-    /// (no `Dump of memory` section), with the block view rebuilt from the
-    /// text for `--format dump` when the text allows it.
-    OracleText(Box<TextPage>),
-}
-
-/// An Oracle block known only from a trace's formatted text.
-#[derive(Clone, Debug, PartialEq)]
-pub struct TextPage {
-    /// The block's formatted dump text, as read from the trace.
-    pub text: TextBlock,
-    /// The block as far as the text describes it, for `--format dump`.
-    pub view: Option<OracleBlock>,
-    /// What the text says against itself (a text-only dump's consistency),
-    /// and the differences from the block's other copy in the trace.
-    pub problems: Vec<crate::model::Problem>,
 }
 
 impl Page {

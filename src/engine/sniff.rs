@@ -19,7 +19,9 @@ use crate::parse::oracle::checksum::xor16;
 use crate::parse::postgres::checksum::pg_checksum_page;
 use crate::reader::Endian;
 
-use super::{Detection, Engine, EngineScore};
+use serde::Serialize;
+
+use super::Engine;
 
 /// Byte offsets and sizes of the headers read here.
 const KCBH_SIZE: usize = 20;
@@ -310,5 +312,64 @@ fn header_score(engine: Engine) -> u32 {
     match engine {
         Engine::Postgres => 2,
         Engine::Oracle => 4,
+    }
+}
+
+/// The engine chosen for an input, and why: the signals of the first block
+/// scored for each engine (see `sniff.rs`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Detection {
+    /// The engine chosen.
+    pub engine: Engine,
+    /// What decided: the signals that held and those that were damaged.
+    pub reason: String,
+    /// The decision was clear-cut: a decisive signal of the chosen engine
+    /// held and the other engine scored (next to) nothing. When not, `show`
+    /// and `verify` say on standard error why they chose.
+    pub clear: bool,
+    /// The score of the signals that held, per engine, in the order of
+    /// [`Engine::ALL`] (empty when the engine was given or the block was
+    /// all zeros).
+    pub scores: Vec<EngineScore>,
+}
+
+/// One engine's score in a [`Detection`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct EngineScore {
+    /// The engine.
+    pub engine: Engine,
+    /// The weight of its header signals that held.
+    pub score: u32,
+}
+
+impl Detection {
+    /// The engine was given (`--engine`), not detected.
+    pub fn given(engine: Engine) -> Detection {
+        Detection {
+            engine,
+            reason: "--engine".to_string(),
+            clear: true,
+            scores: Vec::new(),
+        }
+    }
+
+    /// The score `engine`'s signals reached (0 when not scored).
+    pub fn score(&self, engine: Engine) -> u32 {
+        self.scores
+            .iter()
+            .find(|s| s.engine == engine)
+            .map_or(0, |s| s.score)
+    }
+
+    /// No engine's header signals scored enough to call the first block a
+    /// page (random bytes, an executable, text).
+    pub fn no_header(&self) -> bool {
+        !has_header(&self.scores)
+    }
+
+    /// The note for standard error when the decision was not clear-cut:
+    /// `read as Oracle blocks: <reason>`.
+    pub fn note(&self) -> Option<String> {
+        (!self.clear).then(|| format!("read as {}: {}", self.engine.blocks_noun(), self.reason))
     }
 }

@@ -14,38 +14,7 @@ use crate::parse::oracle::trace::{read_trace, render_view};
 use crate::parse::oracle::{parse_block, BlockOptions};
 use crate::reader::Endian;
 
-use super::{Decoded, DumpFacts, Page, TextPage};
-
-/// Where in a trace a block was found.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TraceOrigin {
-    /// Absolute file number (`file#:`), if the trace gives it.
-    pub file: Option<u32>,
-    /// Block number, if the trace gives it.
-    pub block: Option<u32>,
-    /// Tablespace number (`tsn:`), if the trace gives it.
-    pub tsn: Option<u32>,
-    /// First line of the block in the trace.
-    pub line: usize,
-    /// Line of `Dump of memory from`, and the address it starts at.
-    pub hex_line: Option<usize>,
-    /// Memory address of the first byte in the `Dump of memory from` line.
-    pub hex_address: Option<u64>,
-    /// The rebuilt block's tail confirmed the byte order.
-    pub endian_confirmed: bool,
-    /// `file#/block` as the trace labels it (`?` for what it does not say).
-    pub label: String,
-    /// The formatted text beside rebuilt bytes (a text-only block keeps its
-    /// text in [`Page::OracleText`] instead).
-    pub text: Option<TextBlock>,
-    /// What the trace reader cut or merged for a block that has only text
-    /// (a block with bytes carries them as problems instead).
-    pub notes: Vec<String>,
-    /// Which copy of the block this is, when the trace holds both the
-    /// buffer cache's copy and the disk's (`Block dump from cache:` /
-    /// `Block dump from disk:`).
-    pub copy: Option<BlockCopy>,
-}
+use super::{Decoded, DumpFacts, Page, TextPage, TraceOrigin};
 
 /// Every block of trace `text`, in order. `endian` forces the byte order of
 /// the hex words (`None` detects it per block and warns when nothing tells).

@@ -6,6 +6,7 @@ pub mod carve;
 pub mod diff;
 pub mod map;
 pub mod oracle;
+pub mod page;
 pub mod postgres;
 pub mod span;
 

@@ -9,7 +9,7 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use crate::engine::{Decoded, Page, TraceOrigin};
+use crate::model::page::{Decoded, Page, TraceOrigin};
 
 pub(crate) mod carve;
 pub(crate) mod diff;

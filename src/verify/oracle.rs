@@ -22,7 +22,14 @@ use sha2::{Digest, Sha256};
 use super::files::{file_name, hex_digest};
 use super::report::{report_error, Report};
 
-pub(crate) use crate::engine::OracleInput;
+/// What an Oracle input holds, as far as `verify` is concerned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum OracleInput {
+    /// An Oracle datafile (or some of its blocks), raw or as hex text.
+    Datafile,
+    /// A trace of `alter system dump datafile`: blocks rebuilt from its hex.
+    Trace,
+}
 
 /// How much of standard input is read ahead to learn whether it is short.
 const STDIN_PEEK: usize = 1 << 17;

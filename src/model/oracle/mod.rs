@@ -1179,3 +1179,23 @@ mod tests {
         assert_eq!(h.block_size(), None);
     }
 }
+
+/// Which copy of a block a trace section shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BlockCopy {
+    /// `Block dump from cache:`: the buffer in the SGA.
+    Cache,
+    /// `Block dump from disk:`: the block read from the datafile.
+    Disk,
+}
+
+impl BlockCopy {
+    /// `cache` or `disk`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BlockCopy::Cache => "cache",
+            BlockCopy::Disk => "disk",
+        }
+    }
+}

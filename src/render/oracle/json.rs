@@ -9,7 +9,6 @@
 
 use serde::Serialize;
 
-use crate::engine::TraceOrigin;
 use crate::model::oracle::names;
 use crate::model::oracle::space::{SpaceBody, Undecoded};
 use crate::model::oracle::text::{scn_fsc_text, uba_text, xid_text};
@@ -18,6 +17,7 @@ use crate::model::oracle::{
     Kdxle, Ktbbh, KtbbhExtension, OracleBlock, OracleChecksum, OracleKind, OsHeader, Rdba,
     RowPiece, Scn, TableData, TextBlock,
 };
+use crate::model::page::TraceOrigin;
 use crate::model::Problem;
 
 /// One block: `{"engine": "oracle", "blkno": …, "kind": …, "kcbh": {…}, …}`;

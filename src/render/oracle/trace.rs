@@ -6,8 +6,8 @@ use std::io::{self, Write};
 
 use serde_json::Value;
 
-use crate::engine::TraceOrigin;
 use crate::model::oracle::TextBlock;
+use crate::model::page::TraceOrigin;
 
 /// `trace block 5/907 (line 12), rebuilt from the hex at line 40 and …`.
 pub(crate) fn title(t: &TraceOrigin) -> String {

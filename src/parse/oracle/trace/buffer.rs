@@ -13,28 +13,9 @@
 //! tablespace when nothing else does.
 
 use crate::error::TextError;
+pub use crate::model::oracle::BlockCopy;
 
 use super::grammar::{clip, dec, Line, Words};
-
-/// Which copy of a block a trace section shows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum BlockCopy {
-    /// `Block dump from cache:`: the buffer in the SGA.
-    Cache,
-    /// `Block dump from disk:`: the block read from the datafile.
-    Disk,
-}
-
-impl BlockCopy {
-    /// `cache` or `disk`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            BlockCopy::Cache => "cache",
-            BlockCopy::Disk => "disk",
-        }
-    }
-}
 
 /// The copy `Block dump from …` announces (`None` for another word).
 pub(super) fn block_copy(rest: &str) -> Option<BlockCopy> {
