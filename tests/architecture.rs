@@ -431,46 +431,33 @@ fn resolve(files: &BTreeMap<Module, File>, path: &[String], depth: usize) -> Opt
     Some(file_mod)
 }
 
-/// `use a::b::{C, D as E};` → {C: a::b::C, E: a::b::D}: a child's
-/// `super::C` names `a::b::C`, whether or not the parent re-exports it.
+/// `use a::b::{self, C, D as E};` → {b: a::b, C: a::b::C, E: a::b::D}: a
+/// child's `super::C` names `a::b::C`, whether or not the parent re-exports
+/// it.
 fn reexports(text: &str) -> BTreeMap<String, Vec<String>> {
     let mut out = BTreeMap::new();
     let mut rest = text;
     while let Some(at) = find_word(rest, "use") {
         let tail = &rest[at + 4..];
         let end = tail.find(';').unwrap_or(tail.len());
-        let mut found = Vec::new();
-        expand_use(&tail[..end], &mut Vec::new(), &mut found);
-        for (item, full) in alias_names(&tail[..end]).into_iter().zip(found) {
-            if item != "*" {
-                out.insert(item, full);
-            }
-        }
+        named_uses(&tail[..end], &mut Vec::new(), &mut out);
         rest = &tail[end..];
     }
     out
 }
 
-/// The names a use tree brings into scope, in `expand_use`'s order.
-fn alias_names(tree: &str) -> Vec<String> {
-    let mut leaves = Vec::new();
-    collect_leaves(tree, &mut leaves);
-    leaves
-        .into_iter()
-        .map(|leaf| {
-            let leaf = leaf.trim();
-            match leaf.split_once(" as ") {
-                Some((_, alias)) => alias.trim().to_string(),
-                None => leaf.rsplit("::").next().unwrap_or("").trim().to_string(),
-            }
-        })
-        .collect()
-}
-
-fn collect_leaves(tree: &str, out: &mut Vec<String>) {
+/// The names a use tree brings into scope, each with the path it names.
+fn named_uses(tree: &str, prefix: &mut Vec<String>, out: &mut BTreeMap<String, Vec<String>>) {
     let tree = tree.trim();
     if let Some(open) = tree.find('{') {
+        let head: Vec<String> = tree[..open]
+            .split("::")
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect();
         let inner = &tree[open + 1..tree.rfind('}').unwrap_or(tree.len())];
+        let n = prefix.len();
+        prefix.extend(head);
         let mut depth = 0;
         let mut start = 0;
         for (k, ch) in inner.char_indices() {
@@ -478,15 +465,29 @@ fn collect_leaves(tree: &str, out: &mut Vec<String>) {
                 '{' => depth += 1,
                 '}' => depth -= 1,
                 ',' if depth == 0 => {
-                    collect_leaves(&inner[start..k], out);
+                    named_uses(&inner[start..k], prefix, out);
                     start = k + 1;
                 }
                 _ => {}
             }
         }
-        collect_leaves(&inner[start..], out);
+        named_uses(&inner[start..], prefix, out);
+        prefix.truncate(n);
     } else if !tree.is_empty() {
-        out.push(tree.to_string());
+        let (item, alias) = match tree.split_once(" as ") {
+            Some((i, a)) => (i.trim(), Some(a.trim())),
+            None => (tree, None),
+        };
+        let mut path = prefix.clone();
+        path.extend(
+            item.split("::")
+                .map(|s| s.trim().to_string())
+                .filter(|s| s != "self"),
+        );
+        let name = alias.map(str::to_string).or_else(|| path.last().cloned());
+        if let Some(name) = name.filter(|n| n != "*" && n != "_") {
+            out.insert(name, path);
+        }
     }
 }
 
@@ -681,10 +682,12 @@ fn engines_are_switched_on_only_in_the_seam_and_render_page() {
 #[test]
 fn the_reader_sees_the_paths_it_is_meant_to() {
     // The parser of this test, on a sample with every form it must read.
-    let exports = reexports("pub use self::x::{A, B as C};\npub use y::D;");
+    let exports = reexports("pub use self::x::{A, B as C};\npub use y::D;\nuse z::{self, E};");
     assert_eq!(exports["A"], ["self", "x", "A"]);
     assert_eq!(exports["C"], ["self", "x", "B"]);
     assert_eq!(exports["D"], ["y", "D"]);
+    assert_eq!(exports["z"], ["z"]);
+    assert_eq!(exports["E"], ["z", "E"]);
     let sample = r#"
         use crate::a::{b::{C, d}, e as f};
         use super::g;

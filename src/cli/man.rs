@@ -12,7 +12,7 @@ use clap_mangen::roff::{roman, Roff};
 use crate::error::Error;
 
 use super::args::{command, ManArgs};
-use super::{stdout_error, write_stdout};
+use crate::commands::{stdout_error, write_stdout};
 
 /// The file name and roff text of every page: blockscope's own first, then
 /// one per command in the order of `blockscope --help`.

@@ -2,7 +2,7 @@
 //! ([`config`]), each handed with a [`Sink`] on standard output to its
 //! command in [`crate::commands`], which does the work.
 
-use std::io::{self, Write};
+use std::io::{self};
 use std::process::ExitCode;
 
 use clap::FromArgMatches;
@@ -18,7 +18,7 @@ use crate::commands::map::{self, MapConfig};
 use crate::commands::show::{self, ShowConfig};
 use crate::commands::verify::{self, VerifyConfig};
 use crate::commands::wal::{self, WalConfig};
-use crate::commands::{progress, stdout_error, Sink};
+use crate::commands::{progress, stdout_error, write_stdout, Sink};
 
 pub(crate) mod args;
 pub(crate) mod config;
@@ -70,13 +70,6 @@ fn clap_exit(e: &clap::Error) -> ExitCode {
             ExitCode::from(2)
         }
     }
-}
-
-/// All of `bytes` on standard output, flushed.
-fn write_stdout(bytes: &[u8]) -> io::Result<()> {
-    let mut out = io::stdout().lock();
-    out.write_all(bytes)?;
-    out.flush()
 }
 
 /// Run a parsed command line.

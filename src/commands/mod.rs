@@ -163,3 +163,10 @@ impl BlockRange {
         self.first <= n && n <= self.last
     }
 }
+
+/// All of `bytes` on standard output, flushed.
+pub(crate) fn write_stdout(bytes: &[u8]) -> io::Result<()> {
+    let mut out = io::stdout().lock();
+    out.write_all(bytes)?;
+    out.flush()
+}
