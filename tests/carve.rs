@@ -107,7 +107,10 @@ fn postgres_pages_are_placed_by_their_checksums_and_linked_to_their_toast() {
     let h = group_at(&manifest, heap0);
     assert_eq!(h["kind"], "heap");
     assert_eq!(h["toast"], t["id"], "{manifest:#}");
-    assert_eq!(h["columns"], Value::Null);
+    assert_eq!(t["columns"], Value::Null);
+    let proposed = h["columns"]
+        .as_str()
+        .expect("a heap group carries infer's proposal");
     assert_eq!(groups(&manifest).len(), 2, "{manifest:#}");
     let heap_file = out.join(h["path"].as_str().unwrap());
     let toast_file = out.join(t["path"].as_str().unwrap());
@@ -141,6 +144,32 @@ fn postgres_pages_are_placed_by_their_checksums_and_linked_to_their_toast() {
     assert!(got.stdout.lines().count() > 3, "{}", got.stdout);
     assert_eq!(got.stdout, want.stdout);
     got.assert_stderr_has(&["no pg_xact"]);
+
+    // With no column list typed: the manifest's proposal reads every row,
+    // and the columns the catalog also has (id, name, amount, ok, at) alike.
+    // (This table has a dropped column, which a proposal shows as live, and
+    // a column added with a DEFAULT, which only the catalog knows.)
+    let copy = |rel: &Path, columns: &[&str]| {
+        let mut args = vec!["export", str_path(rel)];
+        args.extend_from_slice(columns);
+        args.extend_from_slice(&["--toast", str_path(&toast_file), "-f", "copy"]);
+        run(&args)
+    };
+    let schema_arg = ["--schema", str_path(&schema)];
+    let by_catalog = copy(&heap_file, &schema_arg);
+    let by_manifest = copy(&heap_file, &["--columns", proposed]);
+    assert_eq!(by_manifest.code, 0, "{proposed}: {}", by_manifest.stderr);
+    let head = |out: &str| -> Vec<String> {
+        out.lines()
+            .map(|l| l.split('\t').take(5).collect::<Vec<_>>().join("\t"))
+            .collect()
+    };
+    assert!(head(&by_catalog.stdout).len() > 50);
+    assert_eq!(
+        head(&by_manifest.stdout),
+        head(&by_catalog.stdout),
+        "{proposed}"
+    );
 }
 
 #[test]

@@ -154,6 +154,7 @@ pub(crate) fn carve(
     let Some(out) = &config.out else {
         return Ok(manifest);
     };
+    propose_columns(&mut manifest, out, sink);
     let at = out.join("manifest.json");
     let mut text = serde_json::to_string_pretty(&manifest).map_err(|e| Error::Io {
         path: at.clone(),
@@ -350,4 +351,35 @@ fn write_at(file: &File, buf: &[u8], offset: u64) -> io::Result<()> {
             std::os::windows::fs::FileExt::seek_write(file, &buf[done..], offset + done as u64)?;
     }
     Ok(())
+}
+
+/// Each written PostgreSQL heap group's proposed column list (`infer`, with
+/// its TOAST group's file when one was linked); a group whose tuples give
+/// no proposal keeps `null`, with a note.
+fn propose_columns(manifest: &mut CarveManifest, out: &Path, sink: &mut dyn CarveSink) {
+    let paths: Vec<(u32, String)> = manifest
+        .groups
+        .iter()
+        .map(|g| (g.id, g.path.clone()))
+        .collect();
+    let path_of = |id: u32| {
+        paths
+            .iter()
+            .find(|(g, _)| *g == id)
+            .map(|(_, p)| out.join(p))
+    };
+    for group in &mut manifest.groups {
+        if group.engine != "postgres" || group.kind != "heap" {
+            continue;
+        }
+        let toast = group.toast.and_then(path_of);
+        match super::infer::infer_file(&out.join(&group.path), toast.as_deref()) {
+            Ok(p) if p.tuples > 0 => group.columns = Some(p.columns),
+            Ok(_) => {}
+            Err(e) => sink.note(&format!(
+                "blockscope: note: {}: no column list proposed: {e}\n",
+                crate::escape::path(&out.join(&group.path))
+            )),
+        }
+    }
 }

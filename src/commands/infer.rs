@@ -82,7 +82,7 @@ pub(crate) fn auto_columns(input: &Path, toast: &[PathBuf]) -> Result<(String, S
 
 /// The proposal for a relation file and its TOAST file; an error if no
 /// heap tuple is found.
-fn infer_file(input: &Path, toast: Option<&Path>) -> Result<Proposal, Error> {
+pub(crate) fn infer_file(input: &Path, toast: Option<&Path>) -> Result<Proposal, Error> {
     let pages = read_pages(input, MAX_PAGES)?;
     let toast_pages = match toast {
         Some(path) => read_pages(path, MAX_TOAST_PAGES)?,

@@ -46,8 +46,8 @@ pub struct CarveGroup {
     /// The oldest and newest pd_lsn (PostgreSQL, `X/X`) or SCN (Oracle,
     /// `0xWRAP.BASE`) among the pages written.
     pub lsn_range: Option<[String; 2]>,
-    /// The proposed column list in `--columns` syntax; `null` until column
-    /// inference is wired in.
+    /// PostgreSQL heap groups written: the column list `infer` proposes, in
+    /// `--columns` syntax; `None` otherwise.
     pub columns: Option<String>,
     /// The id of the group holding this relation's TOAST chunks, when found.
     pub toast: Option<u32>,
