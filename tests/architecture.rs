@@ -279,6 +279,16 @@ fn find_word(s: &str, w: &str) -> Option<usize> {
 }
 
 fn expand_use(tree: &str, prefix: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
+    walk_use(tree, prefix, &mut |path, _| out.push(path));
+}
+
+/// Each leaf of a use tree, as its full path (a `self` leaf kept as written)
+/// and its `as` alias.
+fn walk_use(
+    tree: &str,
+    prefix: &mut Vec<String>,
+    visit: &mut dyn FnMut(Vec<String>, Option<&str>),
+) {
     let tree = tree.trim();
     if let Some(open) = tree.find('{') {
         let head: Vec<String> = tree[..open]
@@ -296,22 +306,25 @@ fn expand_use(tree: &str, prefix: &mut Vec<String>, out: &mut Vec<Vec<String>>) 
                 '{' => depth += 1,
                 '}' => depth -= 1,
                 ',' if depth == 0 => {
-                    expand_use(&inner[start..k], prefix, out);
+                    walk_use(&inner[start..k], prefix, visit);
                     start = k + 1;
                 }
                 _ => {}
             }
         }
-        expand_use(&inner[start..], prefix, out);
+        walk_use(&inner[start..], prefix, visit);
         prefix.truncate(n);
     } else {
-        let item = tree.split(" as ").next().unwrap_or("").trim();
+        let (item, alias) = match tree.split_once(" as ") {
+            Some((i, a)) => (i.trim(), Some(a.trim())),
+            None => (tree, None),
+        };
         if item.is_empty() {
             return;
         }
-        let mut p = prefix.clone();
-        p.extend(item.split("::").map(|s| s.trim().to_string()));
-        out.push(p);
+        let mut path = prefix.clone();
+        path.extend(item.split("::").map(|s| s.trim().to_string()));
+        visit(path, alias);
     }
 }
 
@@ -448,47 +461,15 @@ fn reexports(text: &str) -> BTreeMap<String, Vec<String>> {
 
 /// The names a use tree brings into scope, each with the path it names.
 fn named_uses(tree: &str, prefix: &mut Vec<String>, out: &mut BTreeMap<String, Vec<String>>) {
-    let tree = tree.trim();
-    if let Some(open) = tree.find('{') {
-        let head: Vec<String> = tree[..open]
-            .split("::")
-            .map(|s| s.trim().to_string())
-            .filter(|s| !s.is_empty())
-            .collect();
-        let inner = &tree[open + 1..tree.rfind('}').unwrap_or(tree.len())];
-        let n = prefix.len();
-        prefix.extend(head);
-        let mut depth = 0;
-        let mut start = 0;
-        for (k, ch) in inner.char_indices() {
-            match ch {
-                '{' => depth += 1,
-                '}' => depth -= 1,
-                ',' if depth == 0 => {
-                    named_uses(&inner[start..k], prefix, out);
-                    start = k + 1;
-                }
-                _ => {}
-            }
+    walk_use(tree, prefix, &mut |mut path, alias| {
+        if path.len() > 1 && path.last().is_some_and(|s| s == "self") {
+            path.pop();
         }
-        named_uses(&inner[start..], prefix, out);
-        prefix.truncate(n);
-    } else if !tree.is_empty() {
-        let (item, alias) = match tree.split_once(" as ") {
-            Some((i, a)) => (i.trim(), Some(a.trim())),
-            None => (tree, None),
-        };
-        let mut path = prefix.clone();
-        path.extend(
-            item.split("::")
-                .map(|s| s.trim().to_string())
-                .filter(|s| s != "self"),
-        );
         let name = alias.map(str::to_string).or_else(|| path.last().cloned());
         if let Some(name) = name.filter(|n| n != "*" && n != "_") {
             out.insert(name, path);
         }
-    }
+    });
 }
 
 fn name(m: &Module) -> String {
