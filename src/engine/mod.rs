@@ -31,6 +31,7 @@ use crate::reader::Endian;
 use crate::source::Source;
 
 pub(crate) mod carve;
+pub(crate) mod open;
 mod sniff;
 mod trace;
 pub(crate) use trace::trace_pages;
