@@ -66,20 +66,7 @@ pub(crate) fn run(cfg: &ExportConfig, sink: &mut Sink) -> Result<ExitCode, Error
     }
     // Before its first bytes are read for the engine.
     check_segments(std::slice::from_ref(&args.input), false)?;
-    let engine = match args.engine {
-        Some(engine) => engine,
-        None => {
-            let mut head = vec![0u8; 8192];
-            let n = crate::source::open_file(&args.input)
-                .and_then(|mut f| f.read(&mut head))
-                .map_err(|source| Error::Io {
-                    path: args.input.clone(),
-                    source,
-                })?;
-            head.truncate(n);
-            Engine::sniff(&head).engine
-        }
-    };
+    let engine = crate::engine::open::file_engine(&args.input, args.engine)?;
     // The engine is known now: its own range of block sizes.
     crate::engine::check_block_size(opts.block_size, Some(engine))?;
     let spec = match (&args.columns, &args.schema) {

@@ -28,6 +28,7 @@ use crate::reader::Endian;
 use crate::source::Source;
 
 pub(crate) mod carve;
+pub(crate) mod open;
 mod sniff;
 mod trace;
 pub use crate::model::page::{Decoded, DumpFacts, Engine, Page, TextPage, TraceOrigin};

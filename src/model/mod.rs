@@ -3,6 +3,7 @@
 
 pub mod bits;
 pub mod carve;
+pub(crate) mod decode;
 pub mod diff;
 pub mod map;
 pub mod oracle;

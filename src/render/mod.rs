@@ -12,6 +12,7 @@ use serde::Serialize;
 use crate::model::page::{Decoded, Page, TraceOrigin};
 
 pub(crate) mod carve;
+pub(crate) mod decode;
 pub(crate) mod diff;
 pub(crate) mod export;
 mod fit;

@@ -7,16 +7,15 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use crate::cluster::xact::XactLog;
-use crate::engine::{trace_pages, Decoded, Decoder, Engine, Page, ParseOptions};
+use crate::engine::open::{OpenRequest, OpenedInput};
+use crate::engine::{Decoded, Decoder, Engine, Page, ParseOptions};
 use crate::error::Error;
 use crate::input::InputFormat;
 use crate::model::postgres::verify::{Provenance, ProvenanceInput};
 use crate::model::Severity;
 use crate::parse::postgres::visibility::resolve_verdicts;
 use crate::render::{self, Format};
-use crate::source::{
-    segment_from_name, Blocks, RelationFileName, Source, Tap, DEFAULT_SEGMENT_BYTES,
-};
+use crate::source::{segment_from_name, Blocks, RelationFileName, Tap, DEFAULT_SEGMENT_BYTES};
 
 pub(crate) mod cluster;
 mod config;
@@ -159,38 +158,39 @@ impl Opened {
 pub(crate) fn open(cfg: &ShowConfig, spans: bool, tap: Option<Tap>) -> Result<Opened, Error> {
     let tapped = tap.is_some();
     let format = cfg.output.format;
-    let mut source =
-        Source::open_tapped(cfg.input.as_deref(), cfg.input_format, cfg.block_size, tap)?;
-    source.detect_block_size(crate::engine::sniff_block_size);
-    let mut parallel = None;
-    let mut detection = None;
-    if let Some(text) = source.take_trace_text() {
-        let pages = trace_pages(&text, cfg.endian).map_err(|e| Error::Input {
-            path: source.name.clone(),
-            source: e,
-        })?;
-        return Ok(Opened {
-            input: Input::Trace(pages.into_iter()),
-            is_trace: true,
-            detection,
-            parallel,
-            positional: None,
-            xact: None,
-        });
-    }
-    let engine = match cfg.engine {
-        Some(e) => e,
-        None => {
-            let d = Engine::sniff(&source.head(source.block_size)?);
-            // Nothing of either engine: said once, after the loop.
-            if let Some(note) = d.note().filter(|_| !d.no_header()) {
-                super::progress::note(&format!("blockscope: note: {}: {note}\n", cfg.input_name()));
-            }
-            let engine = d.engine;
-            detection = Some(d);
-            engine
+    let opened = crate::engine::open::open(OpenRequest {
+        input: cfg.input.as_deref(),
+        input_format: cfg.input_format,
+        block_size: cfg.block_size,
+        tap,
+        engine: cfg.engine,
+        endian: cfg.endian,
+    })?;
+    let (source, engine, detection) = match opened {
+        OpenedInput::Trace(pages) => {
+            return Ok(Opened {
+                input: Input::Trace(pages.into_iter()),
+                is_trace: true,
+                detection: None,
+                parallel: None,
+                positional: None,
+                xact: None,
+            })
         }
+        OpenedInput::Blocks {
+            source,
+            engine,
+            detection,
+        } => (source, engine, detection),
     };
+    // Nothing of either engine: said once, after the loop.
+    if let Some(note) = detection
+        .as_ref()
+        .and_then(|d| d.note().filter(|_| !d.no_header()))
+    {
+        super::progress::note(&format!("blockscope: note: {}: {note}\n", cfg.input_name()));
+    }
+    let mut parallel = None;
     if format == Format::Dump && !engine.has_dump_text() {
         return Err(dump_needs_oracle(cfg));
     }
