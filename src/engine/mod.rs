@@ -695,6 +695,40 @@ mod tests {
     }
 
     #[test]
+    fn detection_keeps_a_score_per_engine() {
+        let d = Engine::sniff(&oracle_block());
+        let engines: Vec<Engine> = d.scores.iter().map(|s| s.engine).collect();
+        assert_eq!(engines, Engine::ALL.to_vec());
+        assert!(d.score(Engine::Oracle) >= 4);
+        assert!(d.score(Engine::Oracle) > d.score(Engine::Postgres));
+        assert!(!d.no_header());
+        let d = Engine::sniff(&postgres_page(8192));
+        assert!(d.score(Engine::Postgres) >= 2);
+        assert!(Detection::given(Engine::Oracle).scores.is_empty());
+    }
+
+    #[test]
+    fn block_sizes_are_checked_per_engine() {
+        assert_eq!(check_block_size(Some(1024), None).unwrap(), Some(1024));
+        assert_eq!(check_block_size(None, Some(Engine::Oracle)).unwrap(), None);
+        let e = check_block_size(Some(1024), Some(Engine::Oracle)).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "--block-size: 1024 is not a block size (Oracle blocks are a power of two from \
+             2048 to 32768 bytes)"
+        );
+        let e = check_block_size(Some(3000), None).unwrap_err();
+        assert!(e
+            .to_string()
+            .contains("(PostgreSQL pages and Oracle blocks are a power of two from 1024 to 32768"));
+        for e in Engine::ALL {
+            assert_eq!(Engine::from_name(e.name()), Some(e));
+            assert!(e.block_sizes().contains(&8192));
+        }
+        assert_eq!(Engine::from_name("auto"), None);
+    }
+
+    #[test]
     fn postgres_pages_and_anything_else_are_postgres() {
         assert_eq!(Engine::sniff(&postgres_page(8192)).engine, Engine::Postgres);
         assert_eq!(Engine::sniff(&[]).engine, Engine::Postgres);
