@@ -10,6 +10,7 @@ pub mod oracle;
 pub mod page;
 pub mod postgres;
 pub mod span;
+pub mod time;
 
 use serde::Serialize;
 
