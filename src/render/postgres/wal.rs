@@ -3,8 +3,8 @@
 
 use std::fmt::Write;
 
+use super::wal_desc as desc;
 use crate::model::postgres::wal::{fork_name, lsn, WalProblem, WalRecord};
-use crate::parse::postgres::wal::desc;
 
 /// The `"schema"` of `wal --format json|ndjson`.
 pub(crate) use crate::render::versions::WAL as SCHEMA;
