@@ -35,7 +35,7 @@ use crate::reader::Reader;
 use crate::render::export::{Cell, CellKind, OutColumn, RowFormat, RowState};
 use crate::source::{RelationFileName, DEFAULT_BLOCK_SIZE, DEFAULT_SEGMENT_BYTES};
 
-use super::inputs::read_schema;
+use super::inputs::{read_schema, table_lookup_notes};
 use super::progress::{self, Progress};
 use super::{report_error, stdout_error, BlockRange, Sink};
 
@@ -217,20 +217,8 @@ fn export_table(
             crate::escape::name(&info.name)
         )));
     }
-    for note in cluster.notes.iter().chain(&info.notes) {
-        sink.note(&format!(
-            "blockscope: note: {}: {note}\n",
-            crate::escape::path(datadir)
-        ));
-    }
+    table_lookup_notes(datadir, cluster.notes.iter().chain(&info.notes), &info);
     let mut err = io::stderr().lock();
-    for u in info.damage() {
-        let _ = writeln!(
-            err,
-            "blockscope: warning: {}: {u}",
-            crate::escape::path(datadir)
-        );
-    }
     let spec = match (&args.columns, &args.schema) {
         (Some(list), _) => Some(crate::engine::ColumnSpec::List(list.clone())),
         (None, Some(path)) => Some(crate::engine::ColumnSpec::File {

@@ -5,10 +5,13 @@
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
+use crate::cluster::TableInfo;
 use crate::error::Error;
 use crate::parse::postgres::schema::MAX_SCHEMA_TEXT;
 use crate::source::RelationFileName;
 use crate::verify;
+
+use super::progress;
 
 /// Segments looked for after a relation's first file: a relation of 32 TB
 /// in 1 GiB segments has 32,768.
@@ -145,4 +148,45 @@ fn special_kind(t: &std::fs::FileType) -> Option<&'static str> {
 #[cfg(not(unix))]
 fn special_kind(_: &std::fs::FileType) -> Option<&'static str> {
     None
+}
+
+/// `blockscope: note: DATADIR: SCHEMA.NAME in database DB (oid N): PostgreSQL
+/// M, file F` — the head of the note a `--table` lookup gives (the caller
+/// ends the line, or adds to it).
+pub(crate) fn table_found_note(
+    datadir: &Path,
+    info: &TableInfo,
+    database: &str,
+    major: u32,
+) -> String {
+    format!(
+        "blockscope: note: {}: {}.{} in database {} (oid {}): PostgreSQL {}, file {}",
+        crate::escape::path(datadir),
+        crate::escape::name(&info.schema_name),
+        crate::escape::name(&info.name),
+        crate::escape::name(database),
+        info.oid,
+        major,
+        info.main_segments.first().map_or_else(
+            || "(none)".to_string(),
+            |p| crate::escape::path(p).to_string()
+        ),
+    )
+}
+
+/// What a `--table` lookup left to say, on standard error: its notes
+/// (`blockscope: note: DATADIR: …`, unless `--quiet`) and the catalog damage
+/// it met (`blockscope: warning: DATADIR: …`, always).
+pub(crate) fn table_lookup_notes<'a>(
+    datadir: &Path,
+    notes: impl IntoIterator<Item = &'a String>,
+    info: &TableInfo,
+) {
+    let at = crate::escape::path(datadir);
+    for n in notes {
+        progress::note(&format!("blockscope: note: {at}: {n}\n"));
+    }
+    for u in info.damage() {
+        progress::report(&format!("blockscope: warning: {at}: {u}\n"));
+    }
 }

@@ -17,7 +17,9 @@ use crate::render::map::{MapFormat, MapOptions, MapPrinter, Shade};
 use crate::verify::oracle::{verify_datafile, verify_trace, DatafileOptions, OracleInput};
 use crate::verify::{self, ChecksumMode, VerifyOptions};
 
-use super::inputs::{further_segments, handed_not_pages, not_pages_message};
+use super::inputs::{
+    further_segments, handed_not_pages, not_pages_message, table_found_note, table_lookup_notes,
+};
 use super::progress::{self, ProgressMode, ProgressReport};
 use super::{is_broken_pipe, note_terminal_stdin, stdout_error, Sink};
 
@@ -217,30 +219,10 @@ fn table_inputs(args: &MapConfig, name: &str) -> Result<TableFiles, Error> {
         .find_table_anywhere(args.database.as_deref(), name)
         .map_err(|e| Error::Usage(format!("{}: {e}", crate::escape::path(datadir))))?;
     progress::note(&format!(
-        "blockscope: note: {}: {}.{} in database {} (oid {}): PostgreSQL {}, file {}\n",
-        crate::escape::path(datadir),
-        crate::escape::name(&info.schema_name),
-        crate::escape::name(&info.name),
-        crate::escape::name(&database),
-        info.oid,
-        cluster.major(),
-        info.main_segments.first().map_or_else(
-            || "(none)".to_string(),
-            |p| crate::escape::path(p).to_string()
-        ),
+        "{}\n",
+        table_found_note(datadir, &info, &database, cluster.major())
     ));
-    for n in &info.notes {
-        progress::note(&format!(
-            "blockscope: note: {}: {n}\n",
-            crate::escape::path(datadir)
-        ));
-    }
-    for u in info.damage() {
-        progress::report(&format!(
-            "blockscope: warning: {}: {u}\n",
-            crate::escape::path(datadir)
-        ));
-    }
+    table_lookup_notes(datadir, &info.notes, &info);
     // The picture needs the files only: columns that could not be read
     // from pg_attribute do not stop it.
     if let Err(unread) = &info.columns {

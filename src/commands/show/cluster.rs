@@ -19,6 +19,7 @@ use crate::render::postgres::cluster::{write_control, write_relmap};
 use crate::render::Format;
 
 use super::config::{ShowConfig, TableSpec};
+use crate::commands::inputs::{table_found_note, table_lookup_notes};
 use crate::commands::progress;
 use crate::commands::{stdout_error, Sink};
 
@@ -149,17 +150,8 @@ pub(crate) fn table_segments(
         None => None,
     };
     progress::note(&format!(
-        "blockscope: note: {}: {}.{} in database {} (oid {}): PostgreSQL {}, file {}, {}{}\n",
-        crate::escape::path(datadir),
-        crate::escape::name(&info.schema_name),
-        crate::escape::name(&info.name),
-        crate::escape::name(&database),
-        info.oid,
-        cluster.major(),
-        info.main_segments.first().map_or_else(
-            || "(none)".to_string(),
-            |p| crate::escape::path(p).to_string()
-        ),
+        "{}, {}{}\n",
+        table_found_note(datadir, &info, &database, cluster.major()),
         match &info.columns {
             Ok(s) => format!("{} columns", s.columns.len()),
             Err(_) => "columns not all readable".to_string(),
@@ -169,20 +161,8 @@ pub(crate) fn table_segments(
             _ => String::new(),
         }
     ));
-    for n in &info.notes {
-        progress::note(&format!(
-            "blockscope: note: {}: {n}\n",
-            crate::escape::path(datadir)
-        ));
-    }
+    table_lookup_notes(datadir, &info.notes, &info);
     let mut err = io::stderr().lock();
-    for u in info.damage() {
-        let _ = writeln!(
-            err,
-            "blockscope: warning: {}: {u}",
-            crate::escape::path(datadir)
-        );
-    }
     let (columns, fallback) = table_columns(
         &info,
         given,
