@@ -31,6 +31,7 @@ pub(crate) mod carve;
 pub(crate) mod open;
 mod sniff;
 mod trace;
+pub(crate) mod wal;
 pub use crate::model::page::{Decoded, DumpFacts, Engine, Page, TextPage, TraceOrigin};
 pub(crate) use crate::verify::oracle::OracleInput;
 pub use sniff::{Detection, EngineScore};
