@@ -234,10 +234,10 @@ fn a_flipped_byte_fails_the_crc_and_reading_resumes() {
     let dir = wal_copy("flip");
     let path = dir.join(SEG9);
     let mut bytes = fs::read(&path).unwrap();
-    // A byte in the full-page image of the record at 0/900028 (7554
+    // A byte in the full-page image of the record at 0/900028 (1516
     // bytes): only that record is lost, the next one (its xl_prev naming
     // the bad record) is read.
-    bytes[0x1100] ^= 0x40;
+    bytes[0x100] ^= 0x40;
     fs::write(&path, &bytes).unwrap();
     damaged(
         &dir,

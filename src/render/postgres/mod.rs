@@ -10,4 +10,6 @@ pub(crate) mod ndjson;
 pub(crate) mod table;
 pub(crate) mod verify;
 pub(crate) mod wal;
+mod wal_data;
 mod wal_desc;
+mod wal_desc_index;

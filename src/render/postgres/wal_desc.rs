@@ -1,43 +1,14 @@
 //! pg_waldump's description of a record: the rmgr's `rm_identify` and
 //! `rm_desc` text of PostgreSQL 15 (src/backend/access/rmgrdesc/*.c), as
-//! pure text formatting of a decoded record. Records of the resource
-//! managers not covered here (hash, GIN, GiST, SP-GiST, BRIN, …) are named
-//! by `identify` where known and get no detail text.
+//! pure text formatting of a decoded record. The index access methods
+//! other than B-tree, and generic WAL, are in `wal_desc_index.rs`.
 
 use std::fmt::Write;
 
 use crate::model::postgres::wal::{fork_name, lsn, RelFileNode, WalRecord};
 
-/// Little-endian reads at offsets of a record's main data; `None` past its end.
-struct Data<'a>(&'a [u8]);
-
-impl Data<'_> {
-    fn u8(&self, o: usize) -> Option<u8> {
-        self.0.get(o).copied()
-    }
-    fn u16(&self, o: usize) -> Option<u16> {
-        Some(u16::from_le_bytes(self.0.get(o..o + 2)?.try_into().ok()?))
-    }
-    fn u32(&self, o: usize) -> Option<u32> {
-        Some(u32::from_le_bytes(self.0.get(o..o + 4)?.try_into().ok()?))
-    }
-    fn i32(&self, o: usize) -> Option<i32> {
-        self.u32(o).map(|v| v as i32)
-    }
-    fn u64(&self, o: usize) -> Option<u64> {
-        Some(u64::from_le_bytes(self.0.get(o..o + 8)?.try_into().ok()?))
-    }
-    fn i64(&self, o: usize) -> Option<i64> {
-        self.u64(o).map(|v| v as i64)
-    }
-    fn rel(&self, o: usize) -> Option<RelFileNode> {
-        Some(RelFileNode {
-            spc: self.u32(o)?,
-            db: self.u32(o + 4)?,
-            rel: self.u32(o + 8)?,
-        })
-    }
-}
+use super::wal_data::Data;
+use super::wal_desc_index as index;
 
 const RM_XLOG: u8 = 0;
 const RM_XACT: u8 = 1;
@@ -52,10 +23,15 @@ const RM_HEAP2: u8 = 9;
 const RM_HEAP: u8 = 10;
 const RM_BTREE: u8 = 11;
 const RM_SEQ: u8 = 15;
+const RM_COMMIT_TS: u8 = 18;
+const RM_REPLORIGIN: u8 = 19;
 const RM_LOGICALMSG: u8 = 21;
 
 /// `rm_identify(info)`: the record type's name, `None` when unknown.
 pub(crate) fn identify(rmid: u8, info: u8) -> Option<&'static str> {
+    if let Some(id) = index::identify(rmid, info) {
+        return id;
+    }
     let i = info & 0xF0;
     Some(match rmid {
         RM_XLOG => match i {
@@ -168,6 +144,16 @@ pub(crate) fn identify(rmid: u8, info: u8) -> Option<&'static str> {
         },
         RM_SEQ => match i {
             0x00 => "LOG",
+            _ => return None,
+        },
+        RM_COMMIT_TS => match i {
+            0x00 => "ZEROPAGE",
+            0x10 => "TRUNCATE",
+            _ => return None,
+        },
+        RM_REPLORIGIN => match i {
+            0x00 => "SET",
+            0x10 => "DROP",
             _ => return None,
         },
         RM_LOGICALMSG => match i {
@@ -364,6 +350,52 @@ fn desc(rec: &WalRecord, bytes: &[u8], d: &Data<'_>, out: &mut String) -> Option
             }
             _ => Some(()),
         },
+        RM_TBLSPC => {
+            match info {
+                // xl_tblspc_create_rec: ts_id, ts_path (NUL-terminated).
+                0x00 => {
+                    let path = d.0.get(4..)?;
+                    let path = path.split(|&b| b == 0).next().unwrap_or(&[]);
+                    let _ = write!(out, "{} \"{}\"", d.u32(0)?, String::from_utf8_lossy(path));
+                }
+                0x10 => {
+                    let _ = write!(out, "{}", d.u32(0)?);
+                }
+                _ => {}
+            }
+            Some(())
+        }
+        RM_COMMIT_TS => {
+            match info {
+                0x00 => {
+                    let _ = write!(out, "{}", d.i32(0)?);
+                }
+                0x10 => {
+                    let _ = write!(out, "pageno {}, oldestXid {}", d.i32(0)?, d.u32(4)?);
+                }
+                _ => {}
+            }
+            Some(())
+        }
+        RM_REPLORIGIN => {
+            match info {
+                // xl_replorigin_set: remote_lsn, node_id, force.
+                0x00 => {
+                    let _ = write!(
+                        out,
+                        "set {}; lsn {}; force: {}",
+                        d.u16(8)?,
+                        lsn(d.u64(0)?),
+                        d.u8(10)?
+                    );
+                }
+                0x10 => {
+                    let _ = write!(out, "drop {}", d.u16(0)?);
+                }
+                _ => {}
+            }
+            Some(())
+        }
         RM_RELMAP => {
             if info == 0 {
                 let _ = write!(
@@ -415,7 +447,7 @@ fn desc(rec: &WalRecord, bytes: &[u8], d: &Data<'_>, out: &mut String) -> Option
             }
             Some(())
         }
-        _ => Some(()),
+        _ => index::desc(rec, bytes, d, out),
     }
 }
 
