@@ -147,10 +147,7 @@ pub(super) fn columns(
 /// The Oracle signals of `head`, a block at position `blkno` of its input.
 fn evidence(head: &[u8], blkno: u64) -> Evidence {
     let mut e = Evidence::default();
-    let word = |at: usize| -> Option<u32> {
-        let b = head.get(at..at + 4)?;
-        Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-    };
+    let word = |at: usize| -> Option<u32> { Endian::Little.read_u32(head.get(at..)?) };
     if head.first() == Some(&0) {
         if let Some(magic) = word(28) {
             if magic == OS_HEADER_MAGIC || magic.swap_bytes() == OS_HEADER_MAGIC {
