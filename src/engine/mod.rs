@@ -7,10 +7,12 @@
 //!   bytes ──parse(engine)──▶ Page::Postgres(PgPage) | Page::Oracle(OracleBlock) | …
 //! ```
 //!
-//! Everything engine-specific is reached from here: this module holds the
-//! only `match` on [`Engine`] outside the engines' own modules (parse,
-//! render and verify rooms per engine). A third engine is one more variant
-//! here; the compiler then names every place that needs an arm.
+//! Everything engine-specific is reached from here. Each engine answers
+//! through the [`EngineSpec`] trait (`spec.rs`), implemented once in its own
+//! file (`postgres.rs`, `oracle.rs`); [`Engine::spec`] is the registry, and
+//! the few matches left here (column lists, the `Page` accessors, the verify
+//! plan) are those whose types name each engine. A third engine is one more
+//! variant and one more file; the compiler names every arm it needs.
 
 use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
