@@ -70,6 +70,15 @@ impl Endian {
         self.read_u64(b).map(|v| v as i64)
     }
 
+    /// A `BlockIdData` (`bi_hi`, then `bi_lo`: two 16-bit words in this
+    /// order) from the first 4 bytes, as the `BlockNumber` it stands for.
+    pub fn read_block_id(self, b: &[u8]) -> Option<u32> {
+        Some(u32_from_halves(
+            self.read_u16(b)?,
+            self.read_u16(b.get(2..)?)?,
+        ))
+    }
+
     /// A 16-bit word from two bytes in this order (the bytes are all there).
     pub fn u16_from(self, bytes: [u8; 2]) -> u16 {
         match self {
@@ -77,6 +86,19 @@ impl Endian {
             Endian::Big => BigEndian::read_u16(&bytes),
         }
     }
+}
+
+/// The 32-bit value whose high and low 16-bit halves are given (a
+/// `BlockIdData`'s `bi_hi` and `bi_lo`).
+pub(crate) const fn u32_from_halves(hi: u16, lo: u16) -> u32 {
+    (hi as u32) << 16 | lo as u32
+}
+
+/// The 64-bit value whose high and low 32-bit halves are given (an
+/// `XLogRecPtr`'s `xlogid` and `xrecoff`, an SCN's wrap and base, a
+/// `FullTransactionId`'s epoch and xid).
+pub(crate) const fn u64_from_halves(hi: u32, lo: u32) -> u64 {
+    (hi as u64) << 32 | lo as u64
 }
 
 /// A read that ran past the end of the data.
@@ -240,6 +262,12 @@ impl<'a> Reader<'a> {
         Ok(self.endian.read_u32(b).unwrap_or_default())
     }
 
+    /// A `BlockIdData` at `at`, as its `BlockNumber` ([`Endian::read_block_id`]).
+    pub(crate) fn peek_block_id(&self, at: usize, field: &str) -> Result<u32, ReadError> {
+        let b = self.peek(at, 4, field)?;
+        Ok(self.endian.read_block_id(b).unwrap_or_default())
+    }
+
     pub(crate) fn peek_u64(&self, at: usize, field: &str) -> Result<u64, ReadError> {
         let b = self.peek(at, 8, field)?;
         Ok(self.endian.read_u64(b).unwrap_or_default())
@@ -346,6 +374,25 @@ mod tests {
         let data = [0x20, 0x04];
         let r = Reader::new(&data, Endian::Big);
         assert_eq!(r.peek_u16(0, "x").unwrap(), 0x2004);
+    }
+
+    #[test]
+    fn block_ids_and_halves_join_high_first() {
+        // BlockIdData 0x0001_0002: bi_hi 1, bi_lo 2, each in the page's order.
+        assert_eq!(
+            Endian::Little.read_block_id(&[1, 0, 2, 0]),
+            Some(0x0001_0002)
+        );
+        assert_eq!(
+            Endian::Big.read_block_id(&[0, 1, 0, 2, 9]),
+            Some(0x0001_0002)
+        );
+        assert_eq!(Endian::Little.read_block_id(&[1, 0, 2]), None);
+        let r = Reader::new(&[0, 0, 1, 0, 2, 0], Endian::Little);
+        assert_eq!(r.peek_block_id(2, "ip_blkid"), Ok(0x0001_0002));
+        assert!(r.peek_block_id(3, "ip_blkid").is_err());
+        assert_eq!(u32_from_halves(0xffff, 1), 0xffff_0001);
+        assert_eq!(u64_from_halves(1, 0xffff_ffff), 0x1_ffff_ffff);
     }
 
     #[test]

@@ -16,6 +16,8 @@ use std::path::PathBuf;
 
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 
+use crate::engine::Engine;
+
 /// Where the file is read and what it is: form, engine, sizes, columns.
 const INPUT: &str = "Input";
 /// Which blocks, rows or fields.
@@ -254,7 +256,7 @@ pub(crate) struct PageArgs {
     pub input_format: InputArg,
 
     /// Which database wrote the pages.
-    #[arg(long, value_enum, default_value_t = EngineArg::Auto, help_heading = INPUT)]
+    #[arg(long, value_enum, default_value_t = EngineArg::AUTO, help_heading = INPUT)]
     pub engine: EngineArg,
 
     /// Page size in bytes.
@@ -449,7 +451,7 @@ pub(crate) struct VerifyArgs {
     /// `auto` scores each file's first block (Oracle: type, format byte,
     /// rdba, tail, check value; PostgreSQL: pd_pagesize_version,
     /// pd_lower/pd_upper/pd_special, line pointers, special space, checksum).
-    #[arg(long, value_enum, default_value_t = EngineArg::Auto, help_heading = INPUT)]
+    #[arg(long, value_enum, default_value_t = EngineArg::AUTO, help_heading = INPUT)]
     pub engine: EngineArg,
 
     /// Page size in bytes.
@@ -674,18 +676,37 @@ pub enum InputArg {
     OracleTrace,
 }
 
-/// Database engines.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum EngineArg {
-    /// Detect from the content: the first block's header signals are scored
-    /// for each engine (an Oracle block has a known type at byte 0, a format
-    /// byte ending in 2 at byte 1, a tail repeating its header and a check
-    /// value; a PostgreSQL page has pd_pagesize_version and ordered offsets).
-    Auto,
-    /// PostgreSQL pages (layout version 4, 8.3 and later).
-    Postgres,
-    /// Oracle datafile blocks (cache header, transaction and data layers).
-    Oracle,
+/// Database engines: `auto`, or an engine's name ([`Engine::ALL`], each
+/// with its own help line), so that a new engine needs no edit here.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EngineArg(pub Option<Engine>);
+
+impl EngineArg {
+    /// Detect the engine from the content.
+    pub const AUTO: EngineArg = EngineArg(None);
+}
+
+impl ValueEnum for EngineArg {
+    fn value_variants<'a>() -> &'a [Self] {
+        static VARIANTS: std::sync::OnceLock<Vec<EngineArg>> = std::sync::OnceLock::new();
+        VARIANTS.get_or_init(|| {
+            std::iter::once(EngineArg::AUTO)
+                .chain(Engine::ALL.map(|e| EngineArg(Some(e))))
+                .collect()
+        })
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(match self.0 {
+            None => clap::builder::PossibleValue::new("auto").help(
+                "Detect from the content: the first block's header signals are scored for \
+                 each engine (an Oracle block has a known type at byte 0, a format byte \
+                 ending in 2 at byte 1, a tail repeating its header and a check value; a \
+                 PostgreSQL page has pd_pagesize_version and ordered offsets)",
+            ),
+            Some(e) => clap::builder::PossibleValue::new(e.name()).help(e.help()),
+        })
+    }
 }
 
 /// Page kinds that can be forced with `--kind`.
@@ -940,7 +961,7 @@ pub(crate) struct MapArgs {
     /// Which database wrote the file.
     ///
     /// `auto`: detected from its first block.
-    #[arg(long, value_enum, default_value_t = EngineArg::Auto, help_heading = INPUT)]
+    #[arg(long, value_enum, default_value_t = EngineArg::AUTO, help_heading = INPUT)]
     pub engine: EngineArg,
 
     /// Page size in bytes (default: 8192; Oracle: from the datafile).
@@ -1085,7 +1106,7 @@ pub(crate) struct CarveArgs {
     /// Which database's pages to look for.
     ///
     /// `auto`: PostgreSQL pages and Oracle blocks.
-    #[arg(long, value_enum, default_value_t = EngineArg::Auto, help_heading = INPUT)]
+    #[arg(long, value_enum, default_value_t = EngineArg::AUTO, help_heading = INPUT)]
     pub engine: EngineArg,
 
     /// Only pages of this size in bytes (default: any, from each page).
@@ -1105,7 +1126,7 @@ pub(crate) struct ExportArgs {
     pub input: PathBuf,
 
     /// Which database wrote the file.
-    #[arg(long, value_enum, default_value_t = EngineArg::Auto, help_heading = INPUT)]
+    #[arg(long, value_enum, default_value_t = EngineArg::AUTO, help_heading = INPUT)]
     pub engine: EngineArg,
 
     /// Page size in bytes.

@@ -48,8 +48,6 @@ pub(crate) enum ClusterError {
     NotACluster(String),
     /// A catalog could not be read well enough to answer.
     Catalog(String),
-    /// The database or table is not in the catalogs.
-    NotFound(String),
 }
 
 impl fmt::Display for ClusterError {
@@ -58,14 +56,77 @@ impl fmt::Display for ClusterError {
             ClusterError::Io { path, source } => {
                 write!(f, "{}: {source}", crate::escape::path(path))
             }
-            ClusterError::NotACluster(m) | ClusterError::Catalog(m) | ClusterError::NotFound(m) => {
-                f.write_str(m)
-            }
+            ClusterError::NotACluster(m) | ClusterError::Catalog(m) => f.write_str(m),
         }
     }
 }
 
 impl std::error::Error for ClusterError {}
+
+/// Why a table was not found ([`Cluster::find_table`]): the data directory
+/// could not be read, or its catalogs do not lead to the table.
+#[derive(Debug)]
+pub(crate) enum LookupError {
+    /// The data directory or a catalog could not be read.
+    Cluster(ClusterError),
+    /// The database, schema or table is not in the catalogs: what they say,
+    /// in order, facts as text and what to do next as [`Advice`] (worded by
+    /// the commands, which know the command line).
+    NotFound(Vec<Said>),
+}
+
+impl From<ClusterError> for LookupError {
+    fn from(e: ClusterError) -> Self {
+        LookupError::Cluster(e)
+    }
+}
+
+/// One piece of a [`LookupError::NotFound`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Said {
+    /// What the catalogs say (or do not).
+    Text(String),
+    /// What the user can do next, as the facts it needs.
+    Advice(Advice),
+}
+
+/// What the user can do when a lookup fails, with the facts to say it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Advice {
+    /// Database directories that no readable pg_database row names: read
+    /// one of them by its OID.
+    DatabaseOid,
+    /// The table is in another database: `name` when in one alone.
+    Database {
+        /// The one database that has it (`None`: several).
+        name: Option<String>,
+    },
+    /// The table's OID is unknown: its file is somewhere under the
+    /// database's directory, its columns to be given by hand.
+    FindFile {
+        /// `pg_database.oid`, the directory `base/OID`.
+        dboid: u32,
+    },
+    /// The table can be exported by its file.
+    ExportByFile {
+        /// `schema.name`.
+        qualified: String,
+        /// Its main fork's first file.
+        file: PathBuf,
+        /// Its TOAST relation's file, if it has one.
+        toast: Option<PathBuf>,
+        /// Its columns as a `--columns` list (an unreadable column as
+        /// `<…>`: see [`ColumnsUnread::hint_list`]).
+        columns: String,
+        /// Why not every column was readable, when one was not.
+        unread: Option<Vec<String>>,
+    },
+    /// `--table` was not a schema-qualified or plain name.
+    TableName {
+        /// The name as given.
+        given: String,
+    },
+}
 
 impl From<ClusterError> for crate::error::Error {
     fn from(e: ClusterError) -> Self {
@@ -105,9 +166,21 @@ pub(crate) struct TableInfo {
     pub toast_segments: Option<Vec<PathBuf>>,
     /// What could not be read or is worth knowing (catalog rows skipped…).
     pub notes: Vec<String>,
+    /// Found, with no database given, not in `postgres` but in one other
+    /// database alone, and read from there (a note after [`Self::notes`]).
+    pub elsewhere: Option<FoundElsewhere>,
     /// Every catalog page and row that could not be read (all-zero pages
     /// included, marked as such).
     pub unreadable: Vec<Unreadable>,
+}
+
+/// A table found in another database than the one looked in first.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct FoundElsewhere {
+    /// The table's name as given.
+    pub qualified: String,
+    /// The database it was found in.
+    pub database: String,
 }
 
 impl TableInfo {
@@ -508,7 +581,7 @@ impl Cluster {
         &self,
         database: &str,
         qualified_name: &str,
-    ) -> Result<TableInfo, ClusterError> {
+    ) -> Result<TableInfo, LookupError> {
         let (schema_name, name) = split_qualified(qualified_name)?;
         let mut notes = self.notes.clone();
         let mut bad: Vec<Unreadable> = Vec::new();
@@ -547,13 +620,16 @@ impl Cluster {
                                 let dirs: Vec<String> =
                                     unnamed.iter().map(|o| format!("base/{o}")).collect();
                                 msg.push_str(&format!(
-                                    "\nno readable row names the database directories {}: \
-                                     give its OID as --database OID to read one of them",
+                                    "\nno readable row names the database directories {}",
                                     dirs.join(", ")
                                 ));
+                                return Err(LookupError::NotFound(vec![
+                                    Said::Text(msg),
+                                    Said::Advice(Advice::DatabaseOid),
+                                ]));
                             }
                         }
-                        return Err(ClusterError::NotFound(msg));
+                        return Err(LookupError::NotFound(vec![Said::Text(msg)]));
                     }
                 }
             }
@@ -599,6 +675,7 @@ impl Cluster {
         else {
             let mut msg =
                 format!("schema {schema_name:?} is not in pg_namespace of database {database:?}");
+            let mut said = Vec::new();
             if damaged(lookup.bad, Catalog::Namespace) {
                 msg.push_str(&format!(
                     "\n{}\nthe schema's row may have been there",
@@ -611,36 +688,46 @@ impl Cluster {
                 }) {
                     msg.push_str(&format!(
                         "\npg_class has a relation {name} (oid {}) in namespace {}, whose \
-                         pg_namespace row is unreadable{}",
+                         pg_namespace row is unreadable",
                         rel.oid("oid").unwrap_or(0),
                         rel.oid("relnamespace").unwrap_or(0),
-                        lookup.by_file_advice(rel, &format!("{schema_name}.{name}")),
                     ));
+                    if let Some(advice) =
+                        lookup.by_file_advice(rel, &format!("{schema_name}.{name}"))
+                    {
+                        said.push(Said::Text(std::mem::take(&mut msg)));
+                        said.push(Said::Advice(advice));
+                    }
                 }
             }
-            return Err(ClusterError::NotFound(msg));
+            if !msg.is_empty() {
+                said.push(Said::Text(msg));
+            }
+            return Err(LookupError::NotFound(said));
         };
         let Some(rel) = classes.iter().find(|r| {
             r.text("relname") == Some(name.as_str()) && r.oid("relnamespace") == Some(nsp)
         }) else {
             let mut msg =
                 format!("table {schema_name}.{name} is not in pg_class of database {database:?}");
-            if damaged(lookup.bad, Catalog::Class) {
-                msg.push_str(&format!(
-                    "\n{}\nthe table's row may have been there",
-                    list_unreadable(lookup.bad, Catalog::Class)
-                ));
-                msg.push_str(&lookup.lost_class_row_advice(nsp, &schema_name, &name));
+            if !damaged(lookup.bad, Catalog::Class) {
+                return Err(LookupError::NotFound(vec![Said::Text(msg)]));
             }
-            return Err(ClusterError::NotFound(msg));
+            msg.push_str(&format!(
+                "\n{}\nthe table's row may have been there",
+                list_unreadable(lookup.bad, Catalog::Class)
+            ));
+            let mut said = vec![Said::Text(msg)];
+            said.extend(lookup.lost_class_row_advice(nsp, &schema_name, &name));
+            return Err(LookupError::NotFound(said));
         };
         let oid = rel.oid("oid").unwrap_or(0);
         let relkind = rel.char("relkind").unwrap_or('?');
         if !matches!(relkind, 'r' | 't' | 'm' | 'i') {
-            return Err(ClusterError::NotFound(format!(
+            return Err(LookupError::NotFound(vec![Said::Text(format!(
                 "{schema_name}.{name} has relkind '{relkind}', not a relation with storage \
                  of its own (a table r, a TOAST table t, a materialized view m, an index i)"
-            )));
+            ))]));
         }
         let (relfilenode, dir) = self.relation_file(rel, dboid, db_tablespace, db_map.as_ref())?;
         let main_segments = self.segments(&dir, relfilenode);
@@ -691,6 +778,7 @@ impl Cluster {
             columns,
             toast_segments,
             notes,
+            elsewhere: None,
             unreadable: bad,
         })
     }
@@ -705,11 +793,13 @@ impl Cluster {
         &self,
         database: Option<&str>,
         qualified_name: &str,
-    ) -> Result<(TableInfo, String), ClusterError> {
+    ) -> Result<(TableInfo, String), LookupError> {
         let first = database.unwrap_or("postgres");
         let err = match self.find_table(first, qualified_name) {
             Ok(info) => return Ok((info, first.to_string())),
-            Err(e @ (ClusterError::NotACluster(_) | ClusterError::Io { .. })) => return Err(e),
+            Err(
+                e @ LookupError::Cluster(ClusterError::NotACluster(_) | ClusterError::Io { .. }),
+            ) => return Err(e),
             Err(e) => e,
         };
         let (mut notes, mut bad) = (Vec::new(), Vec::new());
@@ -730,23 +820,26 @@ impl Cluster {
         }
         if database.is_none() && found.len() == 1 {
             let (db, mut info) = found.remove(0);
-            info.notes.push(format!(
-                "{qualified_name} is not in database \"postgres\": it is in database {db:?} \
-                 alone, and is read from there (--database {db})"
-            ));
+            info.elsewhere = Some(FoundElsewhere {
+                qualified: qualified_name.to_string(),
+                database: db.clone(),
+            });
             return Ok((info, db));
         }
         let names: Vec<String> = found.iter().map(|(n, _)| format!("{n:?}")).collect();
-        Err(ClusterError::NotFound(format!(
-            "{err}\n{qualified_name} is in database{} {}: give --database {}",
+        let mut said = match err {
+            LookupError::NotFound(said) => said,
+            LookupError::Cluster(e) => vec![Said::Text(e.to_string())],
+        };
+        said.push(Said::Text(format!(
+            "\n{qualified_name} is in database{} {}",
             if found.len() == 1 { "" } else { "s" },
             names.join(", "),
-            if found.len() == 1 {
-                found[0].0.clone()
-            } else {
-                "NAME".to_string()
-            }
-        )))
+        )));
+        said.push(Said::Advice(Advice::Database {
+            name: (found.len() == 1).then(|| found[0].0.clone()),
+        }));
+        Err(LookupError::NotFound(said))
     }
 
     /// A relation's file number and directory, from its pg_class row.
@@ -1071,13 +1164,13 @@ impl Lookup<'_> {
 
     /// How to export relation `rel` by its file when the lookup cannot
     /// reach it by name: its file, its TOAST file and the columns read.
-    fn by_file_advice(&mut self, rel: &CatalogRow, qualified: &str) -> String {
+    fn by_file_advice(&mut self, rel: &CatalogRow, qualified: &str) -> Option<Advice> {
         let oid = rel.oid("oid").unwrap_or(0);
         let Ok((node, dir)) =
             self.cluster
                 .relation_file(rel, self.dboid, self.db_tablespace, self.db_map)
         else {
-            return String::new();
+            return None;
         };
         let toast = rel
             .oid("reltoastrelid")
@@ -1090,20 +1183,19 @@ impl Lookup<'_> {
             })
             .map(|(n, d)| d.join(n.to_string()));
         let columns = self.columns(oid, rel.num("relnatts"));
-        export_advice(
+        Some(export_advice(
             qualified,
             &dir.join(node.to_string()),
-            None,
-            toast.as_deref(),
+            toast,
             &columns,
-        )
+        ))
     }
 
     /// What the other catalogs still say of a table whose pg_class row is
     /// unreadable: its row type in pg_type gives its OID, that its
     /// pg_attribute rows and its file as it was created; its TOAST table's
     /// pg_class row (`pg_toast_OID`) its TOAST file.
-    fn lost_class_row_advice(&mut self, nsp: u32, schema_name: &str, name: &str) -> String {
+    fn lost_class_row_advice(&mut self, nsp: u32, schema_name: &str, name: &str) -> Vec<Said> {
         let relid = self
             .catalogs()
             .row_types
@@ -1111,12 +1203,13 @@ impl Lookup<'_> {
             .find(|(typname, typnamespace, _)| typname == name && *typnamespace == nsp)
             .map(|t| t.2);
         let Some(oid) = relid else {
-            return format!(
-                "\nno readable pg_type row is the row type of {schema_name}.{name} either, so \
-                 its OID is not known: find its file (base/{}/…) and give the columns with \
-                 --columns",
-                self.dboid
-            );
+            return vec![
+                Said::Text(format!(
+                    "\nno readable pg_type row is the row type of {schema_name}.{name} either, \
+                     so its OID is not known"
+                )),
+                Said::Advice(Advice::FindFile { dboid: self.dboid }),
+            ];
         };
         let file = self.db_dir.join(oid.to_string());
         let toast_name = format!("pg_toast_{oid}");
@@ -1140,32 +1233,33 @@ impl Lookup<'_> {
                  pg_class row knows)",
                 crate::escape::path(&file)
             ));
-            return out;
+            return vec![Said::Text(out)];
         }
         out.push_str(&format!(
             "\nunless the table was rewritten (TRUNCATE, VACUUM FULL, CLUSTER, ALTER TABLE … \
              TYPE), its file is {}, which exists",
             crate::escape::path(&file)
         ));
-        out.push_str(&export_advice(
-            &format!("{schema_name}.{name}"),
-            &file,
-            Some(oid),
-            toast.as_deref(),
-            &columns,
-        ));
-        out
+        vec![
+            Said::Text(out),
+            Said::Advice(export_advice(
+                &format!("{schema_name}.{name}"),
+                &file,
+                toast,
+                &columns,
+            )),
+        ]
     }
 }
 
-/// `; to export it by its file: blockscope export FILE --columns '…' [--toast FILE]`.
+/// How to export a table by its file: its file, its TOAST file and its
+/// columns as far as they were read.
 fn export_advice(
     qualified: &str,
     file: &Path,
-    _oid: Option<u32>,
-    toast: Option<&Path>,
+    toast: Option<PathBuf>,
     columns: &Result<Schema, Box<ColumnsUnread>>,
-) -> String {
+) -> Advice {
     let list = match columns {
         Ok(schema) => schema
             .columns
@@ -1175,25 +1269,13 @@ fn export_advice(
             .join(", "),
         Err(c) => c.hint_list(),
     };
-    let mut out = String::new();
-    if let Err(c) = columns {
-        out.push_str(&format!(
-            "\nits columns are not all readable ({}): replace each <…> below with NAME TYPE",
-            c.causes.join("; ")
-        ));
+    Advice::ExportByFile {
+        qualified: qualified.to_string(),
+        file: file.to_path_buf(),
+        toast,
+        columns: list,
+        unread: columns.as_ref().err().map(|c| c.causes.clone()),
     }
-    out.push_str(&format!(
-        "\nto export {qualified} by its file:\n  blockscope export {} --columns {}",
-        shell_quote(&crate::escape::path(file).to_string()),
-        shell_quote(&list)
-    ));
-    if let Some(t) = toast {
-        out.push_str(&format!(
-            " --toast {}",
-            shell_quote(&crate::escape::path(t).to_string())
-        ));
-    }
-    out
 }
 
 /// Whether `catalog` had a damaged page or row (an all-zero page does not count).
@@ -1407,7 +1489,7 @@ fn read_map(path: &Path, notes: &mut Vec<String>) -> Option<RelMapFile> {
 
 /// `schema.name` → (schema, name); a bare name is in `public`; `"…"` quotes
 /// an identifier (keeping dots and case).
-fn split_qualified(q: &str) -> Result<(String, String), ClusterError> {
+fn split_qualified(q: &str) -> Result<(String, String), LookupError> {
     let mut parts = Vec::new();
     let mut cur = String::new();
     let mut quoted = false;
@@ -1427,9 +1509,11 @@ fn split_qualified(q: &str) -> Result<(String, String), ClusterError> {
     match parts.as_slice() {
         [n] if !n.is_empty() => Ok(("public".into(), n.clone())),
         [s, n] if !s.is_empty() && !n.is_empty() => Ok((s.clone(), n.clone())),
-        _ => Err(ClusterError::NotFound(format!(
-            "--table {q:?}: give SCHEMA.NAME (or NAME, in public)"
-        ))),
+        _ => Err(LookupError::NotFound(vec![Said::Advice(
+            Advice::TableName {
+                given: q.to_string(),
+            },
+        )])),
     }
 }
 
@@ -1448,6 +1532,16 @@ mod tests {
         );
         assert!(s("a.b.c").is_err());
         assert!(s("").is_err());
+        // The advice is a fact the commands word, not text.
+        let Err(LookupError::NotFound(said)) = split_qualified("a.b.c") else {
+            panic!("a.b.c is not a table name");
+        };
+        assert_eq!(
+            said,
+            vec![Said::Advice(Advice::TableName {
+                given: "a.b.c".into()
+            })]
+        );
     }
 
     /// A column read from pg_attribute, written as a `--columns` item, reads

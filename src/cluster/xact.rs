@@ -139,7 +139,10 @@ impl XactLog {
                 },
             )?;
         }
-        Ok(u32::from_le_bytes(b))
+        // pg_multixact's words, read little-endian.
+        Ok(crate::reader::Endian::Little
+            .read_u32(&b)
+            .unwrap_or_default())
     }
 
     /// `xid`'s status in pg_xact; `Err` says why it is unknown.

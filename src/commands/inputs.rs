@@ -186,6 +186,10 @@ pub(crate) fn table_lookup_notes<'a>(
     for n in notes {
         progress::note(&format!("blockscope: note: {at}: {n}\n"));
     }
+    if let Some(e) = &info.elsewhere {
+        let n = super::lookup::elsewhere_note(e);
+        progress::note(&format!("blockscope: note: {at}: {n}\n"));
+    }
     for u in info.damage() {
         progress::report(&format!("blockscope: warning: {at}: {u}\n"));
     }

@@ -7,10 +7,12 @@
 //!   bytes ──parse(engine)──▶ Page::Postgres(PgPage) | Page::Oracle(OracleBlock) | …
 //! ```
 //!
-//! Everything engine-specific is reached from here: this module holds the
-//! only `match` on [`Engine`] outside the engines' own modules (parse,
-//! render and verify rooms per engine). A third engine is one more variant
-//! here; the compiler then names every place that needs an arm.
+//! Everything engine-specific is reached from here. Each engine answers
+//! through the [`EngineSpec`] trait (`spec.rs`), implemented once in its own
+//! file (`postgres.rs`, `oracle.rs`); [`Engine::spec`] is the registry, and
+//! the few matches left here (column lists, the `Page` accessors, the verify
+//! plan) are those whose types name each engine. A third engine is one more
+//! variant and one more file; the compiler names every arm it needs.
 
 use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
@@ -20,77 +22,66 @@ use crate::input::InputFormat;
 use crate::model::oracle::types::{OraCharset, OraColumns};
 use crate::model::postgres::types::Schema;
 use crate::model::postgres::PageKind;
-use crate::parse::oracle::{columns, parse_block, BlockOptions};
-use crate::parse::postgres::schema;
+use crate::parse::oracle::columns;
 use crate::parse::postgres::toast::ToastStore;
-use crate::parse::postgres::{parse_page, parse_page_without_spans, PageOptions};
-use crate::reader::Endian;
 use crate::source::Source;
 
 pub(crate) mod carve;
 pub(crate) mod open;
+mod oracle;
+mod postgres;
 mod sniff;
+mod spec;
 mod trace;
 pub(crate) mod wal;
 pub use crate::model::page::{Decoded, DumpFacts, Engine, Page, TextPage, TraceOrigin};
 pub(crate) use crate::verify::oracle::OracleInput;
 pub use sniff::{Detection, EngineScore};
+use spec::EngineSpec;
+pub(crate) use spec::RowStorage;
+pub use spec::{ColumnSpec, ParseOptions};
 pub(crate) use trace::trace_pages;
 
-/// How an engine's files hold a table's rows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum RowStorage {
-    /// A relation's own files hold one table's rows (PostgreSQL): `export`
-    /// reads a relation file, its segments and its TOAST relation.
-    Relation,
-    /// A datafile holds the rows of many objects, told apart by their data
-    /// object id (Oracle): `export` reads one object's rows with
-    /// `--object-id`.
-    Objects,
-}
-
 impl Engine {
-    /// Every engine, in detection order.
+    /// Every engine, in detection order (the first is read when no other
+    /// engine's signals win).
     pub const ALL: [Engine; 2] = [Engine::Postgres, Engine::Oracle];
 
-    /// The name used on the command line and in JSON (`postgres`, `oracle`).
-    pub fn name(self) -> &'static str {
+    /// The registry: each engine's answers, implemented in its own file
+    /// (`postgres.rs`, `oracle.rs`). Every method below forwards here.
+    fn spec(self) -> &'static dyn EngineSpec {
         match self {
-            Engine::Postgres => "postgres",
-            Engine::Oracle => "oracle",
+            Engine::Postgres => &postgres::Postgres,
+            Engine::Oracle => &oracle::Oracle,
         }
     }
 
-    /// The engine named `name` ([`Engine::name`]), if one is.
-    pub(crate) fn from_name(name: &str) -> Option<Engine> {
-        Engine::ALL.into_iter().find(|e| e.name() == name)
+    /// The name used on the command line and in JSON (`postgres`, `oracle`).
+    pub fn name(self) -> &'static str {
+        self.spec().name()
+    }
+
+    /// What `--engine NAME` says in `--help`.
+    pub(crate) fn help(self) -> &'static str {
+        self.spec().help()
     }
 
     /// What its blocks are called in messages (`PostgreSQL pages`).
     pub(crate) fn blocks_noun(self) -> &'static str {
-        match self {
-            Engine::Postgres => "PostgreSQL pages",
-            Engine::Oracle => "Oracle blocks",
-        }
+        self.spec().blocks_noun()
     }
 
     /// The block sizes the engine can be built with: a power of two in this
     /// range (PostgreSQL's BLCKSZ: 1 to 32 KiB; Oracle's DB_BLOCK_SIZE: 2 to
     /// 32 KiB).
     pub(crate) fn block_sizes(self) -> RangeInclusive<usize> {
-        match self {
-            Engine::Postgres => 1024..=32768,
-            Engine::Oracle => 2048..=32768,
-        }
+        self.spec().block_sizes()
     }
 
     /// How the engine's files hold a table's rows, which says how `export`
     /// reads them.
     pub(crate) fn row_storage(self) -> RowStorage {
-        match self {
-            Engine::Postgres => RowStorage::Relation,
-            Engine::Oracle => RowStorage::Objects,
-        }
+        self.spec().row_storage()
     }
 
     /// The engine whose data directories `--table` finds tables in, through
@@ -103,20 +94,14 @@ impl Engine {
     /// files are cut into numbered segments (`16384.2`) of a fixed number
     /// of blocks (PostgreSQL's RELSEG_SIZE).
     pub(crate) fn numbers_blocks_by_segment(self) -> bool {
-        match self {
-            Engine::Postgres => true,
-            Engine::Oracle => false,
-        }
+        self.spec().numbers_blocks_by_segment()
     }
 
     /// Commit status is kept apart from the blocks, in a log of the data
     /// directory (PostgreSQL's pg_xact and pg_multixact), which `show` and
     /// `export` read when they find it.
     pub(crate) fn has_commit_log(self) -> bool {
-        match self {
-            Engine::Postgres => true,
-            Engine::Oracle => false,
-        }
+        self.spec().has_commit_log()
     }
 
     /// The engine of a block image, judged from its first block (at
@@ -126,67 +111,32 @@ impl Engine {
     /// special space, checksum) and the higher score wins; a tie, and
     /// anything neither engine recognises, is read as PostgreSQL pages.
     pub fn sniff(head: &[u8]) -> Detection {
-        sniff::decide(head, 0)
+        let [first, rest @ ..] = Engine::ALL.map(|e| (e, e.spec()));
+        sniff::decide(head, 0, first, &rest)
     }
 
     /// The block size this engine's first block announces, if plausible:
     /// PostgreSQL's pd_pagesize_version; Oracle's OS header (block 0) or the
     /// cache header's format byte.
     pub fn block_size(self, head: &[u8]) -> Option<usize> {
-        match self {
-            Engine::Postgres => crate::parse::postgres::page_size_from_header(head),
-            Engine::Oracle => crate::parse::oracle::block_size_from_header(head),
-        }
+        self.spec().block_size(head)
     }
 
     /// Decode one block of this engine.
     pub fn parse(self, bytes: &[u8], opts: &ParseOptions) -> Page {
-        match self {
-            Engine::Postgres => {
-                let po = PageOptions {
-                    blkno: opts.blkno,
-                    blkno_known: opts.blkno_known,
-                    from_text: opts.from_text,
-                    kind: opts.kind,
-                    endian: opts
-                        .endian
-                        .unwrap_or_else(|| crate::parse::postgres::detect_endian(bytes)),
-                };
-                Page::Postgres(if opts.spans {
-                    parse_page(bytes, &po)
-                } else {
-                    parse_page_without_spans(bytes, &po)
-                })
-            }
-            Engine::Oracle => Page::Oracle(parse_block(
-                bytes,
-                &BlockOptions {
-                    blkno: opts.blkno,
-                    endian: opts.endian,
-                },
-            )),
-        }
+        self.spec().parse(bytes, opts)
     }
 
     /// Whether the engine has a dump text of its own (`--format dump`).
     pub fn has_dump_text(self) -> bool {
-        match self {
-            Engine::Postgres => false,
-            Engine::Oracle => true,
-        }
+        self.spec().has_dump_text()
     }
 
     /// Block number of an input's first block: `--blkno`, else (PostgreSQL)
     /// the segment number × blocks per 1 GiB segment; Oracle block numbers
     /// start at 0 (or `--blkno`).
     pub fn first_blkno(self, blkno: Option<u64>, segment: Option<u64>, block_size: usize) -> u64 {
-        match self {
-            Engine::Postgres => {
-                let per_segment = crate::source::DEFAULT_SEGMENT_BYTES / block_size.max(1) as u64;
-                blkno.unwrap_or_else(|| segment.unwrap_or(0).saturating_mul(per_segment))
-            }
-            Engine::Oracle => blkno.unwrap_or(0),
-        }
+        self.spec().first_blkno(blkno, segment, block_size)
     }
 
     /// The column list `spec` in this engine's type names (and, for
@@ -198,92 +148,14 @@ impl Engine {
         block_size: Option<usize>,
         charset: OraCharset,
     ) -> Result<Option<Columns>, Error> {
-        match self {
-            Engine::Postgres => {
-                let schema = match spec {
-                    None => None,
-                    Some(ColumnSpec::List(list)) => Some(
-                        schema::parse_columns(list)
-                            .map_err(|e| Error::Usage(format!("--columns: {e}")))?,
-                    ),
-                    Some(ColumnSpec::Resolved(schema)) => Some(schema.clone()),
-                    Some(ColumnSpec::File { path, text }) => {
-                        Some(schema::parse_schema(text).map_err(|e| {
-                            Error::Usage(format!("--schema {}: {e}", path.display()))
-                        })?)
-                    }
-                };
-                let Some(schema) = schema else {
-                    if !toast.is_empty() {
-                        return Err(Error::Usage(
-                            "--toast needs the table's columns (--columns or --schema)".into(),
-                        ));
-                    }
-                    return Ok(None);
-                };
-                let toast = if toast.is_empty() {
-                    None
-                } else {
-                    Some(ToastStore::open(toast, block_size)?)
-                };
-                Ok(Some(Columns::Postgres { schema, toast }))
-            }
+        Ok(match self {
+            Engine::Postgres => postgres::columns(spec, toast, block_size)?
+                .map(|(schema, toast)| Columns::Postgres { schema, toast }),
             Engine::Oracle => {
-                if !toast.is_empty() {
-                    return Err(Error::Usage(
-                        "--toast is for PostgreSQL tables; Oracle blocks have no TOAST".into(),
-                    ));
-                }
-                let list = match spec {
-                    None => return Ok(None),
-                    Some(ColumnSpec::Resolved(_)) => {
-                        return Err(Error::Usage(
-                            "a PostgreSQL catalog's columns cannot decode Oracle blocks".into(),
-                        ))
-                    }
-                    Some(ColumnSpec::List(list)) => OraColumns::parse(list)
-                        .map_err(|e| Error::Usage(format!("--columns: {e}")))?,
-                    Some(ColumnSpec::File { path, text }) => {
-                        // One column a line, `NAME TYPE` or `TYPE`; blank lines
-                        // and `--` comments skipped.
-                        let lines: Vec<&str> = text
-                            .lines()
-                            .map(|l| {
-                                l.split("--")
-                                    .next()
-                                    .unwrap_or("")
-                                    .trim()
-                                    .trim_end_matches(',')
-                            })
-                            .filter(|l| !l.is_empty())
-                            .collect();
-                        OraColumns::parse(&lines.join(",")).map_err(|e| {
-                            Error::Usage(format!("--schema {}: {e}", path.display()))
-                        })?
-                    }
-                };
-                Ok(Some(Columns::Oracle { list, charset }))
+                oracle::columns(spec, toast)?.map(|list| Columns::Oracle { list, charset })
             }
-        }
+        })
     }
-}
-
-/// A column list as given: `--columns LIST`, or the text of `--schema FILE`
-/// (read once; its grammar depends on the engine).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ColumnSpec {
-    /// `--columns LIST`: the list as typed.
-    List(String),
-    /// Columns already resolved, e.g. read from a data directory's catalogs
-    /// (`show --table`).
-    Resolved(crate::model::postgres::types::Schema),
-    /// `--schema FILE`: the file and its text.
-    File {
-        /// The schema file as named on the command line.
-        path: PathBuf,
-        /// The file's whole text.
-        text: String,
-    },
 }
 
 /// A column list in one engine's types, ready to split rows into values.
@@ -333,19 +205,13 @@ impl Decoder {
     /// Whether block `index` of the input must be decoded even when it is
     /// outside the asked range (Oracle: the datafile header in blocks 0–1).
     pub fn reads_ahead(&self, index: u64) -> bool {
-        match self.engine {
-            Engine::Postgres => false,
-            Engine::Oracle => index <= 1,
-        }
+        self.engine.spec().reads_ahead(index)
     }
 
     /// Whether blocks are independent of each other and of any column list,
     /// so that NDJSON can be produced in parallel ([`Engine::parse`] per block).
     pub fn independent(&self) -> bool {
-        match self.engine {
-            Engine::Postgres => self.columns.is_none(),
-            Engine::Oracle => false,
-        }
+        self.engine.spec().blocks_independent() && self.columns.is_none()
     }
 
     /// The options every block is parsed with (`blkno` aside).
@@ -601,26 +467,6 @@ pub(crate) fn sniff_block_size(head: &[u8]) -> Option<usize> {
     Engine::ALL.iter().find_map(|e| e.block_size(head))
 }
 
-/// How to decode one block.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ParseOptions {
-    /// Block number in its relation or file.
-    pub blkno: u64,
-    /// PostgreSQL: force a page kind instead of detecting it.
-    pub kind: Option<PageKind>,
-    /// Record byte spans for the hex view.
-    pub spans: bool,
-    /// Byte order; `None` detects it from the block itself.
-    pub endian: Option<Endian>,
-    /// The block number was given (`--blkno`, a segment, a relation file's
-    /// position), not assumed: a checksum mismatch is then an error, not a
-    /// list of the block numbers the checksum fits.
-    pub blkno_known: bool,
-    /// The page came through text (a get_raw_page() copy): a stale checksum
-    /// is a warning.
-    pub from_text: bool,
-}
-
 impl Page {
     /// The engine that wrote this page.
     pub fn engine(&self) -> Engine {
@@ -723,10 +569,13 @@ mod tests {
             .to_string()
             .contains("(PostgreSQL pages and Oracle blocks are a power of two from 1024 to 32768"));
         for e in Engine::ALL {
-            assert_eq!(Engine::from_name(e.name()), Some(e));
+            assert_eq!(
+                Engine::ALL.iter().filter(|x| x.name() == e.name()).count(),
+                1
+            );
             assert!(e.block_sizes().contains(&8192));
         }
-        assert_eq!(Engine::from_name("auto"), None);
+        assert!(Engine::ALL.iter().all(|e| e.name() != "auto"));
     }
 
     #[test]

@@ -97,6 +97,9 @@ pub(crate) enum OracleWord {
     },
     Number {
         word: &'static str,
+        /// The exponent byte (the first), for the text.
+        #[serde(skip)]
+        first: Option<u8>,
         bytes: String,
         value: String,
         negative: bool,
@@ -136,10 +139,10 @@ pub(crate) struct OracleFlag {
     pub(crate) meaning: &'static str,
 }
 
-/// What `decode` found: a PostgreSQL word, or an Oracle word's text and JSON.
+/// What `decode` found: a PostgreSQL word or an Oracle word.
 pub(crate) enum Explained {
     Postgres(DecodedWord),
-    Oracle(String, OracleWord),
+    Oracle(OracleWord),
 }
 
 /// The JSON of one explained word, whichever kind it is.
@@ -154,7 +157,7 @@ impl Explained {
     pub(crate) fn json(&self) -> ExplainedJson<'_> {
         match self {
             Explained::Postgres(d) => ExplainedJson::Postgres(d),
-            Explained::Oracle(_, v) => ExplainedJson::Oracle(v),
+            Explained::Oracle(v) => ExplainedJson::Oracle(v),
         }
     }
 }

@@ -171,7 +171,7 @@ pub(crate) fn spaced(bytes: &[u8]) -> String {
 
 /// One value of kind `what`, explained.
 pub(crate) fn explain(what: Word, value: &str) -> Result<Explained, Error> {
-    let oracle = |(text, value)| Explained::Oracle(text, value);
+    let oracle = Explained::Oracle;
     Ok(match what {
         Word::Infomask | Word::Infomask2 | Word::Lp | Word::PdFlags | Word::BtpoFlags => {
             Explained::Postgres(postgres_word(what, value)?)
@@ -186,30 +186,10 @@ pub(crate) fn explain(what: Word, value: &str) -> Result<Explained, Error> {
     })
 }
 
-fn rdba(v: u32) -> (String, OracleWord) {
+fn rdba(v: u32) -> OracleWord {
     let r = Rdba(v);
     let (shown_file, shown_block) = r.split(false);
-    let mut t = format!("rdba 0x{v:08x} ({v})\n");
-    t.push_str(&format!(
-        "  smallfile  file {:>4}  block {:>10}  (file: bits 22-31, block: bits 0-21)\n",
-        r.file(),
-        r.block()
-    ));
-    t.push_str(&format!(
-        "  bigfile    file 1024  block {v:>10}  (block: all 32 bits)\n"
-    ));
-    if r.file() == 0 {
-        t.push_str(&format!(
-            "  no smallfile has file 0: Oracle prints it as bigfile ({shown_file}/{shown_block})\n"
-        ));
-    } else {
-        t.push_str(&format!(
-            "  Oracle prints ({}/{}), or (1024/{v}) in a bigfile tablespace\n",
-            r.file(),
-            r.block()
-        ));
-    }
-    let j = OracleWord::Rdba {
+    OracleWord::Rdba {
         word: "rdba",
         value: v,
         hex: format!("0x{v:08x}"),
@@ -222,141 +202,89 @@ fn rdba(v: u32) -> (String, OracleWord) {
             block: v,
         },
         dump: format!("0x{v:08x} ({shown_file}/{shown_block})"),
-    };
-    (t, j)
+    }
 }
 
-fn row_flag(v: u8) -> (String, OracleWord) {
+fn row_flag(v: u8) -> OracleWord {
     let letters = names::row_flag_string(v);
-    let mut t = format!("fb 0x{v:02x} {letters}\n");
-    let mut flags = Vec::new();
-    for &(mask, letter, name, meaning) in names::ROW_FLAGS {
-        if v & mask != 0 {
-            t.push_str(&format!("  0x{mask:02x}  {letter}  {name}  {meaning}\n"));
-            flags.push(OracleFlag {
-                mask: format!("0x{mask:02x}"),
-                letter: Some(letter.to_string()),
-                name,
-                meaning,
-            });
-        }
-    }
-    if v == 0 {
-        t.push_str("  no flag bits set\n");
-    }
-    if v & 0x10 == 0 && v & 0x20 != 0 && v & 0x0c == 0x0c {
-        t.push_str("  a whole row in one piece\n");
-    }
-    let j = OracleWord::Fb {
+    let flags = names::ROW_FLAGS
+        .iter()
+        .filter(|f| v & f.0 != 0)
+        .map(|&(mask, letter, name, meaning)| OracleFlag {
+            mask: format!("0x{mask:02x}"),
+            letter: Some(letter.to_string()),
+            name,
+            meaning,
+        })
+        .collect();
+    OracleWord::Fb {
         word: "fb",
         value: v,
         hex: format!("0x{v:02x}"),
         fb: letters,
         flags,
-    };
-    (t, j)
+    }
 }
 
-fn cache_flag(v: u8) -> (String, OracleWord) {
-    let mut t = format!("flg_kcbh 0x{v:02x}\n");
-    let mut flags = Vec::new();
-    let width = names::KCBH_FLG
+fn cache_flag(v: u8) -> OracleWord {
+    let flags = names::KCBH_FLG
         .iter()
         .filter(|b| u16::from(v) & b.mask != 0)
-        .map(|b| b.name.len())
-        .max()
-        .unwrap_or(0);
-    for b in names::KCBH_FLG {
-        if u16::from(v) & b.mask != 0 {
-            t.push_str(&format!(
-                "  0x{:02x}  {:<width$}  {}\n",
-                b.mask, b.name, b.meaning
-            ));
-            flags.push(OracleFlag {
-                mask: format!("0x{:02x}", b.mask),
-                letter: None,
-                name: b.name,
-                meaning: b.meaning,
-            });
-        }
-    }
+        .map(|b| OracleFlag {
+            mask: format!("0x{:02x}", b.mask),
+            letter: None,
+            name: b.name,
+            meaning: b.meaning,
+        })
+        .collect();
     let (_, unknown) = names::kcbh_flag_names(v);
-    if v == 0 {
-        t.push_str("  no flag bits set (check value not in use)\n");
-    }
-    if unknown != 0 {
-        t.push_str(&format!(
-            "  unknown bits: 0x{unknown:02x} (no cache header flag has them)\n"
-        ));
-    }
-    let j = OracleWord::Flg {
+    OracleWord::Flg {
         word: "flg_kcbh",
         value: v,
         hex: format!("0x{v:02x}"),
         flags,
         unknown_bits: format!("0x{unknown:02x}"),
-    };
-    (t, j)
+    }
 }
 
-fn itl_flag(v: u16) -> (String, OracleWord) {
+fn itl_flag(v: u16) -> OracleWord {
     let letters = names::itl_flag_string(v);
     let lck = v & 0x0fff;
-    let mut t = format!("ktbitflg 0x{v:04x} {letters}  lck {lck}\n");
-    let mut flags = Vec::new();
-    for &(mask, letter, name, meaning) in names::ITL_FLAGS {
-        if v & mask != 0 {
-            let name = if name.is_empty() { "-" } else { name };
-            t.push_str(&format!("  0x{mask:04x}  {letter}  {name:<7}  {meaning}\n"));
-            flags.push(OracleFlag {
-                mask: format!("0x{mask:04x}"),
-                letter: Some(letter.to_string()),
-                name,
-                meaning,
-            });
-        }
-    }
-    t.push_str(&format!(
-        "  lock count {lck} (low 12 bits): rows locked through this ITL\n"
-    ));
-    let j = OracleWord::ItlFlag {
+    let flags = names::ITL_FLAGS
+        .iter()
+        .filter(|f| v & f.0 != 0)
+        .map(|&(mask, letter, name, meaning)| OracleFlag {
+            mask: format!("0x{mask:04x}"),
+            letter: Some(letter.to_string()),
+            name: if name.is_empty() { "-" } else { name },
+            meaning,
+        })
+        .collect();
+    OracleWord::ItlFlag {
         word: "ktbitflg",
         value: v,
         hex: format!("0x{v:04x}"),
         flag: letters,
         lck,
         flags,
-    };
-    (t, j)
+    }
 }
 
-fn number(bytes: &[u8]) -> Result<(String, OracleWord), Error> {
+fn number(bytes: &[u8]) -> Result<OracleWord, Error> {
     let n = decode_number(bytes)
         .map_err(|e| Error::Usage(format!("decode oracle-number: {}: {e}", spaced(bytes))))?;
-    let mut t = format!("NUMBER {} = {}\n", spaced(bytes), n.text);
-    if !n.digits.is_empty() {
-        if let Some(first) = bytes.first() {
-            t.push_str(&format!(
-                "  exponent byte 0x{first:02x}: {}, first digit × 100^{}\n",
-                if n.negative { "negative" } else { "positive" },
-                n.exponent
-            ));
-        }
-        let digits: Vec<String> = n.digits.iter().map(|d| d.to_string()).collect();
-        t.push_str(&format!("  base-100 digits: {}\n", digits.join(" ")));
-    }
-    let j = OracleWord::Number {
+    Ok(OracleWord::Number {
         word: "NUMBER",
+        first: bytes.first().copied(),
         bytes: spaced(bytes),
         value: n.text,
         negative: n.negative,
         exponent: n.exponent,
         digits: n.digits,
-    };
-    Ok((t, j))
+    })
 }
 
-fn date(bytes: &[u8]) -> Result<(String, OracleWord), Error> {
+fn date(bytes: &[u8]) -> Result<OracleWord, Error> {
     let d = decode_date(bytes)
         .map_err(|e| Error::Usage(format!("decode oracle-date: {}: {e}", spaced(bytes))))?;
     let what = if d.nanos.is_some() {
@@ -364,21 +292,11 @@ fn date(bytes: &[u8]) -> Result<(String, OracleWord), Error> {
     } else {
         "DATE"
     };
-    let t = format!(
-        "{what} {} = {d}\n  century+100, year+100, month, day, hour+1, minute+1, second+1{}\n",
-        spaced(bytes),
-        if d.nanos.is_some() {
-            ", nanoseconds (big-endian)"
-        } else {
-            ""
-        }
-    );
-    let j = OracleWord::Date {
+    Ok(OracleWord::Date {
         word: what,
         bytes: spaced(bytes),
         value: d.to_string(),
-    };
-    Ok((t, j))
+    })
 }
 
 /// The value of `text` in the extended ROWID alphabet (`A-Z a-z 0-9 + /`,
@@ -405,7 +323,7 @@ fn rowid_base64(text: &str, part: &str) -> Result<u64, Error> {
 /// An Oracle ROWID: extended, 18 characters `OOOOOOFFFBBBBBBRRR` (data
 /// object id, relative file, block, row; base 64), or restricted
 /// `BBBBBBBB.RRRR.FFFF` (block, row, file; hex).
-fn rowid(text: &str) -> Result<(String, OracleWord), Error> {
+fn rowid(text: &str) -> Result<OracleWord, Error> {
     let restricted: Vec<&str> = text.split('.').collect();
     let (format, object, file, block, row) = if restricted.len() == 3 {
         let hex = |s: &str, n: usize, part: &str| -> Result<u64, Error> {
@@ -440,14 +358,7 @@ fn rowid(text: &str) -> Result<(String, OracleWord), Error> {
         )));
     };
     let (file, block, row) = (file as u32, block as u32, row as u32);
-    let mut t = format!("rowid {text} ({format})\n");
-    if let Some(o) = object {
-        t.push_str(&format!("  data object id  {o}\n"));
-    }
-    t.push_str(&format!("  relative file   {file}\n"));
-    t.push_str(&format!("  block           {block}\n"));
-    t.push_str(&format!("  row             {row}\n"));
-    let j = OracleWord::Rowid {
+    Ok(OracleWord::Rowid {
         word: "rowid",
         rowid: text.to_string(),
         format,
@@ -455,8 +366,7 @@ fn rowid(text: &str) -> Result<(String, OracleWord), Error> {
         relative_file: file,
         block,
         row,
-    };
-    Ok((t, j))
+    })
 }
 
 #[cfg(test)]

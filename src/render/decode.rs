@@ -5,7 +5,8 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use crate::model::decode::{DecodedWord, Explained, ExplainedJson};
+use crate::model::decode::{DecodedWord, Explained, ExplainedJson, OracleWord};
+use crate::model::oracle::{names, Rdba};
 
 use super::versions;
 use super::write::write_pretty;
@@ -41,7 +42,151 @@ pub(crate) fn write(out: &mut dyn Write, explained: &[Explained], json: bool) ->
 fn write_text(out: &mut dyn Write, e: &Explained) -> io::Result<()> {
     match e {
         Explained::Postgres(d) => write_decoded(out, d),
-        Explained::Oracle(t, _) => out.write_all(t.as_bytes()),
+        Explained::Oracle(w) => write_oracle(out, w),
+    }
+}
+
+/// An Oracle word or value as text: its value, then each field or flag.
+fn write_oracle(out: &mut dyn Write, w: &OracleWord) -> io::Result<()> {
+    match w {
+        OracleWord::Rdba {
+            value: v,
+            smallfile,
+            ..
+        } => {
+            let (file, block) = (smallfile.file, smallfile.block);
+            writeln!(out, "rdba 0x{v:08x} ({v})")?;
+            writeln!(
+                out,
+                "  smallfile  file {file:>4}  block {block:>10}  (file: bits 22-31, block: bits 0-21)"
+            )?;
+            writeln!(
+                out,
+                "  bigfile    file 1024  block {v:>10}  (block: all 32 bits)"
+            )?;
+            if file == 0 {
+                let (shown_file, shown_block) = Rdba(*v).split(false);
+                writeln!(
+                    out,
+                    "  no smallfile has file 0: Oracle prints it as bigfile ({shown_file}/{shown_block})"
+                )
+            } else {
+                writeln!(
+                    out,
+                    "  Oracle prints ({file}/{block}), or (1024/{v}) in a bigfile tablespace"
+                )
+            }
+        }
+        OracleWord::Fb {
+            value: v,
+            hex,
+            fb,
+            flags,
+            ..
+        } => {
+            writeln!(out, "fb {hex} {fb}")?;
+            for f in flags {
+                let letter = f.letter.as_deref().unwrap_or("");
+                writeln!(out, "  {}  {letter}  {}  {}", f.mask, f.name, f.meaning)?;
+            }
+            if *v == 0 {
+                writeln!(out, "  no flag bits set")?;
+            }
+            if v & 0x10 == 0 && v & 0x20 != 0 && v & 0x0c == 0x0c {
+                writeln!(out, "  a whole row in one piece")?;
+            }
+            Ok(())
+        }
+        OracleWord::Flg {
+            value: v,
+            hex,
+            flags,
+            unknown_bits,
+            ..
+        } => {
+            writeln!(out, "flg_kcbh {hex}")?;
+            let width = flags.iter().map(|f| f.name.len()).max().unwrap_or(0);
+            for f in flags {
+                writeln!(out, "  {}  {:<width$}  {}", f.mask, f.name, f.meaning)?;
+            }
+            if *v == 0 {
+                writeln!(out, "  no flag bits set (check value not in use)")?;
+            }
+            if names::kcbh_flag_names(*v).1 != 0 {
+                writeln!(
+                    out,
+                    "  unknown bits: {unknown_bits} (no cache header flag has them)"
+                )?;
+            }
+            Ok(())
+        }
+        OracleWord::ItlFlag {
+            hex,
+            flag,
+            lck,
+            flags,
+            ..
+        } => {
+            writeln!(out, "ktbitflg {hex} {flag}  lck {lck}")?;
+            for f in flags {
+                let letter = f.letter.as_deref().unwrap_or("");
+                writeln!(out, "  {}  {letter}  {:<7}  {}", f.mask, f.name, f.meaning)?;
+            }
+            writeln!(
+                out,
+                "  lock count {lck} (low 12 bits): rows locked through this ITL"
+            )
+        }
+        OracleWord::Number {
+            first,
+            bytes,
+            value,
+            negative,
+            exponent,
+            digits,
+            ..
+        } => {
+            writeln!(out, "NUMBER {bytes} = {value}")?;
+            if !digits.is_empty() {
+                if let Some(first) = first {
+                    writeln!(
+                        out,
+                        "  exponent byte 0x{first:02x}: {}, first digit × 100^{exponent}",
+                        if *negative { "negative" } else { "positive" },
+                    )?;
+                }
+                let digits: Vec<String> = digits.iter().map(|d| d.to_string()).collect();
+                writeln!(out, "  base-100 digits: {}", digits.join(" "))?;
+            }
+            Ok(())
+        }
+        OracleWord::Date { word, bytes, value } => writeln!(
+            out,
+            "{word} {bytes} = {value}\n  century+100, year+100, month, day, hour+1, minute+1, \
+             second+1{}",
+            if *word == "TIMESTAMP" {
+                ", nanoseconds (big-endian)"
+            } else {
+                ""
+            }
+        ),
+        OracleWord::Rowid {
+            rowid,
+            format,
+            data_object_id,
+            relative_file,
+            block,
+            row,
+            ..
+        } => {
+            writeln!(out, "rowid {rowid} ({format})")?;
+            if let Some(o) = data_object_id {
+                writeln!(out, "  data object id  {o}")?;
+            }
+            writeln!(out, "  relative file   {relative_file}")?;
+            writeln!(out, "  block           {block}")?;
+            writeln!(out, "  row             {row}")
+        }
     }
 }
 
@@ -82,4 +227,41 @@ fn write_decoded(out: &mut dyn Write, d: &DecodedWord) -> io::Result<()> {
         )?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::decode::FileBlock;
+
+    /// The text is built here from the word's fields (parse formats none).
+    #[test]
+    fn oracle_words_are_worded_from_their_fields() {
+        let word = OracleWord::Rdba {
+            word: "rdba",
+            value: 5,
+            hex: "0x00000005".into(),
+            smallfile: FileBlock { file: 0, block: 5 },
+            bigfile: FileBlock {
+                file: 1024,
+                block: 5,
+            },
+            dump: "0x00000005 (1024/5)".into(),
+        };
+        let mut out = Vec::new();
+        write_text(&mut out, &Explained::Oracle(word)).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.starts_with("rdba 0x00000005 (5)\n"));
+        assert!(text.ends_with("  no smallfile has file 0: Oracle prints it as bigfile (1024/5)\n"));
+        let word = OracleWord::Date {
+            word: "TIMESTAMP",
+            bytes: "78 6e".into(),
+            value: "x".into(),
+        };
+        let mut out = Vec::new();
+        write_text(&mut out, &Explained::Oracle(word)).unwrap();
+        assert!(String::from_utf8(out)
+            .unwrap()
+            .ends_with("second+1, nanoseconds (big-endian)\n"));
+    }
 }

@@ -71,7 +71,7 @@ pub(crate) fn examine(block: &[u8]) -> Option<OraSig> {
         endian,
         rdba: kcbh.rdba_kcbh,
         obj: b.ktbbh.as_ref().map(|k| k.ktbbhsid),
-        scn: (u64::from(kcbh.wrp_kcbh) << 32) | u64::from(kcbh.bas_kcbh),
+        scn: crate::reader::u64_from_halves(u32::from(kcbh.wrp_kcbh), kcbh.bas_kcbh),
         kind,
     })
 }

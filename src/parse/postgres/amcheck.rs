@@ -821,7 +821,7 @@ fn tuple(page: &[u8], lp: &Lp) -> Option<Tup> {
     Some(Tup {
         xmin: u32_at(page, at)?,
         xmax: u32_at(page, at + 4)?,
-        ctid_block: (u32::from(u16_at(page, at + 12)?) << 16) | u32::from(u16_at(page, at + 14)?),
+        ctid_block: LE.read_block_id(page.get(at.checked_add(12)?..)?)?,
         ctid_offset: u16_at(page, at + 16)?,
         infomask2: u16_at(page, at + 18)?,
         infomask: u16_at(page, at + 20)?,

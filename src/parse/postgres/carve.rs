@@ -123,7 +123,7 @@ pub(crate) fn examine(page: &[u8], endian: Endian) -> Option<PgSig> {
     let h = checked.header?;
     let hash = checksum_block(page, endian)?;
     let r = Reader::new(page, endian);
-    let lsn = (u64::from(h.pd_lsn.xlogid) << 32) | u64::from(h.pd_lsn.xrecoff);
+    let lsn = crate::reader::u64_from_halves(h.pd_lsn.xlogid, h.pd_lsn.xrecoff);
     let mut sig = PgSig {
         size: page.len() as u32,
         endian,

@@ -133,8 +133,10 @@ pub fn parse_control_file(data: &[u8]) -> Result<ControlFile, String> {
     // PG_CONTROL_VERSION 1100 (PostgreSQL 11) dropped prevCheckPoint.
     let redo_at = if pg_control_version >= 1100 { 40 } else { 48 };
     // An XLogRecPtr is a native uint64: low half first on little-endian.
-    let redo = u64::from(word(redo_at + 4, "checkPointCopy.redo")?) << 32
-        | u64::from(word(redo_at, "checkPointCopy.redo")?);
+    let redo = crate::reader::u64_from_halves(
+        word(redo_at + 4, "checkPointCopy.redo")?,
+        word(redo_at, "checkPointCopy.redo")?,
+    );
     Ok(ControlFile {
         pg_control_version,
         state: word(16, "state")?,
@@ -260,7 +262,7 @@ pub fn parse_control_image(data: &[u8]) -> Result<ControlFileImage, String> {
         c.u64("checkPointCopy.nextXid")?
     } else {
         let epoch = c.u32("checkPointCopy.nextXidEpoch")?;
-        u64::from(epoch) << 32 | u64::from(c.u32("checkPointCopy.nextXid")?)
+        crate::reader::u64_from_halves(epoch, c.u32("checkPointCopy.nextXid")?)
     };
     let mut cp = CheckPoint {
         redo,

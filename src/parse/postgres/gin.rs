@@ -230,9 +230,7 @@ pub(crate) fn detect_max_align(r: &Reader, h: &PageHeader, ids: &[ItemId]) -> Op
             return None;
         }
         let posid = r.peek_u16(off + 4, "ip_posid").ok()?;
-        let hi = u32::from(r.peek_u16(off, "bi_hi").ok()?);
-        let lo = u32::from(r.peek_u16(off + 2, "bi_lo").ok()?);
-        let at = ((hi << 16) | lo) & !GIN_ITUP_COMPRESSED;
+        let at = r.peek_block_id(off, "ip_blkid").ok()? & !GIN_ITUP_COMPRESSED;
         if first.is_none()
             && id.lp_flags == LpFlags::Normal
             && t_info & super::itup::INDEX_NULL_MASK != 0

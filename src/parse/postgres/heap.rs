@@ -156,7 +156,7 @@ pub(crate) fn peek_tuple_header(r: &Reader, base: usize) -> Result<HeapTupleHead
             t_xmax: u32_at(4),
             t_field3: u32_at(8),
             t_ctid: ItemPointer {
-                block: (u32::from(u16_at(12)) << 16) | u32::from(u16_at(14)),
+                block: e.read_block_id(&h[12..16]).unwrap_or_default(),
                 offset: u16_at(16),
             },
             t_infomask2: u16_at(18),

@@ -620,7 +620,7 @@ fn heap2(info: u8, d: &Data<'_>, out: &mut String) -> Option<()> {
         }
         0x70 => {
             let r = d.rel(16)?;
-            let blk = (u32::from(d.u16(28)?) << 16) | u32::from(d.u16(30)?);
+            let blk = crate::reader::u32_from_halves(d.u16(28)?, d.u16(30)?);
             let _ = write!(
                 out,
                 "rel {r}; tid {blk}/{}; cmin: {}, cmax: {}, combo: {}",

@@ -150,9 +150,9 @@ pub(super) fn scn_text(w: &str) -> Option<u64> {
         Some((wrap, base))
             if !wrap.is_empty() && wrap.len() <= 8 && !base.is_empty() && base.len() <= 8 =>
         {
-            let wrap = u64::from_str_radix(wrap, 16).ok()?;
-            let base = u64::from_str_radix(base, 16).ok()?;
-            Some((wrap << 32) | base)
+            let wrap = u32::from_str_radix(wrap, 16).ok()?;
+            let base = u32::from_str_radix(base, 16).ok()?;
+            Some(crate::reader::u64_from_halves(wrap, base))
         }
         Some(_) => None,
         None if !h.is_empty() && h.len() <= 16 => u64::from_str_radix(h, 16).ok(),

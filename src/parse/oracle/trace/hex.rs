@@ -22,7 +22,7 @@ use nom::sequence::{preceded, terminated};
 use nom::Parser;
 
 use crate::error::TextError;
-use crate::reader::{Endian, Reader};
+use crate::reader::{u32_from_halves, Endian, Reader};
 
 use super::super::checksum;
 use super::grammar::{blanks, Fail, Line, PResult, Words};
@@ -354,7 +354,8 @@ pub(super) fn consistent(b: &[u8], e: Endian) -> bool {
     let Some(Ok(tail)) = b.len().checked_sub(4).map(|at| r.peek_u32(at, "tailchk")) else {
         return false;
     };
-    let expected = ((bas & 0xffff) << 16) | (u32::from(ty) << 8) | u32::from(seq);
+    // The tail: the SCN base's low half-word, then the type and seq bytes.
+    let expected = u32_from_halves(bas as u16, Endian::Big.u16_from([ty, seq]));
     ty != 0 && tail == expected && (flg & 0x04 == 0 || checksum::xor16(b, e) == 0)
 }
 
