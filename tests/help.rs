@@ -399,6 +399,41 @@ fn shipped_man_pages_are_what_the_program_generates() {
     r.assert_stderr_has(&["no command \"nosuch\"", "show"]);
 }
 
+/// Every shipped manual page, rendered as man-db renders it for an
+/// 80-column terminal, fits it: no example or option line runs past.
+#[test]
+fn every_man_page_fits_80_columns() {
+    let mut pages: Vec<_> = std::fs::read_dir(root().join("man"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "1"))
+        .collect();
+    pages.sort();
+    assert!(pages.len() > 10, "{pages:?}");
+    for page in pages {
+        let mut groff = Command::new("groff")
+            .args(["-k", "-man", "-Tutf8", "-rLL=80n", "-P-cbou"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("run groff");
+        use std::io::Write;
+        groff
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(&std::fs::read(&page).unwrap())
+            .unwrap();
+        let out = groff.wait_with_output().unwrap();
+        let (width, line) = widest(&String::from_utf8_lossy(&out.stdout));
+        assert!(
+            width <= 80,
+            "{}: a line of {width} columns: {line:?}",
+            page.display()
+        );
+    }
+}
+
 #[test]
 fn man_pages_are_valid_roff_with_every_option_and_the_examples() {
     let page = run(&["man", "show"]).stdout;

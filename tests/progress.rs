@@ -8,7 +8,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{fixture, fixture_bytes, into_closed_pipe, run};
+use common::{fixture, fixture_bytes, into_closed_pipe, run, run_with_stdin};
 
 /// A fresh directory under the temp dir for test `tag`.
 fn scratch(tag: &str) -> PathBuf {
@@ -189,6 +189,62 @@ fn progress_is_drawn_when_forced_and_never_into_a_pipe_otherwise() {
     }
     let both = run(&["verify", "--quiet", "--progress", s(&heap)]);
     assert_eq!(both.code, 2, "{}", both.stderr);
+}
+
+/// The bar covers every long job: Oracle datafiles (`verify`, `map`),
+/// standard input (bytes read, no total) and `verify --deep`'s second pass
+/// (each file counted twice). Standard output and the exit status are the
+/// same with the bar as without; into a pipe nothing is drawn unless forced.
+#[test]
+fn progress_covers_datafiles_standard_input_and_the_deep_pass() {
+    let dbf = fixture("oracle/planted.dbf");
+    for args in [
+        &["verify", s(&dbf)][..],
+        &["map", "--format", "json", s(&dbf)],
+    ] {
+        let plain = run(args);
+        let forced = run(&[args, &["--progress"]].concat());
+        assert_eq!(
+            (forced.code, &forced.stdout),
+            (plain.code, &plain.stdout),
+            "{args:?}"
+        );
+        // 98304 bytes: the datafile's size is the bar's total.
+        assert!(
+            forced.stderr.contains("/96.00 KiB") && forced.stderr.contains(" left"),
+            "{args:?}: {:?}",
+            forced.stderr
+        );
+        assert!(
+            !plain.stderr.contains(" left"),
+            "{args:?}: {}",
+            plain.stderr
+        );
+    }
+
+    let heap = fixture("postgres/corrupt/clean/16384");
+    let bytes = fixture_bytes("postgres/corrupt/clean/16384");
+    let piped = run_with_stdin(&["verify", "-"], Some(&bytes));
+    let forced = run_with_stdin(&["verify", "--progress", "-"], Some(&bytes));
+    assert_eq!((forced.code, &forced.stdout), (piped.code, &piped.stdout));
+    assert!(
+        forced.stderr.contains("48.00 KiB read, "),
+        "standard input: bytes read, no total: {:?}",
+        forced.stderr
+    );
+    assert!(!forced.stderr.contains(" left"), "{:?}", forced.stderr);
+    assert_eq!(piped.stderr, "");
+
+    // 49152 bytes, read twice under --deep.
+    let once = run(&["verify", "--progress", s(&heap)]);
+    assert!(once.stderr.contains("/48.00 KiB "), "{:?}", once.stderr);
+    let deep = run(&["verify", "--deep", "--progress", s(&heap)]);
+    assert_eq!(deep.code, 0, "{}", deep.stdout);
+    assert!(
+        deep.stderr.contains("/96.00 KiB "),
+        "the deep pass counted: {:?}",
+        deep.stderr
+    );
 }
 
 /// `show --quiet`: the note on how the engine was chosen is not written.

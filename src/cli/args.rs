@@ -111,7 +111,7 @@ pub(crate) enum Command {
     /// unreadable input, or an input that is not pages.
     #[command(after_long_help = "Examples:\n  \
             blockscope show base/5/16384 --block 0\n  \
-            psql -tA -c \"select encode(get_raw_page('t', 0), 'hex')\" | blockscope show\n  \
+            psql -tA -c \"select encode(get_raw_page('t',0),'hex')\" | blockscope show\n  \
             blockscope show DATADIR --table public.t --database app -f json\n  \
             blockscope show 16384 --columns 'id int4, name text' --blocks 0..9")]
     Show(ShowArgs),
@@ -210,7 +210,7 @@ pub(crate) enum Command {
     /// or an unreadable input.
     #[command(after_long_help = "Examples:\n  \
             blockscope carve disk.img --out carved\n  \
-            blockscope export carved/postgres/0003-heap --columns 'id int4, name text' -f csv")]
+            blockscope export carved/postgres/0003-heap --columns auto")]
     Carve(CarveArgs),
     /// Propose a column list for a heap relation whose catalog is lost.
     ///

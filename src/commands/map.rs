@@ -20,7 +20,7 @@ use crate::verify::{self, ChecksumMode, VerifyOptions};
 use super::inputs::{
     further_segments, handed_not_pages, not_pages_message, table_found_note, table_lookup_notes,
 };
-use super::progress::{self, ProgressMode, ProgressReport};
+use super::progress::{self, Advancing, Progress, ProgressMode, ProgressReport};
 use super::{is_broken_pipe, note_terminal_stdin, stdout_error, Sink};
 
 /// What `map` was asked to do.
@@ -136,14 +136,19 @@ pub(crate) fn run(cfg: &MapConfig, sink: &mut Sink) -> Result<ExitCode, Error> {
         }
         VerifyPlan::Oracle(files) => {
             let mut clean = true;
+            let progress = Progress::open(progress_mode, progress::datafile_bytes(&files));
             for (path, kind) in &files {
                 let opts = DatafileOptions {
                     block_size: args.block_size,
                     ..DatafileOptions::default()
                 };
+                let report = &mut Advancing {
+                    inner: &mut printer,
+                    progress: &progress,
+                };
                 let result = match kind {
-                    OracleInput::Trace => verify_trace(path, None, false, &mut printer),
-                    OracleInput::Datafile => verify_datafile(path, &opts, &mut printer),
+                    OracleInput::Trace => verify_trace(path, None, false, report),
+                    OracleInput::Datafile => verify_datafile(path, &opts, report),
                 };
                 let verdict = match result {
                     Ok(x) => x,

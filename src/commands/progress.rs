@@ -1,8 +1,12 @@
 //! Progress on long runs and the notes on standard error.
 //!
-//! `verify`, `export`, `map` and `diff` over inputs of [`THRESHOLD`] bytes or
-//! more draw a progress bar on standard error — bytes done, rate, time left
-//! — when standard error is a terminal; `--progress` draws it for any input,
+//! `verify`, `export`, `map`, `diff` and `carve` over inputs of
+//! [`THRESHOLD`] bytes or more — PostgreSQL relation files and data
+//! directories, Oracle datafiles — draw a progress bar on standard error
+//! (bytes done, rate, time left; `verify --deep` counts its second pass over
+//! each file too) when standard error is a terminal; standard input, whose
+//! size is not known, gets a counter of the bytes read and the rate once
+//! [`THRESHOLD`] bytes have come. `--progress` draws either for any input,
 //! terminal or not, and `--quiet` never (and silences notes). The command
 //! advances indicatif's counter (an atomic) once per chunk of blocks it has
 //! finished, never per block; indicatif redraws at most [`REFRESH_HZ`] times
@@ -14,13 +18,15 @@
 //! terminal goes through [`Progress::output`] for the same reason.
 
 use std::io::{self, IsTerminal, Write};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::model::map::BlockFigures;
-use crate::model::postgres::verify::{Skipped, VerifyProblem};
+use crate::model::postgres::verify::Skipped;
+use crate::verify::oracle::OracleInput;
 use crate::verify::Report;
 
 /// Inputs of at least this many bytes (256 MiB) get a progress bar on a
@@ -104,26 +110,40 @@ impl Progress {
 
     /// A run over `total` bytes: a bar when `mode` says so for that size.
     pub(crate) fn start(mode: ProgressMode, total: u64) -> Progress {
-        let draw = match mode {
-            ProgressMode::Off => false,
-            ProgressMode::Forced => true,
-            ProgressMode::Auto => total >= THRESHOLD && io::stderr().is_terminal(),
+        Progress::open(mode, Some(total))
+    }
+
+    /// A run over `total` bytes, or (`None`) over an input whose size is
+    /// not known (standard input): then a count of the bytes read and the
+    /// rate, drawn in [`ProgressMode::Auto`] once [`THRESHOLD`] bytes were
+    /// read.
+    pub(crate) fn open(mode: ProgressMode, total: Option<u64>) -> Progress {
+        let terminal = io::stderr().is_terminal();
+        let (draw, hidden) = match mode {
+            ProgressMode::Off => (false, false),
+            ProgressMode::Forced => (true, false),
+            ProgressMode::Auto => match total {
+                Some(total) => (total >= THRESHOLD && terminal, false),
+                // Drawn when the count passes THRESHOLD (see `inc`).
+                None => (terminal, true),
+            },
         };
         if !draw {
             return Progress::none();
         }
-        // Drawn as asked even when standard error is not a terminal
-        // (indicatif's stderr target hides itself there).
-        let target = if io::stderr().is_terminal() {
-            ProgressDrawTarget::stderr_with_hz(REFRESH_HZ)
-        } else {
-            ProgressDrawTarget::term_like_with_hz(Box::new(console::Term::stderr()), REFRESH_HZ)
+        let template = match total {
+            Some(_) => {
+                "{bar:30} {binary_bytes}/{binary_total_bytes} {binary_bytes_per_sec}, {eta} left"
+            }
+            None => "{spinner} {binary_bytes} read, {binary_bytes_per_sec}, {elapsed} so far",
         };
-        let bar = ProgressBar::with_draw_target(Some(total), target).with_style(
-            ProgressStyle::with_template(
-                "{bar:30} {binary_bytes}/{binary_total_bytes} {binary_bytes_per_sec}, {eta} left",
-            )
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        let target = if hidden {
+            ProgressDrawTarget::hidden()
+        } else {
+            draw_target()
+        };
+        let bar = ProgressBar::with_draw_target(total, target).with_style(
+            ProgressStyle::with_template(template).unwrap_or_else(|_| ProgressStyle::default_bar()),
         );
         if let Ok(mut current) = BAR.lock() {
             *current = Some(bar.clone());
@@ -137,7 +157,12 @@ impl Progress {
     /// `bytes` more are done.
     pub(crate) fn inc(&self, bytes: u64) {
         if let Some(bar) = &self.bar {
+            let before = bar.position();
             bar.inc(bytes);
+            // A count of unknown total kept hidden until it is worth one.
+            if bar.is_hidden() && before < THRESHOLD && bar.position() >= THRESHOLD {
+                bar.set_draw_target(draw_target());
+            }
         }
     }
 
@@ -159,6 +184,16 @@ impl Progress {
     }
 }
 
+/// Standard error, drawn on as asked even when it is not a terminal
+/// (indicatif's stderr target hides itself there).
+fn draw_target() -> ProgressDrawTarget {
+    if io::stderr().is_terminal() {
+        ProgressDrawTarget::stderr_with_hz(REFRESH_HZ)
+    } else {
+        ProgressDrawTarget::term_like_with_hz(Box::new(console::Term::stderr()), REFRESH_HZ)
+    }
+}
+
 impl Drop for Progress {
     fn drop(&mut self) {
         if let Some(bar) = self.bar.take() {
@@ -173,13 +208,13 @@ impl Drop for Progress {
 /// A [`Report`] of verify's checks (`verify`, `map`) with the progress bar:
 /// started when the run knows its inputs' size, advanced as their blocks
 /// are reported, off the screen while the report writes.
-pub(crate) struct ProgressReport<'a, R: Report> {
+pub(crate) struct ProgressReport<'a, R: ?Sized> {
     pub(crate) inner: &'a mut R,
     mode: ProgressMode,
     progress: Progress,
 }
 
-impl<'a, R: Report> ProgressReport<'a, R> {
+impl<'a, R: ?Sized> ProgressReport<'a, R> {
     pub(crate) fn new(inner: &'a mut R, mode: ProgressMode) -> Self {
         ProgressReport {
             inner,
@@ -189,13 +224,13 @@ impl<'a, R: Report> ProgressReport<'a, R> {
     }
 }
 
-impl<R: Report> Report for ProgressReport<'_, R> {
+impl<F: ?Sized, R: Report<F> + ?Sized> Report<F> for ProgressReport<'_, R> {
     fn skipped(&mut self, skipped: &Skipped) -> io::Result<()> {
         // Notes go to standard error, where the bar is.
         self.progress.suspend(|| self.inner.skipped(skipped))
     }
 
-    fn problem(&mut self, problem: &VerifyProblem) -> io::Result<()> {
+    fn problem(&mut self, problem: &F) -> io::Result<()> {
         self.progress.output(|| self.inner.problem(problem))
     }
 
@@ -207,8 +242,53 @@ impl<R: Report> Report for ProgressReport<'_, R> {
         self.progress.output(|| self.inner.block(figures))
     }
 
-    fn started(&mut self, total_bytes: u64) {
-        self.progress = Progress::start(self.mode, total_bytes);
+    fn started(&mut self, total_bytes: Option<u64>) {
+        self.progress = Progress::open(self.mode, total_bytes);
+    }
+
+    fn advanced(&mut self, bytes: u64) {
+        self.progress.inc(bytes);
+    }
+}
+
+/// The bytes of a run's Oracle datafiles (its traces are short text, read
+/// at once); `None` when standard input is among them.
+pub(crate) fn datafile_bytes(files: &[(PathBuf, OracleInput)]) -> Option<u64> {
+    let mut total = 0u64;
+    for (path, kind) in files {
+        if path.as_os_str() == "-" {
+            return None;
+        }
+        if *kind == OracleInput::Datafile {
+            total += std::fs::metadata(path).map_or(0, |m| m.len());
+        }
+    }
+    Some(total)
+}
+
+/// A [`Report`] of one input among several (an Oracle datafile of a
+/// `verify` run) advancing the run's one bar, off the screen while the
+/// report writes.
+pub(crate) struct Advancing<'a, R: ?Sized> {
+    pub(crate) inner: &'a mut R,
+    pub(crate) progress: &'a Progress,
+}
+
+impl<F: ?Sized, R: Report<F> + ?Sized> Report<F> for Advancing<'_, R> {
+    fn skipped(&mut self, skipped: &Skipped) -> io::Result<()> {
+        self.progress.suspend(|| self.inner.skipped(skipped))
+    }
+
+    fn problem(&mut self, problem: &F) -> io::Result<()> {
+        self.progress.output(|| self.inner.problem(problem))
+    }
+
+    fn wants_blocks(&self) -> bool {
+        self.inner.wants_blocks()
+    }
+
+    fn block(&mut self, figures: &BlockFigures) -> io::Result<()> {
+        self.progress.output(|| self.inner.block(figures))
     }
 
     fn advanced(&mut self, bytes: u64) {

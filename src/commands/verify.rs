@@ -23,7 +23,7 @@ use crate::verify::oracle::{self as verify_oracle, OracleInput};
 use crate::verify::{self, VerifyOptions};
 
 use super::inputs::{further_segments, handed_not_pages, not_pages_message};
-use super::progress::{ProgressMode, ProgressReport};
+use super::progress::{self, Advancing, Progress, ProgressMode, ProgressReport};
 use super::{is_broken_pipe, note_terminal_stdin, stdout_error, BlockRange, Sink};
 use crate::model::postgres::verify::ProvenanceInput;
 
@@ -199,16 +199,21 @@ fn oracle(
         evidence: cfg.options.evidence,
     };
     let mut clean = true;
+    let progress = Progress::open(cfg.progress, progress::datafile_bytes(inputs));
     for (path, kind) in inputs {
         let file = verify::file_name(path);
         let mtime = (path.as_os_str() != "-")
             .then(|| std::fs::metadata(path).and_then(|m| m.modified()).ok())
             .flatten();
-        let mut report = printer.file_report(&file);
+        let mut file_report = printer.file_report(&file);
+        let report = &mut Advancing {
+            inner: &mut file_report,
+            progress: &progress,
+        };
         let verdict = match kind {
-            OracleInput::Datafile => verify_oracle::verify_datafile(path, &opts, &mut report),
+            OracleInput::Datafile => verify_oracle::verify_datafile(path, &opts, report),
             OracleInput::Trace => {
-                verify_oracle::verify_trace(path, None, cfg.options.evidence, &mut report)
+                verify_oracle::verify_trace(path, None, cfg.options.evidence, report)
             }
         };
         let written = match verdict {

@@ -64,14 +64,41 @@ fn read_block(file: &File, blk: u64, buf: &mut [u8]) -> Option<()> {
     (n == buf.len()).then_some(())
 }
 
+/// What the deep checks of a file tell as they go.
+pub(crate) enum DeepEvent {
+    /// A finding, with its block number.
+    Found(u64, Problem),
+    /// So many more bytes of the file's pass are done (for a progress bar:
+    /// [`TICK_BLOCKS`] blocks at a time, a btree's two passes half each).
+    Read(u64),
+}
+
+/// Blocks between two [`DeepEvent::Read`]s.
+const TICK_BLOCKS: u64 = 1024;
+
+/// [`DeepEvent::Read`] after every [`TICK_BLOCKS`]th block `b` of a pass,
+/// `share` of each block's bytes counted (a btree's passes: half).
+fn tick(
+    b: u64,
+    block_size: usize,
+    share: u64,
+    emit: &mut dyn FnMut(DeepEvent) -> Result<(), Error>,
+) -> Result<(), Error> {
+    if (b + 1).is_multiple_of(TICK_BLOCKS) {
+        emit(DeepEvent::Read(TICK_BLOCKS * block_size as u64 / share))?;
+    }
+    Ok(())
+}
+
 /// The deep checks of one relation file (`first_blkno`: its first block's
-/// number); every finding goes to `emit` with its block number.
+/// number); every finding goes to `emit` with its block number, and the
+/// pass's progress as it goes.
 pub(crate) fn check_file(
     path: &Path,
     first_blkno: u64,
     block_size: usize,
     deep: &Deep,
-    emit: &mut dyn FnMut(u64, Problem) -> Result<(), Error>,
+    emit: &mut dyn FnMut(DeepEvent) -> Result<(), Error>,
 ) -> Result<(), Error> {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
     let Some(rel) = RelationFileName::parse(name) else {
@@ -121,7 +148,7 @@ fn btree(
     block_size: usize,
     whole: bool,
     deep: &Deep,
-    emit: &mut dyn FnMut(u64, Problem) -> Result<(), Error>,
+    emit: &mut dyn FnMut(DeepEvent) -> Result<(), Error>,
 ) -> Result<(), Error> {
     let mut page = vec![0u8; block_size];
     let mut summaries: Vec<Option<BtSummary>> = Vec::new();
@@ -130,6 +157,7 @@ fn btree(
     // downlinks: then no page is said to lack one.
     let mut unknown = false;
     for b in 0..blocks {
+        tick(b, block_size, 2, emit)?;
         let read = read_block(file, b, &mut page).is_some();
         let s = (read && !is_new_page(&page) && kind(&page) == PageKind::Btree)
             .then(|| bt_summary(&page))
@@ -149,9 +177,10 @@ fn btree(
     let mut has_downlink = vec![false; summaries.len()];
     let mut top_parents = Vec::new();
     for b in 0..blocks {
+        tick(b, block_size, 2, emit)?;
         // The structure's findings of blocks up to this one first.
         while let Some((fb, p)) = findings.next_if(|(fb, _)| *fb <= b) {
-            emit(fb, p)?;
+            emit(DeepEvent::Found(fb, p))?;
         }
         let Some(s) = summaries[b as usize] else {
             continue;
@@ -168,7 +197,7 @@ fn btree(
             top_parents.push((b, link));
         }
         for (fb, p) in amcheck::btree_items(&page, b, &summaries, deep.key_types) {
-            emit(fb, p)?;
+            emit(DeepEvent::Found(fb, p))?;
         }
         let Some(types) = deep.key_types else {
             continue;
@@ -193,16 +222,16 @@ fn btree(
         }
         if let Some((first, _)) = bt_edge_keys(&right, types) {
             if let Some((fb, p)) = amcheck::btree_sibling_order(b, next, &last, &first, types) {
-                emit(fb, p)?;
+                emit(DeepEvent::Found(fb, p))?;
             }
         }
     }
     for (fb, p) in findings {
-        emit(fb, p)?;
+        emit(DeepEvent::Found(fb, p))?;
     }
     if whole && !unknown {
         for (fb, p) in amcheck::btree_missing_downlinks(&summaries, &has_downlink, &top_parents) {
-            emit(fb, p)?;
+            emit(DeepEvent::Found(fb, p))?;
         }
     }
     Ok(())
@@ -250,7 +279,7 @@ fn heap(
     blocks: u64,
     block_size: usize,
     deep: &Deep,
-    emit: &mut dyn FnMut(u64, Problem) -> Result<(), Error>,
+    emit: &mut dyn FnMut(DeepEvent) -> Result<(), Error>,
 ) -> Result<(), Error> {
     let found;
     let control = match deep.control {
@@ -270,6 +299,7 @@ fn heap(
     let per_vm_page = amcheck::vm_blocks_per_page(block_size).max(1);
     let mut page = vec![0u8; block_size];
     for i in 0..blocks {
+        tick(i, block_size, 1, emit)?;
         let blkno = first_blkno + i;
         if read_block(file, i, &mut page).is_none() || is_new_page(&page) {
             continue;
@@ -284,12 +314,12 @@ fn heap(
                 .and_then(|p| amcheck::vm_bits(p, blkno)),
         };
         for p in amcheck::heap_page(&page, blkno, &ctx) {
-            emit(blkno, p)?;
+            emit(DeepEvent::Found(blkno, p))?;
         }
         if let Some((fsm_blk, byte)) = amcheck::fsm_address(blkno, block_size) {
             if let Some(recorded) = fsm.get(fsm_blk).and_then(|p| p.get(byte).copied()) {
                 if let Some(p) = amcheck::fsm_drift(&page, recorded, fsm_blk, byte) {
-                    emit(blkno, p)?;
+                    emit(DeepEvent::Found(blkno, p))?;
                 }
             }
         }

@@ -95,6 +95,8 @@ pub(crate) fn verify_datafile(
     let lone_block = src.format == InputFormat::Raw && size == block_size && opts.first_block == 0;
     let mut hash = (opts.evidence && src.format == InputFormat::Raw).then(Sha256::new);
     let mut checker = Checker::new(report);
+    // Bytes checked and not yet told to the progress bar.
+    let mut unreported = 0u64;
     for block in src.blocks() {
         let block = match block {
             Ok(block) => block,
@@ -111,6 +113,10 @@ pub(crate) fn verify_datafile(
             Err(e) => return Err(e),
         };
         checker.verdict.size += block.data.len() as u64;
+        unreported += block.data.len() as u64;
+        if unreported >= PROGRESS_BYTES {
+            checker.report.advanced(std::mem::take(&mut unreported));
+        }
         if let Some(h) = hash.as_mut() {
             h.update(&block.data);
         }
@@ -133,6 +139,7 @@ pub(crate) fn verify_datafile(
         }
         checker.datafile_block(position, &block.data)?;
     }
+    checker.report.advanced(unreported);
     if checker.whole == 0 && checker.verdict.read_error.is_none() {
         // Nothing was read: never a clean verdict.
         return Err(Error::Usage(format!(
@@ -176,6 +183,10 @@ fn open_datafile(path: &Path, block_size: Option<usize>) -> Result<(Source, u64)
     };
     Ok((src, size))
 }
+
+/// Bytes of a datafile read between two reports of progress (a progress
+/// bar's counter advanced a chunk at a time, never block by block).
+const PROGRESS_BYTES: u64 = 4 << 20;
 
 /// One input's blocks checked in order and reported: DBVERIFY's checker,
 /// the report, and what the run has found so far.

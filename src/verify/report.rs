@@ -38,8 +38,10 @@ pub trait Report<Finding: ?Sized = VerifyProblem> {
         Ok(())
     }
     /// The run's files are known: `total_bytes` of them will be read
-    /// (standard input counts none). For a progress bar; default: nothing.
-    fn started(&mut self, _total_bytes: u64) {}
+    /// (`None`: not known, standard input is among them; `verify --deep`
+    /// counts each file twice, its second pass read again). For a progress
+    /// bar; default: nothing.
+    fn started(&mut self, _total_bytes: Option<u64>) {}
     /// `bytes` more of the files were read and their blocks reported, in
     /// order (a chunk of blocks at a time, never block by block).
     fn advanced(&mut self, _bytes: u64) {}

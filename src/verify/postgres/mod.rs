@@ -49,7 +49,7 @@ use crate::source::{
     first_blkno_of_segment, open_file, read_at, DEFAULT_BLOCK_SIZE, DEFAULT_SEGMENT_BYTES,
     MAX_BLOCK_NUMBER,
 };
-use crate::verify::deep::Deep;
+use crate::verify::deep::{Deep, DeepEvent};
 use crate::verify::files::{
     file_name, hex_digest, input_len, is_block_device, removed, rfc3339_utc, special_kind,
 };
@@ -179,7 +179,11 @@ pub fn run(
     for s in &summary.skipped {
         report.skipped(s).map_err(report_error)?;
     }
-    report.started(total_bytes(&targets));
+    // Standard input's size is not known; `--deep` reads each file twice.
+    let passes = if opts.deep { 2 } else { 1 };
+    report.started(
+        (!targets.contains(&Target::Stdin)).then(|| total_bytes(&targets).saturating_mul(passes)),
+    );
 
     let verdict = checksum_verdict(
         opts.checksums,
@@ -341,8 +345,18 @@ fn check_target_file(
     let before = summary.problems_by_class.get("not-pages").copied();
     let size = check_relation_file(path, walked, first_blkno, plan, summary, report)?;
     let not_pages = summary.problems_by_class.get("not-pages").copied() != before;
-    if let Some(deep) = plan.deep.as_ref().filter(|_| !not_pages) {
-        deep_file(path, first_blkno, plan.block_size, deep, summary, report)?;
+    if let Some(deep) = plan.deep.as_ref() {
+        let read = match not_pages {
+            false => deep_file(path, first_blkno, plan.block_size, deep, summary, report)?,
+            true => 0,
+        };
+        // The progress bar counts every file twice under `--deep`: what its
+        // second pass did not count (a fork, a file of no pages) is done.
+        report.advanced(
+            fs::metadata(path)
+                .map_or(0, |m| m.len())
+                .saturating_sub(read),
+        );
     }
     Ok(size)
 }
@@ -397,7 +411,8 @@ fn check_stdin_input(
 }
 
 /// `--deep` over one relation file: its findings reported after its
-/// blocks' own, and each block with a warning or error counted once.
+/// blocks' own, and each block with a warning or error counted once; the
+/// bytes its pass reported to the progress bar.
 fn deep_file(
     path: &Path,
     first_blkno: u64,
@@ -405,32 +420,36 @@ fn deep_file(
     deep: &Deep,
     summary: &mut Summary,
     report: &mut dyn Report,
-) -> Result<(), Error> {
+) -> Result<u64, Error> {
     let name = file_name(path);
     let mut last_bad = None;
-    crate::verify::deep::check_file(
-        path,
-        first_blkno,
-        block_size,
-        deep,
-        &mut |blkno, problem| {
-            let file_offset = blkno.saturating_sub(first_blkno) * block_size as u64;
-            let p = VerifyProblem::from_problem(&name, blkno, file_offset, problem);
-            if p.severity > Severity::Info {
-                *summary
-                    .problems_by_class
-                    .entry(p.class.as_str())
-                    .or_default() += 1;
-                if last_bad != Some(blkno) {
-                    last_bad = Some(blkno);
-                    summary.deep_bad_blocks += 1;
-                }
-            } else if p.class == ProblemClass::FreeSpaceMap {
-                summary.free_space_map_drift += 1;
+    let mut read = 0u64;
+    crate::verify::deep::check_file(path, first_blkno, block_size, deep, &mut |event| {
+        let (blkno, problem) = match event {
+            DeepEvent::Read(bytes) => {
+                read += bytes;
+                report.advanced(bytes);
+                return Ok(());
             }
-            report.problem(&p).map_err(report_error)
-        },
-    )
+            DeepEvent::Found(blkno, problem) => (blkno, problem),
+        };
+        let file_offset = blkno.saturating_sub(first_blkno) * block_size as u64;
+        let p = VerifyProblem::from_problem(&name, blkno, file_offset, problem);
+        if p.severity > Severity::Info {
+            *summary
+                .problems_by_class
+                .entry(p.class.as_str())
+                .or_default() += 1;
+            if last_bad != Some(blkno) {
+                last_bad = Some(blkno);
+                summary.deep_bad_blocks += 1;
+            }
+        } else if p.class == ProblemClass::FreeSpaceMap {
+            summary.free_space_map_drift += 1;
+        }
+        report.problem(&p).map_err(report_error)
+    })?;
+    Ok(read)
 }
 
 /// An opened relation file.

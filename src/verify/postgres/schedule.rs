@@ -217,6 +217,7 @@ pub(super) fn check_stdin(
         }
         let whole = len - len % bs;
         check_in_memory(&window[..whole], index, ctx, summary, report)?;
+        report.advanced(len as u64);
         index += (whole / bs) as u64;
         if len < full {
             if len > whole {
