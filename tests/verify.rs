@@ -729,7 +729,17 @@ fn an_executable_written_over_a_relation_file_stays_readable() {
     bytes[..exe.len()].copy_from_slice(&exe);
     fs::write(&file, &bytes).unwrap();
     let file = file.to_string_lossy().into_owned();
-    let run = blockscope(&["verify", &file], None);
+    // No block of it is a page any more: not pages, exit 2, whatever the
+    // file is named (as `show` says of it).
+    let plain = blockscope(&["verify", &file], None);
+    assert_eq!(plain.code, 2, "{}", plain.stderr);
+    assert!(
+        plain.stderr.contains("16384: not pages"),
+        "{}",
+        plain.stderr
+    );
+    // Checked as PostgreSQL blocks anyway: each block's damage, readable.
+    let run = blockscope(&["verify", "--engine", "postgres", &file], None);
     assert_eq!(run.code, 1, "{}", run.stderr);
     let blocks = (bytes.len() / 8192) as u64;
     let mut total = 0;
@@ -744,7 +754,7 @@ fn an_executable_written_over_a_relation_file_stays_readable() {
         total += lines.len();
     }
     assert!(total <= 25 * blocks as usize + 1, "{total}");
-    let (_, _, problems) = verify_json(&[&file]);
+    let (_, _, problems) = verify_json(&["--engine", "postgres", &file]);
     assert!(problems.len() >= total - 1);
     fs::remove_dir_all(&dir).ok();
 }
@@ -878,6 +888,7 @@ fn show_and_verify_judge_a_page_alike() {
 /// file of hex digits are each one `not-pages` problem, and the run goes on
 /// to the other files' damage and its summary (before: the log died as
 /// `base64 input, line 1 …`, exit 2, and the hex digits were decoded).
+/// The run's status is 2, as for such a file named on the command line.
 #[test]
 fn a_walked_file_that_is_not_pages_is_one_problem_and_the_run_goes_on() {
     let root = tempdir("notpages");
@@ -912,11 +923,16 @@ fn a_walked_file_that_is_not_pages_is_one_problem_and_the_run_goes_on() {
         let mut all = vec!["verify", root.to_str().unwrap()];
         all.extend_from_slice(&args);
         let r = blockscope(&all, None);
-        assert_eq!(r.code, 1, "{args:?}: {}", r.stderr);
+        assert_eq!(r.code, 2, "{args:?}: {}", r.stderr);
         assert!(!r.stderr.contains("error"), "{args:?}: {}", r.stderr);
+        assert!(
+            r.stdout.contains("Blocks scanned") || r.stdout.contains("\"blocks\""),
+            "{args:?}: the summary is written: {}",
+            r.stdout
+        );
     }
     let (code, summary, problems) = verify_json(&[root.to_str().unwrap()]);
-    assert_eq!(code, 1);
+    assert_eq!(code, 2);
     assert_eq!(summary["problems_by_class"]["not-pages"], 2, "{summary}");
     let not_pages: Vec<&Value> = problems
         .iter()
@@ -944,9 +960,11 @@ fn a_walked_file_that_is_not_pages_is_one_problem_and_the_run_goes_on() {
         summary["problems_by_class"].get("truncated").is_none(),
         "{summary}"
     );
-    // Named on the command line, the hex file is still a text dump to decode.
+    // Named on the command line, the hex file is still a text dump to
+    // decode: what it decodes to is not pages either, exit 2 as from show.
     let r = blockscope(&["verify", db.join("16391").to_str().unwrap()], None);
     assert!(!r.stdout.contains("not-pages"), "{}", r.stdout);
+    assert_eq!(r.code, 2, "{}", r.stderr);
     fs::remove_dir_all(root).unwrap();
 }
 

@@ -47,19 +47,10 @@ fn segment_path(first: &Path, n: u64) -> PathBuf {
 
 /// Whether `path`, named on the command line of `verify` or `map` without
 /// `--engine`, is a regular file that is not pages at all
-/// ([`crate::engine::not_pages`]). A file named as a relation file
-/// (`16384`, `16384.1`, `16384_fsm`) is a relation whatever its bytes: what
-/// overwrote it is damage to report block by block (exit 1).
+/// ([`crate::engine::not_pages`]), as `show` decides it: exit 2 from all
+/// three, whatever the file is named (a JPEG copied to `base/5/16384` too).
 pub(crate) fn handed_not_pages(path: &std::path::Path, block_size: Option<usize>) -> bool {
-    let relation_named = path
-        .file_name()
-        .and_then(|n| n.to_str())
-        .and_then(crate::source::RelationFileName::parse)
-        .is_some();
-    path.as_os_str() != "-"
-        && !relation_named
-        && path.is_file()
-        && crate::engine::not_pages(path, block_size)
+    path.as_os_str() != "-" && path.is_file() && crate::engine::not_pages(path, block_size)
 }
 
 /// What `verify` and `map` say of a file handed over that is not pages.

@@ -2,8 +2,9 @@
 //! block checked by that engine's room of [`crate::verify`] and reported by
 //! [`crate::render::postgres::verify`] / [`crate::render::oracle::verify`].
 //!
-//! Exit status: 0 clean, 1 problems found, 2 when a file handed over is
-//! not pages at all (the others are still verified). A closed output pipe
+//! Exit status: 0 clean, 1 problems found, 2 when a file handed over or
+//! found in a directory walk is not pages at all (the others are still
+//! verified, the summary written). A closed output pipe
 //! never turns 1 into 0: the run ends quietly at once when a failing problem
 //! was already reported, and otherwise goes on without output until one is
 //! found or the run is over, so `verify --deep BAD | head -3` under
@@ -103,7 +104,7 @@ pub(crate) fn run(cfg: &VerifyConfig, sink: &mut Sink) -> Result<ExitCode, Error
         crate::engine::check_block_size(cfg.options.block_size, Some(plan.engine()))?;
     }
     let clean = match plan {
-        VerifyPlan::Postgres => postgres(cfg, sink)?,
+        VerifyPlan::Postgres => postgres(cfg, sink, &mut not_pages)?,
         VerifyPlan::Oracle(inputs) => oracle(cfg, &inputs, sink)?,
     };
     Ok(if not_pages > 0 {
@@ -137,8 +138,9 @@ fn with_segments(inputs: &[PathBuf], segment_given: bool) -> Vec<PathBuf> {
 }
 
 /// PostgreSQL relation files and directories; whether all is clean (as far
-/// as the run got when the output pipe closed).
-fn postgres(cfg: &VerifyConfig, sink: &mut Sink) -> Result<bool, Error> {
+/// as the run got when the output pipe closed). The files found in a
+/// directory walk that are not pages are added to `not_pages`.
+fn postgres(cfg: &VerifyConfig, sink: &mut Sink, not_pages: &mut usize) -> Result<bool, Error> {
     let mut printer = VerifyPrinter::new(BufWriter::new(sink.out()), cfg.format)
         .all_problems(cfg.all_problems)
         .verbose(cfg.verbose)
@@ -151,6 +153,11 @@ fn postgres(cfg: &VerifyConfig, sink: &mut Sink) -> Result<bool, Error> {
         Err(e) if is_broken_pipe(&e) => return Ok(!printer.failing()),
         Err(e) => return Err(e),
     };
+    *not_pages += summary
+        .problems_by_class
+        .get("not-pages")
+        .copied()
+        .unwrap_or(0) as usize;
     if let Some(p) = summary.provenance.as_mut() {
         p.arguments = std::env::args_os()
             .skip(1)
