@@ -20,6 +20,7 @@ pub(crate) mod diff;
 pub(crate) mod export;
 pub(crate) mod infer;
 pub(crate) mod inputs;
+pub(crate) mod lostwrite;
 pub(crate) mod map;
 pub(crate) mod pipeline;
 pub(crate) mod progress;

@@ -336,6 +336,7 @@ fn truncated(
             ctx.block_size,
             ctx.first_blkno + whole
         ),
+        wal: None,
     };
     report.problem(&problem).map_err(report_error)
 }
@@ -357,6 +358,7 @@ pub(super) fn io_problem(
         class: ProblemClass::Io,
         severity: Severity::Error,
         message,
+        wal: None,
     }
 }
 
