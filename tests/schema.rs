@@ -255,6 +255,10 @@ fn documents_with_every_optional_part_match_their_schemas() {
     let toast: Vec<String> = (0..3)
         .map(|b| f(&format!("postgres/toast/varlena_toast.{b}.page")))
         .collect();
+    let (stale, stale_wal) = (
+        f("postgres/lostwrite/stale"),
+        f("postgres/lostwrite/datadir/pg_wal"),
+    );
     let (dropped, typed, trace_text) = (
         f("postgres/heap/dropped_column.0.page"),
         f("oracle/typed.blk"),
@@ -303,6 +307,8 @@ fn documents_with_every_optional_part_match_their_schemas() {
         ("verify", vec!["verify", "--deep", &relation]),
         ("verify", vec!["verify", "--evidence", &relation]),
         ("verify", vec!["verify", &datadir]),
+        // Lost writes: a stale data directory against its cluster's WAL.
+        ("verify", vec!["verify", &stale, "--wal", &stale_wal]),
         ("map", vec!["map", &exported]),
     ];
     let mut found = Vec::new();
@@ -534,7 +540,7 @@ fn the_schemas_refuse_other_shapes() {
     assert!(!schemas.valid("map", "ndjson_line", &line));
     line["schema"] = json!(2);
     assert!(schemas.valid("map", "ndjson_line", &line));
-    // verify: schema 4 is not schema 5.
+    // verify: schema 4 is not schema 6.
     let mut doc = json_of(&["verify", &page, "--format", "json"]);
     assert!(schemas.valid("verify", "document", &doc));
     doc["schema"] = json!(4);

@@ -514,6 +514,19 @@ pub(crate) struct VerifyArgs {
     #[arg(long, value_name = "N", help_heading = POSTGRES, hide_short_help = true)]
     pub segment: Option<u64>,
 
+    /// WAL to check the pages against for lost writes.
+    ///
+    /// Segment files, a pg_wal or archive directory (repeatable). A block
+    /// whose pd_lsn is older than a WAL record that changed it before the
+    /// last checkpoint's REDO location (pg_control's) is a `lost-write`.
+    /// Default: a data directory's own pg_wal, when it holds segments.
+    #[arg(long, value_name = "PATH", help_heading = POSTGRES)]
+    pub wal: Vec<PathBuf>,
+
+    /// Do not read a data directory's pg_wal for lost writes.
+    #[arg(long, conflicts_with = "wal", help_heading = POSTGRES, hide_short_help = true)]
+    pub no_wal: bool,
+
     /// Datafiles: only these blocks (N, A..B, A.., ..B).
     ///
     /// As DBVERIFY's START= and END= do.

@@ -15,6 +15,7 @@ use crate::commands::decode::{DecodeConfig, Word};
 use crate::commands::diff::DiffConfig;
 use crate::commands::export::{ExportConfig, ExportOptions, Rows};
 use crate::commands::inputs::{not_special, read_schema};
+use crate::commands::lostwrite::WalSource;
 use crate::commands::map::MapConfig;
 use crate::commands::progress::{self, ProgressMode};
 use crate::commands::show::{ShowConfig, TableSpec};
@@ -261,6 +262,13 @@ impl VerifyConfig {
             verbose: args.verbose,
             quiet: args.progress.quiet,
             progress: ProgressMode::from_args(&args.progress),
+            wal: if args.no_wal {
+                WalSource::Off
+            } else if args.wal.is_empty() {
+                WalSource::Auto
+            } else {
+                WalSource::Given(args.wal.clone())
+            },
         })
     }
 }

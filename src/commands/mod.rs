@@ -21,6 +21,7 @@ pub(crate) mod export;
 pub(crate) mod infer;
 pub(crate) mod inputs;
 pub(crate) mod lookup;
+pub(crate) mod lostwrite;
 pub(crate) mod map;
 pub(crate) mod pipeline;
 pub(crate) mod progress;

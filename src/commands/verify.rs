@@ -24,6 +24,7 @@ use crate::verify::oracle::{self as verify_oracle, OracleInput};
 use crate::verify::{self, VerifyOptions};
 
 use super::inputs::{further_segments, handed_not_pages, not_pages_message};
+use super::lostwrite::{self, WalSource};
 use super::progress::{self, Advancing, Progress, ProgressMode, ProgressReport};
 use super::{is_broken_pipe, note_terminal_stdin, stdout_error, BlockRange, Sink};
 use crate::model::postgres::verify::ProvenanceInput;
@@ -50,6 +51,8 @@ pub(crate) struct VerifyConfig {
     pub quiet: bool,
     /// When to draw the progress bar.
     pub progress: ProgressMode,
+    /// PostgreSQL: the WAL the lost-write check reads (`--wal`, `--no-wal`).
+    pub wal: WalSource,
 }
 
 pub(crate) fn run(cfg: &VerifyConfig, sink: &mut Sink) -> Result<ExitCode, Error> {
@@ -141,6 +144,10 @@ fn with_segments(inputs: &[PathBuf], segment_given: bool) -> Vec<PathBuf> {
 /// as the run got when the output pipe closed). The files found in a
 /// directory walk that are not pages are added to `not_pages`.
 fn postgres(cfg: &VerifyConfig, sink: &mut Sink, not_pages: &mut usize) -> Result<bool, Error> {
+    let (checks, notes) = lostwrite::plan(&cfg.inputs, &cfg.wal)?;
+    for note in notes {
+        sink.note(&format!("blockscope: note: {note}\n"));
+    }
     let mut printer = VerifyPrinter::new(BufWriter::new(sink.out()), cfg.format)
         .all_problems(cfg.all_problems)
         .verbose(cfg.verbose)
@@ -171,6 +178,11 @@ fn postgres(cfg: &VerifyConfig, sink: &mut Sink, not_pages: &mut usize) -> Resul
             printer.finish(&summary).map_err(stdout_error)?;
         }
         return Err(Error::Usage(why));
+    }
+    match lostwrite::run_checks(&checks, &mut summary, &mut printer) {
+        Ok(()) => {}
+        Err(e) if is_broken_pipe(&e) => return Ok(!printer.failing()),
+        Err(e) => return Err(e),
     }
     let failing = printer.failing();
     match printer.finish(&summary) {

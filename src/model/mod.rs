@@ -74,6 +74,9 @@ pub enum ProblemClass {
     VisibilityMap,
     /// The free space map against the heap (`verify --deep`, notes only).
     FreeSpaceMap,
+    /// A page older than a WAL record the last checkpoint covers: the write
+    /// of that change never reached the file (`verify` with WAL).
+    LostWrite,
     // Oracle.
     /// The tail does not repeat the header: a fractured block.
     Fractured,
@@ -119,6 +122,7 @@ impl ProblemClass {
             ProblemClass::Special => "special",
             ProblemClass::VisibilityMap => "visibility-map",
             ProblemClass::FreeSpaceMap => "free-space-map",
+            ProblemClass::LostWrite => "lost-write",
             ProblemClass::Fractured => "fractured",
             ProblemClass::Corrupt => "corrupt",
             ProblemClass::Encrypted => "encrypted",

@@ -1,5 +1,5 @@
 //! The shape of verify's reports, shared by both engines (docs/json.md,
-//! "verify"): `{"schema": 5, "engine": …, "problems": […], "summary":
+//! "verify"): `{"schema": 6, "engine": …, "problems": […], "summary":
 //! {"clean": …, …}}`, streamed; NDJSON writes the problems one a line, then
 //! `{"schema", "engine", "summary"}`.
 
@@ -24,8 +24,10 @@ pub enum VerifyFormat {
 /// both engines one document (before, Oracle wrote one per file); 3 moved
 /// `summary` after `problems`, so that the problems can be streamed; 4 added
 /// PostgreSQL's `summary.provenance` (with `--evidence`); 5 added
-/// PostgreSQL's `summary.free_space_map_drift` (with `--deep`).
-pub(crate) const SCHEMA: u32 = 5;
+/// PostgreSQL's `summary.free_space_map_drift` (with `--deep`); 6 added
+/// problems of class `lost-write` with their `wal`, and PostgreSQL's
+/// `summary.wal` (when WAL was read).
+pub(crate) const SCHEMA: u32 = 6;
 
 /// The last NDJSON line: the run's summary.
 #[derive(Serialize)]

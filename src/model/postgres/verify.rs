@@ -27,6 +27,61 @@ pub struct VerifyProblem {
     pub severity: Severity,
     /// What is wrong, in one line.
     pub message: String,
+    /// A `lost-write`: what the WAL says of the block. Omitted otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wal: Option<LostWrite>,
+}
+
+/// What the WAL says of a block whose write was lost: the latest record
+/// before the checkpoint's REDO location that set the page's LSN.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct LostWrite {
+    /// The page's pd_lsn (`%X/%X`); `None` when the file ends before the block.
+    pub page_lsn: Option<String>,
+    /// The record's LSN (where it starts).
+    pub record_lsn: String,
+    /// Where it ends: the LSN redo gives the page (`EndRecPtr`).
+    pub record_end: String,
+    /// Its resource manager, as pg_waldump names it (`Heap`).
+    pub rmgr: String,
+    /// Its description as `wal` prints it (`HOT_UPDATE off 3 xmax 745 …`).
+    pub desc: String,
+    /// The record carries a full-page image of the block.
+    pub fpi: bool,
+    /// The REDO location of the checkpoint that had to write the page.
+    pub checkpoint_redo: String,
+}
+
+/// One lost-write check: a WAL read against the relation files of the run.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct WalCheck {
+    /// The WAL read: a data directory's `pg_wal`, or the `--wal` paths.
+    pub wal: Vec<String>,
+    /// The `global/pg_control` whose checkpoint REDO location was used.
+    pub pg_control: String,
+    /// That REDO location (`%X/%X`): records before it were written out.
+    pub checkpoint_redo: String,
+    /// The first record read (`%X/%X`), if any.
+    pub first_lsn: Option<String>,
+    /// The last record read.
+    pub last_lsn: Option<String>,
+    /// Records read.
+    pub records: u64,
+    /// Damage in the WAL before its last record (missing segments, bad
+    /// pages or records): the records there were not read.
+    pub wal_problems: u64,
+    /// Blocks whose page was compared with the WAL's last change before the
+    /// REDO location.
+    pub blocks_checked: u64,
+    /// Of those, blocks older than that change: problems of class `lost-write`.
+    pub lost_writes: u64,
+    /// Blocks the WAL changed whose relation file is not there (dropped, or
+    /// not part of a partial copy): no verdict.
+    pub blocks_without_file: u64,
+    /// Blocks past the end of their file given no verdict: the cluster is
+    /// running (a truncation may be under way), or the WAL is damaged after
+    /// the change (a truncation may be hidden there).
+    pub blocks_without_verdict: u64,
 }
 
 impl VerifyProblem {
@@ -41,6 +96,7 @@ impl VerifyProblem {
             class: problem.class,
             severity: problem.severity,
             message: problem.message,
+            wal: None,
         }
     }
 }
@@ -160,6 +216,10 @@ pub struct Summary {
     /// `--evidence`: what was run on which bytes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub provenance: Option<Provenance>,
+    /// The lost-write checks run against WAL (a data directory's pg_wal, or
+    /// `--wal`). Omitted from JSON when none ran.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub wal: Vec<WalCheck>,
 }
 
 /// `--evidence`: the program, its arguments, and per input what was read,
@@ -207,6 +267,7 @@ impl Summary {
             || self.truncated_files > 0
             || self.problems_by_class.contains_key("io")
             || self.problems_by_class.contains_key("not-pages")
+            || self.problems_by_class.contains_key("lost-write")
     }
 }
 

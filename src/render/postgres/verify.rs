@@ -2,7 +2,7 @@
 //! (`json`), or one problem per line ending with the summary line (`ndjson`).
 //!
 //! The JSON shape is shared by both engines (docs/json.md, "verify"):
-//! `{"schema": 5, "engine": …, "problems": […], "summary": {"clean": …, …}}`,
+//! `{"schema": 6, "engine": …, "problems": […], "summary": {"clean": …, …}}`,
 //! problems written as they come;
 //! NDJSON writes the problems one a line, then `{"schema", "engine", "summary"}`.
 
@@ -10,7 +10,7 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use crate::model::postgres::verify::{Provenance, Skipped, Summary, VerifyProblem};
+use crate::model::postgres::verify::{Provenance, Skipped, Summary, VerifyProblem, WalCheck};
 use crate::model::{ProblemClass, Severity};
 use crate::verify::Report;
 
@@ -292,6 +292,43 @@ pub(crate) fn write_provenance(out: &mut dyn Write, p: &Provenance) -> io::Resul
     writeln!(out)
 }
 
+/// A lost-write check's lines: the WAL read and the blocks it judged.
+fn write_wal_check(out: &mut dyn Write, w: &WalCheck) -> io::Result<()> {
+    let range = match (&w.first_lsn, &w.last_lsn) {
+        (Some(first), Some(last)) => format!("records {first} to {last} ({} records)", w.records),
+        _ => "no record".to_string(),
+    };
+    writeln!(
+        out,
+        "WAL:               {}: {range}; checkpoint REDO {} ({})",
+        w.wal.join(", "),
+        w.checkpoint_redo,
+        w.pg_control
+    )?;
+    let mut blocks = format!(
+        "{} checked, {} lost write{}",
+        w.blocks_checked,
+        w.lost_writes,
+        if w.lost_writes == 1 { "" } else { "s" }
+    );
+    if w.blocks_without_file > 0 {
+        blocks.push_str(&format!(
+            "; {} without their relation file",
+            w.blocks_without_file
+        ));
+    }
+    if w.blocks_without_verdict > 0 {
+        blocks.push_str(&format!(
+            "; {} past the end of their file without a verdict",
+            w.blocks_without_verdict
+        ));
+    }
+    if w.wal_problems > 0 {
+        blocks.push_str(&format!("; {} WAL problems", w.wal_problems));
+    }
+    writeln!(out, "Blocks vs WAL:     {blocks}")
+}
+
 fn write_summary(out: &mut dyn Write, s: &Summary, verbose: bool) -> io::Result<()> {
     let classes = if s.problems_by_class.is_empty() {
         "none".to_string()
@@ -347,6 +384,9 @@ fn write_summary(out: &mut dyn Write, s: &Summary, verbose: bool) -> io::Result<
             "FSM drift:         {} blocks (a hint PostgreSQL updates lazily: not a failure{hint})",
             s.free_space_map_drift
         )?;
+    }
+    for w in &s.wal {
+        write_wal_check(out, w)?;
     }
     writeln!(out, "Problems by class: {classes}")?;
     writeln!(out, "Data checksums:    {checksums}")?;

@@ -613,6 +613,7 @@ fn not_pages_problem(rel: &Opened, block_size: usize, what: &str) -> VerifyProbl
              all zeros); {what}; not checked block by block",
             rel.len / block_size as u64
         ),
+        wal: None,
     }
 }
 

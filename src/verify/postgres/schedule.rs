@@ -337,6 +337,7 @@ fn truncated(
             ctx.block_size,
             ctx.first_blkno + whole
         ),
+        wal: None,
     };
     report.problem(&problem).map_err(report_error)
 }
@@ -358,6 +359,7 @@ pub(super) fn io_problem(
         class: ProblemClass::Io,
         severity: Severity::Error,
         message,
+        wal: None,
     }
 }
 
