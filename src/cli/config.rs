@@ -480,7 +480,14 @@ impl ExportConfig {
                 None => BlockRange::ALL,
             },
             progress: ProgressMode::from_args(&args.progress),
+            source_column: args.source_column,
         };
+        let wal = crate::commands::export::wal_option(
+            args.wal.as_ref(),
+            &args.input,
+            args.table.is_some(),
+            &options,
+        )?;
         Ok(ExportConfig {
             input: args.input.clone(),
             engine,
@@ -494,6 +501,7 @@ impl ExportConfig {
             blocks_given: args.blocks.is_some(),
             object_id: args.object_id,
             charset: args.oracle_charset.into(),
+            wal,
             options,
         })
     }
