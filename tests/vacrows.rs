@@ -177,6 +177,21 @@ fn wal_needs_a_table_and_rows_that_can_be_gone() {
     ]);
     assert_eq!(r.code, 2);
     r.assert_stderr_has(&["--wal needs a data directory and --table"]);
+    // A --wal with no WAL in it fails before any row is written.
+    let global = data.join("global");
+    let r = run(&[
+        "export",
+        s(&data),
+        "--table",
+        "t",
+        "--rows",
+        "all",
+        "--wal",
+        s(&global),
+    ]);
+    assert_eq!(r.code, 2);
+    assert_eq!(r.stdout, "");
+    r.assert_stderr_has(&["no WAL segment"]);
 }
 
 /// A copy of the fixture's data directory, whose WAL the test damages.

@@ -459,6 +459,12 @@ pub(crate) fn export_relation(
             undecoded.join(", ")
         ));
     }
+    // The WAL is read before any row is written, so a --wal that names no
+    // WAL fails before the pages' rows are out.
+    let found = match &rel.wal {
+        Some(table) => Some(wal_rows::collect(table, &rel.segments, block_size)?),
+        None => None,
+    };
     let mut counts = Counts::default();
     let inputs = match write_rows(rel, &ctx, toast.as_mut(), out, name, &mut counts) {
         Ok(inputs) => inputs,
@@ -467,14 +473,14 @@ pub(crate) fn export_relation(
     // The WAL's row versions: decoded as the pages' are, but from pages
     // made for them (no checksum to check).
     let mut wal_damaged = false;
-    if let Some(table) = &rel.wal {
+    if let Some(found) = found {
         let mut wal_ctx = Ctx {
             checksums: false,
             source: None,
             first_undecided: std::sync::Mutex::new(None),
             ..ctx
         };
-        match write_wal_rows(rel, table, &mut wal_ctx, out, name, &mut counts) {
+        match write_wal_rows(rel, found, &mut wal_ctx, out, name, &mut counts) {
             Ok(damaged) => wal_damaged = damaged,
             Err(e) => return output_closed(e, counts.reported()),
         }
@@ -1266,14 +1272,13 @@ pub(crate) fn wal_option(
 /// was found and what could not be read named on standard error.
 fn write_wal_rows(
     rel: &Relation,
-    table: &wal_rows::WalTable,
+    found: wal_rows::Found,
     ctx: &mut Ctx<'_>,
     out: &mut dyn Write,
     name: &str,
     counts: &mut Counts,
 ) -> Result<bool, Error> {
     let block_size = ctx.block_size;
-    let found = wal_rows::collect(table, &rel.segments, block_size)?;
     for p in &found.problems {
         report_error(&format!(
             "blockscope: {name}: WAL {} at {} (offset {}): {}: {}\n",
