@@ -1227,6 +1227,22 @@ pub(crate) struct ExportArgs {
     #[arg(long, help_heading = SELECTION)]
     pub strict: bool,
 
+    /// Also rows gone from the pages (VACUUM) that the WAL still holds.
+    ///
+    /// With --table and --rows deleted or all: the table's insert records
+    /// and full-page images in DIR (WAL segments, a pg_wal or archive
+    /// directory; without DIR the data directory's pg_wal) give back the
+    /// row versions no page holds any more, with their TOAST values.
+    #[arg(long, value_name = "DIR", num_args = 0..=1, help_heading = POSTGRES, hide_short_help = true)]
+    pub wal: Option<Option<PathBuf>>,
+
+    /// Add a column `source`: `page`, or the WAL record's LSN.
+    ///
+    /// Where each row version came from: a page of the relation, or (with
+    /// --wal) the LSN of the WAL record it was first found in.
+    #[arg(long, help_heading = OUTPUT, hide_short_help = true)]
+    pub source_column: bool,
+
     /// The data object id whose rows to write.
     ///
     /// The kdbh/ktbbh objd of the table's blocks.

@@ -488,7 +488,14 @@ impl ExportConfig {
                 None => BlockRange::ALL,
             },
             progress: ProgressMode::from_args(&args.progress),
+            source_column: args.source_column,
         };
+        let wal = crate::commands::export::wal_option(
+            args.wal.as_ref(),
+            &args.input,
+            args.table.is_some(),
+            &options,
+        )?;
         Ok(ExportConfig {
             input: args.input.clone(),
             engine,
@@ -502,6 +509,7 @@ impl ExportConfig {
             blocks_given: args.blocks.is_some(),
             object_id: args.object_id,
             charset: args.oracle_charset.into(),
+            wal,
             options,
         })
     }

@@ -85,6 +85,17 @@ impl ToastStore {
     /// Index the chunks in `paths` (one relation: its segment files, or page
     /// images of it in any input format blockscope reads).
     pub fn open(paths: &[PathBuf], block_size: Option<usize>) -> Result<ToastStore, Error> {
+        ToastStore::open_with(paths, block_size, Vec::new())
+    }
+
+    /// [`ToastStore::open`], and `extra` pages of the same relation held in
+    /// memory (chunk tuples found elsewhere, in the WAL: `export --wal`),
+    /// indexed after the files as one more input.
+    pub fn open_with(
+        paths: &[PathBuf],
+        block_size: Option<usize>,
+        extra: Vec<Vec<u8>>,
+    ) -> Result<ToastStore, Error> {
         let mut index = ToastIndex::new();
         let mut files = Vec::new();
         for path in paths {
@@ -116,6 +127,16 @@ impl ToastStore {
                     Pages::Memory(kept)
                 },
                 block_size,
+            });
+        }
+        if !extra.is_empty() {
+            let file_no = files.len();
+            for (block, page) in extra.iter().enumerate() {
+                index_page(&mut index, file_no, block as u64, page);
+            }
+            files.push(ToastFile {
+                block_size: extra.first().map_or(0, Vec::len),
+                pages: Pages::Memory(extra),
             });
         }
         let pages = ToastFiles {

@@ -36,11 +36,12 @@ use crate::render::export::{Cell, CellKind, OutColumn, RowFormat, RowState};
 use crate::source::{RelationFileName, DEFAULT_BLOCK_SIZE, DEFAULT_SEGMENT_BYTES};
 
 use super::inputs::{read_schema, table_lookup_notes};
-use super::progress::{self, Progress};
+use super::progress::{self, Progress, ProgressMode};
 use super::{report_error, stdout_error, BlockRange, Sink};
 
 mod common;
 mod oracle;
+mod wal_rows;
 
 pub(crate) use common::{
     output_closed, read_full, write_provenance, Evidence, ExportConfig, ExportOptions, Relation,
@@ -132,6 +133,7 @@ pub(crate) fn run(cfg: &ExportConfig, sink: &mut Sink) -> Result<ExitCode, Error
             .table_name
             .clone()
             .unwrap_or_else(|| format!("restored_{filenode}")),
+        wal: None,
     };
     let mut out = BufWriter::with_capacity(1 << 16, sink.out());
     let name = crate::escape::path(&args.input).to_string();
@@ -248,6 +250,11 @@ fn export_table(
         &mut err,
     )?;
     drop(err);
+    let toast_segments = if args.toast.is_empty() {
+        info.toast_segments.clone()
+    } else {
+        Some(args.toast.clone())
+    };
     let rel = Relation {
         segments: info
             .main_segments
@@ -256,11 +263,13 @@ fn export_table(
             .cloned()
             .collect(),
         schema,
-        toast_segments: if args.toast.is_empty() {
-            info.toast_segments.clone()
-        } else {
-            Some(args.toast.clone())
-        },
+        wal: args.wal.as_ref().map(|p| wal_rows::WalTable {
+            paths: vec![p.clone()],
+            db: info.database_oid,
+            rel: info.relfilenode,
+            toast_rel: wal_rows::WalTable::toast_node(toast_segments.as_deref()),
+        }),
+        toast_segments,
         data_dir: Some(args.data_dir.clone().unwrap_or_else(|| datadir.clone())),
         table_name: args.table_name.clone().unwrap_or_else(|| {
             format!(
@@ -372,6 +381,9 @@ struct Ctx<'a> {
     checksums: bool,
     /// The first undecided reason, for the closing note.
     first_undecided: std::sync::Mutex<Option<String>>,
+    /// `--source-column`'s text for the rows written: `page`, or the WAL
+    /// record's LSN.
+    source: Option<String>,
 }
 
 /// Write the rows of `rel` to `out`; messages about skipped blocks and
@@ -425,6 +437,7 @@ pub(crate) fn export_relation(
         block_size,
         checksums: rel.data_dir.as_deref().is_none_or(has_checksums),
         first_undecided: std::sync::Mutex::new(None),
+        source: Some("page".into()),
     };
     let undecoded: Vec<String> = rel
         .schema
@@ -446,11 +459,37 @@ pub(crate) fn export_relation(
             undecoded.join(", ")
         ));
     }
+    // The WAL is read before any row is written, so a --wal that names no
+    // WAL fails before the pages' rows are out.
+    let found = match &rel.wal {
+        Some(table) => Some(wal_rows::collect(table, &rel.segments, block_size)?),
+        None => None,
+    };
     let mut counts = Counts::default();
     let inputs = match write_rows(rel, &ctx, toast.as_mut(), out, name, &mut counts) {
         Ok(inputs) => inputs,
         Err(e) => return output_closed(e, counts.reported()),
     };
+    // The WAL's row versions: decoded as the pages' are, but from pages
+    // made for them (no checksum to check).
+    let mut wal_damaged = false;
+    if let Some(found) = found {
+        let mut wal_ctx = Ctx {
+            checksums: false,
+            source: None,
+            first_undecided: std::sync::Mutex::new(None),
+            ..ctx
+        };
+        match write_wal_rows(rel, found, &mut wal_ctx, out, name, &mut counts) {
+            Ok(damaged) => wal_damaged = damaged,
+            Err(e) => return output_closed(e, counts.reported()),
+        }
+        if let Some(first) = wal_ctx.first_undecided.into_inner().ok().flatten() {
+            if let Ok(mut g) = ctx.first_undecided.lock() {
+                g.get_or_insert(first);
+            }
+        }
+    }
     if opts.evidence {
         write_provenance(inputs);
     }
@@ -505,6 +544,9 @@ pub(crate) fn export_relation(
             "blockscope: {name}: {} rows written; skipped {} blocks and {} tuples that could not be read{salvaged}\n",
             counts.rows, counts.skipped_blocks, counts.skipped_tuples
         ));
+        return Ok(ExitCode::from(1));
+    }
+    if wal_damaged {
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
@@ -810,6 +852,12 @@ fn out_columns(schema: &Schema, opts: &ExportOptions) -> Vec<OutColumn> {
             extra: true,
         });
     }
+    if opts.source_column {
+        cols.push(OutColumn {
+            name: "source".into(),
+            extra: true,
+        });
+    }
     for (i, c) in schema.columns.iter().enumerate() {
         if c.dropped {
             continue;
@@ -855,6 +903,13 @@ fn begin_row(
     }
     if ctx.opts.rows == Rows::All {
         fmt.field(&mut row, Cell::text(status.name()), buf);
+    }
+    if ctx.opts.source_column {
+        fmt.field(
+            &mut row,
+            Cell::text(ctx.source.as_deref().unwrap_or("page")),
+            buf,
+        );
     }
     row
 }
@@ -1181,4 +1236,97 @@ fn plural(n: u64, word: &str) -> String {
     } else {
         format!("{n} {word}s")
     }
+}
+
+/// `--wal` as the command line gives it: `None` without it; the directory
+/// given, or the input (a data directory: its pg_wal) when none is.
+pub(crate) fn wal_option(
+    arg: Option<&Option<PathBuf>>,
+    input: &Path,
+    table: bool,
+    opts: &ExportOptions,
+) -> Result<Option<PathBuf>, Error> {
+    let Some(arg) = arg else {
+        return Ok(None);
+    };
+    if !table {
+        return Err(Error::Usage(
+            "--wal needs a data directory and --table (the table's relation file nodes are \
+             read from its catalogs)"
+                .into(),
+        ));
+    }
+    if opts.rows == Rows::Visible {
+        return Err(Error::Usage(
+            "--wal brings back row versions VACUUM removed from the pages: give --rows deleted \
+             or --rows all"
+                .into(),
+        ));
+    }
+    Ok(Some(arg.clone().unwrap_or_else(|| input.to_path_buf())))
+}
+
+/// `--wal`: the row versions gone from the pages that the WAL still holds,
+/// after the pages' rows, each decoded from a page holding it alone (its
+/// TOAST values from the TOAST files and the chunks found in the WAL); what
+/// was found and what could not be read named on standard error.
+fn write_wal_rows(
+    rel: &Relation,
+    found: wal_rows::Found,
+    ctx: &mut Ctx<'_>,
+    out: &mut dyn Write,
+    name: &str,
+    counts: &mut Counts,
+) -> Result<bool, Error> {
+    let block_size = ctx.block_size;
+    for p in &found.problems {
+        report_error(&format!(
+            "blockscope: {name}: WAL {} at {} (offset {}): {}: {}\n",
+            p.file, p.lsn, p.offset, p.class, p.message
+        ));
+    }
+    let files = rel.toast_segments.clone().unwrap_or_default();
+    let mut toast = if files.is_empty() && found.toast_pages.is_empty() {
+        None
+    } else {
+        Some(ToastStore::open_with(
+            &files,
+            Some(block_size),
+            found.toast_pages,
+        )?)
+    };
+    let quiet = Progress::start(ProgressMode::Off, 0);
+    let before = counts.rows;
+    let mut o = BlockOut::default();
+    for (blk, off, lsn, tuple) in &found.versions {
+        let Some(page) = wal_rows::one_tuple_page(*off, tuple, block_size) else {
+            continue;
+        };
+        let at = crate::model::postgres::wal::lsn(*lsn).to_string();
+        ctx.source = Some(at.clone());
+        export_block(ctx, u64::from(*blk), &page, toast.as_mut(), &mut o);
+        for m in &mut o.messages {
+            *m = format!("WAL record {at}: {m}");
+        }
+        write_out(out, &mut o, counts, name, &quiet)?;
+    }
+    progress::note(&format!(
+        "blockscope: note: {name}: WAL: {} of the table read in {}; {} row versions gone from \
+         the pages found there, {} written{}{}\n",
+        plural(found.records, "record"),
+        plural(found.segments as u64, "segment"),
+        found.versions.len(),
+        counts.rows - before,
+        match found.no_end {
+            0 => String::new(),
+            n => format!(
+                "; {n} more whose delete or update is not in the WAL read (no xmax) not written"
+            ),
+        },
+        match found.unbuilt {
+            0 => String::new(),
+            n => format!("; {n} images or tuples that could not be rebuilt (lz4 or zstd images, an update's old tuple not found)"),
+        },
+    ));
+    Ok(!found.problems.is_empty())
 }

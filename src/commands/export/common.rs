@@ -16,6 +16,7 @@ use crate::model::oracle::types::OraCharset;
 
 use super::super::progress::ProgressMode;
 use super::super::{report_error, BlockRange};
+use super::wal_rows::WalTable;
 
 /// Which tuple versions to write.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,6 +51,9 @@ pub(crate) struct ExportOptions {
     pub(crate) blocks: BlockRange,
     /// When to draw the progress bar.
     pub(crate) progress: ProgressMode,
+    /// `--source-column`: a column `source` saying where each row version
+    /// came from (`page`, or the LSN of the WAL record).
+    pub(crate) source_column: bool,
 }
 
 /// A PostgreSQL table as export reads it: what the catalog lookup finds
@@ -65,6 +69,8 @@ pub(crate) struct Relation {
     pub(crate) data_dir: Option<PathBuf>,
     /// The name used in INSERT statements.
     pub(crate) table_name: String,
+    /// `--wal`: the WAL to read row versions gone from the pages from.
+    pub(crate) wal: Option<WalTable>,
 }
 
 /// What `export` was asked to do.
@@ -94,6 +100,9 @@ pub(crate) struct ExportConfig {
     pub(crate) object_id: Option<u32>,
     /// Oracle: `--oracle-charset`.
     pub(crate) charset: OraCharset,
+    /// `--wal`: WAL segments, a pg_wal or archive directory, or the data
+    /// directory (its pg_wal).
+    pub(crate) wal: Option<PathBuf>,
     /// How to write the rows.
     pub(crate) options: ExportOptions,
 }
