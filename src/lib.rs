@@ -132,6 +132,16 @@ pub mod wal_redo {
         })
     }
 
+    /// The page of block `block_id`'s full-page image, if it has one (also
+    /// an image written only for `wal_consistency_checking`).
+    pub fn block_image(
+        rec: &WalRecord,
+        bytes: &[u8],
+        block_id: u8,
+    ) -> Result<Option<Vec<u8>>, String> {
+        redo::block_image(rec, bytes, block_id, 8192)
+    }
+
     /// nbtxlog.c's `btree_mask`.
     pub fn btree_mask(page: &mut [u8]) {
         redo::btree::btree_mask(page)

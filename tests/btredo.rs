@@ -14,7 +14,10 @@
 //! equal the page replayed so far under the same mask.
 //!
 //! `BLOCKSCOPE_PG_BTREDO_FIXTURES=DIR` (after `fixtures/postgres/walbtree/
-//! make.sh DIR`) runs the same judgement on a fresh cluster's WAL.
+//! make.sh DIR /usr/lib/postgresql/15/bin 16 btree`) runs the same judgement
+//! on a fresh cluster's WAL written with `wal_consistency_checking = btree`:
+//! there every Btree record also carries the server's page after it, and
+//! each block replayed must equal it under btree_mask, record by record.
 
 mod common;
 
@@ -23,7 +26,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use blockscope::model::postgres::wal::{WalRecord, BKPBLOCK_WILL_INIT};
-use blockscope::wal_redo::{apply, btree_mask, for_each_record, info_name};
+use blockscope::wal_redo::{apply, block_image, btree_mask, for_each_record, info_name};
 use common::fixture;
 
 const BLCKSZ: usize = 8192;
@@ -97,6 +100,8 @@ struct Report {
     before_first_image: usize,
     /// FPI_FOR_HINT images compared with the page replayed before them.
     hint_images: usize,
+    /// `wal_consistency_checking` images compared with the page replayed.
+    check_images: usize,
     /// What went wrong.
     failures: Vec<String>,
     /// Blocks compared with the real files, equal ones.
@@ -159,6 +164,23 @@ fn judge(dir: &Path, skip: Option<u64>) -> Report {
                     ));
                     r.pages.remove(&key);
                     continue;
+                }
+            }
+            // wal_consistency_checking: the server's page after the record,
+            // compared as checkXLogConsistency compares it.
+            if b.image.as_ref().is_some_and(|im| !im.apply()) {
+                r.check_images += 1;
+                let image = block_image(rec, bytes, b.id).unwrap().unwrap();
+                if masked(&image) != masked(page) {
+                    r.failures.push(format!(
+                        "{} block {}: after {} at {} the page differs from the server's \
+                         (wal_consistency_checking) under btree_mask: {}",
+                        idx[i].name,
+                        b.blk,
+                        name,
+                        lsn(rec.lsn),
+                        differences(&masked(page), &masked(&image))
+                    ));
                 }
             }
             if name == "XLOG/FPI_FOR_HINT" && !before.is_empty() {
@@ -224,7 +246,8 @@ fn every_index_block_rebuilt_from_wal_equals_the_real_page_under_btree_mask() {
         let r = judge(&dir, None);
         eprintln!(
             "{}: {} of {} blocks equal; redo ran (per block): {:?}; images restored: {:?}; {} \
-             skipped (page newer), {} before a first image, {} FPI_FOR_HINT images matched",
+             skipped (page newer), {} before a first image, {} FPI_FOR_HINT images matched, {} \
+             wal_consistency_checking images compared",
             dir.display(),
             r.equal,
             r.blocks,
@@ -232,7 +255,8 @@ fn every_index_block_rebuilt_from_wal_equals_the_real_page_under_btree_mask() {
             r.restored,
             r.skipped,
             r.before_first_image,
-            r.hint_images
+            r.hint_images,
+            r.check_images
         );
         assert!(
             r.failures.is_empty(),

@@ -60,6 +60,26 @@ fn restore_image(img: &BlockImage, bytes: &[u8], blcksz: usize) -> Result<Vec<u8
     Ok(page)
 }
 
+/// The page of block `block_id`'s full-page image, if it has one: also
+/// an image taken for `wal_consistency_checking` only (no
+/// `BKPIMAGE_APPLY`), which shows the page as the server left it after the
+/// record.
+pub(crate) fn block_image(
+    rec: &WalRecord,
+    bytes: &[u8],
+    block_id: u8,
+    blcksz: usize,
+) -> Result<Option<Vec<u8>>, String> {
+    match rec.blocks.iter().find(|b| b.id == block_id) {
+        Some(b) => b
+            .image
+            .as_ref()
+            .map(|img| restore_image(img, bytes, blcksz))
+            .transpose(),
+        None => Err(format!("the record has no block {block_id}")),
+    }
+}
+
 /// Replay record `rec` on the page of its block `block_id`: `page` is the
 /// page before (empty when none is known yet) and after.
 pub(crate) fn apply(
