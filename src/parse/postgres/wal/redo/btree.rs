@@ -708,6 +708,9 @@ fn delete_and_update(
         let updated = offsets(2 * ndeleted, nupdated)?;
         let mut pos = 2 * (ndeleted + nupdated);
         for &off in &updated {
+            if pos + 2 > data.len() {
+                return Err(format!("the update of item {off} lies past the data"));
+            }
             let n = usize::from(u16_at(data, pos));
             let tids = offsets(pos + 2, n)?;
             pos += 2 + 2 * n;
@@ -975,6 +978,20 @@ mod tests {
         let t = half_dead_hikey(0x0001_0002);
         assert_eq!(t, [1, 0, 2, 0, 0, 0, 8, 0x20]);
         assert_eq!(bt_max_item_size(8192), 2704);
+    }
+
+    #[test]
+    fn vacuum_updates_past_the_data_are_errors() {
+        let mut p = vec![0u8; 8192];
+        bt_pageinit(&mut p);
+        let t = form_posting(&leaf_tuple(0, 1, 7), &[0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 2, 0]).unwrap();
+        add_item(&mut p, &t, 1).unwrap();
+        // One updated offset (1) and no xl_btree_update after it.
+        assert!(delete_and_update(&mut p, &[1, 0], 0, 1).is_err());
+        // Its first TID removed: a plain tuple left with the second.
+        delete_and_update(&mut p, &[1, 0, 1, 0, 0, 0], 0, 1).unwrap();
+        let one = item(&p, 1).unwrap();
+        assert_eq!((one.len(), u16_at(&one, 4)), (16, 2));
     }
 
     #[test]
