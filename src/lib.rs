@@ -107,6 +107,69 @@ pub mod postgres {
     pub use crate::render::postgres::table::render_page as render_table;
 }
 
+/// Not a stable interface: btree redo of WAL records, reachable only so
+/// that `tests/btredo.rs` can judge it against a real cluster's pages.
+#[doc(hidden)]
+pub mod wal_redo {
+    use std::path::PathBuf;
+
+    use crate::model::postgres::wal::WalRecord;
+    use crate::parse::postgres::wal::redo;
+
+    /// Replay `rec` on block `block_id`'s page (empty when none is known):
+    /// `"restored"` (a full-page image), `"skipped"` (the page is newer) or
+    /// `"replayed"`; Err says why it cannot be replayed.
+    pub fn apply(
+        page: &mut Vec<u8>,
+        rec: &WalRecord,
+        bytes: &[u8],
+        block_id: u8,
+    ) -> Result<&'static str, String> {
+        Ok(match redo::apply(page, rec, bytes, block_id)? {
+            redo::Applied::Restored => "restored",
+            redo::Applied::Skipped => "skipped",
+            redo::Applied::Replayed => "replayed",
+        })
+    }
+
+    /// The page of block `block_id`'s full-page image, if it has one (also
+    /// an image written only for `wal_consistency_checking`).
+    pub fn block_image(
+        rec: &WalRecord,
+        bytes: &[u8],
+        block_id: u8,
+    ) -> Result<Option<Vec<u8>>, String> {
+        redo::block_image(rec, bytes, block_id, 8192)
+    }
+
+    /// nbtxlog.c's `btree_mask`.
+    pub fn btree_mask(page: &mut [u8]) {
+        redo::btree::btree_mask(page)
+    }
+
+    /// A Btree record's name as pg_waldump prints it.
+    pub fn info_name(info: u8) -> &'static str {
+        redo::btree::info_name(info)
+    }
+
+    /// Every record of the WAL segments in `paths` (files, `pg_wal` or data
+    /// directories) in WAL order, with its assembled bytes; the problems
+    /// met on the way as text.
+    pub fn for_each_record(
+        paths: &[PathBuf],
+        f: &mut dyn FnMut(&WalRecord, &[u8]),
+    ) -> Result<Vec<String>, crate::Error> {
+        use crate::parse::postgres::wal::Item;
+        let set = crate::engine::wal::WalSet::open(paths, None)?;
+        let mut problems = Vec::new();
+        set.for_each(None, None, &mut |item| match item {
+            Item::Record(rec, bytes) => f(rec, bytes),
+            Item::Problem(p) => problems.push(format!("{}: {}", p.class, p.message)),
+        });
+        Ok(problems)
+    }
+}
+
 /// Oracle: datafile blocks, column decoding, check values, DBVERIFY-style
 /// checks and block-dump traces.
 pub mod oracle {

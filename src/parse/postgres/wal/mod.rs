@@ -18,6 +18,8 @@ use crate::model::postgres::wal::{
     XLP_ALL_FLAGS, XLP_FIRST_IS_CONTRECORD, XLP_LONG_HEADER,
 };
 
+pub(crate) mod redo;
+
 /// The `xlp_magic` values whose record format this reader decodes, with the
 /// PostgreSQL major that writes each (xlog_internal.h `XLOG_PAGE_MAGIC`).
 /// 15, 16 and 17 share the record layout of 15.
