@@ -98,6 +98,10 @@ pub mod postgres {
     pub use crate::parse::postgres::relmap::parse_relmap;
     pub use crate::parse::postgres::schema::{parse_columns, parse_schema};
     pub use crate::parse::postgres::toast::ToastStore;
+    pub use crate::parse::postgres::wal::redo::mask::{
+        btree_mask, heap_mask, mask_lp_flags, mask_page_content, mask_page_hint_bits,
+        mask_page_lsn_and_checksum, mask_unused_space, MASK_MARKER,
+    };
     pub use crate::parse::postgres::{
         check_page, detect_endian, detect_kind, page_size_from_header, parse_page,
         parse_page_without_spans, PageOptions,

@@ -10,4 +10,4 @@ pub(crate) mod ndjson;
 pub(crate) mod table;
 pub(crate) mod verify;
 pub(crate) mod wal;
-mod wal_desc;
+pub(crate) mod wal_desc;

@@ -9,6 +9,8 @@
 //! and reading resumes at the next page with a valid header; nothing here
 //! opens a file, and no allocation is larger than the bytes the input holds.
 
+pub(crate) mod redo;
+
 use crate::model::postgres::wal::{
     lsn, BlockImage, BlockRef, PageHeader, RelFileNode, WalProblem, WalRecord, BKPBLOCK_HAS_DATA,
     BKPBLOCK_HAS_IMAGE, BKPBLOCK_SAME_REL, BKPIMAGE_COMPRESS_LZ4, BKPIMAGE_COMPRESS_PGLZ,
