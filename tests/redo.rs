@@ -127,3 +127,145 @@ fn every_block_at_the_earlier_checkpoint_equals_the_real_page() {
     assert!(n >= 10, "{n} blocks");
     eprintln!("checkpoint {upto}: {n} blocks equal under heap_mask, page LSN kept");
 }
+
+#[test]
+fn history_lists_versions_writes_them_and_diff_compares_two() {
+    let dir = dir();
+    let rel = text(&dir, "relation.txt");
+    let datadir = dir.join("datadir");
+    let out = temp("history");
+    let versions = out.join("v");
+    let r = run(&[
+        "wal",
+        datadir.to_str().unwrap(),
+        "--relation",
+        &rel,
+        "--block",
+        "0",
+        "--history",
+        "--output-dir",
+        versions.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let lines: Vec<&str> = r.stdout.lines().collect();
+    assert!(lines[0].contains("Heap/INSERT+INIT") && lines[0].contains("page initialised"));
+    assert!(lines[0].contains("lp 1 added"), "{}", lines[0]);
+    for kind in [
+        "Heap/DELETE",
+        "Heap2/PRUNE",
+        "Heap2/VACUUM",
+        "Heap2/FREEZE_PAGE",
+        "Heap2/VISIBLE",
+    ] {
+        assert!(r.stdout.contains(kind), "no {kind} in\n{}", r.stdout);
+    }
+    assert!(r.stdout.contains(" dead"), "prune marks line pointers dead");
+    assert!(r.stdout.contains(" unused"), "vacuum sets them unused");
+    // One file per version, named after its page LSN; the last one is the
+    // block at the end of the WAL.
+    let mut files: Vec<PathBuf> = fs::read_dir(&versions)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), lines.len());
+    let last = fs::read(files.last().unwrap()).unwrap();
+    let end = fs::read(dir.join("end/table")).unwrap();
+    assert_eq!(page_lsn(&last), page_lsn(&end[..BLCKSZ]));
+    // diff compares any two versions.
+    let d = run(&[
+        "diff",
+        files[0].to_str().unwrap(),
+        files[1].to_str().unwrap(),
+    ]);
+    assert!(d.stdout.contains("lp 2  added"), "{}", d.stdout);
+    // JSON: one document, the same versions.
+    let j = run(&[
+        "wal",
+        datadir.to_str().unwrap(),
+        "--relation",
+        &rel,
+        "--block",
+        "0",
+        "--history",
+        "-f",
+        "json",
+    ]);
+    let doc: serde_json::Value = serde_json::from_str(&j.stdout).unwrap();
+    let v = doc["versions"].as_array().unwrap();
+    assert_eq!(v.len(), lines.len());
+    assert_eq!(v[0]["rmgr"], "Heap");
+    assert_eq!(v[0]["record"], "INSERT+INIT");
+    let _ = fs::remove_dir_all(&out);
+}
+
+#[test]
+fn an_index_block_stops_at_the_last_good_version_and_says_why() {
+    let dir = dir();
+    let rel = text(&dir, "relation.txt");
+    // The primary key's file follows the table's, its TOAST table's and
+    // the TOAST index's (relation + 5).
+    let (head, node) = rel.rsplit_once('/').unwrap();
+    let index = format!("{head}/{}", node.parse::<u32>().unwrap() + 5);
+    let out = temp("index");
+    let page = out.join("p");
+    let r = rebuild(&dir, &index, 1, None, &page);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    r.assert_stderr_has(&[
+        "Btree/",
+        "cannot replay: btree redo not built",
+        "stopped at the version of",
+    ]);
+    // The last good version (a full-page image) is written.
+    let p = fs::read(&page).unwrap();
+    assert_eq!(p.len(), BLCKSZ);
+    assert_ne!(page_lsn(&p), 0);
+    let _ = fs::remove_dir_all(&out);
+}
+
+#[test]
+fn output_inside_an_input_is_refused_and_nothing_is_written() {
+    let dir = dir();
+    let rel = text(&dir, "relation.txt");
+    let target = dir.join("datadir").join("rebuilt.page");
+    let r = rebuild(&dir, &rel, 0, None, &target);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    r.assert_stderr_has(&["inside the input"]);
+    assert!(!target.exists());
+}
+
+#[test]
+fn before_the_block_existed_there_is_nothing_to_write() {
+    let dir = dir();
+    let rel = text(&dir, "relation.txt");
+    let out = temp("before");
+    let page = out.join("p");
+    // The first record of the WAL: the table did not exist yet.
+    let r = rebuild(&dir, &rel, 0, Some("0/800100"), &page);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    r.assert_stderr_has(&["no full-page image or initialisation"]);
+    assert!(!page.exists());
+    let _ = fs::remove_dir_all(&out);
+}
+
+#[test]
+fn table_names_the_relation_from_the_catalogs() {
+    // The WAL fixture keeps the catalogs --table reads.
+    let datadir = fixture("postgres/wal/datadir");
+    let out = temp("table");
+    let page = out.join("p");
+    let r = run(&[
+        "wal",
+        datadir.to_str().unwrap(),
+        "--table",
+        "public.t",
+        "--block",
+        "0",
+        "--rebuild",
+        "--output",
+        page.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(fs::read(&page).unwrap().len(), BLCKSZ);
+    let _ = fs::remove_dir_all(&out);
+}

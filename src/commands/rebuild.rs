@@ -444,7 +444,7 @@ pub(crate) fn run(
     for out in r.output.iter().chain(r.output_dir.iter()) {
         if let Some(i) = inside_inputs(out, config.paths) {
             return Err(Error::Usage(format!(
-                "{}: is or is inside the input {}; write the page somewhere else",
+                "{}: inside the input {}; write the page somewhere else",
                 crate::escape::path(out),
                 crate::escape::path(&i)
             )));
