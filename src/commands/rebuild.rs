@@ -306,7 +306,9 @@ fn describe(old: &[u8], new: &[u8], out: &mut Vec<String>) {
                 }
                 let (ra, rb) = (page::item_range(old, off), page::item_range(new, off));
                 if let (Some(ra), Some(rb)) = (ra, rb) {
-                    tuple_changes(off, &old[ra], &new[rb], &mut lines);
+                    if let Some(c) = tuple_changes(&old[ra], &new[rb]) {
+                        lps.push((off, c));
+                    }
                 }
             }
             _ => {}
@@ -334,7 +336,7 @@ fn describe(old: &[u8], new: &[u8], out: &mut Vec<String>) {
             if moved == 1 { "" } else { "s" }
         ));
     }
-    const MOST: usize = 24;
+    const MOST: usize = 16;
     let more = lines.len().saturating_sub(MOST);
     out.extend(lines.into_iter().take(MOST));
     if more > 0 {
@@ -353,10 +355,10 @@ fn describe(old: &[u8], new: &[u8], out: &mut Vec<String>) {
     }
 }
 
-/// A tuple's header fields that changed.
-fn tuple_changes(off: u16, a: &[u8], b: &[u8], out: &mut Vec<String>) {
+/// A tuple's header fields that changed, if any did.
+fn tuple_changes(a: &[u8], b: &[u8]) -> Option<String> {
     if a == b {
-        return;
+        return None;
     }
     let mut parts = Vec::new();
     let u32f = |t: &[u8], at| page::u32_at(t, at);
@@ -396,10 +398,7 @@ fn tuple_changes(off: u16, a: &[u8], b: &[u8], out: &mut Vec<String>) {
             parts.push("data".into());
         }
     }
-    if parts.is_empty() {
-        return;
-    }
-    out.push(format!("lp {off} {}", parts.join(", ")));
+    (!parts.is_empty()).then(|| parts.join(", "))
 }
 
 /// Is `out` (to be written) one of the inputs or inside one?
