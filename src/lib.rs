@@ -98,6 +98,10 @@ pub mod postgres {
     pub use crate::parse::postgres::relmap::parse_relmap;
     pub use crate::parse::postgres::schema::{parse_columns, parse_schema};
     pub use crate::parse::postgres::toast::ToastStore;
+    pub use crate::parse::postgres::wal::redo::mask::{
+        btree_mask, heap_mask, mask_lp_flags, mask_page_content, mask_page_hint_bits,
+        mask_page_lsn_and_checksum, mask_unused_space, MASK_MARKER,
+    };
     pub use crate::parse::postgres::{
         check_page, detect_endian, detect_kind, page_size_from_header, parse_page,
         parse_page_without_spans, PageOptions,
@@ -125,11 +129,13 @@ pub mod wal_redo {
         bytes: &[u8],
         block_id: u8,
     ) -> Result<&'static str, String> {
-        Ok(match redo::apply(page, rec, bytes, block_id)? {
-            redo::Applied::Restored => "restored",
-            redo::Applied::Skipped => "skipped",
-            redo::Applied::Replayed => "replayed",
-        })
+        Ok(
+            match redo::apply(page, rec, bytes, block_id).map_err(|e| e.0)? {
+                redo::Applied::Restored => "restored",
+                redo::Applied::Skipped => "skipped",
+                redo::Applied::Redone => "replayed",
+            },
+        )
     }
 
     /// The page of block `block_id`'s full-page image, if it has one (also
@@ -139,12 +145,12 @@ pub mod wal_redo {
         bytes: &[u8],
         block_id: u8,
     ) -> Result<Option<Vec<u8>>, String> {
-        redo::block_image(rec, bytes, block_id, 8192)
+        redo::block_image(rec, bytes, block_id).map_err(|e| e.0)
     }
 
     /// nbtxlog.c's `btree_mask`.
     pub fn btree_mask(page: &mut [u8]) {
-        redo::btree::btree_mask(page)
+        redo::mask::btree_mask(page, 0)
     }
 
     /// A Btree record's name as pg_waldump prints it.

@@ -24,6 +24,8 @@ const INPUT: &str = "Input";
 const SELECTION: &str = "Selection";
 /// What is written and how.
 const OUTPUT: &str = "Output";
+/// Help heading of `wal`'s page history options.
+const HISTORY: &str = "Page history";
 /// Options only PostgreSQL pages use.
 const POSTGRES: &str = "PostgreSQL";
 /// Options only Oracle blocks and traces use.
@@ -1330,6 +1332,45 @@ pub(crate) struct WalArgs {
     /// Output format.
     #[arg(long, short = 'f', value_enum, default_value_t = WalFormatArg::Table, help_heading = OUTPUT)]
     pub format: WalFormatArg,
+
+    /// Rebuild --block's page from the WAL into --output.
+    ///
+    /// The latest full-page image (or initialisation) of the block at or
+    /// before --upto, plus redo of every later record for it (heap and
+    /// heap2, PostgreSQL 15). Where a record cannot be replayed the rebuild
+    /// stops at the last good version, writes it and exits 1.
+    #[arg(long, requires = "block", requires = "output", conflicts_with = "history", help_heading = HISTORY)]
+    pub rebuild: bool,
+
+    /// List every version of --block and what changed.
+    ///
+    /// One line per version: the record's LSN, the page's LSN after it, the
+    /// record (pg_waldump's rmgr/type) and what changed (line pointers,
+    /// header fields, tuple headers). --format json gives one document.
+    #[arg(long, requires = "block", help_heading = HISTORY)]
+    pub history: bool,
+
+    /// The file --rebuild writes the page to (never an input).
+    #[arg(long, value_name = "FILE", requires = "rebuild", help_heading = HISTORY)]
+    pub output: Option<PathBuf>,
+
+    /// --history also writes each version as DIR/<LSN>.page.
+    ///
+    /// The file is named after the page's LSN (00000000-0089A1B8.page);
+    /// `blockscope diff` compares any two.
+    #[arg(long, value_name = "DIR", requires = "history", help_heading = HISTORY)]
+    pub output_dir: Option<PathBuf>,
+
+    /// Only records that start before this LSN (default: all).
+    ///
+    /// A page's pd_lsn or a checkpoint's location gives the block as it was
+    /// then.
+    #[arg(long, value_name = "LSN", help_heading = HISTORY)]
+    pub upto: Option<String>,
+
+    /// The fork of --rebuild and --history: main, fsm, vm or init.
+    #[arg(long, value_name = "FORK", default_value = "main", help_heading = HISTORY, hide_short_help = true)]
+    pub fork: String,
 }
 
 /// `wal --format`.

@@ -25,6 +25,7 @@ pub(crate) mod lostwrite;
 pub(crate) mod map;
 pub(crate) mod pipeline;
 pub(crate) mod progress;
+pub(crate) mod rebuild;
 pub(crate) mod show;
 pub(crate) mod verify;
 pub(crate) mod wal;

@@ -107,6 +107,8 @@ pub(crate) struct WalConfig {
     pub filter: WalFilter,
     /// `--format`.
     pub format: WalFormat,
+    /// `--rebuild` / `--history`: the block's versions instead of the listing.
+    pub rebuild: Option<super::rebuild::RebuildConfig>,
 }
 
 /// Run `wal`: the records to the sink's output, damage to standard error.
@@ -115,6 +117,21 @@ pub(crate) fn run(config: &WalConfig, sink: &mut Sink) -> Result<ExitCode, Error
         Some((name, db)) => Some(table_relation(&config.paths[0], name, db.as_deref())?),
         None => None,
     };
+    if let Some(r) = &config.rebuild {
+        let source = super::rebuild::Source {
+            paths: &config.paths,
+            seg_size: config.seg_size,
+            relation: config.filter.relation,
+            table: config
+                .table
+                .as_ref()
+                .zip(table)
+                .map(|((n, _), t)| (n.as_str(), t)),
+            block: config.filter.block,
+            json: config.format != WalFormat::Table,
+        };
+        return super::rebuild::run(&source, r, sink);
+    }
     let set = WalSet::open(&config.paths, config.seg_size)?;
     let filter = &config.filter;
     // Segments the LSN range leaves out are not read at all.

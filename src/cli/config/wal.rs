@@ -1,9 +1,10 @@
 //! `wal`'s arguments turned into a [`WalConfig`]: LSNs, the relation and
 //! the rmgr names parsed and checked once.
 
+use crate::commands::rebuild::RebuildConfig;
 use crate::commands::wal::{WalConfig, WalFilter, WalFormat};
 use crate::error::Error;
-use crate::model::postgres::wal::{RelFileNode, RMGR_NAMES};
+use crate::model::postgres::wal::{RelFileNode, FORK_NAMES, RMGR_NAMES};
 
 use super::super::args::{WalArgs, WalFormatArg};
 
@@ -81,7 +82,9 @@ impl WalConfig {
                 "--table: give one PATH, the data directory whose catalogs name the table".into(),
             ));
         }
+        let rebuild = rebuild_config(args)?;
         Ok(WalConfig {
+            rebuild,
             paths: args.paths.clone(),
             seg_size: args.wal_segsize,
             table: args.table.clone().map(|t| (t, args.database.clone())),
@@ -93,6 +96,44 @@ impl WalConfig {
             },
         })
     }
+}
+
+/// `--rebuild` / `--history` and their options, checked.
+fn rebuild_config(args: &WalArgs) -> Result<Option<RebuildConfig>, Error> {
+    if !args.rebuild && !args.history {
+        if args.upto.is_some() {
+            return Err(Error::Usage(
+                "--upto goes with --rebuild or --history".into(),
+            ));
+        }
+        return Ok(None);
+    }
+    if args.table.is_none() && args.relation.is_none() {
+        return Err(Error::Usage(
+            "--rebuild and --history need --table SCHEMA.NAME or --relation SPC/DB/REL".into(),
+        ));
+    }
+    let fork = FORK_NAMES
+        .iter()
+        .position(|n| *n == args.fork)
+        .ok_or_else(|| {
+            Error::Usage(format!(
+                "--fork {:?}: one of {}",
+                args.fork,
+                FORK_NAMES.join(", ")
+            ))
+        })? as u8;
+    Ok(Some(RebuildConfig {
+        history: args.history,
+        output: args.output.clone(),
+        output_dir: args.output_dir.clone(),
+        upto: args
+            .upto
+            .as_deref()
+            .map(|t| parse_lsn("--upto", t))
+            .transpose()?,
+        fork,
+    }))
 }
 
 #[cfg(test)]

@@ -11,5 +11,5 @@ pub(crate) mod table;
 pub(crate) mod verify;
 pub(crate) mod wal;
 mod wal_data;
-mod wal_desc;
+pub(crate) mod wal_desc;
 mod wal_desc_index;

@@ -10,6 +10,7 @@
 //! opens a file, and no allocation is larger than the bytes the input holds.
 
 pub(crate) mod effects;
+pub(crate) mod redo;
 
 use crate::model::postgres::wal::{
     lsn, BlockImage, BlockRef, PageHeader, RelFileNode, WalProblem, WalRecord, BKPBLOCK_HAS_DATA,
@@ -17,8 +18,6 @@ use crate::model::postgres::wal::{
     BKPIMAGE_COMPRESS_ZSTD, BKPIMAGE_HAS_HOLE, SIZE_OF_SHORT_PHD, SIZE_OF_XLOG_RECORD,
     XLP_ALL_FLAGS, XLP_FIRST_IS_CONTRECORD, XLP_LONG_HEADER,
 };
-
-pub(crate) mod redo;
 
 /// The `xlp_magic` values whose record format this reader decodes, with the
 /// PostgreSQL major that writes each (xlog_internal.h `XLOG_PAGE_MAGIC`).

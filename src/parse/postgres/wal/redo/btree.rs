@@ -26,11 +26,10 @@
 //! record that does not fit the page is an error, never a panic.
 
 use super::index_page::{
-    add_item, item, item_range, mask_lp_flags, mask_page_content, mask_page_hint_bits,
-    mask_page_lsn_and_checksum, mask_unused_space, max_offset, maxalign, page_init, pd_special,
-    set_u16, set_u32, temp_copy_special, tuple_delete, tuple_overwrite, u16_at, u32_at,
-    SIZE_OF_PAGE_HEADER,
+    add_item, item, item_range, max_offset, maxalign, page_init, pd_special, temp_copy_special,
+    tuple_delete, tuple_overwrite, u16_at, u32_at, SIZE_OF_PAGE_HEADER,
 };
+use super::page::{set_u16, set_u32};
 use crate::model::postgres::wal::{BlockRef, WalRecord};
 
 /// `XLOG_BTREE_*` (nbtxlog.h), the high nibble of `xl_info`.
@@ -56,7 +55,6 @@ const BTP_ROOT: u16 = 1 << 1;
 const BTP_DELETED: u16 = 1 << 2;
 const BTP_META: u16 = 1 << 3;
 const BTP_HALF_DEAD: u16 = 1 << 4;
-const BTP_SPLIT_END: u16 = 1 << 5;
 const BTP_HAS_GARBAGE: u16 = 1 << 6;
 const BTP_INCOMPLETE_SPLIT: u16 = 1 << 7;
 const BTP_HAS_FULLXID: u16 = 1 << 8;
@@ -858,32 +856,10 @@ fn newroot(p: &mut [u8], r: &Rec<'_>) -> Result<(), String> {
     Ok(())
 }
 
-/// `btree_mask` (nbtxlog.c): LSN, checksum and hint bits, the unused
-/// space, a deleted page's content, a leaf's line pointer flags, and the
-/// special space's `BTP_HAS_GARBAGE`, `BTP_SPLIT_END` and `btpo_cycleid`.
-pub(crate) fn btree_mask(page: &mut [u8]) {
-    mask_page_lsn_and_checksum(page);
-    mask_page_hint_bits(page);
-    mask_unused_space(page);
-    let Ok(mut o) = opaque(page) else {
-        return;
-    };
-    if o.flags & BTP_DELETED != 0 {
-        mask_page_content(page);
-        // The special space was masked too.
-        let Ok(z) = opaque(page) else { return };
-        o = z;
-    } else if o.flags & BTP_LEAF != 0 {
-        mask_lp_flags(page);
-    }
-    o.flags &= !(BTP_HAS_GARBAGE | BTP_SPLIT_END);
-    o.cycleid = 0;
-    let _ = set_opaque(page, o);
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::index_page::{item_id, pd_lower, pd_upper};
+    use super::super::mask::btree_mask;
     use super::*;
 
     /// A leaf tuple of 16 bytes: heap TID (blk, off), t_info, an int key.
@@ -968,7 +944,7 @@ mod tests {
         set_opaque(&mut p, o).unwrap();
         set_u16(&mut p, 12, 32);
         p[24] = 9;
-        btree_mask(&mut p);
+        btree_mask(&mut p, 0);
         assert!(p[24..].iter().all(|&b| b == 0));
         assert_eq!((pd_lower(&p), pd_upper(&p)), (0, 0));
     }

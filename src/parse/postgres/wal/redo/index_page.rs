@@ -1,9 +1,8 @@
 //! bufpage.c's operations on index pages and bufmask.c's masks, as redo
 //! needs them: `PageInit`, `PageAddItem` (index tuples: no overwrite, not
 //! heap), `PageIndexMultiDelete`, `PageIndexTupleDelete`,
-//! `PageIndexTupleOverwrite`, `PageGetTempPageCopySpecial`, and
-//! `mask_page_lsn_and_checksum`, `mask_page_hint_bits`, `mask_unused_space`,
-//! `mask_lp_flags`, `mask_page_content`.
+//! `PageIndexTupleOverwrite`, `PageGetTempPageCopySpecial`; the header
+//! fields and bufmask.c's masks are `page.rs`'s and `mask.rs`'s.
 //!
 //! Pages are little-endian byte slices of any block size. Every operation
 //! checks the header and line pointers it relies on and returns an error
@@ -16,96 +15,15 @@
 //!  line pointer (ItemIdData, 4 bytes): lp_off:15 | lp_flags:2 | lp_len:15
 //! ```
 
-/// `SizeOfPageHeaderData`.
-pub(crate) const SIZE_OF_PAGE_HEADER: usize = 24;
-/// `sizeof(ItemIdData)`.
-const ITEM_ID_SIZE: usize = 4;
+pub(crate) use super::page::{
+    lower as pd_lower, max_offset, maxalign, special as pd_special, u16_at, u32_at,
+    upper as pd_upper, SIZE_OF_PAGE_HEADER,
+};
+use super::page::{set_u16, set_u32, ITEM_ID_SIZE};
 /// `PG_PAGE_LAYOUT_VERSION`.
 const PG_PAGE_LAYOUT_VERSION: u16 = 4;
-/// `LP_UNUSED`.
-pub(crate) const LP_UNUSED: u8 = 0;
 /// `LP_NORMAL`.
 pub(crate) const LP_NORMAL: u8 = 1;
-/// `PD_HAS_FREE_LINES`.
-const PD_HAS_FREE_LINES: u16 = 0x0001;
-/// `PD_PAGE_FULL`.
-const PD_PAGE_FULL: u16 = 0x0002;
-/// `PD_ALL_VISIBLE`.
-const PD_ALL_VISIBLE: u16 = 0x0004;
-/// `MASK_MARKER`.
-const MASK_MARKER: u8 = 0;
-
-/// `MAXALIGN` (8 bytes).
-pub(crate) fn maxalign(n: usize) -> usize {
-    (n + 7) & !7
-}
-
-/// The little-endian `u16` at `at` (0 past the end).
-pub(crate) fn u16_at(p: &[u8], at: usize) -> u16 {
-    p.get(at..at + 2)
-        .map_or(0, |b| u16::from_le_bytes([b[0], b[1]]))
-}
-
-/// The little-endian `u32` at `at` (0 past the end).
-pub(crate) fn u32_at(p: &[u8], at: usize) -> u32 {
-    p.get(at..at + 4)
-        .map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-}
-
-/// Write `v` at `at` (nothing past the end).
-pub(crate) fn set_u16(p: &mut [u8], at: usize, v: u16) {
-    if let Some(b) = p.get_mut(at..at + 2) {
-        b.copy_from_slice(&v.to_le_bytes());
-    }
-}
-
-/// Write `v` at `at` (nothing past the end).
-pub(crate) fn set_u32(p: &mut [u8], at: usize, v: u32) {
-    if let Some(b) = p.get_mut(at..at + 4) {
-        b.copy_from_slice(&v.to_le_bytes());
-    }
-}
-
-/// `pd_lower`.
-pub(crate) fn pd_lower(p: &[u8]) -> usize {
-    usize::from(u16_at(p, 12))
-}
-
-/// `pd_upper`.
-pub(crate) fn pd_upper(p: &[u8]) -> usize {
-    usize::from(u16_at(p, 14))
-}
-
-/// `pd_special`.
-pub(crate) fn pd_special(p: &[u8]) -> usize {
-    usize::from(u16_at(p, 16))
-}
-
-/// `PageGetLSN`: `pd_lsn` as one number (xlogid, then xrecoff).
-pub(crate) fn page_lsn(p: &[u8]) -> u64 {
-    (u64::from(u32_at(p, 0)) << 32) | u64::from(u32_at(p, 4))
-}
-
-/// `PageSetLSN`.
-pub(crate) fn set_page_lsn(p: &mut [u8], lsn: u64) {
-    set_u32(p, 0, (lsn >> 32) as u32);
-    set_u32(p, 4, lsn as u32);
-}
-
-/// `PageIsNew`: `pd_upper` is 0 (never initialised).
-pub(crate) fn page_is_new(p: &[u8]) -> bool {
-    pd_upper(p) == 0
-}
-
-/// `PageGetMaxOffsetNumber`.
-pub(crate) fn max_offset(p: &[u8]) -> u16 {
-    let lower = pd_lower(p);
-    if lower <= SIZE_OF_PAGE_HEADER {
-        0
-    } else {
-        ((lower - SIZE_OF_PAGE_HEADER) / ITEM_ID_SIZE) as u16
-    }
-}
 
 /// A line pointer: `lp_off`, `lp_flags`, `lp_len`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -389,54 +307,16 @@ pub(crate) fn temp_copy_special(p: &[u8]) -> Result<Vec<u8>, String> {
     Ok(temp)
 }
 
-/// `mask_page_lsn_and_checksum`.
-pub(crate) fn mask_page_lsn_and_checksum(p: &mut [u8]) {
-    set_page_lsn(p, u64::from(MASK_MARKER));
-    set_u16(p, 8, u16::from(MASK_MARKER));
-}
-
-/// `mask_page_hint_bits`: `pd_prune_xid`, `PD_PAGE_FULL`,
-/// `PD_HAS_FREE_LINES` and `PD_ALL_VISIBLE`.
-pub(crate) fn mask_page_hint_bits(p: &mut [u8]) {
-    set_u32(p, 20, u32::from(MASK_MARKER));
-    let flags = u16_at(p, 10) & !(PD_PAGE_FULL | PD_HAS_FREE_LINES | PD_ALL_VISIBLE);
-    set_u16(p, 10, flags);
-}
-
-/// `mask_unused_space`: the hole between `pd_lower` and `pd_upper`.
-/// PostgreSQL stops with an error on invalid pointers; here such a page is
-/// left as it is, so it compares unequal.
-pub(crate) fn mask_unused_space(p: &mut [u8]) {
-    let (lower, upper, special) = (pd_lower(p), pd_upper(p), pd_special(p));
-    if lower > upper || special < upper || lower < SIZE_OF_PAGE_HEADER || special > p.len() {
-        return;
-    }
-    p[lower..upper].fill(MASK_MARKER);
-}
-
-/// `mask_lp_flags`: every used line pointer's flags become `LP_UNUSED`.
-pub(crate) fn mask_lp_flags(p: &mut [u8]) {
-    for offnum in 1..=max_offset(p) {
-        let mut id = item_id(p, offnum);
-        if id.flags != LP_UNUSED {
-            id.flags = LP_UNUSED;
-            set_item_id(p, offnum, id);
-        }
-    }
-}
-
-/// `mask_page_content`: everything after the header, and `pd_lower` and
-/// `pd_upper`.
-pub(crate) fn mask_page_content(p: &mut [u8]) {
-    if let Some(rest) = p.get_mut(SIZE_OF_PAGE_HEADER..) {
-        rest.fill(MASK_MARKER);
-    }
-    set_u16(p, 12, u16::from(MASK_MARKER));
-    set_u16(p, 14, u16::from(MASK_MARKER));
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::mask::{
+        mask_lp_flags, mask_page_content, mask_page_hint_bits, mask_page_lsn_and_checksum,
+        mask_unused_space,
+    };
+    use super::super::page::{
+        is_new as page_is_new, lsn as page_lsn, set_lsn as set_page_lsn, set_u16, set_u32,
+        LP_UNUSED,
+    };
     use super::*;
 
     fn page() -> Vec<u8> {

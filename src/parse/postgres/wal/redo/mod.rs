@@ -1,132 +1,291 @@
-//! Redo: a page's history replayed from the WAL, as PostgreSQL's startup
-//! process replays it (`XLogReadBufferForRedoExtended`, then the resource
-//! manager's redo).
+//! Redo: a page rebuilt from the WAL, one record at a time, as the startup
+//! process replays it (PostgreSQL 15).
 //!
-//! [`apply`] is the minimal driver btree redo is judged with: a full-page
-//! image with `BKPIMAGE_APPLY` is restored (its hole filled with zeros,
-//! pglz images decompressed), a `BKPBLOCK_WILL_INIT` block starts from
-//! zeros, a page whose LSN is at or past the record's end is left alone,
-//! otherwise the rmgr's redo runs; the page LSN is then the record's end
-//! (`EndRecPtr`, MAXALIGNed), as `PageSetLSN` leaves it.
+//! [`apply`] does for one block reference what `XLogReadBufferForRedoExtended`
+//! (xlogutils.c) and the resource manager's redo routine do together:
+//!
+//! - a full-page image with `BKPIMAGE_APPLY` is restored (the hole filled
+//!   with zeros, a pglz image decompressed) and the page's LSN set to the
+//!   record's end, unless the page is new (all zeros);
+//! - otherwise a block with `BKPBLOCK_WILL_INIT` starts from zeros for the
+//!   redo routine to initialise;
+//! - otherwise a page whose LSN is at or past the record's end is left as it
+//!   is (`BLK_DONE`);
+//! - otherwise the rmgr's redo runs ([`heap`] for Heap and Heap2, [`btree`]
+//!   for Btree) and the
+//!   page's LSN becomes the record's end (`EndRecPtr`, MAXALIGNed).
+//!
+//! A record that cannot be replayed here (another access method, a page
+//! that is not there yet, a record that does not fit the page) is an
+//! [`Unreplayable`] and the page is left as it was: callers stop there
+//! rather than guess. Everything is a pure function of bytes; nothing here
+//! panics or allocates more than a page or two.
 
 pub(crate) mod btree;
+pub(crate) mod heap;
 pub(crate) mod index_page;
+pub(crate) mod mask;
+pub(crate) mod page;
 
-use crate::model::postgres::wal::{BlockImage, WalRecord, BKPBLOCK_WILL_INIT};
-use index_page::{page_is_new, page_lsn, set_page_lsn};
+use crate::model::postgres::wal::{rmgr_name, WalRecord, BKPBLOCK_WILL_INIT};
+use crate::parse::postgres::pglz;
 
-/// `RM_XLOG_ID`, `RM_BTREE_ID`.
+/// `BLCKSZ` of the clusters this replays (the WAL does not carry it).
+pub(crate) const BLCKSZ: usize = 8192;
+
+/// `RM_XLOG_ID`.
 const RM_XLOG_ID: u8 = 0;
+/// `RM_BTREE_ID`.
 const RM_BTREE_ID: u8 = 11;
-/// The block size assumed for a compressed image when no page is at hand.
-const DEFAULT_BLCKSZ: usize = 8192;
+/// `XLOG_FPI_FOR_HINT`.
+const XLOG_FPI_FOR_HINT: u8 = 0xA0;
+/// `XLOG_FPI`.
+const XLOG_FPI: u8 = 0xB0;
 
 /// What [`apply`] did to the page.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Applied {
     /// A full-page image was restored (`BLK_RESTORED`).
     Restored,
-    /// The page was newer than the record (`BLK_DONE`).
+    /// The rmgr's redo changed the page (`BLK_NEEDS_REDO`).
+    Redone,
+    /// The page's LSN is at or past the record's end: nothing to do
+    /// (`BLK_DONE`), or an `FPI_FOR_HINT` without an image.
     Skipped,
-    /// The record's redo ran (`BLK_NEEDS_REDO`).
-    Replayed,
 }
 
-/// `EndRecPtr`: where the next record starts, MAXALIGNed.
-fn end_rec_ptr(rec: &WalRecord) -> u64 {
-    (rec.end + 7) & !7
-}
+/// Why a record cannot be replayed on a page.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Unreplayable(pub String);
 
-/// `RestoreBlockImage`: the page of a full-page image.
-fn restore_image(img: &BlockImage, bytes: &[u8], blcksz: usize) -> Result<Vec<u8>, String> {
-    let data = bytes
-        .get(img.data.clone())
-        .ok_or("the image lies outside the record")?;
-    let hole = usize::from(img.hole_length);
-    let raw = match img.compression() {
-        None => data.to_vec(),
-        Some("pglz") => crate::parse::postgres::pglz::decompress(data, blcksz.saturating_sub(hole))
-            .map_err(|e| format!("the full-page image: {e}"))?,
-        Some(other) => return Err(format!("a full-page image compressed with {other}")),
-    };
-    let at = usize::from(img.hole_offset);
-    if at > raw.len() {
-        return Err(format!("hole at {at} past the image's {} bytes", raw.len()));
+impl std::fmt::Display for Unreplayable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
     }
-    let mut page = Vec::with_capacity(raw.len() + hole);
-    page.extend_from_slice(&raw[..at]);
-    page.resize(at + hole, 0);
-    page.extend_from_slice(&raw[at..]);
+}
+
+/// `RestoreBlockImage`: the page of block reference `block_id`'s image.
+pub(crate) fn restore_image(
+    rec: &WalRecord,
+    bytes: &[u8],
+    block_id: u8,
+) -> Result<Vec<u8>, Unreplayable> {
+    let bad = |m: String| Unreplayable(m);
+    let block = rec
+        .blocks
+        .iter()
+        .find(|b| b.id == block_id)
+        .ok_or_else(|| bad(format!("the record has no block {block_id}")))?;
+    let img = block
+        .image
+        .as_ref()
+        .ok_or_else(|| bad(format!("block {block_id} has no image")))?;
+    let stored = bytes
+        .get(img.data.clone())
+        .ok_or_else(|| bad("the image lies outside the record".into()))?;
+    let hole_offset = usize::from(img.hole_offset);
+    let hole_length = usize::from(img.hole_length);
+    let raw_len = BLCKSZ
+        .checked_sub(hole_length)
+        .filter(|_| hole_offset + hole_length <= BLCKSZ)
+        .ok_or_else(|| {
+            bad(format!(
+                "an image hole of {hole_length} bytes at {hole_offset}"
+            ))
+        })?;
+    let decompressed;
+    let raw: &[u8] = match img.compression() {
+        None => stored,
+        Some("pglz") => {
+            decompressed = pglz::decompress(stored, raw_len)
+                .map_err(|e| bad(format!("cannot replay: pglz image: {e}")))?;
+            &decompressed
+        }
+        Some(other) => return Err(bad(format!("cannot replay: {other} image"))),
+    };
+    if raw.len() != raw_len {
+        return Err(bad(format!(
+            "the image holds {} bytes, {raw_len} expected",
+            raw.len()
+        )));
+    }
+    let mut page = vec![0u8; BLCKSZ];
+    page[..hole_offset].copy_from_slice(&raw[..hole_offset]);
+    page[hole_offset + hole_length..].copy_from_slice(&raw[hole_offset..]);
     Ok(page)
 }
 
-/// The page of block `block_id`'s full-page image, if it has one: also
-/// an image taken for `wal_consistency_checking` only (no
-/// `BKPIMAGE_APPLY`), which shows the page as the server left it after the
-/// record.
+/// The page of block `block_id`'s full-page image, if it has one: also an
+/// image taken only for `wal_consistency_checking` (no `BKPIMAGE_APPLY`),
+/// which shows the page as the server left it after the record.
 pub(crate) fn block_image(
     rec: &WalRecord,
     bytes: &[u8],
     block_id: u8,
-    blcksz: usize,
-) -> Result<Option<Vec<u8>>, String> {
+) -> Result<Option<Vec<u8>>, Unreplayable> {
     match rec.blocks.iter().find(|b| b.id == block_id) {
-        Some(b) => b
-            .image
-            .as_ref()
-            .map(|img| restore_image(img, bytes, blcksz))
-            .transpose(),
-        None => Err(format!("the record has no block {block_id}")),
+        Some(b) if b.image.is_some() => restore_image(rec, bytes, block_id).map(Some),
+        Some(_) => Ok(None),
+        None => Err(Unreplayable(format!("the record has no block {block_id}"))),
     }
 }
 
-/// Replay record `rec` on the page of its block `block_id`: `page` is the
-/// page before (empty when none is known yet) and after.
+/// The record's `EndRecPtr` as redo sees it: where the next record starts
+/// (the end MAXALIGNed), the LSN the primary gave the pages it changed.
+pub(crate) fn end_lsn(rec: &WalRecord) -> u64 {
+    (rec.end + 7) & !7
+}
+
+/// Replay `rec` on `page`, the block the record references as `block_id`.
+/// `page` is empty when no version of the block is known yet. On an error
+/// the page is unchanged.
 pub(crate) fn apply(
     page: &mut Vec<u8>,
     rec: &WalRecord,
     bytes: &[u8],
     block_id: u8,
-) -> Result<Applied, String> {
+) -> Result<Applied, Unreplayable> {
     let block = rec
         .blocks
         .iter()
         .find(|b| b.id == block_id)
-        .ok_or_else(|| format!("the record has no block {block_id}"))?;
-    let end = end_rec_ptr(rec);
-    let blcksz = if page.is_empty() {
-        DEFAULT_BLCKSZ
-    } else {
-        page.len()
-    };
-    if let Some(img) = block.image.as_ref().filter(|i| i.apply()) {
-        *page = restore_image(img, bytes, blcksz)?;
-        if !page_is_new(page) {
-            set_page_lsn(page, end);
+        .ok_or_else(|| Unreplayable(format!("the record has no block {block_id}")))?;
+    if block.image.as_ref().is_some_and(|i| i.apply()) {
+        let mut restored = restore_image(rec, bytes, block_id)?;
+        if !page::is_new(&restored) {
+            page::set_lsn(&mut restored, end_lsn(rec));
         }
+        *page = restored;
         return Ok(Applied::Restored);
     }
+    let info = rec.info & 0xF0;
     if rec.rmid == RM_XLOG_ID {
-        return Err(format!(
-            "an XLOG record without an image for block {block_id}"
+        return match info {
+            XLOG_FPI_FOR_HINT => Ok(Applied::Skipped),
+            XLOG_FPI => Err(Unreplayable(
+                "an FPI record without a full-page image".into(),
+            )),
+            _ => Err(Unreplayable("an XLOG record that is not an FPI".into())),
+        };
+    }
+    let mut work = if block.flags & BKPBLOCK_WILL_INIT != 0 {
+        vec![0u8; BLCKSZ]
+    } else if page.len() != BLCKSZ {
+        return Err(Unreplayable(
+            "no earlier version of the page (no full-page image or initialisation before it)"
+                .into(),
         ));
-    }
-    if block.flags & BKPBLOCK_WILL_INIT != 0 {
-        *page = vec![0; blcksz];
-    } else if page.is_empty() {
-        return Err("no earlier image of the page to replay the record on".into());
-    } else if page_lsn(page) >= end {
+    } else if end_lsn(rec) <= page::lsn(page) {
         return Ok(Applied::Skipped);
-    }
+    } else {
+        page.clone()
+    };
     match rec.rmid {
-        RM_BTREE_ID => btree::redo(page, rec, bytes, block_id)?,
-        other => {
-            return Err(format!(
-                "{} records are not replayed here",
-                crate::model::postgres::wal::rmgr_name(other)
-            ))
+        heap::RM_HEAP_ID | heap::RM_HEAP2_ID => {
+            heap::redo(&mut work, rec, bytes, block_id).map_err(Unreplayable)?
+        }
+        RM_BTREE_ID => btree::redo(&mut work, rec, bytes, block_id).map_err(Unreplayable)?,
+        other => return Err(Unreplayable(format!("{} redo not built", rmgr_name(other)))),
+    }
+    // Heap2 VISIBLE: PostgreSQL's redo leaves the heap page's LSN, but the
+    // primary sets it when data checksums or wal_log_hints are on (they
+    // register the heap page for that); the LSN here is the primary's.
+    page::set_lsn(&mut work, end_lsn(rec));
+    *page = work;
+    Ok(Applied::Redone)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::postgres::wal::{BlockImage, BlockRef, RelFileNode, BKPIMAGE_APPLY};
+
+    fn record(
+        rmid: u8,
+        info: u8,
+        blocks: Vec<BlockRef>,
+        main: std::ops::Range<usize>,
+    ) -> WalRecord {
+        WalRecord {
+            lsn: 0x100,
+            end: 0x180,
+            prev: 0,
+            xid: 700,
+            tot_len: 0,
+            info,
+            rmid,
+            crc: 0,
+            origin: None,
+            toplevel_xid: None,
+            blocks,
+            main_data: main,
         }
     }
-    set_page_lsn(page, end);
-    Ok(Applied::Replayed)
+
+    fn block(flags: u8, image: Option<BlockImage>, data: std::ops::Range<usize>) -> BlockRef {
+        BlockRef {
+            id: 0,
+            rel: RelFileNode::default(),
+            fork: 0,
+            blk: 3,
+            flags,
+            image,
+            data,
+        }
+    }
+
+    #[test]
+    fn image_with_a_hole_then_insert_then_skip() {
+        // An image of an empty page: header only, the rest a hole.
+        let mut empty = vec![0u8; BLCKSZ];
+        page::init(&mut empty, 0);
+        let bytes = empty[..24].to_vec();
+        let img = BlockImage {
+            data: 0..24,
+            hole_offset: 24,
+            hole_length: (BLCKSZ - 24) as u16,
+            bimg_info: BKPIMAGE_APPLY,
+        };
+        let rec = record(0, XLOG_FPI, vec![block(0x10, Some(img), 0..0)], 0..0);
+        let mut p = Vec::new();
+        assert_eq!(apply(&mut p, &rec, &bytes, 0), Ok(Applied::Restored));
+        assert_eq!(page::lsn(&p), 0x180);
+        assert_eq!(page::upper(&p), BLCKSZ);
+
+        // An insert at offset 1: main data offnum 1, flags 0; block data
+        // xl_heap_header (infomask2 2, infomask 0x0802, t_hoff 24) + 9 bytes.
+        let mut b = vec![1u8, 0, 0];
+        let data_start = b.len();
+        b.extend_from_slice(&[2, 0, 0x02, 0x08, 24]);
+        b.extend_from_slice(&[0, 1, 2, 3, 4, 5, 6, 7, 8]);
+        let mut ins = record(10, 0x00, vec![block(0x20, None, data_start..b.len())], 0..3);
+        ins.lsn = 0x200;
+        ins.end = 0x240;
+        assert_eq!(apply(&mut p, &ins, &b, 0), Ok(Applied::Redone));
+        assert_eq!(page::max_offset(&p), 1);
+        let t = page::item_range(&p, 1).unwrap();
+        assert_eq!(t.len(), 23 + 9);
+        assert_eq!(page::u32_at(&p, t.start), 700, "xmin is the record's xid");
+        assert_eq!(page::lsn(&p), 0x240);
+        // Replayed again: the page is past it.
+        let before = p.clone();
+        assert_eq!(apply(&mut p, &ins, &b, 0), Ok(Applied::Skipped));
+        assert_eq!(p, before);
+        // Another access method: named, the page unchanged.
+        let mut other = ins.clone();
+        other.end = 0x300;
+        other.rmid = 13;
+        assert!(apply(&mut p, &other, &b, 0).unwrap_err().0.contains("Gin"));
+        assert_eq!(p, before);
+        // No page yet and no image: cannot replay.
+        let mut none = Vec::new();
+        assert!(apply(&mut none, &ins, &b, 0).is_err());
+        assert!(none.is_empty());
+        // A truncated record is an error, not a panic.
+        let mut cut = ins.clone();
+        cut.end = 0x400;
+        cut.blocks[0].data = data_start..data_start + 3;
+        assert!(apply(&mut p, &cut, &b, 0).is_err());
+        assert_eq!(p, before);
+    }
 }
