@@ -1301,6 +1301,9 @@ pub(crate) struct WalArgs {
     /// Output format.
     #[arg(long, short = 'f', value_enum, default_value_t = WalFormatArg::Table, help_heading = OUTPUT)]
     pub format: WalFormatArg,
+
+    #[command(flatten)]
+    pub progress: ProgressArgs,
 }
 
 /// `wal --format`.

@@ -1,6 +1,7 @@
 //! `wal`'s arguments turned into a [`WalConfig`]: LSNs, the relation and
 //! the rmgr names parsed and checked once.
 
+use crate::commands::progress::ProgressMode;
 use crate::commands::wal::{WalConfig, WalFilter, WalFormat};
 use crate::error::Error;
 use crate::model::postgres::wal::{RelFileNode, RMGR_NAMES};
@@ -86,6 +87,7 @@ impl WalConfig {
             seg_size: args.wal_segsize,
             table: args.table.clone().map(|t| (t, args.database.clone())),
             filter,
+            progress: ProgressMode::from_args(&args.progress),
             format: match args.format {
                 WalFormatArg::Table => WalFormat::Table,
                 WalFormatArg::Json => WalFormat::Json,
