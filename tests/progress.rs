@@ -257,3 +257,56 @@ fn show_quiet_drops_the_notes() {
     assert_eq!((quiet.code, &quiet.stdout), (plain.code, &plain.stdout));
     assert_eq!(quiet.stderr, "");
 }
+
+/// `wal` draws the bar over the bytes of its segment files (four of 1 MiB
+/// here, three with one missing), in every format; standard output and the exit status are the same
+/// with it as without, a problem (a missing segment) is still written whole
+/// on standard error, and into a pipe nothing is drawn unless forced.
+#[test]
+fn wal_progress_counts_the_segments_bytes() {
+    let pg_wal = fixture("postgres/wal/datadir/pg_wal");
+    let gap = scratch("walgap");
+    for entry in std::fs::read_dir(&pg_wal).unwrap() {
+        let path = entry.unwrap().path();
+        if !path.ends_with("000000010000000000000009") {
+            std::fs::copy(&path, gap.join(path.file_name().unwrap())).unwrap();
+        }
+    }
+    for (dir, total) in [(&pg_wal, "/4.00 MiB"), (&gap, "/3.00 MiB")] {
+        for format in ["table", "json", "ndjson"] {
+            let args = ["wal", "--format", format, s(dir)];
+            let plain = run(&args);
+            let forced = run(&[&args[..], &["--progress"]].concat());
+            assert_eq!(
+                (forced.code, &forced.stdout),
+                (plain.code, &plain.stdout),
+                "{args:?}"
+            );
+            assert!(
+                forced.stderr.contains(total) && forced.stderr.contains(" left"),
+                "{args:?}: {:?}",
+                forced.stderr
+            );
+            assert!(
+                !plain.stderr.contains(" left"),
+                "{args:?}: {}",
+                plain.stderr
+            );
+            let quiet = run(&[&args[..], &["--quiet"]].concat());
+            assert_eq!(
+                (quiet.code, &quiet.stdout, &quiet.stderr),
+                (plain.code, &plain.stdout, &plain.stderr),
+                "{args:?}"
+            );
+            if dir == &gap && format == "table" {
+                assert_eq!(plain.code, 1);
+                let line = plain.stderr.lines().next().unwrap();
+                assert!(line.contains("000000010000000000000009"), "{line}");
+                assert!(forced.stderr.contains(line), "{:?}", forced.stderr);
+            }
+        }
+    }
+    let both = run(&["wal", "--quiet", "--progress", s(&pg_wal)]);
+    assert_eq!(both.code, 2, "{}", both.stderr);
+    let _ = std::fs::remove_dir_all(&gap);
+}

@@ -1371,6 +1371,8 @@ pub(crate) struct WalArgs {
     /// The fork of --rebuild and --history: main, fsm, vm or init.
     #[arg(long, value_name = "FORK", default_value = "main", help_heading = HISTORY, hide_short_help = true)]
     pub fork: String,
+    #[command(flatten)]
+    pub progress: ProgressArgs,
 }
 
 /// `wal --format`.

@@ -1,8 +1,8 @@
 //! Progress on long runs and the notes on standard error.
 //!
-//! `verify`, `export`, `map`, `diff` and `carve` over inputs of
+//! `verify`, `export`, `map`, `diff`, `carve` and `wal` over inputs of
 //! [`THRESHOLD`] bytes or more — PostgreSQL relation files and data
-//! directories, Oracle datafiles — draw a progress bar on standard error
+//! directories, Oracle datafiles, WAL segments — draw a progress bar on standard error
 //! (bytes done, rate, time left; `verify --deep` counts its second pass over
 //! each file too) when standard error is a terminal; standard input, whose
 //! size is not known, gets a counter of the bytes read and the rate once
@@ -152,6 +152,11 @@ impl Progress {
             bar: Some(bar),
             stdout_terminal: io::stdout().is_terminal(),
         }
+    }
+
+    /// Whether a bar is drawn (or counting, to be drawn).
+    pub(crate) fn drawn(&self) -> bool {
+        self.bar.is_some()
     }
 
     /// `bytes` more are done.

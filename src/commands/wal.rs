@@ -20,6 +20,7 @@ use crate::model::postgres::wal::{RelFileNode, WalProblem, WalRecord};
 use crate::parse::postgres::wal::Item;
 use crate::render::postgres::wal as render;
 
+use super::progress::{self, Progress, ProgressMode};
 use super::Sink;
 
 thread_local! {
@@ -109,6 +110,8 @@ pub(crate) struct WalConfig {
     pub format: WalFormat,
     /// `--rebuild` / `--history`: the block's versions instead of the listing.
     pub rebuild: Option<super::rebuild::RebuildConfig>,
+    /// When to draw the progress bar (`--progress`, `--quiet`).
+    pub progress: ProgressMode,
 }
 
 /// Run `wal`: the records to the sink's output, damage to standard error.
@@ -136,6 +139,11 @@ pub(crate) fn run(config: &WalConfig, sink: &mut Sink) -> Result<ExitCode, Error
     let filter = &config.filter;
     // Segments the LSN range leaves out are not read at all.
     let todo = set.segments(filter.start, filter.end);
+    // The bar counts the bytes of the segment files read, one segment at a
+    // time as its output is written.
+    let file_len = |path: &Path| std::fs::metadata(path).map_or(0, |m| m.len());
+    let total: u64 = todo.iter().map(|s| file_len(&s.path)).sum();
+    let progress = Progress::start(config.progress, total);
 
     let mut out = io::BufWriter::with_capacity(1 << 16, sink.out());
     let w = |e: io::Error| Error::Io {
@@ -196,28 +204,38 @@ pub(crate) fn run(config: &WalConfig, sink: &mut Sink) -> Result<ExitCode, Error
             })
             .collect();
         for (s, o) in chunk.iter().zip(outs) {
-            if let Some(problem) = set.gap(prev_segno, s) {
-                emit_problem(&mut out, format, &problem).map_err(w)?;
-                all_problems.push(problem);
-            }
+            // With the bar off the screen when standard output is its terminal.
+            progress
+                .output(|| -> io::Result<()> {
+                    if let Some(problem) = set.gap(prev_segno, s) {
+                        emit_problem(&mut out, format, &problem)?;
+                        all_problems.push(problem);
+                    }
+                    let mut at = 0;
+                    if format == WalFormat::Json && o.records > 0 && first_record {
+                        // The first record of the document has no comma before it.
+                        at = o.text.find(',').map_or(0, |i| i + 1);
+                        out.write_all(&o.text.as_bytes()[..at - 1])?;
+                    }
+                    if o.records > 0 {
+                        first_record = false;
+                    }
+                    for (cut, p) in o.problems {
+                        let cut = cut.max(at);
+                        out.write_all(&o.text.as_bytes()[at..cut])?;
+                        at = cut;
+                        emit_problem(&mut out, format, &p)?;
+                        all_problems.push(p);
+                    }
+                    out.write_all(&o.text.as_bytes()[at..])?;
+                    if progress.drawn() {
+                        out.flush()?;
+                    }
+                    Ok(())
+                })
+                .map_err(w)?;
             prev_segno = Some(s.segno);
-            let mut at = 0;
-            if format == WalFormat::Json && o.records > 0 && first_record {
-                // The first record of the document has no comma before it.
-                at = o.text.find(',').map_or(0, |i| i + 1);
-                out.write_all(&o.text.as_bytes()[..at - 1]).map_err(w)?;
-            }
-            if o.records > 0 {
-                first_record = false;
-            }
-            for (cut, p) in o.problems {
-                let cut = cut.max(at);
-                out.write_all(&o.text.as_bytes()[at..cut]).map_err(w)?;
-                at = cut;
-                emit_problem(&mut out, format, &p).map_err(w)?;
-                all_problems.push(p);
-            }
-            out.write_all(&o.text.as_bytes()[at..]).map_err(w)?;
+            progress.inc(file_len(&s.path));
             let mut text = o.text;
             text.clear();
             if let Ok(mut p) = pool.lock() {
@@ -250,10 +268,8 @@ fn emit_problem(out: &mut impl Write, format: WalFormat, p: &WalProblem) -> io::
     match format {
         WalFormat::Table => {
             out.flush()?;
-            // A closed or full stderr leaves nowhere to say anything.
-            let _ = io::stderr()
-                .lock()
-                .write_all(render::problem_line(p).as_bytes());
+            // With the bar, if any, off the screen.
+            progress::report(&render::problem_line(p));
         }
         WalFormat::Ndjson => writeln!(out, "{{\"problem\":{}}}", render::json_problem(p))?,
         WalFormat::Json => {}

@@ -2,6 +2,7 @@
 //! the rmgr names parsed and checked once.
 
 use crate::commands::rebuild::RebuildConfig;
+use crate::commands::progress::ProgressMode;
 use crate::commands::wal::{WalConfig, WalFilter, WalFormat};
 use crate::error::Error;
 use crate::model::postgres::wal::{RelFileNode, FORK_NAMES, RMGR_NAMES};
@@ -89,6 +90,7 @@ impl WalConfig {
             seg_size: args.wal_segsize,
             table: args.table.clone().map(|t| (t, args.database.clone())),
             filter,
+            progress: ProgressMode::from_args(&args.progress),
             format: match args.format {
                 WalFormatArg::Table => WalFormat::Table,
                 WalFormatArg::Json => WalFormat::Json,

@@ -240,6 +240,13 @@ fn relpath(r: RelFileNode, fork: u8) -> String {
 
 /// pg_waldump's `timestamptz_to_str`, in UTC: `2026-11-27 07:30:00.123456 UTC`.
 pub(crate) fn timestamptz(dt: i64) -> String {
+    let mut s = String::new();
+    push_timestamptz(&mut s, dt);
+    s
+}
+
+/// [`timestamptz`] onto `out`: every commit record has one.
+fn push_timestamptz(out: &mut String, dt: i64) {
     const USECS: i64 = 1_000_000;
     // 2000-01-01 in Unix seconds.
     let secs = dt.div_euclid(USECS) + 946_684_800;
@@ -247,12 +254,36 @@ pub(crate) fn timestamptz(dt: i64) -> String {
     let days = secs.div_euclid(86_400);
     let rem = secs.rem_euclid(86_400);
     let (year, month, day) = crate::model::time::civil_from_days(days);
-    format!(
+    if (0..=9999).contains(&year) && (0..USECS).contains(&usec) {
+        // The common case by hand: `write!` is slow for millions of them.
+        let digits = |out: &mut String, v: i64, width: u32| {
+            for i in (0..width).rev() {
+                out.push(char::from(b'0' + (v / 10i64.pow(i) % 10) as u8));
+            }
+        };
+        digits(out, year, 4);
+        out.push('-');
+        digits(out, month, 2);
+        out.push('-');
+        digits(out, day, 2);
+        out.push(' ');
+        digits(out, rem / 3600, 2);
+        out.push(':');
+        digits(out, rem / 60 % 60, 2);
+        out.push(':');
+        digits(out, rem % 60, 2);
+        out.push('.');
+        digits(out, usec, 6);
+        out.push_str(" UTC");
+        return;
+    }
+    let _ = write!(
+        out,
         "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02}.{usec:06} UTC",
         rem / 3600,
         rem / 60 % 60,
         rem % 60
-    )
+    );
 }
 
 fn desc(rec: &WalRecord, bytes: &[u8], d: &Data<'_>, out: &mut String) -> Option<()> {
@@ -533,25 +564,47 @@ fn xlog(info: u8, d: &Data<'_>, out: &mut String) -> Option<()> {
     Some(())
 }
 
+/// `v` in decimal (`%u`), without `write!`'s machinery: the records of
+/// every pgbench transaction go through here.
+fn num(out: &mut String, v: impl itoa::Integer) {
+    out.push_str(itoa::Buffer::new().format(v));
+}
+
+/// `v` as `%02X`.
+fn hex2(out: &mut String, v: u8) {
+    const DIGITS: &[u8; 16] = b"0123456789ABCDEF";
+    out.push(char::from(DIGITS[usize::from(v >> 4)]));
+    out.push(char::from(DIGITS[usize::from(v & 0xF)]));
+}
+
 fn heap(info: u8, d: &Data<'_>, out: &mut String) -> Option<()> {
     match info {
         0x00 => {
-            let _ = write!(out, "off {} flags 0x{:02X}", d.u16(0)?, d.u8(2)?);
+            let (off, flags) = (d.u16(0)?, d.u8(2)?);
+            out.push_str("off ");
+            num(out, off);
+            out.push_str(" flags 0x");
+            hex2(out, flags);
         }
         0x10 => {
             let _ = write!(out, "off {} flags 0x{:02X} ", d.u16(4)?, d.u8(7)?);
             infobits(out, d.u8(6)?);
         }
         0x20 | 0x40 => {
-            let _ = write!(
-                out,
-                "off {} xmax {} flags 0x{:02X} ",
-                d.u16(4)?,
-                d.u32(0)?,
-                d.u8(7)?
-            );
-            infobits(out, d.u8(6)?);
-            let _ = write!(out, "; new off {} xmax {}", d.u16(12)?, d.u32(8)?);
+            let (off, xmax, flags, bits) = (d.u16(4)?, d.u32(0)?, d.u8(7)?, d.u8(6)?);
+            let (new_off, new_xmax) = (d.u16(12)?, d.u32(8)?);
+            out.push_str("off ");
+            num(out, off);
+            out.push_str(" xmax ");
+            num(out, xmax);
+            out.push_str(" flags 0x");
+            hex2(out, flags);
+            out.push(' ');
+            infobits(out, bits);
+            out.push_str("; new off ");
+            num(out, new_off);
+            out.push_str(" xmax ");
+            num(out, new_xmax);
         }
         0x30 => {
             let flags = d.u8(8)?;
@@ -638,7 +691,9 @@ fn heap2(info: u8, d: &Data<'_>, out: &mut String) -> Option<()> {
 fn btree(rec: &WalRecord, bytes: &[u8], info: u8, d: &Data<'_>, out: &mut String) -> Option<()> {
     match info {
         0x00 | 0x10 | 0x20 | 0x50 => {
-            let _ = write!(out, "off {}", d.u16(0)?);
+            let off = d.u16(0)?;
+            out.push_str("off ");
+            num(out, off);
         }
         0x30 | 0x40 => {
             let _ = write!(
@@ -858,7 +913,7 @@ fn xact(rec: &WalRecord, d: &Data<'_>, out: &mut String) -> Option<()> {
             if twophase_xid != 0 {
                 let _ = write!(out, "{twophase_xid}: ");
             }
-            out.push_str(&timestamptz(xact_time));
+            push_timestamptz(out, xact_time);
             if !rels.is_empty() {
                 out.push_str("; rels:");
                 for r in &rels {

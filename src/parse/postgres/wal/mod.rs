@@ -203,6 +203,8 @@ struct Decoder<'a, 'p> {
     geo: Geometry,
     pages: &'p dyn Pages,
     buf: Vec<u8>,
+    /// The last record's block list, given back for the next one.
+    blocks: Vec<BlockRef>,
     /// Bytes of WAL after this segment that may still be read (a bound on
     /// any one record's size).
     after: u64,
@@ -384,7 +386,8 @@ impl<'a> Decoder<'a, '_> {
                 next: maxalign(end),
             });
         }
-        let rec = decode_record(bytes, start, end).map_err(|m| Fail::Bad {
+        let blocks = std::mem::take(&mut self.blocks);
+        let rec = decode_record(bytes, start, end, blocks).map_err(|m| Fail::Bad {
             message: format!("record at {}: {m}", lsn(start)),
             at: if end % ps == 0 {
                 end
@@ -463,7 +466,15 @@ fn check_header(bytes: &[u8], start: u64, prev: Option<u64>, tot_len: u32) -> Re
 
 /// `DecodeXLogRecord`: the block headers, origin, top-level xid and main
 /// data of one whole record whose CRC is correct.
-pub(crate) fn decode_record(bytes: &[u8], start: u64, end: u64) -> Result<WalRecord, String> {
+/// `blocks` (emptied here) is the record's block list: a segment's records
+/// reuse one allocation.
+pub(crate) fn decode_record(
+    bytes: &[u8],
+    start: u64,
+    end: u64,
+    mut blocks: Vec<BlockRef>,
+) -> Result<WalRecord, String> {
+    blocks.clear();
     let tot_len = bytes.len();
     let mut rec = WalRecord {
         lsn: start,
@@ -476,7 +487,7 @@ pub(crate) fn decode_record(bytes: &[u8], start: u64, end: u64) -> Result<WalRec
         crc: u32::from_le_bytes(bytes[20..24].try_into().map_err(|_| "short header")?),
         origin: None,
         toplevel_xid: None,
-        blocks: Vec::new(),
+        blocks,
         main_data: 0..0,
     };
     let mut p = SIZE_OF_XLOG_RECORD;
@@ -501,7 +512,6 @@ pub(crate) fn decode_record(bytes: &[u8], start: u64, end: u64) -> Result<WalRec
     let mut datatotal: usize = 0;
     let mut main_len: usize = 0;
     let mut last_rel: Option<RelFileNode> = None;
-    let mut lens: Vec<(usize, usize)> = Vec::new(); // (image len, data len) per block
     let mut max_id: i32 = -1;
     while tot_len - p > datatotal {
         let id = bytes[take(&mut p, 1, "block id")?.start];
@@ -536,7 +546,6 @@ pub(crate) fn decode_record(bytes: &[u8], start: u64, end: u64) -> Result<WalRec
                 }
                 datatotal += data_len;
                 let mut image = None;
-                let mut img_len = 0;
                 if fork_flags & BKPBLOCK_HAS_IMAGE != 0 {
                     let bimg_len = usize::from(u16_of(take(&mut p, 2, "bimg_len")?));
                     let hole_offset = u16_of(take(&mut p, 2, "hole_offset")?);
@@ -574,9 +583,9 @@ pub(crate) fn decode_record(bytes: &[u8], start: u64, end: u64) -> Result<WalRec
                         ));
                     }
                     datatotal += bimg_len;
-                    img_len = bimg_len;
                     image = Some(BlockImage {
-                        data: 0..0,
+                        // The length for now; made the range below.
+                        data: 0..bimg_len,
                         hole_offset,
                         hole_length: if has_hole { hole_length } else { 0 },
                         bimg_info,
@@ -597,7 +606,6 @@ pub(crate) fn decode_record(bytes: &[u8], start: u64, end: u64) -> Result<WalRec
                     })?
                 };
                 let blk = u32_of(take(&mut p, 4, "block number")?);
-                lens.push((img_len, data_len));
                 rec.blocks.push(BlockRef {
                     id,
                     rel,
@@ -605,7 +613,8 @@ pub(crate) fn decode_record(bytes: &[u8], start: u64, end: u64) -> Result<WalRec
                     blk,
                     flags: fork_flags,
                     image,
-                    data: 0..0,
+                    // The length for now; made the range below.
+                    data: 0..data_len,
                 });
             }
             other => return Err(format!("invalid block_id {other}")),
@@ -617,11 +626,13 @@ pub(crate) fn decode_record(bytes: &[u8], start: u64, end: u64) -> Result<WalRec
             tot_len - p
         ));
     }
-    for (b, (img, data)) in rec.blocks.iter_mut().zip(lens) {
+    for b in rec.blocks.iter_mut() {
         if let Some(i) = b.image.as_mut() {
+            let img = i.data.end;
             i.data = p..p + img;
             p += img;
         }
+        let data = b.data.end;
         b.data = p..p + data;
         p += data;
     }
@@ -646,6 +657,7 @@ pub(crate) fn decode_segment(
         geo,
         pages,
         buf: Vec::new(),
+        blocks: Vec::new(),
         after,
     };
     let problem = |at: u64, class: &'static str, message: String| {
@@ -770,7 +782,9 @@ pub(crate) fn decode_segment(
                 sink(Item::Record(&rec, bytes));
                 stop = end;
                 prev = Some(rec.lsn);
-                if rec.rmid == RM_XLOG_ID && rec.info & 0xF0 == XLOG_SWITCH {
+                let switch = rec.rmid == RM_XLOG_ID && rec.info & 0xF0 == XLOG_SWITCH;
+                d.blocks = rec.blocks;
+                if switch {
                     break;
                 }
                 pos = maxalign(end);
