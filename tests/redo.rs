@@ -200,7 +200,7 @@ fn history_lists_versions_writes_them_and_diff_compares_two() {
 }
 
 #[test]
-fn an_index_block_stops_at_the_last_good_version_and_says_why() {
+fn an_index_block_is_replayed_by_btree_redo() {
     let dir = dir();
     let rel = text(&dir, "relation.txt");
     // The primary key's file follows the table's, its TOAST table's and
@@ -210,10 +210,37 @@ fn an_index_block_stops_at_the_last_good_version_and_says_why() {
     let out = temp("index");
     let page = out.join("p");
     let r = rebuild(&dir, &index, 1, None, &page);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let p = fs::read(&page).unwrap();
+    assert_eq!(p.len(), BLCKSZ);
+    assert_ne!(page_lsn(&p), 0);
+    let _ = fs::remove_dir_all(&out);
+}
+
+#[test]
+fn a_visibility_map_block_stops_at_the_last_good_version_and_says_why() {
+    let dir = dir();
+    let rel = text(&dir, "relation.txt");
+    let out = temp("vm");
+    let page = out.join("p");
+    let datadir = dir.join("datadir");
+    let r = run(&[
+        "wal",
+        datadir.to_str().unwrap(),
+        "--relation",
+        &rel,
+        "--fork",
+        "vm",
+        "--block",
+        "0",
+        "--rebuild",
+        "--output",
+        page.to_str().unwrap(),
+    ]);
     assert_eq!(r.code, 1, "{}", r.stderr);
     r.assert_stderr_has(&[
-        "Btree/",
-        "cannot replay: btree redo not built",
+        "(vm fork)",
+        "Heap2/VISIBLE: cannot replay",
         "stopped at the version of",
     ]);
     // The last good version (a full-page image) is written.

@@ -1,8 +1,8 @@
 //! `wal`'s arguments turned into a [`WalConfig`]: LSNs, the relation and
 //! the rmgr names parsed and checked once.
 
-use crate::commands::rebuild::RebuildConfig;
 use crate::commands::progress::ProgressMode;
+use crate::commands::rebuild::RebuildConfig;
 use crate::commands::wal::{WalConfig, WalFilter, WalFormat};
 use crate::error::Error;
 use crate::model::postgres::wal::{RelFileNode, FORK_NAMES, RMGR_NAMES};
