@@ -29,6 +29,13 @@
 //! it exactly as it does a page's tuples; the TOAST chunk tuples found are
 //! handed back packed into pages for the TOAST store.
 
+use crate::model::postgres::wal::{
+    RM_HEAP2_ID, RM_HEAP_ID, XLHL_KEYS_UPDATED, XLHL_XMAX_EXCL_LOCK, XLHL_XMAX_IS_MULTI,
+    XLHL_XMAX_KEYSHR_LOCK, XLHL_XMAX_LOCK_ONLY, XLH_DELETE_IS_PARTITION_MOVE,
+    XLH_UPDATE_PREFIX_FROM_OLD, XLH_UPDATE_SUFFIX_FROM_OLD, XLOG_HEAP2_MULTI_INSERT,
+    XLOG_HEAP_DELETE, XLOG_HEAP_HOT_UPDATE, XLOG_HEAP_INIT_PAGE, XLOG_HEAP_INSERT,
+    XLOG_HEAP_OPMASK, XLOG_HEAP_UPDATE,
+};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -43,28 +50,6 @@ use crate::parse::postgres::pglz;
 use crate::parse::postgres::wal::Item;
 use crate::source::{RelationFileName, DEFAULT_SEGMENT_BYTES};
 
-/// `RM_HEAP2_ID`, `RM_HEAP_ID`.
-const RM_HEAP2_ID: u8 = 9;
-const RM_HEAP_ID: u8 = 10;
-/// `XLOG_HEAP_OPMASK` and the heap ops (heapam_xlog.h).
-const XLOG_HEAP_OPMASK: u8 = 0x70;
-const XLOG_HEAP_INSERT: u8 = 0x00;
-const XLOG_HEAP_DELETE: u8 = 0x10;
-const XLOG_HEAP_UPDATE: u8 = 0x20;
-const XLOG_HEAP_HOT_UPDATE: u8 = 0x40;
-const XLOG_HEAP_INIT_PAGE: u8 = 0x80;
-const XLOG_HEAP2_MULTI_INSERT: u8 = 0x50;
-/// `xl_heap_update.flags`.
-const XLH_UPDATE_PREFIX_FROM_OLD: u8 = 0x20;
-const XLH_UPDATE_SUFFIX_FROM_OLD: u8 = 0x40;
-/// `xl_heap_delete.flags`.
-const XLH_DELETE_IS_PARTITION_MOVE: u8 = 0x10;
-/// `infobits_set` (`XLHL_*`).
-const XLHL_XMAX_IS_MULTI: u8 = 0x01;
-const XLHL_XMAX_LOCK_ONLY: u8 = 0x02;
-const XLHL_XMAX_EXCL_LOCK: u8 = 0x04;
-const XLHL_XMAX_KEYSHR_LOCK: u8 = 0x08;
-const XLHL_KEYS_UPDATED: u8 = 0x10;
 /// `SizeofHeapTupleHeader`, `SizeOfHeapHeader`, `SizeOfMultiInsertTuple`.
 const SIZEOF_HEAP_TUPLE_HEADER: usize = 23;
 const SIZE_OF_HEAP_HEADER: usize = 5;

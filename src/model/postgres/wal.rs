@@ -226,6 +226,170 @@ impl WalRecord {
     }
 }
 
+// Resource manager ids (rmgrlist.h) and the record types and flags of
+// `xl_info` and of the records' main data that more than one room reads
+// (xlog_internal.h / pg_control.h, heapam_xlog.h, nbtxlog.h): defined once
+// here, named as PostgreSQL names them.
+
+/// `RM_XLOG_ID`.
+pub const RM_XLOG_ID: u8 = 0;
+/// `RM_XACT_ID`.
+pub const RM_XACT_ID: u8 = 1;
+/// `RM_SMGR_ID`.
+pub const RM_SMGR_ID: u8 = 2;
+/// `RM_CLOG_ID`.
+pub const RM_CLOG_ID: u8 = 3;
+/// `RM_DBASE_ID`.
+pub const RM_DBASE_ID: u8 = 4;
+/// `RM_TBLSPC_ID`.
+pub const RM_TBLSPC_ID: u8 = 5;
+/// `RM_MULTIXACT_ID`.
+pub const RM_MULTIXACT_ID: u8 = 6;
+/// `RM_RELMAP_ID`.
+pub const RM_RELMAP_ID: u8 = 7;
+/// `RM_STANDBY_ID`.
+pub const RM_STANDBY_ID: u8 = 8;
+/// `RM_HEAP2_ID`.
+pub const RM_HEAP2_ID: u8 = 9;
+/// `RM_HEAP_ID`.
+pub const RM_HEAP_ID: u8 = 10;
+/// `RM_BTREE_ID`.
+pub const RM_BTREE_ID: u8 = 11;
+/// `RM_HASH_ID`.
+pub const RM_HASH_ID: u8 = 12;
+/// `RM_GIN_ID`.
+pub const RM_GIN_ID: u8 = 13;
+/// `RM_GIST_ID`.
+pub const RM_GIST_ID: u8 = 14;
+/// `RM_SEQ_ID`.
+pub const RM_SEQ_ID: u8 = 15;
+/// `RM_SPGIST_ID`.
+pub const RM_SPGIST_ID: u8 = 16;
+/// `RM_BRIN_ID`.
+pub const RM_BRIN_ID: u8 = 17;
+/// `RM_COMMIT_TS_ID`.
+pub const RM_COMMIT_TS_ID: u8 = 18;
+/// `RM_REPLORIGIN_ID`.
+pub const RM_REPLORIGIN_ID: u8 = 19;
+/// `RM_GENERIC_ID`.
+pub const RM_GENERIC_ID: u8 = 20;
+/// `RM_LOGICALMSG_ID`.
+pub const RM_LOGICALMSG_ID: u8 = 21;
+
+// XLOG (pg_control.h).
+/// `XLOG_SWITCH`.
+pub const XLOG_SWITCH: u8 = 0x40;
+/// `XLOG_FPI_FOR_HINT`.
+pub const XLOG_FPI_FOR_HINT: u8 = 0xA0;
+/// `XLOG_FPI`.
+pub const XLOG_FPI: u8 = 0xB0;
+
+// Heap (heapam_xlog.h).
+/// `XLOG_HEAP_INSERT`.
+pub const XLOG_HEAP_INSERT: u8 = 0x00;
+/// `XLOG_HEAP_DELETE`.
+pub const XLOG_HEAP_DELETE: u8 = 0x10;
+/// `XLOG_HEAP_UPDATE`.
+pub const XLOG_HEAP_UPDATE: u8 = 0x20;
+/// `XLOG_HEAP_TRUNCATE`.
+pub const XLOG_HEAP_TRUNCATE: u8 = 0x30;
+/// `XLOG_HEAP_HOT_UPDATE`.
+pub const XLOG_HEAP_HOT_UPDATE: u8 = 0x40;
+/// `XLOG_HEAP_CONFIRM`.
+pub const XLOG_HEAP_CONFIRM: u8 = 0x50;
+/// `XLOG_HEAP_LOCK`.
+pub const XLOG_HEAP_LOCK: u8 = 0x60;
+/// `XLOG_HEAP_INPLACE`.
+pub const XLOG_HEAP_INPLACE: u8 = 0x70;
+/// `XLOG_HEAP_OPMASK`.
+pub const XLOG_HEAP_OPMASK: u8 = 0x70;
+/// `XLOG_HEAP_INIT_PAGE`.
+pub const XLOG_HEAP_INIT_PAGE: u8 = 0x80;
+
+// Heap2 (heapam_xlog.h).
+/// `XLOG_HEAP2_REWRITE`.
+pub const XLOG_HEAP2_REWRITE: u8 = 0x00;
+/// `XLOG_HEAP2_PRUNE`.
+pub const XLOG_HEAP2_PRUNE: u8 = 0x10;
+/// `XLOG_HEAP2_VACUUM`.
+pub const XLOG_HEAP2_VACUUM: u8 = 0x20;
+/// `XLOG_HEAP2_FREEZE_PAGE`.
+pub const XLOG_HEAP2_FREEZE_PAGE: u8 = 0x30;
+/// `XLOG_HEAP2_VISIBLE`.
+pub const XLOG_HEAP2_VISIBLE: u8 = 0x40;
+/// `XLOG_HEAP2_MULTI_INSERT`.
+pub const XLOG_HEAP2_MULTI_INSERT: u8 = 0x50;
+/// `XLOG_HEAP2_LOCK_UPDATED`.
+pub const XLOG_HEAP2_LOCK_UPDATED: u8 = 0x60;
+/// `XLOG_HEAP2_NEW_CID`.
+pub const XLOG_HEAP2_NEW_CID: u8 = 0x70;
+
+// heap records' flags (heapam_xlog.h).
+/// `XLH_INSERT_ALL_VISIBLE_CLEARED`.
+pub const XLH_INSERT_ALL_VISIBLE_CLEARED: u8 = 0x01;
+/// `XLH_INSERT_ALL_FROZEN_SET`.
+pub const XLH_INSERT_ALL_FROZEN_SET: u8 = 0x20;
+/// `XLH_UPDATE_OLD_ALL_VISIBLE_CLEARED`.
+pub const XLH_UPDATE_OLD_ALL_VISIBLE_CLEARED: u8 = 0x01;
+/// `XLH_UPDATE_NEW_ALL_VISIBLE_CLEARED`.
+pub const XLH_UPDATE_NEW_ALL_VISIBLE_CLEARED: u8 = 0x02;
+/// `XLH_UPDATE_PREFIX_FROM_OLD`.
+pub const XLH_UPDATE_PREFIX_FROM_OLD: u8 = 0x20;
+/// `XLH_UPDATE_SUFFIX_FROM_OLD`.
+pub const XLH_UPDATE_SUFFIX_FROM_OLD: u8 = 0x40;
+/// `XLH_DELETE_ALL_VISIBLE_CLEARED`.
+pub const XLH_DELETE_ALL_VISIBLE_CLEARED: u8 = 0x01;
+/// `XLH_DELETE_IS_SUPER`.
+pub const XLH_DELETE_IS_SUPER: u8 = 0x08;
+/// `XLH_DELETE_IS_PARTITION_MOVE`.
+pub const XLH_DELETE_IS_PARTITION_MOVE: u8 = 0x10;
+/// `XLH_FREEZE_XVAC`.
+pub const XLH_FREEZE_XVAC: u8 = 0x02;
+/// `XLH_INVALID_XVAC`.
+pub const XLH_INVALID_XVAC: u8 = 0x04;
+/// `XLHL_XMAX_IS_MULTI`.
+pub const XLHL_XMAX_IS_MULTI: u8 = 0x01;
+/// `XLHL_XMAX_LOCK_ONLY`.
+pub const XLHL_XMAX_LOCK_ONLY: u8 = 0x02;
+/// `XLHL_XMAX_EXCL_LOCK`.
+pub const XLHL_XMAX_EXCL_LOCK: u8 = 0x04;
+/// `XLHL_XMAX_KEYSHR_LOCK`.
+pub const XLHL_XMAX_KEYSHR_LOCK: u8 = 0x08;
+/// `XLHL_KEYS_UPDATED`.
+pub const XLHL_KEYS_UPDATED: u8 = 0x10;
+
+// Btree (nbtxlog.h).
+/// `XLOG_BTREE_INSERT_LEAF`.
+pub const XLOG_BTREE_INSERT_LEAF: u8 = 0x00;
+/// `XLOG_BTREE_INSERT_UPPER`.
+pub const XLOG_BTREE_INSERT_UPPER: u8 = 0x10;
+/// `XLOG_BTREE_INSERT_META`.
+pub const XLOG_BTREE_INSERT_META: u8 = 0x20;
+/// `XLOG_BTREE_SPLIT_L`.
+pub const XLOG_BTREE_SPLIT_L: u8 = 0x30;
+/// `XLOG_BTREE_SPLIT_R`.
+pub const XLOG_BTREE_SPLIT_R: u8 = 0x40;
+/// `XLOG_BTREE_INSERT_POST`.
+pub const XLOG_BTREE_INSERT_POST: u8 = 0x50;
+/// `XLOG_BTREE_DEDUP`.
+pub const XLOG_BTREE_DEDUP: u8 = 0x60;
+/// `XLOG_BTREE_DELETE`.
+pub const XLOG_BTREE_DELETE: u8 = 0x70;
+/// `XLOG_BTREE_UNLINK_PAGE`.
+pub const XLOG_BTREE_UNLINK_PAGE: u8 = 0x80;
+/// `XLOG_BTREE_UNLINK_PAGE_META`.
+pub const XLOG_BTREE_UNLINK_PAGE_META: u8 = 0x90;
+/// `XLOG_BTREE_NEWROOT`.
+pub const XLOG_BTREE_NEWROOT: u8 = 0xA0;
+/// `XLOG_BTREE_MARK_PAGE_HALFDEAD`.
+pub const XLOG_BTREE_MARK_PAGE_HALFDEAD: u8 = 0xB0;
+/// `XLOG_BTREE_VACUUM`.
+pub const XLOG_BTREE_VACUUM: u8 = 0xC0;
+/// `XLOG_BTREE_REUSE_PAGE`.
+pub const XLOG_BTREE_REUSE_PAGE: u8 = 0xD0;
+/// `XLOG_BTREE_META_CLEANUP`.
+pub const XLOG_BTREE_META_CLEANUP: u8 = 0xE0;
+
 /// `RmgrNames` of PostgreSQL 15 (rmgrlist.h), by `xl_rmid`.
 pub const RMGR_NAMES: [&str; 22] = [
     "XLOG",

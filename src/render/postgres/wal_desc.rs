@@ -3,29 +3,17 @@
 //! pure text formatting of a decoded record. The index access methods
 //! other than B-tree, and generic WAL, are in `wal_desc_index.rs`.
 
+use crate::model::postgres::wal::{
+    RM_BTREE_ID, RM_CLOG_ID, RM_COMMIT_TS_ID, RM_DBASE_ID, RM_HEAP2_ID, RM_HEAP_ID,
+    RM_LOGICALMSG_ID, RM_MULTIXACT_ID, RM_RELMAP_ID, RM_REPLORIGIN_ID, RM_SEQ_ID, RM_SMGR_ID,
+    RM_STANDBY_ID, RM_TBLSPC_ID, RM_XACT_ID, RM_XLOG_ID,
+};
 use std::fmt::Write;
 
 use crate::model::postgres::wal::{fork_name, lsn, RelFileNode, WalRecord};
 
 use super::wal_data::Data;
 use super::wal_desc_index as index;
-
-const RM_XLOG: u8 = 0;
-const RM_XACT: u8 = 1;
-const RM_SMGR: u8 = 2;
-const RM_CLOG: u8 = 3;
-const RM_DBASE: u8 = 4;
-const RM_TBLSPC: u8 = 5;
-const RM_MULTIXACT: u8 = 6;
-const RM_RELMAP: u8 = 7;
-const RM_STANDBY: u8 = 8;
-const RM_HEAP2: u8 = 9;
-const RM_HEAP: u8 = 10;
-const RM_BTREE: u8 = 11;
-const RM_SEQ: u8 = 15;
-const RM_COMMIT_TS: u8 = 18;
-const RM_REPLORIGIN: u8 = 19;
-const RM_LOGICALMSG: u8 = 21;
 
 /// `rm_identify(info)`: the record type's name, `None` when unknown.
 pub(crate) fn identify(rmid: u8, info: u8) -> Option<&'static str> {
@@ -34,7 +22,7 @@ pub(crate) fn identify(rmid: u8, info: u8) -> Option<&'static str> {
     }
     let i = info & 0xF0;
     Some(match rmid {
-        RM_XLOG => match i {
+        RM_XLOG_ID => match i {
             0x00 => "CHECKPOINT_SHUTDOWN",
             0x10 => "CHECKPOINT_ONLINE",
             0x20 => "NOOP",
@@ -50,7 +38,7 @@ pub(crate) fn identify(rmid: u8, info: u8) -> Option<&'static str> {
             0xD0 => "OVERWRITE_CONTRECORD",
             _ => return None,
         },
-        RM_XACT => match info & 0x70 {
+        RM_XACT_ID => match info & 0x70 {
             0x00 => "COMMIT",
             0x10 => "PREPARE",
             0x20 => "ABORT",
@@ -60,45 +48,45 @@ pub(crate) fn identify(rmid: u8, info: u8) -> Option<&'static str> {
             0x60 => "INVALIDATION",
             _ => return None,
         },
-        RM_SMGR => match i {
+        RM_SMGR_ID => match i {
             0x10 => "CREATE",
             0x20 => "TRUNCATE",
             _ => return None,
         },
-        RM_CLOG => match i {
+        RM_CLOG_ID => match i {
             0x00 => "ZEROPAGE",
             0x10 => "TRUNCATE",
             _ => return None,
         },
-        RM_DBASE => match i {
+        RM_DBASE_ID => match i {
             0x00 => "CREATE_FILE_COPY",
             0x10 => "CREATE_WAL_LOG",
             0x20 => "DROP",
             _ => return None,
         },
-        RM_TBLSPC => match i {
+        RM_TBLSPC_ID => match i {
             0x00 => "CREATE",
             0x10 => "DROP",
             _ => return None,
         },
-        RM_MULTIXACT => match i {
+        RM_MULTIXACT_ID => match i {
             0x00 => "ZERO_OFF_PAGE",
             0x10 => "ZERO_MEM_PAGE",
             0x20 => "CREATE_ID",
             0x30 => "TRUNCATE_ID",
             _ => return None,
         },
-        RM_RELMAP => match i {
+        RM_RELMAP_ID => match i {
             0x00 => "UPDATE",
             _ => return None,
         },
-        RM_STANDBY => match i {
+        RM_STANDBY_ID => match i {
             0x00 => "LOCK",
             0x10 => "RUNNING_XACTS",
             0x20 => "INVALIDATIONS",
             _ => return None,
         },
-        RM_HEAP2 => match i {
+        RM_HEAP2_ID => match i {
             0x00 => "REWRITE",
             0x10 => "PRUNE",
             0x20 => "VACUUM",
@@ -110,7 +98,7 @@ pub(crate) fn identify(rmid: u8, info: u8) -> Option<&'static str> {
             0x70 => "NEW_CID",
             _ => return None,
         },
-        RM_HEAP => match i {
+        RM_HEAP_ID => match i {
             0x00 => "INSERT",
             0x80 => "INSERT+INIT",
             0x10 => "DELETE",
@@ -124,7 +112,7 @@ pub(crate) fn identify(rmid: u8, info: u8) -> Option<&'static str> {
             0x70 => "INPLACE",
             _ => return None,
         },
-        RM_BTREE => match i {
+        RM_BTREE_ID => match i {
             0x00 => "INSERT_LEAF",
             0x10 => "INSERT_UPPER",
             0x20 => "INSERT_META",
@@ -142,21 +130,21 @@ pub(crate) fn identify(rmid: u8, info: u8) -> Option<&'static str> {
             0xE0 => "META_CLEANUP",
             _ => return None,
         },
-        RM_SEQ => match i {
+        RM_SEQ_ID => match i {
             0x00 => "LOG",
             _ => return None,
         },
-        RM_COMMIT_TS => match i {
+        RM_COMMIT_TS_ID => match i {
             0x00 => "ZEROPAGE",
             0x10 => "TRUNCATE",
             _ => return None,
         },
-        RM_REPLORIGIN => match i {
+        RM_REPLORIGIN_ID => match i {
             0x00 => "SET",
             0x10 => "DROP",
             _ => return None,
         },
-        RM_LOGICALMSG => match i {
+        RM_LOGICALMSG_ID => match i {
             0x00 => "MESSAGE",
             _ => return None,
         },
@@ -289,9 +277,9 @@ fn push_timestamptz(out: &mut String, dt: i64) {
 fn desc(rec: &WalRecord, bytes: &[u8], d: &Data<'_>, out: &mut String) -> Option<()> {
     let info = rec.info & 0xF0;
     match rec.rmid {
-        RM_XLOG => xlog(info, d, out),
-        RM_XACT => xact(rec, d, out),
-        RM_SMGR => match info {
+        RM_XLOG_ID => xlog(info, d, out),
+        RM_XACT_ID => xact(rec, d, out),
+        RM_SMGR_ID => match info {
             0x10 => {
                 out.push_str(&relpath(d.rel(0)?, d.u32(12)? as u8));
                 Some(())
@@ -308,7 +296,7 @@ fn desc(rec: &WalRecord, bytes: &[u8], d: &Data<'_>, out: &mut String) -> Option
             }
             _ => Some(()),
         },
-        RM_CLOG => match info {
+        RM_CLOG_ID => match info {
             0x00 => {
                 let _ = write!(out, "page {}", d.i32(0)?);
                 Some(())
@@ -319,7 +307,7 @@ fn desc(rec: &WalRecord, bytes: &[u8], d: &Data<'_>, out: &mut String) -> Option
             }
             _ => Some(()),
         },
-        RM_DBASE => match info {
+        RM_DBASE_ID => match info {
             0x00 => {
                 let _ = write!(
                     out,
@@ -345,7 +333,7 @@ fn desc(rec: &WalRecord, bytes: &[u8], d: &Data<'_>, out: &mut String) -> Option
             }
             _ => Some(()),
         },
-        RM_MULTIXACT => match info {
+        RM_MULTIXACT_ID => match info {
             0x00 | 0x10 => {
                 let _ = write!(out, "{}", d.i32(0)?);
                 Some(())
@@ -381,7 +369,7 @@ fn desc(rec: &WalRecord, bytes: &[u8], d: &Data<'_>, out: &mut String) -> Option
             }
             _ => Some(()),
         },
-        RM_TBLSPC => {
+        RM_TBLSPC_ID => {
             match info {
                 // xl_tblspc_create_rec: ts_id, ts_path (NUL-terminated).
                 0x00 => {
@@ -396,7 +384,7 @@ fn desc(rec: &WalRecord, bytes: &[u8], d: &Data<'_>, out: &mut String) -> Option
             }
             Some(())
         }
-        RM_COMMIT_TS => {
+        RM_COMMIT_TS_ID => {
             match info {
                 0x00 => {
                     let _ = write!(out, "{}", d.i32(0)?);
@@ -408,7 +396,7 @@ fn desc(rec: &WalRecord, bytes: &[u8], d: &Data<'_>, out: &mut String) -> Option
             }
             Some(())
         }
-        RM_REPLORIGIN => {
+        RM_REPLORIGIN_ID => {
             match info {
                 // xl_replorigin_set: remote_lsn, node_id, force.
                 0x00 => {
@@ -427,7 +415,7 @@ fn desc(rec: &WalRecord, bytes: &[u8], d: &Data<'_>, out: &mut String) -> Option
             }
             Some(())
         }
-        RM_RELMAP => {
+        RM_RELMAP_ID => {
             if info == 0 {
                 let _ = write!(
                     out,
@@ -439,18 +427,18 @@ fn desc(rec: &WalRecord, bytes: &[u8], d: &Data<'_>, out: &mut String) -> Option
             }
             Some(())
         }
-        RM_STANDBY => standby(info, d, out),
-        RM_HEAP2 => heap2(info & 0x70, d, out),
-        RM_HEAP => heap(info & 0x70, d, out),
-        RM_BTREE => btree(rec, bytes, info, d, out),
-        RM_SEQ => {
+        RM_STANDBY_ID => standby(info, d, out),
+        RM_HEAP2_ID => heap2(info & 0x70, d, out),
+        RM_HEAP_ID => heap(info & 0x70, d, out),
+        RM_BTREE_ID => btree(rec, bytes, info, d, out),
+        RM_SEQ_ID => {
             if info == 0 {
                 let r = d.rel(0)?;
                 let _ = write!(out, "rel {r}");
             }
             Some(())
         }
-        RM_LOGICALMSG => {
+        RM_LOGICALMSG_ID => {
             if info == 0 {
                 // xl_logical_message: dbId, transactional, prefix_size, message_size, message
                 let transactional = d.u8(4)? != 0;

@@ -4,6 +4,9 @@
 //! and genericdesc.c. Offsets are those of the `xl_*` structs in
 //! hash_xlog.h, ginxlog.h, gistxlog.h, spgxlog.h and brin_xlog.h.
 
+use crate::model::postgres::wal::{
+    RM_BRIN_ID, RM_GENERIC_ID, RM_GIN_ID, RM_GIST_ID, RM_HASH_ID, RM_SPGIST_ID,
+};
 use std::fmt::Write;
 
 use crate::model::postgres::block_id as block_id_of;
@@ -11,25 +14,12 @@ use crate::model::postgres::wal::WalRecord;
 
 use super::wal_data::Data;
 
-/// `RM_HASH_ID`.
-pub(super) const RM_HASH: u8 = 12;
-/// `RM_GIN_ID`.
-pub(super) const RM_GIN: u8 = 13;
-/// `RM_GIST_ID`.
-pub(super) const RM_GIST: u8 = 14;
-/// `RM_SPGIST_ID`.
-pub(super) const RM_SPGIST: u8 = 16;
-/// `RM_BRIN_ID`.
-pub(super) const RM_BRIN: u8 = 17;
-/// `RM_GENERIC_ID`.
-pub(super) const RM_GENERIC: u8 = 20;
-
 /// `rm_identify` of these resource managers: `None` when `rmid` is not one
 /// of them, `Some(None)` when the record type is unknown.
 pub(super) fn identify(rmid: u8, info: u8) -> Option<Option<&'static str>> {
     let i = info & 0xF0;
     Some(match rmid {
-        RM_HASH => match i {
+        RM_HASH_ID => match i {
             0x00 => Some("INIT_META_PAGE"),
             0x10 => Some("INIT_BITMAP_PAGE"),
             0x20 => Some("INSERT"),
@@ -45,7 +35,7 @@ pub(super) fn identify(rmid: u8, info: u8) -> Option<Option<&'static str>> {
             0xC0 => Some("VACUUM_ONE_PAGE"),
             _ => None,
         },
-        RM_GIN => match i {
+        RM_GIN_ID => match i {
             0x10 => Some("CREATE_PTREE"),
             0x20 => Some("INSERT"),
             0x30 => Some("SPLIT"),
@@ -57,7 +47,7 @@ pub(super) fn identify(rmid: u8, info: u8) -> Option<Option<&'static str>> {
             0x90 => Some("VACUUM_DATA_LEAF_PAGE"),
             _ => None,
         },
-        RM_GIST => match i {
+        RM_GIST_ID => match i {
             0x00 => Some("PAGE_UPDATE"),
             0x10 => Some("DELETE"),
             0x20 => Some("PAGE_REUSE"),
@@ -66,7 +56,7 @@ pub(super) fn identify(rmid: u8, info: u8) -> Option<Option<&'static str>> {
             0x70 => Some("ASSIGN_LSN"),
             _ => None,
         },
-        RM_SPGIST => match i {
+        RM_SPGIST_ID => match i {
             0x10 => Some("ADD_LEAF"),
             0x20 => Some("MOVE_LEAFS"),
             0x30 => Some("ADD_NODE"),
@@ -77,7 +67,7 @@ pub(super) fn identify(rmid: u8, info: u8) -> Option<Option<&'static str>> {
             0x80 => Some("VACUUM_REDIRECT"),
             _ => None,
         },
-        RM_BRIN => match i {
+        RM_BRIN_ID => match i {
             0x00 => Some("CREATE_INDEX"),
             0x10 => Some("INSERT"),
             0x90 => Some("INSERT+INIT"),
@@ -89,7 +79,7 @@ pub(super) fn identify(rmid: u8, info: u8) -> Option<Option<&'static str>> {
             _ => None,
         },
         // generic_identify names every record "Generic".
-        RM_GENERIC => Some("Generic"),
+        RM_GENERIC_ID => Some("Generic"),
         _ => return None,
     })
 }
@@ -98,12 +88,12 @@ pub(super) fn identify(rmid: u8, info: u8) -> Option<Option<&'static str>> {
 pub(super) fn desc(rec: &WalRecord, bytes: &[u8], d: &Data<'_>, out: &mut String) -> Option<()> {
     let info = rec.info & 0xF0;
     match rec.rmid {
-        RM_HASH => hash(info, d, out),
-        RM_GIN => gin(rec, bytes, info, d, out),
-        RM_GIST => gist(info, d, out),
-        RM_SPGIST => spgist(info, d, out),
-        RM_BRIN => brin(info & 0x70, d, out),
-        RM_GENERIC => generic(d, out),
+        RM_HASH_ID => hash(info, d, out),
+        RM_GIN_ID => gin(rec, bytes, info, d, out),
+        RM_GIST_ID => gist(info, d, out),
+        RM_SPGIST_ID => spgist(info, d, out),
+        RM_BRIN_ID => brin(info & 0x70, d, out),
+        RM_GENERIC_ID => generic(d, out),
         _ => Some(()),
     }
 }

@@ -11,15 +11,10 @@
 //! Reads of the main data stop at its end (`None`): nothing here panics.
 
 use crate::model::postgres::wal::{BlockImage, BlockRef, RelFileNode, WalRecord};
-
-const RM_XACT: u8 = 1;
-const RM_SMGR: u8 = 2;
-const RM_DBASE: u8 = 4;
-const RM_HEAP2: u8 = 9;
-const RM_HEAP: u8 = 10;
-const RM_BTREE: u8 = 11;
-const RM_SEQ: u8 = 15;
-const RM_GENERIC: u8 = 20;
+use crate::model::postgres::wal::{
+    RM_BTREE_ID, RM_DBASE_ID, RM_GENERIC_ID, RM_HEAP2_ID, RM_HEAP_ID, RM_SEQ_ID, RM_SMGR_ID,
+    RM_XACT_ID,
+};
 
 /// `MAIN_FORKNUM`, `VISIBILITYMAP_FORKNUM`.
 const MAIN_FORK: u8 = 0;
@@ -94,15 +89,15 @@ pub(crate) fn sets_page_lsn(
 ) -> bool {
     let info = rec.info & 0xF0;
     let known = match rec.rmid {
-        RM_HEAP => true,
-        RM_HEAP2 => match info & 0x70 {
+        RM_HEAP_ID => true,
+        RM_HEAP2_ID => match info & 0x70 {
             // PRUNE, VACUUM, FREEZE_PAGE, MULTI_INSERT(+INIT), LOCK_UPDATED
             0x10 | 0x20 | 0x30 | 0x50 | 0x60 => true,
             // VISIBLE: block 0 is the visibility map page, 1 the heap page.
             0x40 => b.id == 0 || hints_logged,
             _ => false,
         },
-        RM_BTREE | RM_SEQ | RM_GENERIC => true,
+        RM_BTREE_ID | RM_SEQ_ID | RM_GENERIC_ID => true,
         _ => false,
     };
     match b.image.as_ref().filter(|i| i.apply()) {
@@ -140,7 +135,7 @@ pub(crate) fn removals(rec: &WalRecord, bytes: &[u8], block_size: usize) -> Vec<
     let mut out = Vec::new();
     match rec.rmid {
         // xl_smgr_create { RelFileNode rnode; ForkNumber forkNum; }
-        RM_SMGR if info == 0x10 => {
+        RM_SMGR_ID if info == 0x10 => {
             if let (Some(rel), Some(fork)) = (rel_at(d, 0), u32_at(d, 12)) {
                 if let Ok(fork) = u8::try_from(fork) {
                     out.push(Removal::Fork { rel, fork, from: 0 });
@@ -148,7 +143,7 @@ pub(crate) fn removals(rec: &WalRecord, bytes: &[u8], block_size: usize) -> Vec<
             }
         }
         // xl_smgr_truncate { BlockNumber blkno; RelFileNode rnode; int flags; }
-        RM_SMGR if info == 0x20 => {
+        RM_SMGR_ID if info == 0x20 => {
             if let (Some(blkno), Some(rel), Some(flags)) =
                 (u32_at(d, 0), rel_at(d, 4), u32_at(d, 16))
             {
@@ -171,7 +166,7 @@ pub(crate) fn removals(rec: &WalRecord, bytes: &[u8], block_size: usize) -> Vec<
                 }
             }
         }
-        RM_XACT => {
+        RM_XACT_ID => {
             // COMMIT, ABORT, COMMIT_PREPARED, ABORT_PREPARED: the relations
             // dropped (xl_xact_relfilenodes).
             if matches!(rec.info & 0x70, 0x00 | 0x20 | 0x30 | 0x40) {
@@ -185,7 +180,7 @@ pub(crate) fn removals(rec: &WalRecord, bytes: &[u8], block_size: usize) -> Vec<
         }
         // xl_dbase_create_file_copy_rec, xl_dbase_create_wal_log_rec and
         // xl_dbase_drop_rec all start with db_id.
-        RM_DBASE if matches!(info, 0x00 | 0x10 | 0x20) => {
+        RM_DBASE_ID if matches!(info, 0x00 | 0x10 | 0x20) => {
             if let Some(db) = u32_at(d, 0) {
                 out.push(Removal::Database(db));
             }
@@ -277,7 +272,7 @@ mod tests {
         let mut main = 40_000u32.to_le_bytes().to_vec();
         main.extend(rel_bytes(REL));
         main.extend(3u32.to_le_bytes());
-        let (rec, bytes) = record(RM_SMGR, 0x20, &main);
+        let (rec, bytes) = record(RM_SMGR_ID, 0x20, &main);
         assert_eq!(
             removals(&rec, &bytes, 8192),
             vec![
@@ -295,7 +290,7 @@ mod tests {
             ]
         );
         // Cut short: nothing, no panic.
-        let (rec, bytes) = record(RM_SMGR, 0x20, &main[..10]);
+        let (rec, bytes) = record(RM_SMGR_ID, 0x20, &main[..10]);
         assert!(removals(&rec, &bytes, 8192).is_empty());
     }
 
@@ -310,18 +305,18 @@ mod tests {
         main.extend(900u32.to_le_bytes());
         main.extend(1u32.to_le_bytes());
         main.extend(rel_bytes(REL));
-        let (rec, bytes) = record(RM_XACT, 0x80, &main);
+        let (rec, bytes) = record(RM_XACT_ID, 0x80, &main);
         assert_eq!(removals(&rec, &bytes, 8192), vec![Removal::Relation(REL)]);
         // A count larger than the data: nothing read past its end.
         let mut lying = main[..main.len() - 16].to_vec();
         lying.extend(1_000_000u32.to_le_bytes());
-        let (rec, bytes) = record(RM_XACT, 0x80, &lying);
+        let (rec, bytes) = record(RM_XACT_ID, 0x80, &lying);
         assert!(removals(&rec, &bytes, 8192).is_empty());
     }
 
     #[test]
     fn visible_sets_the_heap_page_lsn_only_when_hints_are_logged() {
-        let (rec, bytes) = record(RM_HEAP2, 0x40, &[]);
+        let (rec, bytes) = record(RM_HEAP2_ID, 0x40, &[]);
         assert!(sets_page_lsn(&rec, &bytes, &block(0, None), false));
         assert!(!sets_page_lsn(&rec, &bytes, &block(1, None), false));
         assert!(sets_page_lsn(&rec, &bytes, &block(1, None), true));

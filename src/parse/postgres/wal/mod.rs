@@ -18,6 +18,7 @@ use crate::model::postgres::wal::{
     BKPIMAGE_COMPRESS_ZSTD, BKPIMAGE_HAS_HOLE, SIZE_OF_SHORT_PHD, SIZE_OF_XLOG_RECORD,
     XLP_ALL_FLAGS, XLP_FIRST_IS_CONTRECORD, XLP_LONG_HEADER,
 };
+use crate::model::postgres::wal::{RM_XLOG_ID, XLOG_SWITCH};
 
 /// The `xlp_magic` values whose record format this reader decodes, with the
 /// PostgreSQL major that writes each (xlog_internal.h `XLOG_PAGE_MAGIC`).
@@ -32,9 +33,6 @@ const XLR_BLOCK_ID_ORIGIN: u8 = 253;
 const XLR_BLOCK_ID_TOPLEVEL_XID: u8 = 252;
 /// `XLogRecordMaxSize` (xloginsert.h): no record is larger.
 const XLOG_RECORD_MAX_SIZE: u32 = 1020 * 1024 * 1024;
-/// rmgr XLOG, info XLOG_SWITCH.
-const RM_XLOG_ID: u8 = 0;
-const XLOG_SWITCH: u8 = 0x40;
 
 /// The segment and page sizes of a WAL.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

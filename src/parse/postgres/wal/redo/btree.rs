@@ -31,23 +31,12 @@ use super::index_page::{
 };
 use super::page::{set_u16, set_u32};
 use crate::model::postgres::wal::{BlockRef, WalRecord};
-
-/// `XLOG_BTREE_*` (nbtxlog.h), the high nibble of `xl_info`.
-const XLOG_BTREE_INSERT_LEAF: u8 = 0x00;
-const XLOG_BTREE_INSERT_UPPER: u8 = 0x10;
-const XLOG_BTREE_INSERT_META: u8 = 0x20;
-const XLOG_BTREE_SPLIT_L: u8 = 0x30;
-const XLOG_BTREE_SPLIT_R: u8 = 0x40;
-const XLOG_BTREE_INSERT_POST: u8 = 0x50;
-const XLOG_BTREE_DEDUP: u8 = 0x60;
-const XLOG_BTREE_DELETE: u8 = 0x70;
-const XLOG_BTREE_UNLINK_PAGE: u8 = 0x80;
-const XLOG_BTREE_UNLINK_PAGE_META: u8 = 0x90;
-const XLOG_BTREE_NEWROOT: u8 = 0xA0;
-const XLOG_BTREE_MARK_PAGE_HALFDEAD: u8 = 0xB0;
-const XLOG_BTREE_VACUUM: u8 = 0xC0;
-const XLOG_BTREE_REUSE_PAGE: u8 = 0xD0;
-const XLOG_BTREE_META_CLEANUP: u8 = 0xE0;
+use crate::model::postgres::wal::{
+    XLOG_BTREE_DEDUP, XLOG_BTREE_DELETE, XLOG_BTREE_INSERT_LEAF, XLOG_BTREE_INSERT_META,
+    XLOG_BTREE_INSERT_POST, XLOG_BTREE_INSERT_UPPER, XLOG_BTREE_MARK_PAGE_HALFDEAD,
+    XLOG_BTREE_META_CLEANUP, XLOG_BTREE_NEWROOT, XLOG_BTREE_REUSE_PAGE, XLOG_BTREE_SPLIT_L,
+    XLOG_BTREE_SPLIT_R, XLOG_BTREE_UNLINK_PAGE, XLOG_BTREE_UNLINK_PAGE_META, XLOG_BTREE_VACUUM,
+};
 
 /// `btpo_flags` bits.
 const BTP_LEAF: u16 = 1 << 0;

@@ -28,19 +28,13 @@ pub(crate) mod mask;
 pub(crate) mod page;
 
 use crate::model::postgres::wal::{rmgr_name, WalRecord, BKPBLOCK_WILL_INIT};
+use crate::model::postgres::wal::{
+    RM_BTREE_ID, RM_HEAP2_ID, RM_HEAP_ID, RM_XLOG_ID, XLOG_FPI, XLOG_FPI_FOR_HINT,
+};
 use crate::parse::postgres::pglz;
 
 /// `BLCKSZ` of the clusters this replays (the WAL does not carry it).
 pub(crate) const BLCKSZ: usize = 8192;
-
-/// `RM_XLOG_ID`.
-const RM_XLOG_ID: u8 = 0;
-/// `RM_BTREE_ID`.
-const RM_BTREE_ID: u8 = 11;
-/// `XLOG_FPI_FOR_HINT`.
-const XLOG_FPI_FOR_HINT: u8 = 0xA0;
-/// `XLOG_FPI`.
-const XLOG_FPI: u8 = 0xB0;
 
 /// What [`apply`] did to the page.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -181,7 +175,7 @@ pub(crate) fn apply(
         page.clone()
     };
     match rec.rmid {
-        heap::RM_HEAP_ID | heap::RM_HEAP2_ID => {
+        RM_HEAP_ID | RM_HEAP2_ID => {
             heap::redo(&mut work, rec, bytes, block_id).map_err(Unreplayable)?
         }
         RM_BTREE_ID => btree::redo(&mut work, rec, bytes, block_id).map_err(Unreplayable)?,
