@@ -1336,8 +1336,8 @@ pub(crate) struct WalArgs {
     /// Rebuild --block's page from the WAL into --output.
     ///
     /// The latest full-page image (or initialisation) of the block at or
-    /// before --upto, plus redo of every later record for it (heap and
-    /// heap2, PostgreSQL 15). Where a record cannot be replayed the rebuild
+    /// before --upto, plus redo of every later record for it (heap, heap2
+    /// and btree, PostgreSQL 15). Where a record cannot be replayed the rebuild
     /// stops at the last good version, writes it and exits 1.
     #[arg(long, requires = "block", requires = "output", conflicts_with = "history", help_heading = HISTORY)]
     pub rebuild: bool,
