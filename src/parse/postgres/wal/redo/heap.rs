@@ -264,6 +264,13 @@ fn insert(page: &mut [u8], r: &Rec<'_>) -> Result<(), String> {
     )?;
     set_ctid(&mut t, r.blk, offnum);
     add_item(page, &t, offnum, true).map_err(|e| format!("failed to add tuple: {e}"))?;
+    insert_flags(page, flags);
+    Ok(())
+}
+
+/// An insert's `XLH_INSERT_ALL_VISIBLE_CLEARED` and
+/// `XLH_INSERT_ALL_FROZEN_SET` on the page's `PD_ALL_VISIBLE`.
+fn insert_flags(page: &mut [u8], flags: u8) {
     if flags & XLH_INSERT_ALL_VISIBLE_CLEARED != 0 {
         clear_all_visible(page);
     }
@@ -271,7 +278,6 @@ fn insert(page: &mut [u8], r: &Rec<'_>) -> Result<(), String> {
         let f = page::flags(page);
         page::set_flags(page, f | PD_ALL_VISIBLE);
     }
-    Ok(())
 }
 
 fn multi_insert(page: &mut [u8], r: &Rec<'_>) -> Result<(), String> {
@@ -314,13 +320,7 @@ fn multi_insert(page: &mut [u8], r: &Rec<'_>) -> Result<(), String> {
     if at != r.data.len() {
         return Err("total tuple length mismatch".into());
     }
-    if flags & XLH_INSERT_ALL_VISIBLE_CLEARED != 0 {
-        clear_all_visible(page);
-    }
-    if flags & XLH_INSERT_ALL_FROZEN_SET != 0 {
-        let f = page::flags(page);
-        page::set_flags(page, f | PD_ALL_VISIBLE);
-    }
+    insert_flags(page, flags);
     Ok(())
 }
 
