@@ -1,10 +1,10 @@
 //! `carve`: find pages and blocks in byte images and write them out by
 //! relation.
 //!
-//! Each image is read once, in windows of [`CHUNK`] bytes (plus the largest
-//! block size, so a page starting near a window's end is seen whole) by a
-//! reader thread, while the windows before are probed on every core
-//! ([`crate::engine::carve::scan`]). Only a small signature of each page
+//! Each image is read once, [`CHUNK`] bytes at a time, each chunk in parts
+//! read and probed on every core (each part read with the largest block
+//! size more, so a page starting near its end is seen whole;
+//! [`crate::engine::carve::scan`]). Only a small signature of each page
 //! found is kept; when the groups are known ([`crate::engine::carve::plan`])
 //! each page is read again from the image and written at its block number.
 //! Inputs are opened read-only; `--out` may be neither an input nor hold one.
@@ -13,7 +13,6 @@ use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::mpsc;
 
 use rayon::prelude::*;
 
@@ -30,9 +29,6 @@ use super::{is_broken_pipe, stdout_error, Sink};
 
 /// Bytes probed per window (8 MiB): large reads, a few windows in memory.
 pub(crate) const CHUNK: usize = 8 << 20;
-
-/// Windows in flight between the reader thread and the scan.
-const IN_FLIGHT: usize = 2;
 
 /// What `carve` was asked to do.
 #[derive(Clone, Debug)]
@@ -198,17 +194,13 @@ fn prepare_out(inputs: &[PathBuf], out: &Path) -> Result<(), Error> {
     Ok(())
 }
 
-/// One window of the image: its offset and bytes (the probed part and up to
-/// [`MAX_BLOCK`] more).
-struct Window {
-    offset: u64,
-    buf: Vec<u8>,
-    len: usize,
-    /// The read failed (a bad sector): the window is skipped with a note.
-    error: Option<io::Error>,
-}
-
 /// Every page and block found in one image, in image order.
+///
+/// The image is taken [`CHUNK`] bytes at a time; each chunk is cut into
+/// parts (a multiple of [`STEP`] each), and every part is read (with up to
+/// [`MAX_BLOCK`] bytes more) and probed by its own task, so the copying out
+/// of the page cache is spread over the cores as the probing is. The
+/// parts' buffers are allocated once.
 fn scan_image(
     file: &File,
     len: u64,
@@ -218,83 +210,49 @@ fn scan_image(
 ) -> Vec<Hit> {
     let mut hits: Vec<Hit> = Vec::new();
     let mut last_end = 0u64;
-    std::thread::scope(|scope| {
-        let (full_tx, full_rx) = mpsc::sync_channel::<Window>(IN_FLIGHT);
-        let (empty_tx, empty_rx) = mpsc::channel::<Vec<u8>>();
-        for _ in 0..=IN_FLIGHT {
-            let _ = empty_tx.send(vec![0u8; CHUNK + MAX_BLOCK]);
-        }
-        scope.spawn(move || {
-            let mut offset = 0u64;
-            while offset < len {
-                let Ok(mut buf) = empty_rx.recv() else {
-                    return;
-                };
-                let window = match read_at(file, &mut buf, offset) {
-                    Ok(n) => Window {
-                        offset,
-                        buf,
-                        len: n,
-                        error: None,
-                    },
-                    Err(e) => Window {
-                        offset,
-                        buf,
-                        len: 0,
-                        error: Some(e),
-                    },
-                };
-                if full_tx.send(window).is_err() {
-                    return;
-                }
-                offset += CHUNK as u64;
-            }
-        });
-        for window in full_rx {
-            if let Some(e) = &window.error {
-                // A failing disk: say which bytes were not read, go on.
-                let end = (window.offset + CHUNK as u64).min(len);
-                sink.note(&format!(
-                    "blockscope: note: {}: bytes {}..{} could not be read ({e}); skipped\n",
-                    path.display(),
-                    window.offset,
-                    end
-                ));
-                sink.advanced(end - window.offset);
-                let _ = empty_tx.send(window.buf);
-                continue;
-            }
-            let bytes = &window.buf[..window.len];
-            let probe_len = window.len.min(CHUNK);
-            // Parts of the window probed in parallel, each a multiple of STEP.
-            let parts = rayon::current_num_threads().max(1) * 4;
-            let part = probe_len.div_ceil(parts).div_ceil(STEP) * STEP;
-            let found: Vec<Vec<Hit>> = (0..parts)
-                .into_par_iter()
-                .filter(|p| p * part < probe_len)
-                .map(|p| {
-                    let start = p * part;
-                    let end = (start + part).min(probe_len);
-                    scan(
-                        wanted,
-                        &bytes[start..],
-                        end - start,
-                        window.offset + start as u64,
-                    )
-                })
-                .collect();
-            for hit in found.into_iter().flatten() {
+    let parts = rayon::current_num_threads().max(1) * 4;
+    let part_max = CHUNK.div_ceil(parts).div_ceil(STEP) * STEP;
+    let mut bufs: Vec<Vec<u8>> = (0..parts)
+        .map(|_| vec![0u8; part_max + MAX_BLOCK])
+        .collect();
+    let mut offset = 0u64;
+    while offset < len {
+        let probe_len = usize::try_from(len - offset).map_or(CHUNK, |n| n.min(CHUNK));
+        let part = probe_len.div_ceil(parts).div_ceil(STEP) * STEP;
+        let found: Vec<io::Result<Vec<Hit>>> = bufs
+            .par_iter_mut()
+            .enumerate()
+            .filter(|(p, _)| p * part < probe_len)
+            .map(|(p, buf)| {
+                let start = p * part;
+                let end = (start + part).min(probe_len);
+                let want = (part + MAX_BLOCK).min(buf.len());
+                let n = read_at(file, &mut buf[..want], offset + start as u64)?;
+                Ok(scan(wanted, &buf[..n], end - start, offset + start as u64))
+            })
+            .collect();
+        let end = offset + probe_len as u64;
+        if let Some(Err(e)) = found.iter().find(|r| r.is_err()) {
+            // A failing disk: say which bytes were not read, go on.
+            sink.note(&format!(
+                "blockscope: note: {}: bytes {}..{} could not be read ({e}); skipped\n",
+                path.display(),
+                offset,
+                end
+            ));
+        } else {
+            for hit in found.into_iter().flatten().flatten() {
                 // A page found inside one already found (across parts or
-                // windows) is part of it.
+                // chunks) is part of it.
                 if hit.offset() >= last_end {
                     last_end = hit.offset() + hit.len();
                     hits.push(hit);
                 }
             }
-            sink.advanced(probe_len as u64);
-            let _ = empty_tx.send(window.buf);
         }
-    });
+        sink.advanced(probe_len as u64);
+        offset = end;
+    }
     hits
 }
 

@@ -48,13 +48,42 @@ const NUMERIC_SHORT: u16 = 0x8000;
 const NUMERIC_SPECIAL: u16 = 0xC000;
 
 pub(crate) fn numeric_out(data: &[u8]) -> Result<String, String> {
+    Ok(match numeric_parts(data)? {
+        NumericParts::Special(text) => text.to_owned(),
+        NumericParts::Var {
+            negative,
+            weight,
+            dscale,
+            digits,
+        } => numeric_text(negative, weight, dscale, &digits),
+    })
+}
+
+/// Whether [`numeric_out`] would decode `data`, without writing the text
+/// (a number of large weight prints as thousands of characters).
+pub(crate) fn numeric_decodes(data: &[u8]) -> bool {
+    numeric_parts(data).is_ok()
+}
+
+/// A numeric's header and digits, checked.
+enum NumericParts {
+    Special(&'static str),
+    Var {
+        negative: bool,
+        weight: i32,
+        dscale: u16,
+        digits: Vec<u16>,
+    },
+}
+
+fn numeric_parts(data: &[u8]) -> Result<NumericParts, String> {
     let header = u16_at(data, 0)?;
     let (negative, dscale, weight, digits_at) = match header & NUMERIC_SIGN_MASK {
         NUMERIC_SPECIAL => {
             return match header & 0xF000 {
-                0xC000 => Ok("NaN".into()),
-                0xD000 => Ok("Infinity".into()),
-                0xF000 => Ok("-Infinity".into()),
+                0xC000 => Ok(NumericParts::Special("NaN")),
+                0xD000 => Ok(NumericParts::Special("Infinity")),
+                0xF000 => Ok(NumericParts::Special("-Infinity")),
                 _ => Err(format!(
                     "numeric special value 0x{header:04x} is not defined"
                 )),
@@ -89,7 +118,12 @@ pub(crate) fn numeric_out(data: &[u8]) -> Result<String, String> {
         }
         digits.push(d);
     }
-    Ok(numeric_text(negative, weight, dscale, &digits))
+    Ok(NumericParts::Var {
+        negative,
+        weight,
+        dscale,
+        digits,
+    })
 }
 
 /// `get_str_from_var`.

@@ -31,7 +31,7 @@ use crate::model::postgres::infer::{AttributeGuess, Candidate, Proposal};
 use crate::model::postgres::types::{Align, PgType};
 
 use super::attrs::{decompress_tc, inline_varlena_payload};
-use super::datum::{numeric_out, u16_at, u32_at, u64_at};
+use super::datum::{numeric_decodes, u16_at, u32_at, u64_at};
 use super::{jsonb, values};
 
 #[cfg(test)]
@@ -852,7 +852,7 @@ fn varlena(vals: &[&[u8]], align: Align, toast: &ToastChunks) -> Vec<Candidate> 
         !p.contains(&0) && std::str::from_utf8(p).is_ok()
     });
     let numeric = share(&payloads, |p| {
-        p.len() >= 2 && p.len().is_multiple_of(2) && numeric_out(p).is_ok()
+        p.len() >= 2 && p.len().is_multiple_of(2) && numeric_decodes(p)
     });
     let jsonb = share(&payloads, |p| {
         let h = le32(p, 0).unwrap_or(0);

@@ -1594,6 +1594,25 @@ mod tests {
     }
 
     #[test]
+    fn numeric_decodes_as_numeric_out_does() {
+        use crate::parse::postgres::datum::numeric_decodes;
+        let cases: &[&[u8]] = &[
+            &[0x80, 0x80, 0x01, 0x00, 0x88, 0x13],
+            &[0x00, 0x81],
+            &[0x00, 0xc0],
+            &[0x00, 0xe0],
+            &[0x80],
+            &[0x00, 0x80, 0x10, 0x27],
+            &[0x00, 0x80, 0x01],
+            // long form, weight 32767: would print 131,072 digits
+            &[0x00, 0x00, 0xff, 0x7f, 0x01, 0x00],
+        ];
+        for &c in cases {
+            assert_eq!(numeric_decodes(c), numeric_out(c).is_ok(), "{c:02x?}");
+        }
+    }
+
+    #[test]
     fn numeric_forms() {
         // short: 1.5 (dscale 1, weight 0, digits 1 5000)
         assert_eq!(
