@@ -49,6 +49,18 @@ fn page_lsn(p: &[u8]) -> u64 {
 }
 
 fn rebuild(dir: &Path, rel: &str, blk: u32, upto: Option<&str>, out: &Path) -> Run {
+    rebuild_with(dir, rel, blk, upto, out, &[])
+}
+
+/// [`rebuild`] with more arguments (`--fork vm`).
+fn rebuild_with(
+    dir: &Path,
+    rel: &str,
+    blk: u32,
+    upto: Option<&str>,
+    out: &Path,
+    more: &[&str],
+) -> Run {
     let datadir = dir.join("datadir");
     let blk = blk.to_string();
     let mut args = vec![
@@ -65,7 +77,15 @@ fn rebuild(dir: &Path, rel: &str, blk: u32, upto: Option<&str>, out: &Path) -> R
     if let Some(u) = upto {
         args.extend(["--upto", u]);
     }
+    args.extend_from_slice(more);
     run(&args)
+}
+
+/// A whole page was written, with a page LSN.
+fn assert_page_written(page: &Path) {
+    let p = fs::read(page).unwrap();
+    assert_eq!(p.len(), BLCKSZ);
+    assert_ne!(page_lsn(&p), 0);
 }
 
 /// Every block of the table and its TOAST table as saved in `which`
@@ -211,9 +231,7 @@ fn an_index_block_is_replayed_by_btree_redo() {
     let page = out.join("p");
     let r = rebuild(&dir, &index, 1, None, &page);
     assert_eq!(r.code, 0, "{}", r.stderr);
-    let p = fs::read(&page).unwrap();
-    assert_eq!(p.len(), BLCKSZ);
-    assert_ne!(page_lsn(&p), 0);
+    assert_page_written(&page);
     let _ = fs::remove_dir_all(&out);
 }
 
@@ -223,20 +241,7 @@ fn a_visibility_map_block_stops_at_the_last_good_version_and_says_why() {
     let rel = text(&dir, "relation.txt");
     let out = temp("vm");
     let page = out.join("p");
-    let datadir = dir.join("datadir");
-    let r = run(&[
-        "wal",
-        datadir.to_str().unwrap(),
-        "--relation",
-        &rel,
-        "--fork",
-        "vm",
-        "--block",
-        "0",
-        "--rebuild",
-        "--output",
-        page.to_str().unwrap(),
-    ]);
+    let r = rebuild_with(&dir, &rel, 0, None, &page, &["--fork", "vm"]);
     assert_eq!(r.code, 1, "{}", r.stderr);
     r.assert_stderr_has(&[
         "(vm fork)",
@@ -244,9 +249,7 @@ fn a_visibility_map_block_stops_at_the_last_good_version_and_says_why() {
         "stopped at the version of",
     ]);
     // The last good version (a full-page image) is written.
-    let p = fs::read(&page).unwrap();
-    assert_eq!(p.len(), BLCKSZ);
-    assert_ne!(page_lsn(&p), 0);
+    assert_page_written(&page);
     let _ = fs::remove_dir_all(&out);
 }
 

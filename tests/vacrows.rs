@@ -22,6 +22,13 @@ fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
+/// `export DIR --table t ARGS…`.
+fn export_t(dir: &Path, args: &[&str]) -> common::Run {
+    let mut all = vec!["export", s(dir), "--table", "t"];
+    all.extend_from_slice(args);
+    run(&all)
+}
+
 fn sorted(text: &str) -> String {
     let mut lines: Vec<&str> = text.lines().collect();
     lines.sort_unstable();
@@ -33,30 +40,11 @@ fn judge(dir: &Path) {
     let want = fs::read_to_string(dir.join("deleted.copy")).unwrap();
     let data = dir.join("datadir");
     // Without --wal the pages give none of them: VACUUM removed them.
-    let r = run(&[
-        "export",
-        s(&data),
-        "--table",
-        "t",
-        "--rows",
-        "deleted",
-        "-f",
-        "copy",
-    ]);
+    let r = export_t(&data, &["--rows", "deleted", "-f", "copy"]);
     assert_eq!(r.code, 0, "stderr: {}", r.stderr);
     assert_eq!(r.stdout, "");
     // --wal alone: the data directory's pg_wal.
-    let r = run(&[
-        "export",
-        s(&data),
-        "--table",
-        "t",
-        "--rows",
-        "deleted",
-        "-f",
-        "copy",
-        "--wal",
-    ]);
+    let r = export_t(&data, &["--rows", "deleted", "-f", "copy", "--wal"]);
     assert_eq!(r.code, 0, "stderr: {}", r.stderr);
     assert_eq!(sorted(&r.stdout), want);
     assert!(
@@ -70,18 +58,10 @@ fn judge(dir: &Path) {
     r.assert_stderr_has(&["row versions gone from the pages found there"]);
     // --wal DIR: the same.
     let wal = data.join("pg_wal");
-    let r2 = run(&[
-        "export",
-        s(&data),
-        "--table",
-        "t",
-        "--rows",
-        "deleted",
-        "-f",
-        "copy",
-        "--wal",
-        s(&wal),
-    ]);
+    let r2 = export_t(
+        &data,
+        &["--rows", "deleted", "-f", "copy", "--wal", s(&wal)],
+    );
     assert_eq!(r2.code, 0);
     assert_eq!(r2.stdout, r.stdout);
 }
@@ -103,19 +83,18 @@ fn live_vacuumed_rows_come_back() {
 fn rows_all_says_where_each_version_came_from() {
     let data = fixture("postgres/vacrows/datadir");
     let want = fs::read_to_string(fixture("postgres/vacrows/deleted.copy")).unwrap();
-    let r = run(&[
-        "export",
-        s(&data),
-        "--table",
-        "t",
-        "--rows",
-        "all",
-        "--wal",
-        "--source-column",
-        "-f",
-        "copy",
-        "--header",
-    ]);
+    let r = export_t(
+        &data,
+        &[
+            "--rows",
+            "all",
+            "--wal",
+            "--source-column",
+            "-f",
+            "copy",
+            "--header",
+        ],
+    );
     assert_eq!(r.code, 0, "stderr: {}", r.stderr);
     let mut lines = r.stdout.lines();
     assert_eq!(lines.next(), Some("row_status\tsource\tid\tv\tn"));
@@ -146,15 +125,7 @@ fn rows_all_says_where_each_version_came_from() {
     assert!(page > 0 && wal > page / 2, "page {page}, wal {wal}");
     assert_eq!(sorted(&deleted.join("\n")), want);
     // Without the flag, and without --wal, the columns are today's.
-    let r = run(&[
-        "export",
-        s(&data),
-        "--table",
-        "t",
-        "--rows",
-        "all",
-        "--header",
-    ]);
+    let r = export_t(&data, &["--rows", "all", "--header"]);
     assert_eq!(r.stdout.lines().next(), Some("row_status,id,v,n"));
 }
 
@@ -179,16 +150,7 @@ fn wal_needs_a_table_and_rows_that_can_be_gone() {
     r.assert_stderr_has(&["--wal needs a data directory and --table"]);
     // A --wal with no WAL in it fails before any row is written.
     let global = data.join("global");
-    let r = run(&[
-        "export",
-        s(&data),
-        "--table",
-        "t",
-        "--rows",
-        "all",
-        "--wal",
-        s(&global),
-    ]);
+    let r = export_t(&data, &["--rows", "all", "--wal", s(&global)]);
     assert_eq!(r.code, 2);
     assert_eq!(r.stdout, "");
     r.assert_stderr_has(&["no WAL segment"]);
@@ -227,17 +189,7 @@ fn damaged_wal_is_named_and_the_rest_still_read() {
     let mut bytes = fs::read(&path).unwrap();
     bytes[0x8_0000..0x8_2000].fill(0);
     fs::write(&path, &bytes).unwrap();
-    let r = run(&[
-        "export",
-        s(&dir),
-        "--table",
-        "t",
-        "--rows",
-        "deleted",
-        "-f",
-        "copy",
-        "--wal",
-    ]);
+    let r = export_t(&dir, &["--rows", "deleted", "-f", "copy", "--wal"]);
     assert_eq!(r.code, 1, "stderr: {}", r.stderr);
     r.assert_stderr_has(&["WAL 000000010000000000000008", "page is all zero"]);
     let want = fs::read_to_string(fixture("postgres/vacrows/deleted.copy")).unwrap();
@@ -268,16 +220,7 @@ fn damage_anywhere_never_crashes() {
             bytes.truncate(0x6_0000);
         }
         fs::write(&path, &bytes).unwrap();
-        let r = run(&[
-            "export",
-            s(&dir),
-            "--table",
-            "t",
-            "--rows",
-            "all",
-            "--wal",
-            "--source-column",
-        ]);
+        let r = export_t(&dir, &["--rows", "all", "--wal", "--source-column"]);
         assert!(r.code == 0 || r.code == 1, "round {round}: {}", r.stderr);
         assert!(
             !r.stderr.contains("panicked"),
