@@ -23,6 +23,7 @@
 //! all (dropped, or left out of a partial copy) gets no verdict. WAL that
 //! does not reach back to a block's last change says nothing of it.
 
+use crate::reader::{u64_from_halves, Endian};
 use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -390,10 +391,10 @@ impl Files<'_> {
         let mut word = [0u8; 8];
         match read_at(file, &mut word, offset) {
             // PageXLogRecPtr: xlogid, then xrecoff.
-            Ok(8) => PageAt::Lsn(
-                u64::from(u32::from_le_bytes([word[0], word[1], word[2], word[3]])) << 32
-                    | u64::from(u32::from_le_bytes([word[4], word[5], word[6], word[7]])),
-            ),
+            Ok(8) => PageAt::Lsn(u64_from_halves(
+                Endian::Little.read_u32(&word).unwrap_or(0),
+                Endian::Little.read_u32(&word[4..]).unwrap_or(0),
+            )),
             _ => PageAt::PastEnd,
         }
     }

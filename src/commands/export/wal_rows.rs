@@ -36,6 +36,7 @@ use crate::model::postgres::wal::{
     XLOG_HEAP_DELETE, XLOG_HEAP_HOT_UPDATE, XLOG_HEAP_INIT_PAGE, XLOG_HEAP_INSERT,
     XLOG_HEAP_OPMASK, XLOG_HEAP_UPDATE,
 };
+use crate::reader::Endian;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -345,7 +346,7 @@ impl Pass<'_> {
             let Some(h) = data.get(at..at + SIZE_OF_MULTI_INSERT_TUPLE) else {
                 return;
             };
-            let len = usize::from(u16::from_le_bytes([h[0], h[1]]));
+            let len = usize::from(Endian::Little.read_u16(h).unwrap_or(0));
             let start = at + SIZE_OF_MULTI_INSERT_TUPLE;
             let Some(body) = data.get(start..start + len) else {
                 return;
@@ -511,8 +512,9 @@ fn set_xmax(t: &mut [u8], xmax: u32, bits: u8, to: (u32, u16), hot: bool) {
     if t.len() < SIZEOF_HEAP_TUPLE_HEADER {
         return;
     }
-    let mut infomask = u16::from_le_bytes([t[20], t[21]]);
-    let mut infomask2 = u16::from_le_bytes([t[18], t[19]]);
+    let (Some(mut infomask), Some(mut infomask2)) = (u16_at(t, 20), u16_at(t, 18)) else {
+        return;
+    };
     infomask &= !(HEAP_XMAX_COMMITTED
         | HEAP_XMAX_INVALID
         | HEAP_XMAX_IS_MULTI
@@ -743,11 +745,11 @@ fn segment_number(path: &Path) -> Option<u64> {
 }
 
 fn u16_at(b: &[u8], at: usize) -> Option<u16> {
-    Some(u16::from_le_bytes(b.get(at..at + 2)?.try_into().ok()?))
+    Endian::Little.read_u16(b.get(at..)?)
 }
 
 fn u32_at(b: &[u8], at: usize) -> Option<u32> {
-    Some(u32::from_le_bytes(b.get(at..at + 4)?.try_into().ok()?))
+    Endian::Little.read_u32(b.get(at..)?)
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! record descriptions.
 
 use crate::model::postgres::wal::RelFileNode;
+use crate::reader::Endian;
 
 /// Little-endian reads at offsets of a record's main data; `None` past its end.
 pub(super) struct Data<'a>(pub(super) &'a [u8]);
@@ -11,16 +12,16 @@ impl Data<'_> {
         self.0.get(o).copied()
     }
     pub(super) fn u16(&self, o: usize) -> Option<u16> {
-        Some(u16::from_le_bytes(self.0.get(o..o + 2)?.try_into().ok()?))
+        Endian::Little.read_u16(self.0.get(o..)?)
     }
     pub(super) fn u32(&self, o: usize) -> Option<u32> {
-        Some(u32::from_le_bytes(self.0.get(o..o + 4)?.try_into().ok()?))
+        Endian::Little.read_u32(self.0.get(o..)?)
     }
     pub(super) fn i32(&self, o: usize) -> Option<i32> {
         self.u32(o).map(|v| v as i32)
     }
     pub(super) fn u64(&self, o: usize) -> Option<u64> {
-        Some(u64::from_le_bytes(self.0.get(o..o + 8)?.try_into().ok()?))
+        Endian::Little.read_u64(self.0.get(o..)?)
     }
     pub(super) fn i64(&self, o: usize) -> Option<i64> {
         self.u64(o).map(|v| v as i64)

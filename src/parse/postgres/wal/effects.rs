@@ -15,6 +15,7 @@ use crate::model::postgres::wal::{
     RM_BTREE_ID, RM_DBASE_ID, RM_GENERIC_ID, RM_HEAP2_ID, RM_HEAP_ID, RM_SEQ_ID, RM_SMGR_ID,
     RM_XACT_ID,
 };
+use crate::reader::Endian;
 
 /// `MAIN_FORKNUM`, `VISIBILITYMAP_FORKNUM`.
 const MAIN_FORK: u8 = 0;
@@ -25,9 +26,7 @@ const PAGE_HEADER: usize = 24;
 
 /// The main data's little-endian words; `None` past its end.
 fn u32_at(d: &[u8], o: usize) -> Option<u32> {
-    Some(u32::from_le_bytes(
-        d.get(o..o.checked_add(4)?)?.try_into().ok()?,
-    ))
+    Endian::Little.read_u32(d.get(o..)?)
 }
 
 fn rel_at(d: &[u8], o: usize) -> Option<RelFileNode> {
@@ -64,7 +63,7 @@ pub(crate) fn image_is_new(bytes: &[u8], image: &BlockImage) -> Option<bool> {
             data.get(p - image.hole_length as usize).copied()
         }
     };
-    Some(u16::from_le_bytes([byte(14)?, byte(15)?]) == 0)
+    Some(Endian::Little.read_u16(&[byte(14)?, byte(15)?])? == 0)
 }
 
 /// Whether redo of `rec` sets block `b`'s page LSN to the record's end

@@ -19,6 +19,7 @@ use crate::model::postgres::wal::{
     XLP_ALL_FLAGS, XLP_FIRST_IS_CONTRECORD, XLP_LONG_HEADER,
 };
 use crate::model::postgres::wal::{RM_XLOG_ID, XLOG_SWITCH};
+use crate::reader::Endian;
 
 /// The `xlp_magic` values whose record format this reader decodes, with the
 /// PostgreSQL major that writes each (xlog_internal.h `XLOG_PAGE_MAGIC`).
@@ -95,9 +96,9 @@ pub(crate) enum Item<'r> {
 
 /// Parse a page header, if `bytes` hold one.
 pub(crate) fn page_header(bytes: &[u8]) -> Option<PageHeader> {
-    let u16_at = |o: usize| Some(u16::from_le_bytes(bytes.get(o..o + 2)?.try_into().ok()?));
-    let u32_at = |o: usize| Some(u32::from_le_bytes(bytes.get(o..o + 4)?.try_into().ok()?));
-    let u64_at = |o: usize| Some(u64::from_le_bytes(bytes.get(o..o + 8)?.try_into().ok()?));
+    let u16_at = |o: usize| Endian::Little.read_u16(bytes.get(o..)?);
+    let u32_at = |o: usize| Endian::Little.read_u32(bytes.get(o..)?);
+    let u64_at = |o: usize| Endian::Little.read_u64(bytes.get(o..)?);
     let xlp_info = u16_at(2)?;
     let long = xlp_info & XLP_LONG_HEADER != 0;
     Some(PageHeader {
@@ -318,7 +319,7 @@ impl<'a> Decoder<'a, '_> {
             .bytes
             .get(in_seg..in_seg + SIZE_OF_XLOG_RECORD.min(page_rest));
         let tot_len = match head {
-            Some(h) if h.len() >= 4 => u32::from_le_bytes([h[0], h[1], h[2], h[3]]),
+            Some(h) if h.len() >= 4 => Endian::Little.read_u32(h).unwrap_or(0),
             _ => {
                 return Err(bad(
                     format!("no record header at {}", lsn(start)),
@@ -373,7 +374,7 @@ impl<'a> Decoder<'a, '_> {
             None => &self.buf,
         };
         check_header(bytes, start, prev, tot_len).map_err(|m| bad(m, "record"))?;
-        let stored = u32::from_le_bytes([bytes[20], bytes[21], bytes[22], bytes[23]]);
+        let stored = Endian::Little.read_u32(&bytes[20..]).unwrap_or(0);
         let c = record_crc(bytes);
         if c != stored {
             return Err(Fail::Crc {
@@ -441,7 +442,7 @@ fn check_header(bytes: &[u8], start: u64, prev: Option<u64>, tot_len: u32) -> Re
     if !(usize::from(rmid) < crate::model::postgres::wal::RMGR_NAMES.len() || rmid >= 128) {
         return Err(format!("record at {}: invalid xl_rmid {rmid}", lsn(start)));
     }
-    let xl_prev = u64::from_le_bytes(bytes[8..16].try_into().unwrap_or([0; 8]));
+    let xl_prev = Endian::Little.read_u64(&bytes[8..]).unwrap_or(0);
     if let Some(p) = prev {
         if xl_prev != p {
             return Err(format!(
@@ -477,12 +478,14 @@ pub(crate) fn decode_record(
     let mut rec = WalRecord {
         lsn: start,
         end,
-        prev: u64::from_le_bytes(bytes[8..16].try_into().map_err(|_| "short header")?),
-        xid: u32::from_le_bytes(bytes[4..8].try_into().map_err(|_| "short header")?),
+        prev: Endian::Little.read_u64(&bytes[8..]).ok_or("short header")?,
+        xid: Endian::Little.read_u32(&bytes[4..]).ok_or("short header")?,
         tot_len: tot_len as u32,
         info: bytes[16],
         rmid: bytes[17],
-        crc: u32::from_le_bytes(bytes[20..24].try_into().map_err(|_| "short header")?),
+        crc: Endian::Little
+            .read_u32(&bytes[20..])
+            .ok_or("short header")?,
         origin: None,
         toplevel_xid: None,
         blocks,
@@ -498,15 +501,8 @@ pub(crate) fn decode_record(
         Ok(r)
     };
     type Range = std::ops::Range<usize>;
-    let u16_of = |r: Range| u16::from_le_bytes([bytes[r.start], bytes[r.start + 1]]);
-    let u32_of = |r: Range| {
-        u32::from_le_bytes([
-            bytes[r.start],
-            bytes[r.start + 1],
-            bytes[r.start + 2],
-            bytes[r.start + 3],
-        ])
-    };
+    let u16_of = |r: Range| Endian::Little.read_u16(&bytes[r]).unwrap_or(0);
+    let u32_of = |r: Range| Endian::Little.read_u32(&bytes[r]).unwrap_or(0);
     let mut datatotal: usize = 0;
     let mut main_len: usize = 0;
     let mut last_rel: Option<RelFileNode> = None;

@@ -37,6 +37,7 @@ use crate::model::postgres::wal::{
     XLOG_BTREE_META_CLEANUP, XLOG_BTREE_NEWROOT, XLOG_BTREE_REUSE_PAGE, XLOG_BTREE_SPLIT_L,
     XLOG_BTREE_SPLIT_R, XLOG_BTREE_UNLINK_PAGE, XLOG_BTREE_UNLINK_PAGE_META, XLOG_BTREE_VACUUM,
 };
+use crate::reader::Endian;
 
 /// `btpo_flags` bits.
 const BTP_LEAF: u16 = 1 << 0;
@@ -687,7 +688,7 @@ fn delete_and_update(
             .get(from..from + 2 * n)
             .ok_or_else(|| format!("{n} offsets at {from} overrun {} bytes of data", data.len()))?;
         Ok(b.chunks_exact(2)
-            .map(|c| u16::from_le_bytes([c[0], c[1]]))
+            .filter_map(|c| Endian::Little.read_u16(c))
             .collect())
     };
     let deleted = offsets(0, ndeleted)?;

@@ -36,6 +36,7 @@ use crate::model::postgres::wal::{
     XLOG_HEAP_DELETE, XLOG_HEAP_HOT_UPDATE, XLOG_HEAP_INIT_PAGE, XLOG_HEAP_INPLACE,
     XLOG_HEAP_INSERT, XLOG_HEAP_LOCK, XLOG_HEAP_OPMASK, XLOG_HEAP_TRUNCATE, XLOG_HEAP_UPDATE,
 };
+use crate::reader::Endian;
 
 use super::page::{
     self, add_item, item_id, item_range, max_offset, set_u16, set_u32, u16_at, u32_at, ItemId,
@@ -539,7 +540,7 @@ fn inplace(page: &mut [u8], r: &Rec<'_>) -> Result<(), String> {
 
 fn offsets(data: &[u8]) -> Vec<u16> {
     data.chunks_exact(2)
-        .map(|c| u16::from_le_bytes([c[0], c[1]]))
+        .filter_map(|c| Endian::Little.read_u16(c))
         .collect()
 }
 

@@ -7,6 +7,8 @@
 //! an error ("corrupted page pointers", "failed to add tuple") these return
 //! one, and nothing here panics or allocates more than one page.
 
+use crate::reader::Endian;
+
 /// `SizeOfPageHeaderData`.
 pub(crate) const SIZE_OF_PAGE_HEADER: usize = 24;
 /// `sizeof(ItemIdData)`.
@@ -36,14 +38,16 @@ pub(crate) fn maxalign(n: usize) -> usize {
 
 /// A little-endian `u16` at `at`, 0 past the end.
 pub(crate) fn u16_at(p: &[u8], at: usize) -> u16 {
-    p.get(at..at + 2)
-        .map_or(0, |b| u16::from_le_bytes([b[0], b[1]]))
+    p.get(at..)
+        .and_then(|b| Endian::Little.read_u16(b))
+        .unwrap_or(0)
 }
 
 /// A little-endian `u32` at `at`, 0 past the end.
 pub(crate) fn u32_at(p: &[u8], at: usize) -> u32 {
-    p.get(at..at + 4)
-        .map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    p.get(at..)
+        .and_then(|b| Endian::Little.read_u32(b))
+        .unwrap_or(0)
 }
 
 /// Write a little-endian `u16` at `at` (nothing past the end).
@@ -158,7 +162,7 @@ pub(crate) fn item_id_raw(p: &[u8], off: u16) -> Option<ItemId> {
         return None;
     }
     let pos = item_id_pos(off);
-    let w = u32::from_le_bytes(p.get(pos..pos + 4)?.try_into().ok()?);
+    let w = Endian::Little.read_u32(p.get(pos..)?)?;
     Some(ItemId {
         off: (w & 0x7FFF) as u16,
         flags: ((w >> 15) & 3) as u8,
