@@ -32,9 +32,7 @@ pub(crate) const LP_REDIRECT: u8 = 2;
 pub(crate) const LP_DEAD: u8 = 3;
 
 /// `MAXALIGN` (8 on every platform PostgreSQL 15 packages are built for).
-pub(crate) fn maxalign(n: usize) -> usize {
-    (n + 7) & !7
-}
+pub(crate) use crate::model::postgres::maxalign;
 
 /// A little-endian `u16` at `at`, 0 past the end.
 pub(crate) fn u16_at(p: &[u8], at: usize) -> u16 {
