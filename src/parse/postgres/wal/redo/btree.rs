@@ -30,6 +30,7 @@ use super::index_page::{
     tuple_delete, tuple_overwrite, u16_at, u32_at, SIZE_OF_PAGE_HEADER,
 };
 use super::page::{set_u16, set_u32};
+use crate::model::postgres::disk::page_header::{PD_LOWER, PD_UPPER};
 use crate::model::postgres::wal::{BlockRef, WalRecord};
 use crate::model::postgres::wal::{
     XLOG_BTREE_DEDUP, XLOG_BTREE_DELETE, XLOG_BTREE_INSERT_LEAF, XLOG_BTREE_INSERT_META,
@@ -397,7 +398,7 @@ fn restore_meta(p: &mut [u8], x: &[u8]) -> Result<(), String> {
     let mut o = opaque(p)?;
     o.flags = BTP_META;
     set_opaque(p, o)?;
-    set_u16(p, 12, (md + BT_META_SIZE) as u16);
+    set_u16(p, PD_LOWER, (md + BT_META_SIZE) as u16);
     Ok(())
 }
 
@@ -811,8 +812,8 @@ fn unlink_page(p: &mut [u8], r: &Rec<'_>, block_id: u8) -> Result<(), String> {
                 },
             )?;
             let contents = maxalign(SIZE_OF_PAGE_HEADER);
-            set_u16(p, 12, (contents + BT_DELETED_PAGE_DATA_SIZE) as u16);
-            set_u16(p, 14, special as u16);
+            set_u16(p, PD_LOWER, (contents + BT_DELETED_PAGE_DATA_SIZE) as u16);
+            set_u16(p, PD_UPPER, special as u16);
             p[contents..contents + 8].copy_from_slice(&x[16..24]);
             Ok(())
         }

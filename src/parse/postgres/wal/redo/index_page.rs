@@ -15,15 +15,14 @@
 //!  line pointer (ItemIdData, 4 bytes): lp_off:15 | lp_flags:2 | lp_len:15
 //! ```
 
+pub(crate) use super::page::init as page_init;
+pub(crate) use super::page::LP_NORMAL;
 pub(crate) use super::page::{
     lower as pd_lower, max_offset, maxalign, special as pd_special, u16_at, u32_at,
     upper as pd_upper, SIZE_OF_PAGE_HEADER,
 };
 use super::page::{set_u16, set_u32, ITEM_ID_SIZE};
-/// `PG_PAGE_LAYOUT_VERSION`.
-const PG_PAGE_LAYOUT_VERSION: u16 = 4;
-/// `LP_NORMAL`.
-pub(crate) const LP_NORMAL: u8 = 1;
+use crate::model::postgres::disk::page_header::{PD_LOWER, PD_UPPER};
 
 /// A line pointer: `lp_off`, `lp_flags`, `lp_len`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,21 +56,6 @@ pub(crate) fn set_item_id(p: &mut [u8], offnum: u16, id: ItemId) {
         | ((id.len as u32 & 0x7FFF) << 17);
     let at = item_id_at(offnum);
     set_u32(p, at, v);
-}
-
-/// `PageInit`: zeros, `pd_lower` after the header, `pd_upper` and
-/// `pd_special` before a special space of `special_size` (MAXALIGNed), the
-/// page size and layout version.
-pub(crate) fn page_init(p: &mut [u8], special_size: usize) {
-    let size = p.len();
-    let special = size.saturating_sub(maxalign(special_size));
-    p.fill(0);
-    set_u16(p, 12, SIZE_OF_PAGE_HEADER as u16);
-    set_u16(p, 14, special as u16);
-    set_u16(p, 16, special as u16);
-    // pd_pagesize_version: the size (a multiple of 256) | the layout version;
-    // 32 kB pages keep the low 16 bits, as PostgreSQL's uint16 does.
-    set_u16(p, 18, (size as u16) | PG_PAGE_LAYOUT_VERSION);
 }
 
 /// The header's bounds, checked as bufpage.c checks them ("corrupted page
@@ -147,8 +131,8 @@ pub(crate) fn add_item(p: &mut [u8], item: &[u8], offnum: u16) -> Result<(), Str
         },
     );
     p[new_upper..new_upper + item.len()].copy_from_slice(item);
-    set_u16(p, 12, new_lower as u16);
-    set_u16(p, 14, new_upper as u16);
+    set_u16(p, PD_LOWER, new_lower as u16);
+    set_u16(p, PD_UPPER, new_upper as u16);
     Ok(())
 }
 
@@ -179,8 +163,8 @@ pub(crate) fn tuple_delete(p: &mut [u8], offnum: u16) -> Result<(), String> {
     if id.off > upper {
         p.copy_within(upper..id.off, upper + size);
     }
-    set_u16(p, 14, (upper + size) as u16);
-    set_u16(p, 12, (lower - ITEM_ID_SIZE) as u16);
+    set_u16(p, PD_UPPER, (upper + size) as u16);
+    set_u16(p, PD_LOWER, (lower - ITEM_ID_SIZE) as u16);
     // PageIsEmpty: no line pointers left.
     for i in 1..nline {
         let mut ii = item_id(p, i);
@@ -247,7 +231,7 @@ fn compact(p: &mut [u8], kept: &mut [ItemId], special: usize) {
         12,
         (SIZE_OF_PAGE_HEADER + kept.len() * ITEM_ID_SIZE) as u16,
     );
-    set_u16(p, 14, upper as u16);
+    set_u16(p, PD_UPPER, upper as u16);
 }
 
 /// `PageIndexTupleOverwrite`: replace item `offnum`'s bytes with `new`
@@ -273,7 +257,7 @@ pub(crate) fn tuple_overwrite(p: &mut [u8], offnum: u16, new: &[u8]) -> Result<(
     if diff != 0 {
         let moved = p[upper..id.off].to_vec();
         p[new_upper..new_upper + moved.len()].copy_from_slice(&moved);
-        set_u16(p, 14, new_upper as u16);
+        set_u16(p, PD_UPPER, new_upper as u16);
         for i in 1..=count {
             let mut ii = item_id(p, i);
             // ItemIdHasStorage: a length.

@@ -12,6 +12,7 @@ use super::page::{
     self, item_id, max_offset, set_u16, set_u32, ItemId, LP_UNUSED, PD_ALL_VISIBLE,
     PD_HAS_FREE_LINES, PD_PAGE_FULL, SIZE_OF_PAGE_HEADER,
 };
+use crate::model::postgres::disk::page_header::{PD_LOWER, PD_PRUNE_XID, PD_UPPER};
 
 /// `MASK_MARKER`.
 pub const MASK_MARKER: u8 = 0;
@@ -26,7 +27,7 @@ pub fn mask_page_lsn_and_checksum(p: &mut [u8]) {
 /// `mask_page_hint_bits`: `pd_prune_xid`, `PD_PAGE_FULL`,
 /// `PD_HAS_FREE_LINES` and `PD_ALL_VISIBLE`.
 pub fn mask_page_hint_bits(p: &mut [u8]) {
-    set_u32(p, 20, u32::from(MASK_MARKER));
+    set_u32(p, PD_PRUNE_XID, u32::from(MASK_MARKER));
     let f = page::flags(p) & !(PD_PAGE_FULL | PD_HAS_FREE_LINES | PD_ALL_VISIBLE);
     page::set_flags(p, f);
 }
@@ -65,8 +66,8 @@ pub fn mask_page_content(p: &mut [u8]) {
     if let Some(b) = p.get_mut(SIZE_OF_PAGE_HEADER..) {
         b.fill(MASK_MARKER);
     }
-    set_u16(p, 12, u16::from(MASK_MARKER));
-    set_u16(p, 14, u16::from(MASK_MARKER));
+    set_u16(p, PD_LOWER, u16::from(MASK_MARKER));
+    set_u16(p, PD_UPPER, u16::from(MASK_MARKER));
 }
 
 const HEAP_XACT_MASK: u16 = 0xFFF0;

@@ -7,6 +7,9 @@
 //! an error ("corrupted page pointers", "failed to add tuple") these return
 //! one, and nothing here panics or allocates more than one page.
 
+use crate::model::postgres::disk::page_header::{
+    PD_FLAGS, PD_LOWER, PD_LSN, PD_PAGESIZE_VERSION, PD_PRUNE_XID, PD_SPECIAL, PD_UPPER,
+};
 use crate::reader::Endian;
 
 /// `SizeOfPageHeaderData`.
@@ -64,43 +67,43 @@ pub(crate) fn set_u32(p: &mut [u8], at: usize, v: u32) {
 
 /// `pd_lsn` as one number.
 pub(crate) fn lsn(p: &[u8]) -> u64 {
-    (u64::from(u32_at(p, 0)) << 32) | u64::from(u32_at(p, 4))
+    (u64::from(u32_at(p, PD_LSN)) << 32) | u64::from(u32_at(p, PD_LSN + 4))
 }
 
 /// `PageSetLSN`.
 pub(crate) fn set_lsn(p: &mut [u8], lsn: u64) {
-    set_u32(p, 0, (lsn >> 32) as u32);
-    set_u32(p, 4, lsn as u32);
+    set_u32(p, PD_LSN, (lsn >> 32) as u32);
+    set_u32(p, PD_LSN + 4, lsn as u32);
 }
 
 /// `pd_flags`.
 pub(crate) fn flags(p: &[u8]) -> u16 {
-    u16_at(p, 10)
+    u16_at(p, PD_FLAGS)
 }
 
 /// Set `pd_flags`.
 pub(crate) fn set_flags(p: &mut [u8], v: u16) {
-    set_u16(p, 10, v)
+    set_u16(p, PD_FLAGS, v)
 }
 
 /// `pd_lower`.
 pub(crate) fn lower(p: &[u8]) -> usize {
-    usize::from(u16_at(p, 12))
+    usize::from(u16_at(p, PD_LOWER))
 }
 
 /// `pd_upper`.
 pub(crate) fn upper(p: &[u8]) -> usize {
-    usize::from(u16_at(p, 14))
+    usize::from(u16_at(p, PD_UPPER))
 }
 
 /// `pd_special`.
 pub(crate) fn special(p: &[u8]) -> usize {
-    usize::from(u16_at(p, 16))
+    usize::from(u16_at(p, PD_SPECIAL))
 }
 
 /// `pd_prune_xid`.
 pub(crate) fn prune_xid(p: &[u8]) -> u32 {
-    u32_at(p, 20)
+    u32_at(p, PD_PRUNE_XID)
 }
 
 /// `PageIsNew`: `pd_upper` is 0.
@@ -203,10 +206,14 @@ pub(crate) fn item_range(p: &[u8], off: u16) -> Option<std::ops::Range<usize>> {
 pub(crate) fn init(p: &mut [u8], special_size: usize) {
     p.fill(0);
     let special = p.len().saturating_sub(maxalign(special_size)) as u16;
-    set_u16(p, 12, SIZE_OF_PAGE_HEADER as u16);
-    set_u16(p, 14, special);
-    set_u16(p, 16, special);
-    set_u16(p, 18, (p.len() as u16 & 0xFF00) | PG_PAGE_LAYOUT_VERSION);
+    set_u16(p, PD_LOWER, SIZE_OF_PAGE_HEADER as u16);
+    set_u16(p, PD_UPPER, special);
+    set_u16(p, PD_SPECIAL, special);
+    set_u16(
+        p,
+        PD_PAGESIZE_VERSION,
+        (p.len() as u16 & 0xFF00) | PG_PAGE_LAYOUT_VERSION,
+    );
 }
 
 /// The header's pointers, as `PageAddItemExtended` and
@@ -272,8 +279,8 @@ pub(crate) fn add_item(
         },
     );
     p[new_upper..new_upper + item.len()].copy_from_slice(item);
-    set_u16(p, 12, new_lower as u16);
-    set_u16(p, 14, new_upper as u16);
+    set_u16(p, PD_LOWER, new_lower as u16);
+    set_u16(p, PD_UPPER, new_upper as u16);
     Ok(())
 }
 
@@ -317,7 +324,7 @@ pub(crate) fn repair_fragmentation(p: &mut [u8]) -> Result<(), String> {
         }
     }
     if items.is_empty() {
-        set_u16(p, 14, s as u16);
+        set_u16(p, PD_UPPER, s as u16);
     } else {
         if total > s - l {
             return Err(format!(
@@ -341,7 +348,7 @@ pub(crate) fn repair_fragmentation(p: &mut [u8]) -> Result<(), String> {
                 },
             );
         }
-        set_u16(p, 14, upper as u16);
+        set_u16(p, PD_UPPER, upper as u16);
     }
     let f = flags(p);
     set_flags(
@@ -379,7 +386,7 @@ pub(crate) fn truncate_line_pointer_array(p: &mut [u8]) {
     }
     if nunusedend > 0 {
         let l = lower(p) - ITEM_ID_SIZE * nunusedend;
-        set_u16(p, 12, l as u16);
+        set_u16(p, PD_LOWER, l as u16);
     }
     let f = flags(p);
     set_flags(
