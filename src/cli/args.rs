@@ -1245,6 +1245,15 @@ pub(crate) struct ExportArgs {
     #[arg(long, help_heading = OUTPUT, hide_short_help = true)]
     pub source_column: bool,
 
+    /// Also the stored generated columns.
+    ///
+    /// A column GENERATED ALWAYS AS (…) STORED is left out, as `COPY table
+    /// TO` leaves it out; with this flag it is written in its place, as
+    /// `COPY (SELECT * FROM table) TO` writes it. The catalogs say which
+    /// columns are generated (--table); in --columns mark one `generated:`.
+    #[arg(long, help_heading = OUTPUT, hide_short_help = true)]
+    pub with_generated: bool,
+
     /// The data object id whose rows to write.
     ///
     /// The kdbh/ktbbh objd of the table's blocks.

@@ -489,6 +489,7 @@ impl ExportConfig {
             },
             progress: ProgressMode::from_args(&args.progress),
             source_column: args.source_column,
+            with_generated: args.with_generated,
         };
         let wal = crate::commands::export::wal_option(
             args.wal.as_ref(),

@@ -9,15 +9,16 @@ use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 pub(crate) mod toast;
 pub(crate) mod xact;
 
 use crate::model::postgres::cluster::{ControlFileImage, RelMapFile};
-use crate::model::postgres::types::{Column, PgType, Schema};
+use crate::model::postgres::types::{CatalogNames, Column, PgType, Schema};
 use crate::parse::postgres::catalog::{
     catalog_schema, column_from_attribute, one_per_key, page_rows, Catalog, CatalogRead,
-    CatalogRow, TypeCatalog, TypeRow, Unreadable, MAJORS,
+    CatalogRow, TypeCatalog, TypeRow, Unreadable, ACLITEM_OID, MAJORS,
 };
 use crate::parse::postgres::control::{crc_mismatch, parse_control_image};
 use crate::parse::postgres::relmap::parse_relmap;
@@ -549,6 +550,39 @@ impl Cluster {
         ))
     }
 
+    /// Role names by OID from pg_authid; when it cannot be read, a note and
+    /// no names (roles then print as their OIDs, as `aclitemout` prints a
+    /// role it does not find).
+    fn roles(
+        &self,
+        notes: &mut Vec<String>,
+        unreadable: &mut Vec<Unreadable>,
+    ) -> HashMap<u32, String> {
+        let filenode = Self::mapped(
+            self.global_map.as_ref(),
+            Catalog::Authid,
+            "global/pg_filenode.map",
+            notes,
+        );
+        let rows = match self.read_catalog(
+            Catalog::Authid,
+            &self.datadir.join("global"),
+            filenode,
+            notes,
+            unreadable,
+        ) {
+            Ok(rows) => rows,
+            Err(e) => {
+                notes.push(format!("{e}; roles in aclitem values are shown as OIDs"));
+                return HashMap::new();
+            }
+        };
+        one_per_key(Catalog::Authid, rows, |r| r.oid("oid"), notes)
+            .iter()
+            .filter_map(|r| Some((r.oid("oid")?, r.text("rolname")?.to_string())))
+            .collect()
+    }
+
     /// The database directories under base/ that no readable pg_database row names.
     fn unnamed_database_dirs(&self, dbs: &[CatalogRow]) -> Vec<u32> {
         let known: HashSet<u32> = dbs.iter().filter_map(|r| r.oid("oid")).collect();
@@ -1038,6 +1072,11 @@ impl Lookup<'_> {
                     .push(format!("{e}; enum values are shown as hex")),
             }
         }
+        if uses_type(&atts, &cat, ACLITEM_OID) {
+            cat.names = Some(Arc::new(CatalogNames {
+                roles: self.cluster.roles(self.notes, self.bad),
+            }));
+        }
         if used.contains(&'r') || used.contains(&'m') {
             let node = unmapped_node(self.by_oid, Catalog::Range, self.notes);
             match self.cluster.read_catalog(
@@ -1101,6 +1140,10 @@ impl Lookup<'_> {
             }
             match column_from_attribute(row, &cat, self.notes) {
                 Some(col) => {
+                    // PostgreSQL 12+: a stored generated column.
+                    if row.char("attgenerated") == Some('s') && !col.dropped {
+                        columns.generated.insert(columns.columns.len());
+                    }
                     attributes.push((attnum, AttrRead::Read(column_item(&col))));
                     columns.columns.push(col);
                 }
@@ -1417,6 +1460,29 @@ pub(crate) fn column_item(col: &Column) -> String {
         }
     }
     item
+}
+
+/// Whether type `want` is a column's type or one they are made of (array
+/// elements, domains' base types, composites' attributes).
+fn uses_type(atts: &[CatalogRow], cat: &TypeCatalog, want: u32) -> bool {
+    let mut seen = std::collections::HashSet::new();
+    let mut todo: Vec<u32> = atts.iter().filter_map(|r| r.oid("atttypid")).collect();
+    while let Some(oid) = todo.pop() {
+        if oid == want {
+            return true;
+        }
+        if !seen.insert(oid) || seen.len() > 100_000 {
+            continue;
+        }
+        let Some(t) = cat.types.get(&oid) else {
+            continue;
+        };
+        todo.extend([t.typelem, t.typbasetype].into_iter().filter(|&o| o != 0));
+        if let Some(rows) = cat.attributes.get(&t.typrelid) {
+            todo.extend(rows.iter().filter_map(|r| r.oid("atttypid")));
+        }
+    }
+    false
 }
 
 /// The `typtype`s of the columns' types and of every type they are made of

@@ -9,6 +9,7 @@
 //! read a file by seeking, one block at a time); rows come out in block
 //! order. What cannot be read is named on standard error and skipped.
 
+use std::borrow::Cow;
 use std::fs::File;
 use std::io::{self, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
@@ -427,20 +428,20 @@ pub(crate) fn export_relation(
         Some(files) if !files.is_empty() => Some(ToastStore::open(files, Some(block_size))?),
         _ => None,
     };
-    let fmt = RowFormat::new(opts.format, out_columns(&rel.schema, opts), &rel.table_name);
+    let schema = exported_schema(&rel.schema, opts);
+    let fmt = RowFormat::new(opts.format, out_columns(&schema, opts), &rel.table_name);
     let ctx = Ctx {
-        schema: &rel.schema,
+        schema: &schema,
         log: log.as_ref(),
         opts,
         fmt: &fmt,
-        plan: attrs::RowPlan::new(&rel.schema.columns),
+        plan: attrs::RowPlan::new(&schema.columns),
         block_size,
         checksums: rel.data_dir.as_deref().is_none_or(has_checksums),
         first_undecided: std::sync::Mutex::new(None),
         source: Some("page".into()),
     };
-    let undecoded: Vec<String> = rel
-        .schema
+    let undecoded: Vec<String> = schema
         .columns
         .iter()
         .filter(|c| !c.dropped)
@@ -832,6 +833,22 @@ impl<'a> SegmentFiles<'a> {
         chunk.blkno = first + offset / self.block_size as u64;
         Ok(true)
     }
+}
+
+/// The schema rows are written with: without `--with-generated`, the
+/// stored generated columns are left out as `COPY … TO` leaves them out
+/// (their bytes are stepped over like a dropped column's).
+fn exported_schema<'a>(schema: &'a Schema, opts: &ExportOptions) -> Cow<'a, Schema> {
+    if opts.with_generated || schema.generated.is_empty() {
+        return Cow::Borrowed(schema);
+    }
+    let mut s = schema.clone();
+    for &i in &schema.generated {
+        if let Some(c) = s.columns.get_mut(i) {
+            c.dropped = true;
+        }
+    }
+    Cow::Owned(s)
 }
 
 /// The output columns: system columns, the row status (`--rows all`), and

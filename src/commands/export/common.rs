@@ -54,6 +54,8 @@ pub(crate) struct ExportOptions {
     /// `--source-column`: a column `source` saying where each row version
     /// came from (`page`, or the LSN of the WAL record).
     pub(crate) source_column: bool,
+    /// `--with-generated`: write the stored generated columns too.
+    pub(crate) with_generated: bool,
 }
 
 /// A PostgreSQL table as export reads it: what the catalog lookup finds

@@ -7,7 +7,9 @@
 //! (`parse::postgres::attrs`) and the value printers
 //! (`parse::postgres::values`) work from these descriptions.
 
+use std::collections::{BTreeSet, HashMap};
 use std::fmt;
+use std::sync::Arc;
 
 /// `pg_type.typalign` / `pg_attribute.attalign`: the boundary an attribute
 /// starts on, relative to the start of the tuple's data.
@@ -165,6 +167,23 @@ pub enum PgType {
     Int2Vector,
     /// `oidvector`: a one-dimensional oid array, printed space-separated.
     OidVector,
+    /// `refcursor`: a cursor's name, stored as text.
+    Refcursor,
+    /// `txid_snapshot`: varlena nxip, xmin, xmax, in-progress ids (int64).
+    TxidSnapshot,
+    /// `pg_snapshot` (PostgreSQL 13+): the `txid_snapshot` layout with
+    /// FullTransactionIds.
+    PgSnapshot,
+    /// `jsonpath` (PostgreSQL 12+): a binary path, version and `lax` flag first.
+    JsonPath,
+    /// `aclitem`: grantee and grantor role OIDs and the privilege bits.
+    AclItem {
+        /// The 16-byte form of PostgreSQL 16 and later (a 64-bit AclMode),
+        /// not the 12 bytes of 10 to 15.
+        wide: bool,
+        /// Role names by OID, when the catalogs were read.
+        names: Option<Arc<CatalogNames>>,
+    },
     /// An extension's type whose layout is fixed in its sources, recognised
     /// by its `pg_type.typname` (and its length and alignment).
     Ext(ExtType),
@@ -255,6 +274,10 @@ impl PgType {
             | Array(_)
             | Int2Vector
             | OidVector
+            | Refcursor
+            | TxidSnapshot
+            | PgSnapshot
+            | JsonPath
             | Range { .. }
             | Multirange { .. }
             | Composite { .. }
@@ -265,6 +288,8 @@ impl PgType {
             | GtsVector
             | Ext(_) => -1,
             Enum { .. } => 4,
+            AclItem { wide: false, .. } => 12,
+            AclItem { wide: true, .. } => 16,
             Other { attlen, .. } => *attlen,
         }
     }
@@ -275,8 +300,26 @@ impl PgType {
         match self {
             Bool | Char | Name | Uuid => Align::Char,
             Int2 | Tid => Align::Short,
-            Int8 | Xid8 | Float8 | Money | Time | TimeTz | Timestamp | TimestampTz | Interval
-            | PgLsn | Point | GeoBox | Line | Lseg | Path | Polygon | Circle
+            Int8
+            | Xid8
+            | Float8
+            | Money
+            | Time
+            | TimeTz
+            | Timestamp
+            | TimestampTz
+            | Interval
+            | PgLsn
+            | Point
+            | GeoBox
+            | Line
+            | Lseg
+            | Path
+            | Polygon
+            | Circle
+            | TxidSnapshot
+            | PgSnapshot
+            | AclItem { wide: true, .. }
             | Ext(ExtType::Cube) => Align::Double,
             Ext(e) if e.is_isn() => Align::Double,
             // An array is aligned like its element, but at least on 4 bytes.
@@ -351,6 +394,11 @@ impl PgType {
             Xid8 => 5069,
             Int2Vector => 22,
             OidVector => 30,
+            Refcursor => 1790,
+            TxidSnapshot => 2970,
+            PgSnapshot => 5038,
+            JsonPath => 4072,
+            AclItem { .. } => 1033,
             RegOid(name) => return REG_TYPES.iter().find(|r| r.0 == *name).map(|r| r.1),
             Enum { oid, .. }
             | Range { oid, .. }
@@ -412,6 +460,14 @@ impl PgType {
             Xid8,
             Int2Vector,
             OidVector,
+            Refcursor,
+            TxidSnapshot,
+            PgSnapshot,
+            JsonPath,
+            AclItem {
+                wide: false,
+                names: None,
+            },
         ];
         if let Some(t) = all.into_iter().find(|t| t.oid() == Some(oid)) {
             return Some(t);
@@ -480,6 +536,11 @@ impl PgType {
             TsQuery => "tsquery",
             Int2Vector => "int2vector",
             OidVector => "oidvector",
+            Refcursor => "refcursor",
+            TxidSnapshot => "txid_snapshot",
+            PgSnapshot => "pg_snapshot",
+            JsonPath => "jsonpath",
+            AclItem { .. } => "aclitem",
             GtsVector => "gtsvector",
             Ext(e) => e.name(),
             Array(elem) => return format!("{}[]", elem.sql_name()),
@@ -616,6 +677,14 @@ impl ExtType {
         let t = PgType::Ext(e);
         (t.attlen() == typlen && t.align().code() == typalign).then_some(e)
     }
+}
+
+/// Names of the catalog objects OID-valued types point at (the roles of an
+/// `aclitem`), read from a data directory's catalogs.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CatalogNames {
+    /// `pg_authid.rolname` by role OID.
+    pub roles: HashMap<u32, String>,
 }
 
 /// OID-alias types: (name, OID).
@@ -832,6 +901,14 @@ fn base_type(name: &str, typmod: Option<&str>) -> Option<PgType> {
         "gtsvector" => GtsVector,
         "int2vector" => Int2Vector,
         "oidvector" => OidVector,
+        "refcursor" => Refcursor,
+        "txid_snapshot" => TxidSnapshot,
+        "pg_snapshot" => PgSnapshot,
+        "jsonpath" => JsonPath,
+        "aclitem" => AclItem {
+            wide: false,
+            names: None,
+        },
         n if n == "interval" || n.starts_with("interval ") => Interval,
         n => {
             if let Some(e) = ExtType::from_name(n) {
@@ -900,6 +977,10 @@ pub struct Schema {
     /// An `INCLUDE` item in the list: the index's key columns are the ones
     /// before it, the rest are its INCLUDE columns (stored in leaf tuples).
     pub key_columns: Option<usize>,
+    /// The stored generated columns (`pg_attribute.attgenerated = 's'`, or
+    /// `generated:` in a column list), as indexes into `columns`: `export`
+    /// leaves them out as `COPY … TO` does, unless asked for them.
+    pub generated: BTreeSet<usize>,
 }
 
 #[cfg(test)]

@@ -38,8 +38,11 @@
 //! is not damage.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
-use crate::model::postgres::types::{Align, Column, ExtType, PgType, Schema, TypeSpec};
+use crate::model::postgres::types::{
+    Align, CatalogNames, Column, ExtType, PgType, Schema, TypeSpec,
+};
 use crate::model::postgres::{Attr, PageKind, Storage};
 use crate::model::Severity;
 use crate::reader::Endian;
@@ -72,6 +75,8 @@ pub(crate) enum Catalog {
     Enum,
     /// `pg_range` (not mapped): range types' subtypes.
     Range,
+    /// `pg_authid` (shared, mapped): role names, for `aclitem` values.
+    Authid,
 }
 
 impl Catalog {
@@ -85,6 +90,7 @@ impl Catalog {
             Catalog::Type => "pg_type",
             Catalog::Enum => "pg_enum",
             Catalog::Range => "pg_range",
+            Catalog::Authid => "pg_authid",
         }
     }
 
@@ -98,6 +104,7 @@ impl Catalog {
             Catalog::Type => 1247,
             Catalog::Enum => 3501,
             Catalog::Range => 3541,
+            Catalog::Authid => 1260,
         }
     }
 }
@@ -443,6 +450,27 @@ pub(crate) const LAYOUTS: &[(Catalog, u32, u32, &str)] = &[
          rngcollation oid:4:i, rngsubopc oid:4:i, rngcanonical regproc:4:i, \
          rngsubdiff regproc:4:i",
     ),
+    // catalog/pg_authid.h, unchanged from 10 to 18 but for the oid column
+    // (12+); checked against PostgreSQL 15's pg_attribute
+    // (fixtures/postgres/printed/authid_layout.txt).
+    (
+        Catalog::Authid,
+        10,
+        11,
+        "rolname name:64:c, rolsuper boolean:1:c, rolinherit boolean:1:c, \
+         rolcreaterole boolean:1:c, rolcreatedb boolean:1:c, rolcanlogin boolean:1:c, \
+         rolreplication boolean:1:c, rolbypassrls boolean:1:c, rolconnlimit integer:4:i, \
+         rolpassword text:-1:i, rolvaliduntil timestamp with time zone:8:d",
+    ),
+    (
+        Catalog::Authid,
+        12,
+        18,
+        "oid oid:4:i, rolname name:64:c, rolsuper boolean:1:c, rolinherit boolean:1:c, \
+         rolcreaterole boolean:1:c, rolcreatedb boolean:1:c, rolcanlogin boolean:1:c, \
+         rolreplication boolean:1:c, rolbypassrls boolean:1:c, rolconnlimit integer:4:i, \
+         rolpassword text:-1:i, rolvaliduntil timestamp with time zone:8:d",
+    ),
 ];
 
 /// The column list of `catalog` as PostgreSQL `major` lays it out.
@@ -704,6 +732,7 @@ fn key_columns(catalog: Catalog) -> &'static [&'static str] {
         Catalog::Type => &["oid", "typname"],
         Catalog::Enum => &["oid", "enumtypid"],
         Catalog::Range => &["rngtypid"],
+        Catalog::Authid => &["oid", "rolname"],
     }
 }
 
@@ -943,7 +972,12 @@ pub(crate) struct TypeCatalog {
     pub multiranges: HashMap<u32, u32>,
     /// pg_attribute rows (attnum > 0) by `attrelid`, of composite types' relations.
     pub attributes: HashMap<u32, Vec<CatalogRow>>,
+    /// Role names (pg_authid), for `aclitem` values, when read.
+    pub names: Option<Arc<CatalogNames>>,
 }
+
+/// `aclitem`'s pg_type OID.
+pub(crate) const ACLITEM_OID: u32 = 1033;
 
 /// How deep types may nest (a composite of a composite of an array…) before
 /// resolution stops: a damaged catalog may point a type at itself.
@@ -958,6 +992,13 @@ const MAX_TYPE_DEPTH: u32 = 16;
 fn resolve_depth(oid: u32, cat: &TypeCatalog, depth: u32) -> Option<PgType> {
     if depth > MAX_TYPE_DEPTH {
         return None;
+    }
+    if oid == ACLITEM_OID {
+        // 12 bytes up to PostgreSQL 15, 16 from 16 on.
+        return Some(PgType::AclItem {
+            wide: cat.types.get(&oid).is_some_and(|r| r.typlen == 16),
+            names: cat.names.clone(),
+        });
     }
     if let Some(t) = PgType::from_oid(oid) {
         return Some(t);
@@ -1254,6 +1295,39 @@ mod tests {
                     .collect();
                 assert_eq!(got, want, "{} of PostgreSQL {major}", catalog.name());
             }
+        }
+    }
+
+    /// pg_authid's layout is PostgreSQL 15's own pg_attribute
+    /// (fixtures/postgres/printed/authid_layout.txt, made by its make.sh);
+    /// before 12 the same without the oid column.
+    #[test]
+    fn authid_layout_is_the_servers() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let text =
+            std::fs::read_to_string(root.join("fixtures/postgres/printed/authid_layout.txt"))
+                .unwrap();
+        let want: Vec<(String, i16, char)> = text
+            .lines()
+            .map(|l| l.split('|').collect::<Vec<_>>())
+            .map(|f| {
+                (
+                    f[2].to_string(),
+                    f[4].parse().unwrap(),
+                    f[5].chars().next().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(want.len(), 12);
+        for major in MAJORS.0..=MAJORS.1 {
+            let schema = catalog_schema(Catalog::Authid, major).unwrap();
+            let got: Vec<(String, i16, char)> = schema
+                .columns
+                .iter()
+                .map(|c| (c.name.clone().unwrap(), c.attlen, c.align.code()))
+                .collect();
+            let skip = usize::from(major < 12);
+            assert_eq!(got[..], want[skip..], "pg_authid of PostgreSQL {major}");
         }
     }
 

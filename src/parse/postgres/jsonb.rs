@@ -244,7 +244,7 @@ fn container_to_little(data: &mut [u8], depth: usize) -> Result<(), String> {
     Ok(())
 }
 
-fn escape_json(s: &str, out: &mut String) {
+pub(super) fn escape_json(s: &str, out: &mut String) {
     out.push('"');
     for c in s.chars() {
         match c {

@@ -1,5 +1,6 @@
 //! PostgreSQL page parsers.
 
+mod acl;
 pub(crate) mod amcheck;
 pub(crate) mod attrs;
 mod brin;
@@ -23,6 +24,7 @@ mod isn;
 mod isn_ranges;
 pub(crate) mod itup;
 pub(crate) mod jsonb;
+mod jsonpath;
 pub(crate) mod kinds;
 pub(crate) mod layout;
 pub(crate) mod page;

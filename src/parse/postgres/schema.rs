@@ -9,6 +9,8 @@
 //!  TYPE:LEN:ALIGN           a type blockscope does not print: its attlen and attalign (c/s/i/d)
 //!  dropped:TYPE             a dropped column whose type is known (its bytes are shown, and decoded)
 //!  -:LEN:ALIGN              a dropped column: attlen and attalign from pg_attribute
+//!  generated:ITEM           a stored generated column (export leaves it out
+//!                           unless --with-generated, as COPY … TO does)
 //!  ~                        last item: ignore the rest of the attributes
 //! ```
 //!
@@ -49,6 +51,13 @@ pub fn parse_columns(list: &str) -> Result<Schema, String> {
             schema.key_columns = Some(schema.columns.len());
             continue;
         }
+        let item = match strip_prefix_ignore_case(item, "generated:") {
+            Some(rest) => {
+                schema.generated.insert(schema.columns.len());
+                rest.trim()
+            }
+            None => item,
+        };
         schema
             .columns
             .push(parse_item(item).map_err(|e| format!("item {} ({item:?}): {e}", i + 1))?);
@@ -60,6 +69,14 @@ pub fn parse_columns(list: &str) -> Result<Schema, String> {
         return Err(too_many(schema.columns.len()));
     }
     Ok(schema)
+}
+
+/// `s` without `prefix`, matched without regard to ASCII case.
+fn strip_prefix_ignore_case<'a>(s: &'a str, prefix: &str) -> Option<&'a str> {
+    let head = s.get(..prefix.len())?;
+    head.eq_ignore_ascii_case(prefix)
+        .then(|| s.get(prefix.len()..))
+        .flatten()
 }
 
 /// Split on commas outside parentheses, brackets and double quotes.

@@ -20,7 +20,7 @@ pub(crate) use super::datum::MAX_VALUE_TEXT;
 use super::datum::{byte, inner_header_to_little, inner_varlena, u16_at, u32_at, u64_at};
 pub(crate) use super::float::{float4_out, float8_out};
 use super::jsonb;
-use super::{contrib, geo, isn, tsearch};
+use super::{acl, contrib, geo, isn, jsonpath, tsearch};
 use crate::model::postgres::flags::{HEAP_HASNULL, HEAP_NATTS_MASK};
 
 /// Print one datum of type `ty`.
@@ -38,7 +38,12 @@ pub(crate) fn decode(ty: &PgType, data: &[u8]) -> Result<Value, String> {
         Float8 => Ok(float(float8_out(f64::from_bits(u64_at(data, 0)?)))),
         Numeric => numeric_out(data).map(Value::text),
         Money => Ok(Value::text(cash_out(u64_at(data, 0)? as i64))),
-        Text | Varchar | Bpchar | Json | Xml => utf8(data).map(Value::text),
+        Text | Varchar | Bpchar | Json | Xml | Refcursor => utf8(data).map(Value::text),
+        TxidSnapshot | PgSnapshot => acl::snapshot_out(data).map(Value::text),
+        JsonPath => jsonpath::jsonpath_out(data).map(Value::text),
+        AclItem { names, .. } => {
+            acl::aclitem_out(data, names.as_ref().map(|n| &n.roles)).map(Value::text)
+        }
         Name => {
             let end = data.iter().position(|&b| b == 0).unwrap_or(data.len());
             utf8(data.get(..end).unwrap_or_default()).map(Value::text)
@@ -171,7 +176,11 @@ pub(crate) fn big_endian_to_little(ty: &PgType, data: &[u8]) -> Result<Vec<u8>, 
     };
     match ty {
         Bool | Char | Text | Varchar | Bpchar | Json | Xml | Name | Bytea | Uuid | Inet | Cidr
-        | Macaddr | Macaddr8 => {}
+        | Macaddr | Macaddr8 | Refcursor => {}
+        // nxip, then int64 ids.
+        TxidSnapshot | PgSnapshot => swap(&mut out, &[4, 8], true),
+        // grantee, grantor, then the AclMode word (4 or 8 bytes).
+        AclItem { wide, .. } => swap(&mut out, &[4, 4, if *wide { 8 } else { 4 }], false),
         Int2 => swap(&mut out, &[2], false),
         Int4 | Oid | Xid | Cid | RegOid(_) | Float4 | Date | Enum { .. } => {
             swap(&mut out, &[4], false)
@@ -212,7 +221,7 @@ pub(crate) fn big_endian_to_little(ty: &PgType, data: &[u8]) -> Result<Vec<u8>, 
         Multirange { subtype, .. } => multirange_to_little(subtype, &mut out)?,
         Composite { fields, .. } => record_to_little(fields, &mut out)?,
         Ext(e) => contrib::to_little(*e, &mut out)?,
-        Other { .. } => {
+        JsonPath | Other { .. } => {
             return Err(format!(
                 "a {} value of a big-endian page is not decoded",
                 ty.sql_name()
