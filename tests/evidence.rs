@@ -91,7 +91,7 @@ fn text_and_ndjson_carry_the_same_digest() {
         .contains(&format!("Input:             {RELATION}\n")));
     let run = common::run(&["verify", "--evidence", "-f", "ndjson", RELATION]);
     let last: Value = serde_json::from_str(run.stdout.lines().last().unwrap()).unwrap();
-    assert_eq!(last["schema"], 6);
+    assert_eq!(last["schema"], 7);
     assert_eq!(last["summary"]["provenance"]["inputs"][0]["sha256"], digest);
 }
 

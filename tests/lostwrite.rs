@@ -108,7 +108,7 @@ fn the_cluster_as_it_stopped_has_no_lost_write() {
     assert_eq!(w["blocks_without_verdict"], 0);
     assert_eq!(w["wal_problems"], 0);
     assert!(w["records"].as_u64().unwrap() > 100);
-    assert_eq!(doc["schema"], 6);
+    assert_eq!(doc["schema"], 7);
 }
 
 #[test]

@@ -136,7 +136,7 @@ fn map_ndjson(args: &[&str]) -> (Vec<Value>, Value, i32) {
     assert!(out.code == 0 || out.code == 1, "{}", out.stderr);
     let mut lines = json_lines(&out.stdout);
     let last = lines.pop().expect("a summary line");
-    assert_eq!(last["schema"], 2, "the summary line carries the schema");
+    assert_eq!(last["schema"], 3, "the summary line carries the schema");
     let summary = last["summary"].clone();
     (lines, summary, out.code)
 }
@@ -377,7 +377,7 @@ fn json_document_is_the_ndjson_lines() {
     let out = run(&["map", "--format", "json", p]);
     assert_eq!(out.code, 1);
     let doc: Value = serde_json::from_str(&out.stdout).unwrap();
-    assert_eq!(doc["schema"], 2);
+    assert_eq!(doc["schema"], 3);
     let (blocks, summary, _) = map_ndjson(&[p]);
     assert_eq!(doc["blocks"], Value::Array(blocks));
     assert_eq!(doc["summary"], summary);

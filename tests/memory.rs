@@ -144,7 +144,7 @@ fn show_json_streams_its_array() {
 }
 
 /// `verify --format json` writes each problem as it is found and the
-/// summary last (schema 6).
+/// summary last (schema 7).
 #[test]
 fn verify_json_streams_its_problems() {
     if !have_prlimit() {
@@ -160,7 +160,7 @@ fn verify_json_streams_its_problems() {
     assert_eq!(code(&out), 1);
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
-        text.starts_with("{\n  \"schema\": 6,\n  \"engine\": \"postgres\",\n  \"problems\": [\n")
+        text.starts_with("{\n  \"schema\": 7,\n  \"engine\": \"postgres\",\n  \"problems\": [\n")
     );
     let problems = text.find("\"problems\"").unwrap();
     let summary = text.find("\n  \"summary\"").unwrap();
@@ -217,7 +217,7 @@ fn oracle_verify_reports_failing_blocks_as_found() {
             }
             "json" => {
                 let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
-                assert_eq!(doc["schema"], 6);
+                assert_eq!(doc["schema"], 7);
                 assert_eq!(doc["summary"]["per_file"][0]["total_pages_examined"], 2000);
                 let last = doc["problems"].as_array().unwrap().last().unwrap().clone();
                 assert_eq!(last["blkno"], 1999);

@@ -149,15 +149,16 @@ fn a_rolled_back_truncate_keeps_the_tables_pages_for_map() {
 #[test]
 fn the_fixture_has_stale_checksums_on_catalog_pages_and_verify_knows_they_are_off() {
     // What makes the test above about checksums: with checksums forced on,
-    // pg_class, pg_attribute and public.later's page fail them.
+    // pg_class, pg_attribute and public.later's page fail them (each file
+    // named by its relation, read from the catalogs under MVCC).
     let datadir = common::fixture("postgres/neverlie/mvcc");
     let datadir = datadir.to_str().unwrap();
     let run = common::run(&["verify", "--checksums", "on", datadir]);
     assert_eq!(run.code, 1);
     for file in [
-        "base/5/1259: block 0",
-        "base/5/1249: block 56",
-        "base/5/24576: block 0",
+        "base/5/1259 (pg_catalog.pg_class, main fork): block 0",
+        "base/5/1249 (pg_catalog.pg_attribute, main fork): block 56",
+        "base/5/24576 (public.later, main fork): block 0",
     ] {
         assert!(
             run.stdout
@@ -167,6 +168,9 @@ fn the_fixture_has_stale_checksums_on_catalog_pages_and_verify_knows_they_are_of
             run.stdout
         );
     }
+    // The rolled-back RENAME is not the name: the committed one is.
+    assert!(run.stdout.contains("(public.renamed, main fork): block 0"));
+    assert!(!run.stdout.contains("renamed_aborted"));
     let run = common::run(&["verify", datadir]);
     assert_eq!(run.code, 0, "{}", run.stdout);
     assert!(run.stdout.contains("data_checksum_version 0"));

@@ -111,7 +111,7 @@ fn free_space_map_drift_is_counted_in_the_summary() {
     );
     let json = run(&[&args[..], &["--format", "json"]].concat());
     let v: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
-    assert_eq!(v["schema"], 6);
+    assert_eq!(v["schema"], 7);
     assert_eq!(v["summary"]["free_space_map_drift"], 1);
     assert_eq!(
         v["problems"].as_array().unwrap().len(),

@@ -539,10 +539,31 @@ fn the_schemas_refuse_other_shapes() {
     let mut line = json!({"summary": json_of(&["map", &page, "--format", "json"])["summary"]});
     assert!(!schemas.valid("map", "ndjson_line", &line));
     line["schema"] = json!(2);
+    assert!(!schemas.valid("map", "ndjson_line", &line));
+    line["schema"] = json!(3);
     assert!(schemas.valid("map", "ndjson_line", &line));
-    // verify: schema 4 is not schema 6.
+    // map 3: the summary's `relation`, of a fixed shape.
+    let named = f("postgres/catalog/relnames/datadir/base/5/1259");
+    let mut doc = json_of(&["map", &named, "--format", "json"]);
+    assert_eq!(doc["summary"]["relation"]["name"], "pg_catalog.pg_class");
+    assert!(schemas.valid("map", "document", &doc));
+    doc["summary"]["relation"]["fork"] = json!("heap");
+    assert!(!schemas.valid("map", "document", &doc));
+    // verify: schema 4 is not schema 7.
     let mut doc = json_of(&["verify", &page, "--format", "json"]);
     assert!(schemas.valid("verify", "document", &doc));
+    let mut named = json_of(&[
+        "verify",
+        &f("postgres/corrupt/lp_past_end/16384"),
+        "--format",
+        "json",
+    ]);
+    assert!(schemas.valid("verify", "document", &named));
+    named["problems"][0]["relation"] =
+        json!({"name": "public.orders", "fork": "main", "segment": 1});
+    assert!(schemas.valid("verify", "document", &named));
+    named["problems"][0]["relation"]["oid"] = json!(16384);
+    assert!(!schemas.valid("verify", "document", &named));
     doc["schema"] = json!(4);
     assert!(!schemas.valid("verify", "document", &doc));
 }

@@ -79,7 +79,7 @@ fn verify_json(args: &[&str]) -> (i32, Value, Vec<Value>) {
             run.stdout, run.stderr
         )
     });
-    assert_eq!(doc["schema"], 6, "verify JSON schema version");
+    assert_eq!(doc["schema"], 7, "verify JSON schema version");
     assert_eq!(doc["engine"], "postgres");
     let problems = doc["problems"].as_array().unwrap().clone();
     (run.code, doc["summary"].clone(), problems)
@@ -446,7 +446,7 @@ fn standard_input_is_verified_too() {
     assert_eq!(lines[0]["file"], "-");
     assert_eq!(lines[0]["blkno"], 2);
     assert_eq!(lines[0]["class"], "checksum");
-    assert_eq!(lines[1]["schema"], 6);
+    assert_eq!(lines[1]["schema"], 7);
     assert_eq!(lines[1]["engine"], "postgres");
     assert_eq!(lines[1]["summary"]["blocks"], 6);
     assert_eq!(lines[1]["summary"]["clean"], false);

@@ -55,7 +55,7 @@ fn planted_datafile_as_json() {
     assert_eq!(code, 1);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     // One document a run, in the shape both engines share (schema 2).
-    assert_eq!(v["schema"], 6);
+    assert_eq!(v["schema"], 7);
     assert_eq!(v["engine"], "oracle");
     assert_eq!(v["summary"]["clean"], false);
     assert_eq!(v["summary"]["files"], 1);
@@ -88,7 +88,7 @@ fn traces_are_verified_from_their_rebuilt_blocks() {
     let (code, out, _) = verify(&[&fixture("oracle/trace/planted_2_9_8.trc"), "-f", "ndjson"]);
     assert_eq!(code, 1);
     let last: serde_json::Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
-    assert_eq!(last["schema"], 6);
+    assert_eq!(last["schema"], 7);
     assert_eq!(last["engine"], "oracle");
     let file = &last["summary"]["per_file"][0];
     assert_eq!(file["total_pages_examined"], 3);

@@ -11,6 +11,7 @@ use std::io::{self, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+pub(crate) mod relfile;
 pub(crate) mod toast;
 pub(crate) mod xact;
 
@@ -24,11 +25,9 @@ use crate::parse::postgres::control::{crc_mismatch, parse_control_image};
 use crate::parse::postgres::relmap::parse_relmap;
 use crate::parse::postgres::schema::parse_columns;
 use crate::source::open_regular as open_file;
+use relfile::{Named, RelNames, DEFAULT_TABLESPACE, GLOBAL_TABLESPACE};
 use xact::XactLog;
 
-/// `DEFAULTTABLESPACE_OID` (pg_default) and `GLOBALTABLESPACE_OID` (pg_global).
-const DEFAULT_TABLESPACE: u32 = 1663;
-const GLOBAL_TABLESPACE: u32 = 1664;
 /// Segment files a relation may have (32 TB at 1 GiB segments and 8 KB blocks).
 const MAX_SEGMENTS: u32 = 32 * 1024;
 /// Bytes read of one catalog: far more than any real catalog (a database
@@ -874,6 +873,95 @@ impl Cluster {
             name: (found.len() == 1).then(|| found[0].0.clone()),
         }));
         Err(LookupError::NotFound(said))
+    }
+
+    /// Every database pg_database names, as (oid, dattablespace), in OID
+    /// order; empty when pg_database cannot be read.
+    pub(crate) fn database_tablespaces(&self) -> Vec<(u32, u32)> {
+        let (mut notes, mut bad) = (Vec::new(), Vec::new());
+        let mut out: Vec<(u32, u32)> = self
+            .databases(&mut notes, &mut bad)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|r| {
+                Some((
+                    r.oid("oid")?,
+                    r.oid("dattablespace").unwrap_or(DEFAULT_TABLESPACE),
+                ))
+            })
+            .collect();
+        out.sort_unstable();
+        out
+    }
+
+    /// The names of database `dboid`'s relations by (tablespace, file
+    /// number), read from its pg_class and pg_namespace once, under MVCC as
+    /// every catalog is read; `db_tablespace` is its pg_database
+    /// `dattablespace`. Shared relations are keyed under pg_global. A page
+    /// or row that cannot be read is left out (its relations go unnamed); a
+    /// catalog that cannot be read at all is an error.
+    pub(crate) fn relation_names(
+        &self,
+        dboid: u32,
+        db_tablespace: u32,
+    ) -> Result<RelNames, ClusterError> {
+        let (mut notes, mut bad) = (Vec::new(), Vec::new());
+        let db_dir = self.database_dir(db_tablespace, dboid);
+        let db_map = read_map(&db_dir.join("pg_filenode.map"), &mut notes);
+        let class_node = Self::mapped(db_map.as_ref(), Catalog::Class, "", &mut notes);
+        let rows = self.read_catalog(Catalog::Class, &db_dir, class_node, &mut notes, &mut bad)?;
+        let classes = one_per_key(Catalog::Class, rows, |r| r.oid("oid"), &mut notes);
+        let by_oid: HashMap<u32, &CatalogRow> = classes
+            .iter()
+            .filter_map(|r| Some((r.oid("oid")?, r)))
+            .collect();
+        let ns_node = unmapped_node(&by_oid, Catalog::Namespace, &mut notes);
+        let ns_rows =
+            self.read_catalog(Catalog::Namespace, &db_dir, ns_node, &mut notes, &mut bad)?;
+        let namespaces: HashMap<u32, String> =
+            one_per_key(Catalog::Namespace, ns_rows, |r| r.oid("oid"), &mut notes)
+                .iter()
+                .filter_map(|r| {
+                    Some((
+                        r.oid("oid")?,
+                        crate::escape::name(r.text("nspname")?).into_owned(),
+                    ))
+                })
+                .collect();
+        let qualified = |r: &CatalogRow| {
+            let schema = namespaces.get(&r.oid("relnamespace")?)?;
+            Some(format!(
+                "{schema}.{}",
+                crate::escape::name(r.text("relname")?)
+            ))
+        };
+        let toast_owner: HashMap<u32, String> = classes
+            .iter()
+            .filter_map(|r| Some((r.oid("reltoastrelid").filter(|&t| t != 0)?, qualified(r)?)))
+            .collect();
+        let mut names = RelNames::new();
+        for rel in &classes {
+            if !matches!(rel.char("relkind"), Some('r' | 't' | 'i' | 'm' | 'S')) {
+                continue;
+            }
+            let (Some(name), Ok((node, _))) = (
+                qualified(rel),
+                self.relation_file(rel, dboid, db_tablespace, db_map.as_ref()),
+            ) else {
+                continue;
+            };
+            let tablespace = if rel.bool("relisshared") == Some(true) {
+                GLOBAL_TABLESPACE
+            } else {
+                match rel.oid("reltablespace") {
+                    Some(0) | None => db_tablespace,
+                    Some(t) => t,
+                }
+            };
+            let toast_of = rel.oid("oid").and_then(|o| toast_owner.get(&o).cloned());
+            names.insert((tablespace, node), Named { name, toast_of });
+        }
+        Ok(names)
     }
 
     /// A relation's file number and directory, from its pg_class row.

@@ -722,6 +722,7 @@ fn problem(file: &str, blkno: u64, offset: u64, e: &Entry, redo: &str) -> Verify
             fpi: e.fpi,
             checkpoint_redo: redo.to_string(),
         }),
+        relation: None,
     }
 }
 

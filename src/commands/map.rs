@@ -21,6 +21,7 @@ use super::inputs::{
     further_segments, handed_not_pages, not_pages_message, table_found_note, table_lookup_notes,
 };
 use super::progress::{self, Advancing, Progress, ProgressMode, ProgressReport};
+use super::relnames::{Namer, Naming};
 use super::{is_broken_pipe, note_terminal_stdin, stdout_error, Sink};
 
 /// What `map` was asked to do.
@@ -102,6 +103,13 @@ pub(crate) fn run(cfg: &MapConfig, sink: &mut Sink) -> Result<ExitCode, Error> {
             crate::escape::path(&path)
         ));
     }
+    // The relation the file belongs to, when it is in a data directory
+    // whose catalogs name it.
+    let mut namer = Namer::default();
+    let relation = match plan {
+        VerifyPlan::Postgres => inputs.first().and_then(|p| namer.name(p)),
+        VerifyPlan::Oracle(_) => None,
+    };
     let is_tty = io::stdout().is_terminal();
     let opts = MapOptions {
         format: args.format,
@@ -110,16 +118,27 @@ pub(crate) fn run(cfg: &MapConfig, sink: &mut Sink) -> Result<ExitCode, Error> {
         shade: args.shade,
         title: match &table {
             Some((title, _)) => title.clone(),
-            None => inputs
-                .first()
-                .map_or("-".to_string(), |p| verify::file_name(p)),
+            None => {
+                let file = inputs
+                    .first()
+                    .map_or("-".to_string(), |p| verify::file_name(p));
+                match &relation {
+                    Some(r) => format!("{file} ({r})"),
+                    None => file,
+                }
+            }
         },
     };
     let mut printer = MapPrinter::new(BufWriter::new(sink.out()), opts);
+    printer.summary.relation = relation;
     let failed = match plan {
         VerifyPlan::Postgres => {
             let options = args.verify_options(table.as_ref().map(|t| t.1));
-            let mut report = ProgressReport::new(&mut printer, progress_mode);
+            let mut naming = Naming {
+                inner: &mut printer,
+                namer: &mut namer,
+            };
+            let mut report = ProgressReport::new(&mut naming, progress_mode);
             let run = verify::run(&inputs, &options, &mut report);
             drop(report);
             let summary = match run {

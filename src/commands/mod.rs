@@ -26,6 +26,7 @@ pub(crate) mod map;
 pub(crate) mod pipeline;
 pub(crate) mod progress;
 pub(crate) mod rebuild;
+pub(crate) mod relnames;
 pub(crate) mod show;
 pub(crate) mod verify;
 pub(crate) mod wal;

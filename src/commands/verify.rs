@@ -26,6 +26,7 @@ use crate::verify::{self, VerifyOptions};
 use super::inputs::{further_segments, handed_not_pages, not_pages_message};
 use super::lostwrite::{self, WalSource};
 use super::progress::{self, Advancing, Progress, ProgressMode, ProgressReport};
+use super::relnames::{Namer, Naming};
 use super::{is_broken_pipe, note_terminal_stdin, stdout_error, BlockRange, Sink};
 use crate::model::postgres::verify::ProvenanceInput;
 
@@ -152,7 +153,12 @@ fn postgres(cfg: &VerifyConfig, sink: &mut Sink, not_pages: &mut usize) -> Resul
         .all_problems(cfg.all_problems)
         .verbose(cfg.verbose)
         .quiet(cfg.quiet);
-    let mut report = ProgressReport::new(&mut printer, cfg.progress);
+    let mut namer = Namer::default();
+    let mut naming = Naming {
+        inner: &mut printer,
+        namer: &mut namer,
+    };
+    let mut report = ProgressReport::new(&mut naming, cfg.progress);
     let run = verify::run(&cfg.inputs, &cfg.options, &mut report);
     drop(report);
     let mut summary = match run {
@@ -179,7 +185,11 @@ fn postgres(cfg: &VerifyConfig, sink: &mut Sink, not_pages: &mut usize) -> Resul
         }
         return Err(Error::Usage(why));
     }
-    match lostwrite::run_checks(&checks, &mut summary, &mut printer) {
+    let mut naming = Naming {
+        inner: &mut printer,
+        namer: &mut namer,
+    };
+    match lostwrite::run_checks(&checks, &mut summary, &mut naming) {
         Ok(()) => {}
         Err(e) if is_broken_pipe(&e) => return Ok(!printer.failing()),
         Err(e) => return Err(e),

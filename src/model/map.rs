@@ -164,6 +164,10 @@ pub struct MapSummary {
     /// Oracle rows flagged deleted.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rows_deleted: Option<u64>,
+    /// PostgreSQL: the relation the (first) file belongs to, when it is in
+    /// a data directory whose catalogs name it. Omitted otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub relation: Option<crate::model::postgres::verify::RelationName>,
     /// Problems that belong to no block (a file that could not be opened,
     /// a partial block at the end of a file), one line each.
     #[serde(skip_serializing_if = "Vec::is_empty")]

@@ -1,5 +1,5 @@
 //! The shape of verify's reports, shared by both engines (docs/json.md,
-//! "verify"): `{"schema": 6, "engine": …, "problems": […], "summary":
+//! "verify"): `{"schema": 7, "engine": …, "problems": […], "summary":
 //! {"clean": …, …}}`, streamed; NDJSON writes the problems one a line, then
 //! `{"schema", "engine", "summary"}`.
 
@@ -26,8 +26,10 @@ pub enum VerifyFormat {
 /// PostgreSQL's `summary.provenance` (with `--evidence`); 5 added
 /// PostgreSQL's `summary.free_space_map_drift` (with `--deep`); 6 added
 /// problems of class `lost-write` with their `wal`, and PostgreSQL's
-/// `summary.wal` (when WAL was read).
-pub(crate) const SCHEMA: u32 = 6;
+/// `summary.wal` (when WAL was read); 7 added PostgreSQL problems'
+/// `relation` (the relation a file of a data directory belongs to, when its
+/// catalogs name it).
+pub(crate) const SCHEMA: u32 = 7;
 
 /// The last NDJSON line: the run's summary.
 #[derive(Serialize)]

@@ -19,8 +19,9 @@ pub(crate) const PG_CONTROL: u32 = 2;
 pub(crate) const PG_FILENODE_MAP: u32 = 2;
 
 /// `map --format json|ndjson`: 2 added `schema` (the document's first key;
-/// NDJSON's summary line).
-pub(crate) const MAP: u32 = 2;
+/// NDJSON's summary line); 3 added the summary's `relation` (the relation
+/// the file belongs to, when it is in a data directory whose catalogs name it).
+pub(crate) const MAP: u32 = 3;
 
 /// `diff --format json`: 2 added `schema`.
 pub(crate) const DIFF: u32 = 2;

@@ -30,6 +30,43 @@ pub struct VerifyProblem {
     /// A `lost-write`: what the WAL says of the block. Omitted otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub wal: Option<LostWrite>,
+    /// The relation the file belongs to, when the file is in a data
+    /// directory whose catalogs say. Omitted otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub relation: Option<RelationName>,
+}
+
+/// The relation a file of a data directory belongs to, as its database's
+/// catalogs say (pg_class, pg_namespace, the relation maps).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct RelationName {
+    /// `nspname.relname`, each escaped as every name from the outside
+    /// world is (`pg_toast.pg_toast_16384` for a TOAST table).
+    pub name: String,
+    /// The fork: `main`, `fsm`, `vm` or `init`.
+    pub fork: &'static str,
+    /// The segment file: 0 for `N`, 1 for `N.1`, …
+    pub segment: u64,
+    /// A TOAST table's (or its index's) owner, `nspname.relname`
+    /// (escaped): the table whose `reltoastrelid` it is. Omitted otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub toast_of: Option<String>,
+}
+
+impl std::fmt::Display for RelationName {
+    /// `public.orders, main fork`; `pg_toast.pg_toast_16384, TOAST of
+    /// public.orders, main fork`; `public.big, main fork, segment 1`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.name)?;
+        if let Some(owner) = &self.toast_of {
+            write!(f, ", TOAST of {owner}")?;
+        }
+        write!(f, ", {} fork", self.fork)?;
+        if self.segment > 0 {
+            write!(f, ", segment {}", self.segment)?;
+        }
+        Ok(())
+    }
 }
 
 /// What the WAL says of a block whose write was lost: the latest record
@@ -85,6 +122,15 @@ pub struct WalCheck {
 }
 
 impl VerifyProblem {
+    /// The file as printed: its path, and the relation in parentheses when
+    /// known (`base/5/16384 (public.orders, main fork)`).
+    pub fn file_label(&self) -> String {
+        match &self.relation {
+            Some(r) => format!("{} ({r})", self.file),
+            None => self.file.clone(),
+        }
+    }
+
     /// `problem` of block `blkno`, which starts at `file_offset` in `file`.
     pub fn from_problem(file: &str, blkno: u64, file_offset: u64, problem: Problem) -> Self {
         VerifyProblem {
@@ -97,6 +143,7 @@ impl VerifyProblem {
             severity: problem.severity,
             message: problem.message,
             wal: None,
+            relation: None,
         }
     }
 }

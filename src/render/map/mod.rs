@@ -143,7 +143,12 @@ impl<W: Write> Report for MapPrinter<W> {
         let file_level = p.class == ProblemClass::Truncated
             || (p.class == ProblemClass::Io && p.field != "block");
         if file_level {
-            self.file_problem(format!("{}: {}: {}", p.file, p.class.as_str(), p.message));
+            self.file_problem(format!(
+                "{}: {}: {}",
+                p.file_label(),
+                p.class.as_str(),
+                p.message
+            ));
         }
         Ok(())
     }

@@ -2,7 +2,7 @@
 //! (`json`), or one problem per line ending with the summary line (`ndjson`).
 //!
 //! The JSON shape is shared by both engines (docs/json.md, "verify"):
-//! `{"schema": 6, "engine": …, "problems": […], "summary": {"clean": …, …}}`,
+//! `{"schema": 7, "engine": …, "problems": […], "summary": {"clean": …, …}}`,
 //! problems written as they come;
 //! NDJSON writes the problems one a line, then `{"schema", "engine", "summary"}`.
 
@@ -140,7 +140,7 @@ impl<W: Write> VerifyPrinter<W> {
                 Line::Omitted { problems: n, kinds } => writeln!(
                     self.out,
                     "{}: block {}: {}",
-                    block[0].file,
+                    block[0].file_label(),
                     block[0].blkno,
                     problems::omitted_text(n, kinds)
                 )?,
@@ -249,13 +249,15 @@ fn is_fsm_drift(p: &VerifyProblem) -> bool {
     p.class == ProblemClass::FreeSpaceMap && p.severity == Severity::Info
 }
 
-/// `FILE: block N offset O: error [class] field: message`.
+/// `FILE: block N offset O: error [class] field: message`; FILE followed by
+/// its relation in parentheses when known (`base/5/16384 (public.orders,
+/// main fork)`).
 fn write_problem(out: &mut dyn Write, p: &VerifyProblem, suffix: &str) -> io::Result<()> {
     let offset = p.offset.map_or(String::new(), |o| format!(" offset {o}"));
     writeln!(
         out,
         "{}: block {}{offset}: {} [{}] {}: {}{suffix}",
-        p.file,
+        p.file_label(),
         p.blkno,
         p.severity.as_str(),
         p.class,

@@ -614,6 +614,7 @@ fn not_pages_problem(rel: &Opened, block_size: usize, what: &str) -> VerifyProbl
             rel.len / block_size as u64
         ),
         wal: None,
+        relation: None,
     }
 }
 

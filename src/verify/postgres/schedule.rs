@@ -338,6 +338,7 @@ fn truncated(
             ctx.first_blkno + whole
         ),
         wal: None,
+        relation: None,
     };
     report.problem(&problem).map_err(report_error)
 }
@@ -360,6 +361,7 @@ pub(super) fn io_problem(
         severity: Severity::Error,
         message,
         wal: None,
+        relation: None,
     }
 }
 
