@@ -660,3 +660,69 @@ fn diff_does_not_decode_identical_blocks() {
     assert!(out.contains("1 of 16384"), "{out}");
     let _ = fs::remove_dir_all(&dir);
 }
+
+/// A 1 KiB heap page whose 194 line pointers all point at one tuple of
+/// 1,600 columns (all NULL): split as the line pointers ask, that is
+/// 310,400 columns where the fullest real 1 KiB page holds 35 tuples, at
+/// most 56,000 (wider tuples over more pointers took minutes and gigabytes).
+/// The page splits its first 35 tuples; each further one says why it is not.
+#[test]
+fn a_page_splits_no_more_columns_than_a_page_holds() {
+    let dir = temp_dir("column-budget");
+    let (bs, hoff) = (1024usize, 224usize);
+    let n = (bs - 24 - hoff) / 4;
+    let upper = bs - hoff;
+    let mut p = vec![0u8; bs];
+    p[12..14].copy_from_slice(&((24 + 4 * n) as u16).to_le_bytes());
+    p[14..16].copy_from_slice(&(upper as u16).to_le_bytes());
+    p[16..18].copy_from_slice(&(bs as u16).to_le_bytes());
+    p[18..20].copy_from_slice(&(bs as u16 | 4).to_le_bytes());
+    for i in 0..n {
+        let lp = upper as u32 | (1 << 15) | ((hoff as u32) << 17);
+        p[24 + 4 * i..28 + 4 * i].copy_from_slice(&lp.to_le_bytes());
+    }
+    // t_xmin 2; 1,600 attributes, HEAP_HASNULL with every bit clear
+    // (all NULL), xmax invalid.
+    p[upper..upper + 4].copy_from_slice(&2u32.to_le_bytes());
+    p[upper + 18..upper + 20].copy_from_slice(&1600u16.to_le_bytes());
+    p[upper + 20..upper + 22].copy_from_slice(&0x0801u16.to_le_bytes());
+    p[upper + 22] = hoff as u8;
+    let path = dir.join("page");
+    fs::write(&path, p).unwrap();
+    let columns: Vec<String> = (1..=1600).map(|i| format!("c{i} numeric")).collect();
+    let out = run_limited(
+        LIMIT,
+        &[
+            "show",
+            "--format",
+            "json",
+            "--columns",
+            &columns.join(", "),
+            path.to_str().unwrap(),
+        ],
+    );
+    assert_no_abort(&out);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let block = &doc["blocks"][0];
+    let items = block["items"].as_array().unwrap();
+    assert_eq!(items.len(), n);
+    let split: Vec<usize> = items
+        .iter()
+        .map(|i| i["attrs"].as_array().map_or(0, Vec::len))
+        .collect();
+    assert_eq!(split.iter().filter(|&&c| c == 1600).count(), 35);
+    assert_eq!(split.iter().sum::<usize>(), 35 * 1600);
+    let not_split = block["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| {
+            p["message"]
+                .as_str()
+                .unwrap()
+                .starts_with("columns not split: this page's tuples already gave 56000 columns")
+        })
+        .count();
+    assert_eq!(not_split, n - 35);
+    let _ = fs::remove_dir_all(&dir);
+}
