@@ -218,6 +218,9 @@ pub struct Source {
     blknos: Vec<input::RowBlkno>,
     /// The caller gave the block size: [`Source::detect_block_size`] keeps it.
     size_given: bool,
+    /// The opened file again (sharing its offset), when its raw blocks can
+    /// be read by position: [`Blocks::seek_to`] moves to a block.
+    file: Option<File>,
 }
 
 enum Data {
@@ -330,6 +333,7 @@ impl Source {
         block_size: Option<usize>,
         tap: Option<Tap>,
     ) -> Result<Source, Error> {
+        let mut file = None;
         let (name, reader): (PathBuf, Box<dyn Read>) = match path {
             None => (PathBuf::from("-"), Box::new(stdin())),
             Some(p) if p.as_os_str() == "-" => (PathBuf::from("-"), Box::new(stdin())),
@@ -338,6 +342,10 @@ impl Source {
                     path: p.to_path_buf(),
                     source,
                 })?;
+                // Tapped input is read whole, in order, for its digest.
+                if tap.is_none() && f.metadata().is_ok_and(|m| m.is_file()) {
+                    file = f.try_clone().ok();
+                }
                 (p.to_path_buf(), Box::new(f))
             }
         };
@@ -345,7 +353,11 @@ impl Source {
             Some(tap) => Box::new(Tapped { inner: reader, tap }),
             None => reader,
         };
-        Source::from_reader(name, reader, format, block_size)
+        let mut src = Source::from_reader(name, reader, format, block_size)?;
+        if src.format == InputFormat::Raw {
+            src.file = file;
+        }
+        Ok(src)
     }
 
     /// Like [`Source::open`] over any reader.
@@ -411,6 +423,7 @@ impl Source {
             trace_text,
             blknos,
             size_given: false,
+            file: None,
         };
         if let Some(bs) = block_size {
             if !(64..=(1 << 20)).contains(&bs) {
@@ -509,6 +522,7 @@ impl Source {
             name: self.name,
             done: false,
             blknos: self.blknos,
+            file: self.file,
         }
     }
 }
@@ -522,6 +536,7 @@ pub struct Blocks {
     name: PathBuf,
     done: bool,
     blknos: Vec<input::RowBlkno>,
+    file: Option<File>,
 }
 
 impl Iterator for Blocks {
@@ -551,6 +566,38 @@ pub struct BlockAt {
 }
 
 impl Blocks {
+    /// Position of the next block in the input (0-based).
+    pub fn next_index(&self) -> u64 {
+        self.index
+    }
+
+    /// Move on to block `index` without reading the blocks before it,
+    /// when the input is a regular file of raw blocks (a seek); other
+    /// inputs are left as they are, their blocks to be read in turn.
+    pub fn seek_to(&mut self, index: u64) {
+        use std::io::{Seek, SeekFrom};
+        if self.done || index <= self.index {
+            return;
+        }
+        let Some(at) = index.checked_mul(self.block_size as u64) else {
+            return;
+        };
+        let Some(file) = self.file.as_mut() else {
+            return;
+        };
+        if file.seek(SeekFrom::Start(at)).is_err() {
+            return;
+        }
+        // The file shares its offset with the one being read: read on
+        // from the new place, without the bytes peeked at the start.
+        let Ok(reader) = file.try_clone() else {
+            return;
+        };
+        self.data = Data::Stream(Box::new(reader));
+        self.index = index;
+        self.offset = at;
+    }
+
     /// The next block's bytes into `buf` (cleared first, its memory
     /// reused), and where it lies; `None` at the end.
     pub fn next_into(&mut self, buf: &mut Vec<u8>) -> Option<Result<BlockAt, Error>> {
@@ -592,6 +639,43 @@ impl Blocks {
         self.offset += buf.len() as u64;
         Some(Ok(at))
     }
+}
+
+/// The holes of `file` between `start` and `end`: byte ranges the file
+/// system keeps no data for (they read as zeros), found with `lseek`'s
+/// SEEK_DATA and SEEK_HOLE, without reading. Empty where the file system
+/// cannot tell: every byte then counts as data and is read. Moves the
+/// file's offset: for files read by position ([`read_at`]) only.
+#[cfg(target_os = "linux")]
+pub(crate) fn holes(file: &File, start: u64, end: u64) -> Vec<std::ops::Range<u64>> {
+    use rustix::fs::{seek, SeekFrom};
+    let mut found = Vec::new();
+    let mut pos = start;
+    while pos < end {
+        let data = match seek(file, SeekFrom::Data(pos)) {
+            Ok(data) => data,
+            // No data at or after `pos`: a hole to the end of the file.
+            Err(rustix::io::Errno::NXIO) => end,
+            Err(_) => break,
+        };
+        if data > pos {
+            found.push(pos..data.min(end));
+        }
+        if data >= end {
+            break;
+        }
+        pos = match seek(file, SeekFrom::Hole(data)) {
+            Ok(hole) if hole > data => hole,
+            _ => break,
+        };
+    }
+    found
+}
+
+/// No hole is known off Linux: every byte is read.
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn holes(_: &File, _: u64, _: u64) -> Vec<std::ops::Range<u64>> {
+    Vec::new()
 }
 
 /// Fill `buf` from `file` at `offset`; a short count only at end of file.

@@ -510,3 +510,219 @@ fn show_ndjson_windows_are_bounded() {
     assert_eq!(out.stdout.iter().filter(|&&b| b == b'\n').count(), 513);
     let _ = fs::remove_dir_all(&dir);
 }
+
+// Issue 27, point 11: time bounded by the input's size.
+
+/// The binary (no memory limit), its standard output into a file of `dir`,
+/// killed (and the test failed) if it has not ended within `secs` seconds.
+fn run_within(secs: u64, dir: &std::path::Path, args: &[&str]) -> (i32, String) {
+    let out_path = dir.join("stdout");
+    let mut child = Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(fs::File::create(&out_path).unwrap())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{args:?} did not end within {secs} s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let code = status.code().expect("ended by a signal");
+    (code, fs::read_to_string(&out_path).unwrap())
+}
+
+/// A heap page of the committed fixtures (block 0 of its relation).
+fn real_page() -> Vec<u8> {
+    fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/postgres/heap/delete.0.page"
+    ))
+    .unwrap()
+}
+
+/// A sparse file of `len` bytes (a hole throughout, costing no disk) with
+/// the fixture page written at each of `blocks`.
+fn sparse_file(path: &std::path::Path, len: u64, blocks: &[u64]) {
+    use std::io::{Seek, SeekFrom, Write};
+    let mut f = fs::File::create(path).unwrap();
+    f.set_len(len).unwrap();
+    let page = real_page();
+    for &b in blocks {
+        f.seek(SeekFrom::Start(b * 8192)).unwrap();
+        f.write_all(&page).unwrap();
+    }
+}
+
+/// Holes of a sparse file are all-zero blocks, counted without being read:
+/// `verify` and `map` say exactly what they say of the same file written
+/// out in full (zeros and all), in every format.
+#[test]
+fn holes_read_as_the_zero_blocks_they_are() {
+    let dir = temp_dir("holes-same");
+    let sparse = dir.join("sparse");
+    // 48 MiB: holes over whole 1 MiB chunks, and pages among them.
+    let blocks = [0, 1, 700, 3000, 6143];
+    sparse_file(&sparse, 48 << 20, &blocks);
+    let dense = dir.join("dense");
+    fs::write(&dense, fs::read(&sparse).unwrap()).unwrap();
+    let (sparse, dense) = (sparse.to_str().unwrap(), dense.to_str().unwrap());
+    for args in [
+        &["verify"][..],
+        &["verify", "--format", "json"],
+        &["map"],
+        &["map", "--format", "ndjson"],
+    ] {
+        let run = |path: &str| {
+            let mut all = args.to_vec();
+            all.push(path);
+            run_within(60, &dir, &all)
+        };
+        let (a, b) = (run(sparse), run(dense));
+        assert_eq!(a.0, b.0, "{args:?}");
+        assert_eq!(
+            a.1.replace(sparse, "F"),
+            b.1.replace(dense, "F"),
+            "{args:?}"
+        );
+    }
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// A 64 GiB sparse file with three real pages (no disk used): `map` counts
+/// its 8 million all-zero blocks without reading them (reading the holes
+/// took minutes), and `show --block N` reads block N by position, here
+/// and near the end of a 1 TiB one.
+#[test]
+fn sparse_files_are_not_read_through_their_holes() {
+    let dir = temp_dir("holes-big");
+    let path = dir.join("sparse");
+    let last = (64u64 << 30) / 8192 - 1;
+    sparse_file(&path, 64 << 30, &[0, 4_000_000, last]);
+    let p = path.to_str().unwrap();
+    let (code, out) = run_within(60, &dir, &["map", p]);
+    assert_eq!(code, 1, "{out}"); // two of the pages are at the wrong block numbers
+    assert!(
+        out.contains(&format!("all-zero: {} blocks", last + 1 - 3)),
+        "{out}"
+    );
+    let block = last.to_string();
+    let (code, out) = run_within(10, &dir, &["show", "--block", &block, p]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.starts_with(&format!("block {block} · heap page")),
+        "{out}"
+    );
+
+    let path = dir.join("huge");
+    let far = (1u64 << 40) / 8192 - 2;
+    sparse_file(&path, 1 << 40, &[far]);
+    let far = far.to_string();
+    let (code, out) = run_within(10, &dir, &["show", "--block", &far, path.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.starts_with(&format!("block {far} · heap page")),
+        "{out}"
+    );
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// `diff` of two identical 128 MiB relation files compares their blocks'
+/// bytes before decoding any: equal blocks are not decoded (decoding all
+/// 16,384 pairs took minutes in a debug build). A block that differs is
+/// still decoded and reported.
+#[test]
+fn diff_does_not_decode_identical_blocks() {
+    let dir = temp_dir("diff-fast");
+    let page = real_page();
+    let a = dir.join("a");
+    fs::write(&a, page.repeat(16_384)).unwrap();
+    let b = dir.join("b");
+    fs::copy(&a, &b).unwrap();
+    let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+    let (code, out) = run_within(60, &dir, &["diff", a, b]);
+    assert_eq!(code, 0, "{out}");
+    // One byte of one tuple changed in block 9,000.
+    let mut bytes = fs::read(b).unwrap();
+    bytes[9_000 * 8192 + 8100] ^= 1;
+    fs::write(b, bytes).unwrap();
+    let (code, out) = run_within(60, &dir, &["diff", a, b]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("9000"), "{out}");
+    assert!(out.contains("1 of 16384"), "{out}");
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// A 1 KiB heap page whose 194 line pointers all point at one tuple of
+/// 1,600 columns (all NULL): split as the line pointers ask, that is
+/// 310,400 columns where the fullest real 1 KiB page holds 35 tuples, at
+/// most 56,000 (wider tuples over more pointers took minutes and gigabytes).
+/// The page splits its first 35 tuples; each further one says why it is not.
+#[test]
+fn a_page_splits_no_more_columns_than_a_page_holds() {
+    let dir = temp_dir("column-budget");
+    let (bs, hoff) = (1024usize, 224usize);
+    let n = (bs - 24 - hoff) / 4;
+    let upper = bs - hoff;
+    let mut p = vec![0u8; bs];
+    p[12..14].copy_from_slice(&((24 + 4 * n) as u16).to_le_bytes());
+    p[14..16].copy_from_slice(&(upper as u16).to_le_bytes());
+    p[16..18].copy_from_slice(&(bs as u16).to_le_bytes());
+    p[18..20].copy_from_slice(&(bs as u16 | 4).to_le_bytes());
+    for i in 0..n {
+        let lp = upper as u32 | (1 << 15) | ((hoff as u32) << 17);
+        p[24 + 4 * i..28 + 4 * i].copy_from_slice(&lp.to_le_bytes());
+    }
+    // t_xmin 2; 1,600 attributes, HEAP_HASNULL with every bit clear
+    // (all NULL), xmax invalid.
+    p[upper..upper + 4].copy_from_slice(&2u32.to_le_bytes());
+    p[upper + 18..upper + 20].copy_from_slice(&1600u16.to_le_bytes());
+    p[upper + 20..upper + 22].copy_from_slice(&0x0801u16.to_le_bytes());
+    p[upper + 22] = hoff as u8;
+    let path = dir.join("page");
+    fs::write(&path, p).unwrap();
+    let columns: Vec<String> = (1..=1600).map(|i| format!("c{i} numeric")).collect();
+    let out = run_limited(
+        LIMIT,
+        &[
+            "show",
+            "--format",
+            "json",
+            "--columns",
+            &columns.join(", "),
+            path.to_str().unwrap(),
+        ],
+    );
+    assert_no_abort(&out);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let block = &doc["blocks"][0];
+    let items = block["items"].as_array().unwrap();
+    assert_eq!(items.len(), n);
+    let split: Vec<usize> = items
+        .iter()
+        .map(|i| i["attrs"].as_array().map_or(0, Vec::len))
+        .collect();
+    assert_eq!(split.iter().filter(|&&c| c == 1600).count(), 35);
+    assert_eq!(split.iter().sum::<usize>(), 35 * 1600);
+    let not_split = block["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| {
+            p["message"]
+                .as_str()
+                .unwrap()
+                .starts_with("columns not split: this page's tuples already gave 56000 columns")
+        })
+        .count();
+    assert_eq!(not_split, n - 35);
+    let _ = fs::remove_dir_all(&dir);
+}

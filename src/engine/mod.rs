@@ -214,6 +214,12 @@ impl Decoder {
         self.engine.spec().blocks_independent() && self.columns.is_none()
     }
 
+    /// Whether each block decodes by itself, whatever the blocks before it
+    /// (PostgreSQL; not Oracle, whose datafile header names the file).
+    pub fn blocks_independent(&self) -> bool {
+        self.engine.spec().blocks_independent()
+    }
+
     /// The options every block is parsed with (`blkno` aside).
     pub fn options(&self) -> ParseOptions {
         self.opts

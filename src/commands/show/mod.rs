@@ -60,6 +60,12 @@ impl Input {
                 blkno_given,
                 offset,
             } => loop {
+                // Blocks before the range are passed over by position
+                // when nothing needs them.
+                let skip_to = range.first.saturating_sub(*first_blkno);
+                if !decoder.reads_ahead(blocks.next_index()) {
+                    blocks.seek_to(skip_to);
+                }
                 let block = match blocks.next()? {
                     Ok(b) => b,
                     Err(e) => return Some(Err(e)),
@@ -104,6 +110,7 @@ impl Input {
     ) -> Option<Result<u64, Error>> {
         let Input::Blocks {
             blocks,
+            decoder,
             first_blkno,
             blkno_given,
             ..
@@ -112,6 +119,10 @@ impl Input {
             unreachable!("the parallel path reads blocks, not traces")
         };
         loop {
+            let skip_to = range.first.saturating_sub(*first_blkno);
+            if !decoder.reads_ahead(blocks.next_index()) {
+                blocks.seek_to(skip_to);
+            }
             let at = match blocks.next_into(buf)? {
                 Ok(at) => at,
                 Err(e) => return Some(Err(e)),
@@ -149,6 +160,42 @@ impl Opened {
     /// The next block in `range`, decoded (never the parallel path).
     pub(crate) fn next_decoded(&mut self, range: BlockRange) -> Option<Result<Decoded, Error>> {
         self.input.next(range).map(|n| n.map(|d| *d))
+    }
+
+    /// Whether this input's blocks can be taken undecoded
+    /// ([`Opened::next_raw`]) and decoded on demand ([`Opened::decode`]):
+    /// blocks cut from a file whose engine decodes each block by itself.
+    pub(crate) fn raw_blocks(&self) -> bool {
+        matches!(&self.input, Input::Blocks { decoder, .. } if decoder.blocks_independent())
+    }
+
+    /// Whether `other` decodes the same bytes at the same block number
+    /// into the same page as this input does (same engine and options).
+    pub(crate) fn decodes_like(&self, other: &Opened) -> bool {
+        match (&self.input, &other.input) {
+            (Input::Blocks { decoder: a, .. }, Input::Blocks { decoder: b, .. }) => {
+                a.engine() == b.engine() && a.options() == b.options()
+            }
+            _ => false,
+        }
+    }
+
+    /// The next block in `range`, undecoded: its bytes into `buf`, and its
+    /// number (only when [`Opened::raw_blocks`]).
+    pub(crate) fn next_raw(
+        &mut self,
+        range: BlockRange,
+        buf: &mut Vec<u8>,
+    ) -> Option<Result<u64, Error>> {
+        self.input.next_raw_into(range, buf)
+    }
+
+    /// Block `blkno`'s bytes, as [`Opened::next_raw`] gave them, decoded.
+    pub(crate) fn decode(&mut self, blkno: u64, bytes: Vec<u8>) -> Decoded {
+        match &mut self.input {
+            Input::Blocks { decoder, .. } => decoder.decode(blkno, bytes),
+            Input::Trace(_) => unreachable!("raw blocks come from files, not traces"),
+        }
     }
 }
 

@@ -38,6 +38,7 @@ use crate::reader::{Endian, Reader};
 
 use super::toast::ToastStore;
 pub(crate) use super::toast::MAX_VALUE_BYTES;
+use super::wal::redo::page::max_heap_tuples;
 
 /// Decoded value bytes one page may expand to, over all its tuples: what
 /// one value may be ([`MAX_VALUE_BYTES`]). Overlapping line pointers (many
@@ -390,17 +391,25 @@ pub(crate) fn decode_heap_page(
     );
     let mut problems = Vec::new();
     let mut budget = PAGE_VALUE_BUDGET;
+    let mut columns_left = page_column_budget(data.len());
     for item in &mut page.items {
         let attrs = match &item.tuple {
-            Some(t) if t.t_data.is_some() => split_tuple(
-                &mut r,
-                (&item.id, t),
-                schema,
-                toast.as_deref_mut(),
-                &mut budget,
-                pl,
-                &mut problems,
-            ),
+            Some(t) if t.t_data.is_some() && columns_left < schema.columns.len() => {
+                problems.push(column_budget_spent(&item.id, data.len()));
+                Vec::new()
+            }
+            Some(t) if t.t_data.is_some() => {
+                columns_left -= schema.columns.len();
+                split_tuple(
+                    &mut r,
+                    (&item.id, t),
+                    schema,
+                    toast.as_deref_mut(),
+                    &mut budget,
+                    pl,
+                    &mut problems,
+                )
+            }
             _ => Vec::new(),
         };
         item.attrs = Some(attrs);
@@ -409,6 +418,36 @@ pub(crate) fn decode_heap_page(
     page.spans.extend(r.into_spans());
     page.spans
         .sort_by_key(|s| (s.start, std::cmp::Reverse(s.len)));
+}
+
+/// `MaxHeapAttributeNumber`: the most columns a table has.
+const MAX_HEAP_ATTRIBUTE_NUMBER: usize = 1600;
+
+/// Columns one page of `page_size` bytes splits its tuples into, in all:
+/// as many as the fullest real page holds (`MaxHeapTuplesPerPage` tuples of
+/// `MaxHeapAttributeNumber` columns). Overlapping line pointers (thousands
+/// at one tuple) would otherwise multiply a wide tuple's columns past what
+/// any page holds; once this is spent, the further tuples are not split and
+/// say so.
+fn page_column_budget(page_size: usize) -> usize {
+    max_heap_tuples(page_size) * MAX_HEAP_ATTRIBUTE_NUMBER
+}
+
+/// Why the tuple at `id` is not split: the page's column budget is spent.
+fn column_budget_spent(id: &ItemId, page_size: usize) -> Problem {
+    Problem::new(
+        Severity::Warning,
+        CLASS,
+        Some(usize::from(id.lp_off)),
+        format!("tuple {}", id.lp),
+        format!(
+            "columns not split: this page's tuples already gave {} columns, as many as \
+             {} tuples of {MAX_HEAP_ATTRIBUTE_NUMBER} columns (the most a {page_size}-byte \
+             page holds)",
+            page_column_budget(page_size),
+            max_heap_tuples(page_size)
+        ),
+    )
 }
 
 fn split_tuple(

@@ -117,6 +117,51 @@ pub(super) fn check_blocks_upto(
     outcome
 }
 
+/// Blocks `first..first + count` of a file known to be all zeros without
+/// reading them (a hole of a sparse file): the outcome of checking an
+/// all-zero block, once, and the same for each of the others with its own
+/// block number and offset — what reading the zeros would have given.
+pub(super) fn check_zero_blocks(first: u64, count: u64, ctx: &BlockContext) -> Outcome {
+    let mut outcome = Outcome::default();
+    if count == 0 {
+        return outcome;
+    }
+    let zeros = vec![0u8; ctx.block_size];
+    let mut scratch = Vec::new();
+    check_into(&zeros, first, ctx, &mut scratch, &mut outcome);
+    let one = Outcome {
+        blocks: outcome.blocks,
+        zero_pages: outcome.zero_pages,
+        bad_blocks: outcome.bad_blocks,
+        bad_checksums: outcome.bad_checksums,
+        changed_during_run: outcome.changed_during_run,
+        problems: outcome.problems.clone(),
+        figures: outcome.figures.clone(),
+    };
+    let bs = ctx.block_size as u64;
+    for index in first + 1..first + count {
+        let blkno = ctx.first_blkno + index;
+        outcome.blocks += one.blocks;
+        outcome.zero_pages += one.zero_pages;
+        outcome.bad_blocks += one.bad_blocks;
+        outcome.bad_checksums += one.bad_checksums;
+        outcome.changed_during_run += one.changed_during_run;
+        outcome
+            .problems
+            .extend(one.problems.iter().map(|p| VerifyProblem {
+                blkno,
+                file_offset: index * bs,
+                ..p.clone()
+            }));
+        outcome.figures.extend(
+            one.figures
+                .iter()
+                .map(|f| BlockFigures { blkno, ..f.clone() }),
+        );
+    }
+    outcome
+}
+
 /// The block at position `index` of its file: checked (read again first
 /// when its checksum fails), counted in `outcome` with its problems and,
 /// when wanted, its figures. `problems` is scratch space, left empty.

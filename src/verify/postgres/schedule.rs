@@ -22,7 +22,9 @@ use crate::source::read_at;
 use crate::verify::files::{io_error, read_full};
 use crate::verify::report::{report_error, Report};
 
-use super::block::{check_blocks, check_blocks_upto, BlockContext, Outcome, CHUNK_PROBLEMS};
+use super::block::{
+    check_blocks, check_blocks_upto, check_zero_blocks, BlockContext, Outcome, CHUNK_PROBLEMS,
+};
 
 /// Bytes read and checked as one unit of parallel work.
 const CHUNK_BYTES: usize = 1 << 20;
@@ -62,7 +64,14 @@ pub(super) fn check_file(
     let mut next = 0u64;
     while next < chunks {
         let end = (next + WINDOW_CHUNKS as u64).min(chunks);
-        for (c, checked) in check_window(file, next..end, whole, ctx, hash.is_some()) {
+        // Chunks in a hole of a sparse file are all zeros: counted as
+        // such without being read (unless their bytes are hashed).
+        let zero = if hash.is_some() {
+            Vec::new()
+        } else {
+            hole_chunks(file, next..end, whole, per_chunk, bs)
+        };
+        for (c, checked) in check_window(file, next..end, whole, ctx, hash.is_some(), &zero) {
             let first = c * per_chunk;
             let count = per_chunk.min(whole - first);
             match checked {
@@ -107,23 +116,42 @@ pub(super) fn check_file(
 /// its bytes; or the error that kept it from being read whole.
 type Checked = io::Result<(Outcome, Option<Vec<u8>>)>;
 
+/// Which of `chunks` (of `per_chunk` blocks of `bs` bytes; the file
+/// `whole` blocks long) lie wholly in a hole of `file`, by position.
+fn hole_chunks(file: &File, chunks: Range<u64>, whole: u64, per_chunk: u64, bs: u64) -> Vec<bool> {
+    let from = |c: u64| (c * per_chunk).min(whole) * bs;
+    let holes = crate::source::holes(file, from(chunks.start), from(chunks.end));
+    chunks
+        .map(|c| {
+            let (start, end) = (from(c), from(c + 1));
+            holes.iter().any(|h| h.start <= start && end <= h.end)
+        })
+        .collect()
+}
+
 /// Chunks `chunks` of `file` (of `whole` blocks) read and checked in
 /// parallel, each into its worker's reused buffer; with `keep`, each
-/// chunk's bytes are kept until hashed in file order.
+/// chunk's bytes are kept until hashed in file order. A chunk `zero` marks
+/// (by position in `chunks`) is a hole: all-zero blocks, not read.
 fn check_window(
     file: &File,
     chunks: Range<u64>,
     whole: u64,
     ctx: &BlockContext,
     keep: bool,
+    zero: &[bool],
 ) -> Vec<(u64, Checked)> {
     let bs = ctx.block_size;
     let per_chunk = chunk_blocks(bs) as u64;
+    let start = chunks.start;
     chunks
         .into_par_iter()
         .map(|c| {
             let first = c * per_chunk;
             let count = per_chunk.min(whole - first) as usize;
+            if zero.get((c - start) as usize) == Some(&true) {
+                return (c, Ok((check_zero_blocks(first, count as u64, ctx), None)));
+            }
             BUFFER.with(|buf| {
                 let mut buf = buf.borrow_mut();
                 buf.resize(count * bs, 0);
