@@ -1018,12 +1018,18 @@ fn fitting_counts(tuples: &[Summary], pl: PageLayout) -> Result<Vec<usize>, Stri
                 if work > MAX_WORK {
                     return Err("too many layouts to try".into());
                 }
-                // Zeros only, in every tuple: the zero padding after the
-                // values reads as such a column too (see the module's notes).
-                let zeros = tuples
-                    .iter()
-                    .zip(offsets.iter().zip(&ends))
-                    .all(|(t, (&at, &end))| t.data[at..end].iter().all(|&b| b == 0));
+                // Zeros only, in every tuple that stores the column: the zero
+                // padding after the values reads as such a column too (see
+                // the module's notes). A column all nulls in every tuple
+                // stores nothing, and is no such column.
+                let stored = || {
+                    tuples
+                        .iter()
+                        .zip(offsets.iter().zip(&ends))
+                        .filter(|(t, _)| !t.all_nulls(k - 1))
+                };
+                let zeros = stored().next().is_some()
+                    && stored().all(|(t, (&at, &end))| t.data[at..end].iter().all(|&b| b == 0));
                 if ends.len() == tuples.len() && !zeros {
                     next.insert(ends);
                 }
@@ -1166,6 +1172,19 @@ mod tests {
         // one column, not the zeros as a second.
         let t = [5, 0, 9, 0, 0, 0, 0, 0];
         assert_eq!(fitting_counts(&[summary(&t)], layout()), Ok(vec![1]));
+    }
+
+    /// A second column all nulls in every tuple (bit 1 of the bitmap) stores
+    /// nothing: one column with nulls reads the same, so both counts fit.
+    #[test]
+    fn a_column_all_nulls_everywhere_is_not_taken_for_padding() {
+        let d = int4s(&[5, 9], 8);
+        let t = Summary {
+            data: &d,
+            hoff: 8,
+            bitmap: Some(&[0x02]),
+        };
+        assert_eq!(fitting_counts(&[t], layout()), Ok(vec![1, 2]));
     }
 
     /// `{1 .. 2}`, `{3 .. 4}` as two int4 minmax columns read as one int8
