@@ -565,6 +565,12 @@ pub(crate) fn infer_columns(
     let mut fitting: Vec<usize> = (1..=INDEX_MAX_KEYS)
         .filter(|&n| shapes.iter().all(|s| s.fits(n, pl)))
         .collect();
+    if fitting.is_empty() {
+        problems.push(column_count_note(format!(
+            "the null bitmaps fit no column count from 1 to {INDEX_MAX_KEYS}"
+        )));
+        return;
+    }
     if fitting.len() > 1 && !summaries.is_empty() {
         match fitting_counts(&summaries, pl) {
             Ok(counts) => fitting.retain(|n| counts.contains(n)),
@@ -1211,6 +1217,32 @@ mod tests {
         assert_eq!(problems[0].severity, Severity::Info);
         assert!(
             problems[0].message.contains("fit 1, 2"),
+            "{}",
+            problems[0].message
+        );
+    }
+
+    /// A bitmap of 24 bits set on a tuple that stores values: no count
+    /// from 1 to 32 lays it out so (12 columns all nulls would store
+    /// nothing), and the note says the bitmaps are why.
+    #[test]
+    fn bitmaps_fitting_no_count_give_a_note() {
+        let mut page = vec![0u8; 8192];
+        page[8004] = 0x88; // data at 8, BRIN_NULLS_MASK
+        page[8005..8008].copy_from_slice(&[0xFF; 3]);
+        page[8008..8016].copy_from_slice(&int4s(&[5, 9], 8));
+        let mut item = brin_item(8000, 16);
+        if let IndexBody::Brin { has_nulls_mask, .. } = &mut item.body {
+            *has_nulls_mask = true;
+        }
+        let mut items = vec![item];
+        let mut problems = Vec::new();
+        infer_columns(&page, &mut items, layout(), &mut problems);
+        assert_eq!(problems.len(), 1);
+        assert!(
+            problems[0]
+                .message
+                .starts_with("the null bitmaps fit no column count"),
             "{}",
             problems[0].message
         );
