@@ -310,3 +310,51 @@ fn wal_progress_counts_the_segments_bytes() {
     assert_eq!(both.code, 2, "{}", both.stderr);
     let _ = std::fs::remove_dir_all(&gap);
 }
+
+/// `infer` draws the bar over the bytes of the pages it reads (one 8 KiB
+/// page here; its TOAST file's pages counted too), forced into a pipe; the
+/// proposal and the exit status are the same with it as without, and
+/// `--quiet` draws nothing.
+#[test]
+fn infer_progress_counts_the_pages_read() {
+    let page = fixture("postgres/heap/nulls.0.page");
+    let heap = fixture("postgres/export/data/base/5/16384");
+    let toast = fixture("postgres/export/data/base/5/16387");
+    let total = |p: &Path| format!("/{}.00 KiB ", std::fs::metadata(p).unwrap().len() / 1024);
+    let with_toast =
+        std::fs::metadata(&heap).unwrap().len() + std::fs::metadata(&toast).unwrap().len();
+    for (args, total) in [
+        (vec!["infer", s(&page)], total(&page)),
+        (
+            vec!["infer", "--format", "json", s(&heap), "--toast", s(&toast)],
+            format!("/{}.00 KiB ", with_toast / 1024),
+        ),
+    ] {
+        let plain = run(&args);
+        assert_eq!(plain.code, 0, "{}", plain.stderr);
+        let forced = run(&[&args[..], &["--progress"]].concat());
+        assert_eq!(
+            (forced.code, &forced.stdout),
+            (plain.code, &plain.stdout),
+            "{args:?}"
+        );
+        assert!(
+            forced.stderr.contains(&total) && forced.stderr.contains(" left"),
+            "{args:?}: {:?}",
+            forced.stderr
+        );
+        assert!(
+            !plain.stderr.contains(" left"),
+            "{args:?}: {}",
+            plain.stderr
+        );
+        let quiet = run(&[&args[..], &["--quiet"]].concat());
+        assert_eq!(
+            (quiet.code, &quiet.stdout, quiet.stderr.as_str()),
+            (plain.code, &plain.stdout, ""),
+            "{args:?}"
+        );
+    }
+    let both = run(&["infer", "--quiet", "--progress", s(&page)]);
+    assert_eq!(both.code, 2, "{}", both.stderr);
+}

@@ -1054,6 +1054,9 @@ pub(crate) struct InferArgs {
     /// Output format.
     #[arg(long, short = 'f', value_enum, default_value_t = InferFormatArg::Text, help_heading = OUTPUT)]
     pub format: InferFormatArg,
+
+    #[command(flatten)]
+    pub progress: ProgressArgs,
 }
 
 /// Output formats of `infer`.

@@ -4,7 +4,9 @@
 //! The pages are read spread over the file (at most
 //! [`crate::parse::postgres::infer::MAX_PAGES`] of them, by position), so a
 //! relation of any size costs the same few reads; the TOAST file's first
-//! [`MAX_TOAST_PAGES`] pages are read when it is given.
+//! [`MAX_TOAST_PAGES`] pages are read when it is given. The progress bar
+//! (`--progress`, `--quiet`) counts the bytes of those pages; by default it
+//! is drawn on a terminal when the files hold 256 MiB or more.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
@@ -17,6 +19,7 @@ use crate::parse::postgres::infer::{propose, MAX_PAGES};
 use crate::parse::postgres::page_size_from_header;
 use crate::render::postgres::infer as render;
 
+use super::progress::{Progress, ProgressMode};
 use super::Sink;
 
 /// TOAST pages read at most (64 MiB of 8 KiB pages).
@@ -40,13 +43,15 @@ pub(crate) struct InferConfig {
     pub toast: Option<PathBuf>,
     /// Text or JSON.
     pub format: InferFormat,
+    /// When to draw the progress bar (`--progress`, `--quiet`).
+    pub progress: ProgressMode,
 }
 
 /// Run `infer`, the proposal written to the sink's output: 0 the list
 /// splits every tuple read, 1 some tuples do not split, 2 (an error) no heap
 /// tuple at all.
 pub(crate) fn run(cfg: &InferConfig, sink: &mut Sink) -> Result<ExitCode, Error> {
-    let proposal = infer_file(&cfg.input, cfg.toast.as_deref())?;
+    let proposal = infer_with(&cfg.input, cfg.toast.as_deref(), cfg.progress)?;
     let name = crate::escape::path(&cfg.input).to_string();
     let mut out = BufWriter::new(sink.out());
     match cfg.format {
@@ -83,14 +88,29 @@ pub(crate) fn auto_columns(input: &Path, toast: &[PathBuf]) -> Result<(String, S
 /// The proposal for a relation file and its TOAST file; an error if no
 /// heap tuple is found.
 pub(crate) fn infer_file(input: &Path, toast: Option<&Path>) -> Result<Proposal, Error> {
-    let pages = read_pages(input, MAX_PAGES)?;
-    let toast_pages = match toast {
-        Some(path) => read_pages(path, MAX_TOAST_PAGES)?,
+    infer_with(input, toast, ProgressMode::Off)
+}
+
+/// [`infer_file`] with the progress bar `mode` asks for: its total is the
+/// bytes of the pages read, drawn (by default) when the files they are
+/// spread over hold [`super::progress::THRESHOLD`] bytes or more.
+fn infer_with(input: &Path, toast: Option<&Path>, mode: ProgressMode) -> Result<Proposal, Error> {
+    let heap = Plan::of(input, MAX_PAGES)?;
+    let toast_plan = toast
+        .map(|path| Plan::of(path, MAX_TOAST_PAGES))
+        .transpose()?;
+    let plans = std::iter::once(&heap).chain(toast_plan.as_ref());
+    let (files, reads) = plans.fold((0, 0), |(f, r), p| (f + p.len, r + p.read_bytes()));
+    let progress = Progress::sampling(mode, files, reads);
+    let pages = heap.read(&progress)?;
+    let toast_pages = match &toast_plan {
+        Some(plan) => plan.read(&progress)?,
         None => Pages {
             pages: Vec::new(),
             total: 0,
         },
     };
+    drop(progress);
     let page_refs: Vec<&[u8]> = pages.pages.iter().map(Vec::as_slice).collect();
     let toast_refs: Vec<&[u8]> = toast_pages.pages.iter().map(Vec::as_slice).collect();
     let mut p = propose(&page_refs, &toast_refs);
@@ -121,37 +141,81 @@ struct Pages {
     total: usize,
 }
 
-fn read_pages(path: &Path, max: usize) -> Result<Pages, Error> {
-    let io_err = |source: io::Error| Error::Io {
+/// The pages to read from one file, opened.
+struct Plan<'a> {
+    path: &'a Path,
+    file: File,
+    /// The file's length in bytes.
+    len: u64,
+    /// The page size its first page header gives (8192 when it gives none).
+    size: u64,
+    /// Whole pages in the file.
+    total: usize,
+    /// The pages read, by number.
+    picks: Vec<usize>,
+}
+
+fn io_error(path: &Path) -> impl Fn(io::Error) -> Error + '_ {
+    move |source| Error::Io {
         path: path.to_path_buf(),
         source,
-    };
-    let mut f: File = crate::source::open_file(path).map_err(io_err)?;
-    let len = f.metadata().map_err(io_err)?.len();
-    let mut head = [0u8; 24];
-    let n = f.read(&mut head).map_err(io_err)?;
-    let size = page_size_from_header(&head[..n]).unwrap_or(8192) as u64;
-    let total = (len / size) as usize;
-    let picks: Vec<usize> = if total <= max {
-        (0..total).collect()
-    } else {
-        let mut v: Vec<usize> = (0..max).map(|i| i * (total - 1) / (max - 1)).collect();
-        v.dedup();
-        v
-    };
-    let mut pages = Vec::with_capacity(picks.len());
-    let mut next = u64::MAX;
-    for i in picks {
-        let at = i as u64 * size;
-        if at != next {
-            f.seek(SeekFrom::Start(at)).map_err(io_err)?;
-        }
-        let mut page = vec![0u8; size as usize];
-        f.read_exact(&mut page).map_err(io_err)?;
-        pages.push(page);
-        next = at + size;
     }
-    Ok(Pages { pages, total })
+}
+
+impl<'a> Plan<'a> {
+    /// At most `max` pages of `path`, spread evenly over it.
+    fn of(path: &'a Path, max: usize) -> Result<Plan<'a>, Error> {
+        let io_err = io_error(path);
+        let mut file: File = crate::source::open_file(path).map_err(&io_err)?;
+        let len = file.metadata().map_err(&io_err)?.len();
+        let mut head = [0u8; 24];
+        let n = file.read(&mut head).map_err(&io_err)?;
+        let size = page_size_from_header(&head[..n]).unwrap_or(8192) as u64;
+        let total = (len / size) as usize;
+        let picks: Vec<usize> = if total <= max {
+            (0..total).collect()
+        } else {
+            let mut v: Vec<usize> = (0..max).map(|i| i * (total - 1) / (max - 1)).collect();
+            v.dedup();
+            v
+        };
+        Ok(Plan {
+            path,
+            file,
+            len,
+            size,
+            total,
+            picks,
+        })
+    }
+
+    /// The bytes [`Plan::read`] reads.
+    fn read_bytes(&self) -> u64 {
+        self.picks.len() as u64 * self.size
+    }
+
+    /// The pages, each counted on `progress` as it is read.
+    fn read(&self, progress: &Progress) -> Result<Pages, Error> {
+        let io_err = io_error(self.path);
+        let mut f = &self.file;
+        let mut pages = Vec::with_capacity(self.picks.len());
+        let mut next = u64::MAX;
+        for &i in &self.picks {
+            let at = i as u64 * self.size;
+            if at != next {
+                f.seek(SeekFrom::Start(at)).map_err(&io_err)?;
+            }
+            let mut page = vec![0u8; self.size as usize];
+            f.read_exact(&mut page).map_err(&io_err)?;
+            pages.push(page);
+            progress.inc(self.size);
+            next = at + self.size;
+        }
+        Ok(Pages {
+            pages,
+            total: self.total,
+        })
+    }
 }
 
 /// A `--columns` list as given, or for `auto` the list `infer` proposes for

@@ -1,6 +1,6 @@
 //! Progress on long runs and the notes on standard error.
 //!
-//! `verify`, `export`, `map`, `diff`, `carve` and `wal` over inputs of
+//! `verify`, `export`, `map`, `diff`, `carve`, `wal` and `infer` over inputs of
 //! [`THRESHOLD`] bytes or more — PostgreSQL relation files and data
 //! directories, Oracle datafiles, WAL segments — draw a progress bar on standard error
 //! (bytes done, rate, time left; `verify --deep` counts its second pass over
@@ -111,6 +111,21 @@ impl Progress {
     /// A run over `total` bytes: a bar when `mode` says so for that size.
     pub(crate) fn start(mode: ProgressMode, total: u64) -> Progress {
         Progress::open(mode, Some(total))
+    }
+
+    /// A run that reads `total` bytes spread over inputs of `inputs` bytes
+    /// (`infer`'s sample of pages): a bar of `total` bytes when `mode` says
+    /// so for inputs of that size.
+    pub(crate) fn sampling(mode: ProgressMode, inputs: u64, total: u64) -> Progress {
+        let draw = match mode {
+            ProgressMode::Off => false,
+            ProgressMode::Forced => true,
+            ProgressMode::Auto => inputs >= THRESHOLD && io::stderr().is_terminal(),
+        };
+        match draw {
+            true => Progress::open(ProgressMode::Forced, Some(total)),
+            false => Progress::none(),
+        }
     }
 
     /// A run over `total` bytes, or (`None`) over an input whose size is

@@ -1,6 +1,7 @@
 //! `infer`'s arguments as a validated config.
 
 use crate::commands::infer::{InferConfig, InferFormat};
+use crate::commands::progress::ProgressMode;
 use crate::error::Error;
 
 use super::super::args::{InferArgs, InferFormatArg};
@@ -30,6 +31,7 @@ impl InferConfig {
                 InferFormatArg::Text => InferFormat::Text,
                 InferFormatArg::Json => InferFormat::Json,
             },
+            progress: ProgressMode::from_args(&args.progress),
         })
     }
 }

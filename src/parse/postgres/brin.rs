@@ -13,6 +13,17 @@
 //! functions print them. The opclass is not on the page: the layout that
 //! fills the tuple exactly (minmax and inclusion first, then with summaries
 //! whose contents parse as one) is taken.
+//!
+//! Without the column list, the column count (and so `brin_page_items`'
+//! `attnum`, `allnulls`, `hasnulls` per item) comes from the null bitmaps
+//! when they fix it, else from the values ([`fitting_counts`]): the counts
+//! for which one layout of column patterns (minmax over a menu of types,
+//! inclusion, bloom, minmax-multi), the same for every tuple, fills every
+//! tuple exactly. `brin_form_tuple` zeroes the tuple before writing it, so
+//! a column that stores only zero bytes in every tuple cannot be told from
+//! the padding after the values: such a column is not counted (an index
+//! column holding `0`/`false` in every range of the page is read as
+//! absent), and several counts still fitting give none.
 
 use crate::model::postgres::index::{BrinColumn, IndexBody, IndexItem};
 use crate::model::postgres::types::{Column, PgType, Schema, TypeSpec};
@@ -497,9 +508,19 @@ impl Shape<'_> {
 /// `brin_page_items` shows them (values unknown, `None`). The count is read
 /// from the null bitmaps (their length, the bits set, and the tuples that
 /// store nothing because every column is all nulls: placeholders and empty
-/// ranges); a page whose tuples fit several counts gets none.
-pub(crate) fn infer_columns(data: &[u8], items: &mut [IndexItem], pl: PageLayout) {
+/// ranges); when they leave several counts (tuples without a bitmap leave
+/// any), from the stored values: the counts for which one layout of column
+/// patterns fills every tuple exactly ([`fitting_counts`]). A page whose
+/// tuples still fit several counts gets none, and a note (`Info`) saying
+/// which.
+pub(crate) fn infer_columns(
+    data: &[u8],
+    items: &mut [IndexItem],
+    pl: PageLayout,
+    problems: &mut Vec<Problem>,
+) {
     let mut shapes = Vec::new();
+    let mut summaries = Vec::new();
     for item in items.iter() {
         let IndexBody::Brin {
             bt_info,
@@ -522,6 +543,16 @@ pub(crate) fn infer_columns(data: &[u8], items: &mut [IndexItem], pl: PageLayout
             },
             false => None,
         };
+        if offset < len {
+            let Some(values) = data.get(base + offset..base + len) else {
+                return;
+            };
+            summaries.push(Summary {
+                data: values,
+                hoff: offset,
+                bitmap,
+            });
+        }
         shapes.push(Shape {
             offset,
             bitmap,
@@ -531,9 +562,43 @@ pub(crate) fn infer_columns(data: &[u8], items: &mut [IndexItem], pl: PageLayout
     if shapes.is_empty() {
         return;
     }
-    let mut fitting = (1..=INDEX_MAX_KEYS).filter(|&n| shapes.iter().all(|s| s.fits(n, pl)));
-    let (Some(natts), None) = (fitting.next(), fitting.next()) else {
+    let mut fitting: Vec<usize> = (1..=INDEX_MAX_KEYS)
+        .filter(|&n| shapes.iter().all(|s| s.fits(n, pl)))
+        .collect();
+    if fitting.is_empty() {
+        problems.push(column_count_note(format!(
+            "the null bitmaps fit no column count from 1 to {INDEX_MAX_KEYS}"
+        )));
         return;
+    }
+    if fitting.len() > 1 && !summaries.is_empty() {
+        match fitting_counts(&summaries, pl) {
+            Ok(counts) => fitting.retain(|n| counts.contains(n)),
+            Err(why) => {
+                problems.push(column_count_note(format!(
+                    "the column count is not worked out from the stored values ({why})"
+                )));
+                return;
+            }
+        }
+    }
+    let natts = match fitting[..] {
+        [natts] => natts,
+        [] => {
+            problems.push(column_count_note(
+                "the stored values fit no layout of the column patterns blockscope tries"
+                    .to_string(),
+            ));
+            return;
+        }
+        _ => {
+            let counts: Vec<String> = fitting.iter().map(usize::to_string).collect();
+            problems.push(column_count_note(format!(
+                "the summary tuples fit {} columns alike",
+                counts.join(", ")
+            )));
+            return;
+        }
     };
     let mut shapes = shapes.iter();
     for item in items.iter_mut() {
@@ -557,6 +622,21 @@ pub(crate) fn infer_columns(data: &[u8], items: &mut [IndexItem], pl: PageLayout
             })
             .collect();
     }
+}
+
+/// The field of [`column_count_note`]s: dropped when the column list is
+/// given.
+pub(crate) const COLUMN_COUNT_FIELD: &str = "brin column count";
+
+/// Why the page's items get no `attnum`, `allnulls` and `hasnulls`.
+fn column_count_note(why: String) -> Problem {
+    Problem::new(
+        Severity::Info,
+        ProblemClass::Special,
+        None,
+        COLUMN_COUNT_FIELD,
+        format!("{why}: attnum, allnulls and hasnulls are not given (--columns gives them)"),
+    )
 }
 
 /// `brin_deform_tuple` with the column list: all-nulls and has-nulls flags
@@ -661,6 +741,323 @@ pub(crate) fn decode_columns(
     }
 }
 
+/// How two stored values of a fixed-length type compare, for minmax's
+/// `min <= max`: the orders of the core types of each length.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Order {
+    /// `"char"`, `bool`: unsigned bytes.
+    U8,
+    /// `int2`.
+    I16,
+    /// `int4`, `date`.
+    I32,
+    /// `oid`, `xid`.
+    U32,
+    /// `float4` (NaN above every number).
+    F32,
+    /// `int8`, `timestamp`, `timestamptz`, `time`, `money`.
+    I64,
+    /// `pg_lsn`, `xid8`.
+    U64,
+    /// `float8`.
+    F64,
+    /// `uuid`: bytes in order.
+    Bytes,
+}
+
+impl Order {
+    /// The value's length and its typalign in bytes on a 64-bit build.
+    fn shape(self) -> (usize, usize) {
+        match self {
+            Order::U8 => (1, 1),
+            Order::I16 => (2, 2),
+            Order::I32 | Order::U32 | Order::F32 => (4, 4),
+            Order::I64 | Order::U64 | Order::F64 => (8, 8),
+            Order::Bytes => (16, 1),
+        }
+    }
+
+    /// Whether `a <= b` (each `shape().0` bytes in the page's byte order).
+    fn le(self, a: &[u8], b: &[u8], big: bool) -> bool {
+        let word = |v: &[u8]| -> u64 {
+            let mut w = 0u64;
+            let mut push = |byte: u8| w = w << 8 | u64::from(byte);
+            if big {
+                v.iter().copied().for_each(&mut push);
+            } else {
+                v.iter().rev().copied().for_each(&mut push);
+            }
+            w
+        };
+        let float = |x: f64, y: f64| x.is_nan() && y.is_nan() || y.is_nan() || x <= y;
+        let (x, y) = (word(a), word(b));
+        match self {
+            Order::U8 | Order::U32 | Order::U64 => x <= y,
+            Order::I16 => x as u16 as i16 <= y as u16 as i16,
+            Order::I32 => x as u32 as i32 <= y as u32 as i32,
+            Order::I64 => x as i64 <= y as i64,
+            Order::F32 => float(
+                f64::from(f32::from_bits(x as u32)),
+                f64::from(f32::from_bits(y as u32)),
+            ),
+            Order::F64 => float(f64::from_bits(x), f64::from_bits(y)),
+            Order::Bytes => a <= b,
+        }
+    }
+}
+
+/// One column's stored values, as tried without the column list: the
+/// opclass family and, for minmax and inclusion, the kind of value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Pattern {
+    /// Minmax over a fixed-length type: two values, `min <= max`.
+    Minmax(Order),
+    /// Minmax over a varlena type (text, numeric, bytea…): two well-formed
+    /// inline varlenas.
+    MinmaxVarlena,
+    /// Inclusion over a varlena type (inet, ranges): the union (at least 5
+    /// bytes of data), then the `unmergeable` and `contains empty`
+    /// booleans, each 0 or 1.
+    InclusionVarlena,
+    /// Inclusion over `box` (32 bytes, typalign `d`): high corner at or
+    /// above the low one, then the two booleans.
+    InclusionBox,
+    /// Bloom: one `pg_brin_bloom_summary` varlena that reads as a filter.
+    Bloom,
+    /// Minmax-multi: one `pg_brin_minmax_multi_summary` varlena that reads
+    /// as the serialized ranges of a type blockscope knows.
+    MinmaxMulti,
+}
+
+/// The patterns tried for each column.
+const PATTERNS: [Pattern; 14] = [
+    Pattern::Minmax(Order::U8),
+    Pattern::Minmax(Order::I16),
+    Pattern::Minmax(Order::I32),
+    Pattern::Minmax(Order::U32),
+    Pattern::Minmax(Order::F32),
+    Pattern::Minmax(Order::I64),
+    Pattern::Minmax(Order::U64),
+    Pattern::Minmax(Order::F64),
+    Pattern::Minmax(Order::Bytes),
+    Pattern::MinmaxVarlena,
+    Pattern::InclusionVarlena,
+    Pattern::InclusionBox,
+    Pattern::Bloom,
+    Pattern::MinmaxMulti,
+];
+
+/// Layouts kept at once while columns are added (distinct sets of
+/// per-tuple offsets); a page that needs more gets no count.
+const MAX_LAYOUTS: usize = 256;
+/// Tuple steps and value bytes examined at most for one page.
+const MAX_WORK: u64 = 1 << 22;
+
+/// One summary tuple that stores values, as the fit sees it.
+struct Summary<'a> {
+    /// The tuple from its data offset to `lp_len`.
+    data: &'a [u8],
+    /// The data offset (MAXALIGNed, so alignment within `data` is the
+    /// alignment on the page).
+    hoff: usize,
+    /// The null bitmap, when `BRIN_NULLS_MASK` is set: bit i set = column i
+    /// all nulls, stored nothing.
+    bitmap: Option<&'a [u8]>,
+}
+
+impl Summary<'_> {
+    fn all_nulls(&self, column: usize) -> bool {
+        self.bitmap
+            .and_then(|b| b.get(column / 8))
+            .is_some_and(|b| b & (1 << (column % 8)) != 0)
+    }
+
+    /// Whether a layout ending at `end` fills this tuple: `brin_form_tuple`
+    /// makes it MAXALIGN(hoff + data) bytes, zeroed before the values are
+    /// written, so what follows the last value is zeros.
+    fn ends_at(&self, end: usize, pl: PageLayout) -> bool {
+        end <= self.data.len()
+            && pl.maxalign(self.hoff + end) == self.hoff + self.data.len()
+            && self.data[end..].iter().all(|&b| b == 0)
+    }
+
+    /// `at` aligned to `align` bytes (this build's), the padding skipped
+    /// being zeros.
+    fn aligned(&self, at: usize, align: usize, pl: PageLayout) -> Option<usize> {
+        let a = align.min(pl.max_align.max(1));
+        let to = at.checked_add(a - 1)? / a * a;
+        self.data
+            .get(at..to)
+            .filter(|pad| pad.iter().all(|&b| b == 0))
+            .map(|_| to)
+    }
+
+    /// A fixed-length value at `at`: its bytes and where the next begins.
+    fn fixed(&self, at: usize, len: usize, align: usize, pl: PageLayout) -> Option<(&[u8], usize)> {
+        let from = self.aligned(at, align, pl)?;
+        let v = self.data.get(from..from.checked_add(len)?)?;
+        Some((v, from + len))
+    }
+
+    /// An inline varlena at `at` (a one-byte header where a non-zero byte
+    /// is, else zeros to the 4-byte boundary and a four-byte header, as
+    /// `att_align_pointer`): the whole varlena and where the next value
+    /// begins. External (TOAST) pointers are never stored in a summary.
+    fn varlena(&self, at: usize, pl: PageLayout) -> Option<(&[u8], usize)> {
+        let from = match self.data.get(at) {
+            Some(&b) if b != 0 => at,
+            _ => self.aligned(at, 4, pl)?,
+        };
+        let rest = self.data.get(from..)?;
+        let external = if pl.big_endian { 0x80 } else { 0x01 };
+        if rest.first() == Some(&external) {
+            return None;
+        }
+        let len = attrs::varlena_len(rest, pl.big_endian)?;
+        Some((&rest[..len], from + len))
+    }
+
+    /// Where column `pattern` ends when it starts at `at`, `None` when this
+    /// tuple cannot hold it there.
+    fn step(&self, at: usize, pattern: Pattern, pl: PageLayout) -> Option<usize> {
+        let flags = |at: usize| -> Option<usize> {
+            let b = self.data.get(at..at + 2)?;
+            (b[0] <= 1 && b[1] <= 1).then_some(at + 2)
+        };
+        let big = pl.big_endian;
+        match pattern {
+            Pattern::Minmax(order) => {
+                let (len, align) = order.shape();
+                let (min, at) = self.fixed(at, len, align, pl)?;
+                let (max, at) = self.fixed(at, len, align, pl)?;
+                order.le(min, max, big).then_some(at)
+            }
+            Pattern::MinmaxVarlena => {
+                let (_, at) = self.varlena(at, pl)?;
+                self.varlena(at, pl).map(|(_, at)| at)
+            }
+            Pattern::InclusionVarlena => {
+                // inet's family, bits and address (6 or 18 bytes), a
+                // range's type Oid and flags (5 or more).
+                let (raw, at) = self.varlena(at, pl)?;
+                let p = attrs::inline_varlena_payload(raw, big).ok()?;
+                if p.len() >= 5 {
+                    flags(at)
+                } else {
+                    None
+                }
+            }
+            Pattern::InclusionBox => {
+                let (b, at) = self.fixed(at, 32, 8, pl)?;
+                let f = |i: usize| {
+                    let w = &b[8 * i..8 * i + 8];
+                    let mut a = [0u8; 8];
+                    a.copy_from_slice(w);
+                    f64::from_bits(if big {
+                        u64::from_be_bytes(a)
+                    } else {
+                        u64::from_le_bytes(a)
+                    })
+                };
+                // BOX: high.x, high.y, low.x, low.y.
+                let sane = (0..4).all(|i| !f(i).is_nan()) && f(0) >= f(2) && f(1) >= f(3);
+                if sane {
+                    flags(at)
+                } else {
+                    None
+                }
+            }
+            Pattern::Bloom | Pattern::MinmaxMulti => {
+                let (raw, next) = self.varlena(at, pl)?;
+                let p = attrs::inline_varlena_payload(raw, big).ok()?;
+                let reads = match pattern {
+                    Pattern::Bloom => bloom_out(&p, big).is_some(),
+                    _ => multi_reads(&p, big),
+                };
+                reads.then_some(next)
+            }
+        }
+    }
+}
+
+/// Whether `p` (a varlena's data) is a `SerializedRanges` of a type
+/// blockscope knows by its Oid.
+fn multi_reads(p: &[u8], big: bool) -> bool {
+    let r = Reader::new(p, if big { Endian::Big } else { Endian::Little });
+    let Some(ty) = r.peek_u32(0, "typid").ok().and_then(PgType::from_oid) else {
+        return false;
+    };
+    let col = Column::of(None, TypeSpec { ty, typmod: None });
+    minmax_multi_out(p, &col, big).is_some()
+}
+
+/// The column counts (1 to [`INDEX_MAX_KEYS`]) for which one column
+/// pattern per column (the same for every tuple: they are one index's)
+/// lays out the values of every tuple in `tuples` exactly; `Err` says why
+/// none was worked out. The layouts are grown one column at a time, the
+/// ones leaving every tuple at the same offsets kept once, so the work is
+/// at most [`INDEX_MAX_KEYS`] × [`MAX_LAYOUTS`] × the patterns × the
+/// tuples, and stops at [`MAX_WORK`].
+fn fitting_counts(tuples: &[Summary], pl: PageLayout) -> Result<Vec<usize>, String> {
+    let mut layouts: Vec<Vec<usize>> = vec![vec![0; tuples.len()]];
+    let mut counts = Vec::new();
+    let mut work = 0u64;
+    for k in 1..=INDEX_MAX_KEYS {
+        let mut next: std::collections::BTreeSet<Vec<usize>> = Default::default();
+        for offsets in &layouts {
+            for &pattern in &PATTERNS {
+                let mut ends = Vec::with_capacity(tuples.len());
+                for (t, &at) in tuples.iter().zip(offsets) {
+                    if t.all_nulls(k - 1) {
+                        ends.push(at);
+                        continue;
+                    }
+                    work += 1;
+                    match t.step(at, pattern, pl) {
+                        Some(end) => {
+                            work += (end - at) as u64;
+                            ends.push(end);
+                        }
+                        None => break,
+                    }
+                }
+                if work > MAX_WORK {
+                    return Err("too many layouts to try".into());
+                }
+                // Zeros only, in every tuple that stores the column: the zero
+                // padding after the values reads as such a column too (see
+                // the module's notes). A column all nulls in every tuple
+                // stores nothing, and is no such column.
+                let stored = || {
+                    tuples
+                        .iter()
+                        .zip(offsets.iter().zip(&ends))
+                        .filter(|(t, _)| !t.all_nulls(k - 1))
+                };
+                let zeros = stored().next().is_some()
+                    && stored().all(|(t, (&at, &end))| t.data[at..end].iter().all(|&b| b == 0));
+                if ends.len() == tuples.len() && !zeros {
+                    next.insert(ends);
+                }
+            }
+        }
+        if next.len() > MAX_LAYOUTS {
+            return Err(format!("more than {MAX_LAYOUTS} layouts of {k} columns"));
+        }
+        if next
+            .iter()
+            .any(|ends| tuples.iter().zip(ends).all(|(t, &e)| t.ends_at(e, pl)))
+        {
+            counts.push(k);
+        }
+        if next.is_empty() {
+            break;
+        }
+        layouts = next.into_iter().collect();
+    }
+    Ok(counts)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -745,5 +1142,157 @@ mod tests {
             no_data: false,
         };
         assert_eq!(fit(&[&wide]), (13..=INDEX_MAX_KEYS).collect::<Vec<_>>());
+    }
+
+    fn summary(data: &[u8]) -> Summary<'_> {
+        Summary {
+            data,
+            hoff: 8,
+            bitmap: None,
+        }
+    }
+
+    fn int4s(values: &[i32], len: usize) -> Vec<u8> {
+        let mut d: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        d.resize(len, 0);
+        d
+    }
+
+    /// One int4 minmax column: `{5 .. 9}` and `{-3 .. 70000}` in 8 bytes,
+    /// `lp_len` 16; two int2 columns would need `5 <= 0`, an int8 column
+    /// 16 bytes. The zeros MAXALIGN adds after the values are not a column.
+    #[test]
+    fn values_fix_the_count_when_one_layout_fills_every_tuple() {
+        let a = int4s(&[5, 9], 8);
+        let b = int4s(&[-3, 70000], 8);
+        assert_eq!(
+            fitting_counts(&[summary(&a), summary(&b)], layout()),
+            Ok(vec![1])
+        );
+        // A second int4 column of zeros (min = max = 0) past MAXALIGN's
+        // padding: not counted, and one column alone does not reach lp_len
+        // 24, so no count at all rather than a wrong one.
+        let z = int4s(&[5, 9, 0, 0], 16);
+        assert_eq!(fitting_counts(&[summary(&z)], layout()), Ok(vec![]));
+        // An int2 minmax `{5 .. 9}` and MAXALIGN's four zeros to lp_len 16:
+        // one column, not the zeros as a second.
+        let t = [5, 0, 9, 0, 0, 0, 0, 0];
+        assert_eq!(fitting_counts(&[summary(&t)], layout()), Ok(vec![1]));
+    }
+
+    /// A second column all nulls in every tuple (bit 1 of the bitmap) stores
+    /// nothing: one column with nulls reads the same, so both counts fit.
+    #[test]
+    fn a_column_all_nulls_everywhere_is_not_taken_for_padding() {
+        let d = int4s(&[5, 9], 8);
+        let t = Summary {
+            data: &d,
+            hoff: 8,
+            bitmap: Some(&[0x02]),
+        };
+        assert_eq!(fitting_counts(&[t], layout()), Ok(vec![1, 2]));
+    }
+
+    /// `{1 .. 2}`, `{3 .. 4}` as two int4 minmax columns read as one int8
+    /// minmax column too (2^32 + 1 <= 2^34 + 3): two counts fit, so the
+    /// items get none and the page a note saying so.
+    #[test]
+    fn two_counts_fitting_give_none_and_a_note() {
+        let d = int4s(&[1, 2, 3, 4], 16);
+        let counts = fitting_counts(&[summary(&d)], layout()).unwrap();
+        assert!(counts.contains(&1) && counts.contains(&2), "{counts:?}");
+        let mut page = vec![0u8; 8192];
+        page[8000..8004].copy_from_slice(&7u32.to_le_bytes());
+        page[8004] = 8; // data at 8, no null bitmap
+        page[8008..8024].copy_from_slice(&d);
+        let mut items = vec![brin_item(8000, 24)];
+        let mut problems = Vec::new();
+        infer_columns(&page, &mut items, layout(), &mut problems);
+        let IndexBody::Brin { columns, .. } = &items[0].body else {
+            unreachable!()
+        };
+        assert!(columns.is_empty());
+        assert_eq!(problems.len(), 1);
+        assert_eq!(problems[0].field, COLUMN_COUNT_FIELD);
+        assert_eq!(problems[0].severity, Severity::Info);
+        assert!(
+            problems[0].message.contains("fit 1, 2"),
+            "{}",
+            problems[0].message
+        );
+    }
+
+    /// A bitmap of 24 bits set on a tuple that stores values: no count
+    /// from 1 to 32 lays it out so (12 columns all nulls would store
+    /// nothing), and the note says the bitmaps are why.
+    #[test]
+    fn bitmaps_fitting_no_count_give_a_note() {
+        let mut page = vec![0u8; 8192];
+        page[8004] = 0x88; // data at 8, BRIN_NULLS_MASK
+        page[8005..8008].copy_from_slice(&[0xFF; 3]);
+        page[8008..8016].copy_from_slice(&int4s(&[5, 9], 8));
+        let mut item = brin_item(8000, 16);
+        if let IndexBody::Brin { has_nulls_mask, .. } = &mut item.body {
+            *has_nulls_mask = true;
+        }
+        let mut items = vec![item];
+        let mut problems = Vec::new();
+        infer_columns(&page, &mut items, layout(), &mut problems);
+        assert_eq!(problems.len(), 1);
+        assert!(
+            problems[0]
+                .message
+                .starts_with("the null bitmaps fit no column count"),
+            "{}",
+            problems[0].message
+        );
+    }
+
+    fn brin_item(lp_off: u16, lp_len: u16) -> IndexItem {
+        IndexItem {
+            id: ItemId::from_word(1, u32::from(lp_off) | 1 << 15 | u32::from(lp_len) << 17),
+            header: None,
+            body: IndexBody::Brin {
+                blknum: 7,
+                bt_info: 8,
+                placeholder: false,
+                empty: false,
+                has_nulls_mask: false,
+                data: Vec::new(),
+                columns: Vec::new(),
+            },
+            tupstate: None,
+            key_area: None,
+            keys: None,
+            verdict: String::new(),
+        }
+    }
+
+    /// A hostile page: 200 tuples of 40 bytes of 0x03 (each byte an empty
+    /// one-byte varlena, and equal integers of every width), which many
+    /// layouts of many counts fill. The search stops at its caps (layouts
+    /// kept, work) and the page gets a note, never a count; bounded by
+    /// construction, whatever the bytes.
+    #[test]
+    fn a_hostile_page_stays_bounded() {
+        let data = vec![0x03u8; 40];
+        let tuples: Vec<Summary> = (0..200).map(|_| summary(&data)).collect();
+        match fitting_counts(&tuples, layout()) {
+            Err(why) => assert!(why.contains("layouts"), "{why}"),
+            Ok(counts) => assert!(counts.len() != 1, "{counts:?}"),
+        }
+        let mut page = vec![0x03u8; 8192];
+        let mut items = Vec::new();
+        for i in 0..150u16 {
+            let off = 24 + i * 48;
+            page[usize::from(off)..usize::from(off) + 8].copy_from_slice(&[0, 0, 0, 0, 8, 0, 0, 0]);
+            items.push(brin_item(off, 48));
+        }
+        let mut problems = Vec::new();
+        infer_columns(&page, &mut items, layout(), &mut problems);
+        assert!(items
+            .iter()
+            .all(|i| matches!(&i.body, IndexBody::Brin { columns, .. } if columns.is_empty())));
+        assert_eq!(problems.len(), 1, "{problems:?}");
     }
 }

@@ -81,7 +81,7 @@ pub(crate) fn parse_items(
             for id in ids {
                 items.push(brin::item(r, *id, problems));
             }
-            brin::infer_columns(r.data(), items, layout);
+            brin::infer_columns(r.data(), items, layout, problems);
         }
         AmData::SpGist {
             opaque,
@@ -340,6 +340,11 @@ pub(crate) fn decode_keys(page: &mut PgPage, data: &[u8], schema: &Schema) {
         return;
     };
     let mut problems = Vec::new();
+    if brin_page {
+        // The columns are given: the count needs no working out.
+        page.problems
+            .retain(|p| p.field != brin::COLUMN_COUNT_FIELD);
+    }
     for item in items.iter_mut() {
         if brin_page {
             brin::decode_columns(&mut r, item, schema, layout, &mut problems);
