@@ -60,7 +60,7 @@ fn carve(image: &Path, what: &str, extra: &[&str]) -> (Value, PathBuf) {
     assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
     let manifest: Value =
         serde_json::from_slice(&fs::read(out.join("manifest.json")).unwrap()).unwrap();
-    assert_eq!(manifest["schema"], 1);
+    assert_eq!(manifest["schema"], 2);
     (manifest, out)
 }
 
