@@ -172,6 +172,44 @@ fn postgres_pages_are_placed_by_their_checksums_and_linked_to_their_toast() {
     );
 }
 
+/// A filesystem of 1 KB blocks may store a page's eight blocks apart: such
+/// a page is not found (no piece of it is taken for a page), and its
+/// neighbour stored whole is still placed by its checksum.
+#[test]
+fn a_page_split_across_filesystem_blocks_is_not_a_false_page() {
+    let toast = fixture_bytes("postgres/export/data/base/5/16387");
+    let dir = tempdir("split");
+    let mut image = random_bytes(2 << 20, 11);
+    let whole = plant(&mut image, 64, &toast[..8192]);
+    // Block 1 in eight 1 KB pieces, each at its own place, in reverse order.
+    let pieces: Vec<u64> = (0..8)
+        .map(|k| {
+            plant(
+                &mut image,
+                400 + 300 * (7 - k),
+                &toast[8192 + k * 1024..][..1024],
+            )
+        })
+        .collect();
+    let path = dir.join("disk.img");
+    fs::write(&path, &image).unwrap();
+    let (manifest, _) = carve(&path, "split", &["--engine", "postgres"]);
+    let g = group_at(&manifest, whole);
+    assert_eq!(g["blocks"], serde_json::json!([0]), "{manifest:#}");
+    assert_eq!(groups(&manifest).len(), 1, "{manifest:#}");
+    for at in pieces {
+        assert!(
+            groups(&manifest).iter().all(|g| !g["offsets"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|o| o.as_u64() == Some(at))),
+            "a piece at {at} was taken for a page"
+        );
+    }
+    let _ = fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn a_damaged_carved_page_is_named_and_skipped_by_export() {
     let heap = fixture_bytes("postgres/export/data/base/5/16384");
