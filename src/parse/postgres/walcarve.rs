@@ -409,7 +409,11 @@ fn agreement(
 ) -> (usize, usize) {
     let (mut yes, mut no) = (0, 0);
     for &(blk, f) in wal {
-        let Some(&(_, Src::Page(p))) = group.pages.iter().find(|(b, _)| *b == blk) else {
+        // The carved pages are by block number.
+        let Ok(at) = group.pages.binary_search_by_key(&blk, |&(b, _)| b) else {
+            continue;
+        };
+        let Src::Page(p) = group.pages[at].1 else {
             continue;
         };
         let keys: Vec<u32> = found[p].sig.keys.into_iter().filter(|&k| k != 0).collect();
@@ -472,6 +476,16 @@ pub(crate) fn place(found: &[Found], groups: Vec<PgGroup>, fpis: &FpiSet) -> Vec
     rels.sort_by_key(|(k, _, _)| (k.0.spc, k.0.db, k.0.rel, k.1));
     let carved = placed.len();
     let mut taken = vec![false; carved];
+    // WAL is little-endian here: only little-endian carved groups merge.
+    let little: Vec<bool> = placed
+        .iter()
+        .map(|p| {
+            p.pages.iter().all(|&(_, s)| match s {
+                Src::Page(i) => found[i].sig.endian == Endian::Little,
+                Src::Wal(_) => true,
+            })
+        })
+        .collect();
     for (key, mut newest, older) in rels {
         newest.sort_unstable();
         let members: Vec<usize> = newest.iter().map(|&(_, i)| i).collect();
@@ -481,13 +495,10 @@ pub(crate) fn place(found: &[Found], groups: Vec<PgGroup>, fpis: &FpiSet) -> Vec
                 let p = &placed[g];
                 !taken[g]
                     && key.1 == 0
+                    && little[g]
                     && p.blkno_known
                     && p.size as usize == redo::BLCKSZ
                     && (p.class == class || p.class == PgClass::Empty || class == PgClass::Empty)
-                    && p.pages.iter().all(|&(_, s)| match s {
-                        Src::Page(i) => found[i].sig.endian == Endian::Little,
-                        Src::Wal(_) => true,
-                    })
             })
             .map(|g| (g, agreement(found, &placed[g], &fpis.all, &newest)))
             .filter(|&(_, (yes, no))| yes > 0 && yes >= no)
@@ -500,10 +511,12 @@ pub(crate) fn place(found: &[Found], groups: Vec<PgGroup>, fpis: &FpiSet) -> Vec
                 if p.class == PgClass::Empty {
                     p.class = class;
                 }
+                let mut added = Vec::new();
                 for (blk, f) in newest {
                     let wal_lsn = fpis.all[f].lsn;
-                    match p.pages.iter_mut().find(|(b, _)| *b == blk) {
-                        Some((_, src)) => {
+                    match p.pages.binary_search_by_key(&blk, |&(b, _)| b) {
+                        Ok(at) => {
+                            let src = &mut p.pages[at].1;
                             let Src::Page(i) = *src else {
                                 p.duplicates.push((blk, Src::Wal(f)));
                                 continue;
@@ -515,9 +528,10 @@ pub(crate) fn place(found: &[Found], groups: Vec<PgGroup>, fpis: &FpiSet) -> Vec
                                 p.duplicates.push((blk, Src::Wal(f)));
                             }
                         }
-                        None => p.pages.push((blk, Src::Wal(f))),
+                        Err(_) => added.push((blk, Src::Wal(f))),
                     }
                 }
+                p.pages.extend(added);
                 p.duplicates
                     .extend(older.into_iter().map(|(b, f)| (b, Src::Wal(f))));
                 p.pages.sort_by_key(|&(b, _)| b);
