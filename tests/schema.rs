@@ -593,9 +593,10 @@ fn the_versions_in_docs_json_md_are_the_schemas() {
     }
 }
 
-/// `carve`'s manifest.json, of PostgreSQL pages (with TOAST) and Oracle
-/// blocks planted in zeros, matches its schema; schema 0 and a group
-/// without `blocks` do not.
+/// `carve`'s manifest.json, of PostgreSQL pages (with TOAST), Oracle
+/// blocks and a WAL segment (full-page images) planted in zeros, matches
+/// its schema; schema 0, a group without `blocks` and a stretch without
+/// `fpis` do not.
 #[test]
 fn carve_manifest_matches_its_schema() {
     let schemas = Schemas::load();
@@ -612,6 +613,9 @@ fn carve_manifest_matches_its_schema() {
         let at = 512 * (3 + 200 * n);
         image[at..at + bytes.len()].copy_from_slice(bytes);
     }
+    image.extend(common::fixture_bytes(
+        "postgres/wal/datadir/pg_wal/000000010000000000000008",
+    ));
     let path = dir.join("disk.img");
     std::fs::write(&path, &image).unwrap();
     let out = dir.join("out");
@@ -624,7 +628,16 @@ fn carve_manifest_matches_its_schema() {
     assert_eq!(r.code, 0, "{}", r.stderr);
     let doc: Value =
         serde_json::from_slice(&std::fs::read(out.join("manifest.json")).unwrap()).unwrap();
-    assert_eq!(doc["groups"].as_array().unwrap().len(), 3, "{doc:#}");
+    assert!(doc["groups"].as_array().unwrap().len() > 3, "{doc:#}");
+    assert_eq!(doc["wal"].as_array().unwrap().len(), 1, "{doc:#}");
+    assert!(
+        doc["groups"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|g| g["wal_lsns"].is_array() && g["relfilenode"].is_string()),
+        "{doc:#}"
+    );
     if let Some(e) = schemas.error("carve", "document", &doc) {
         panic!("{e}: {doc:#}");
     }
@@ -633,6 +646,9 @@ fn carve_manifest_matches_its_schema() {
     assert!(!schemas.valid("carve", "document", &wrong));
     let mut wrong = doc.clone();
     wrong["groups"][0].as_object_mut().unwrap().remove("blocks");
+    assert!(!schemas.valid("carve", "document", &wrong));
+    let mut wrong = doc.clone();
+    wrong["wal"][0].as_object_mut().unwrap().remove("fpis");
     assert!(!schemas.valid("carve", "document", &wrong));
     let _ = std::fs::remove_dir_all(&dir);
 }

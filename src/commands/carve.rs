@@ -16,7 +16,7 @@ use std::process::ExitCode;
 
 use rayon::prelude::*;
 
-use crate::engine::carve::{plan, scan, Hit, Planned, Wanted, MAX_BLOCK, STEP};
+use crate::engine::carve::{plan, scan, wal, Hit, Planned, Wanted, MAX_BLOCK, STEP};
 use crate::engine::Engine;
 use crate::error::Error;
 use crate::model::carve::CarveManifest;
@@ -134,11 +134,27 @@ pub(crate) fn carve(
     let mut manifest = CarveManifest {
         schema: versions::CARVE,
         groups: Vec::new(),
+        wal: Vec::new(),
     };
     for (path, file, len) in &images {
         let hits = scan_image(file, *len, &wanted, path, sink);
+        let read = |offset: u64, buf: &mut [u8]| read_at(file, buf, offset).unwrap_or(0);
+        let mut image_wal = wal(&hits, &read);
+        for (stretch, decoded) in image_wal.stretches.iter().zip(&image_wal.decoded) {
+            for why in &decoded.unrestored {
+                sink.note(&format!(
+                    "blockscope: note: {}: WAL at offset {}: {why}; not restored\n",
+                    path.display(),
+                    stretch.offset
+                ));
+            }
+        }
+        for mut entry in image_wal.manifest() {
+            entry.image = path.display().to_string();
+            manifest.wal.push(entry);
+        }
         let first_id = manifest.groups.len() as u32 + 1;
-        for planned in plan(&hits, *len, first_id) {
+        for planned in plan(&hits, &mut image_wal, *len, first_id) {
             if let Some(out) = &config.out {
                 write_group(file, path, out, &planned)?;
             }
@@ -276,7 +292,21 @@ fn write_group(
     let size = planned.size;
     let mut page = vec![0u8; size as usize];
     let mut end = 0;
-    for (&block, &offset) in planned.group.blocks.iter().zip(&planned.group.offsets) {
+    for (n, (&block, &offset)) in planned
+        .group
+        .blocks
+        .iter()
+        .zip(&planned.group.offsets)
+        .enumerate()
+    {
+        if let Some(Some(image)) = planned.wal_pages.get(n) {
+            // An empty page (none kept) stays a hole.
+            if image.len() as u64 == size {
+                write_at(&file, image, block * size).map_err(io_error(&at))?;
+            }
+            end = end.max((block + 1) * size);
+            continue;
+        }
         let n = read_at(image, &mut page, offset).map_err(io_error(image_path))?;
         if n < page.len() {
             return Err(Error::Io {

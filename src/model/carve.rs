@@ -12,6 +12,38 @@ pub struct CarveManifest {
     pub schema: u32,
     /// One entry per relation file written, in the order written.
     pub groups: Vec<CarveGroup>,
+    /// The stretches of PostgreSQL WAL found, in image order.
+    pub wal: Vec<CarveWal>,
+}
+
+/// A stretch of WAL found in an image: WAL pages whose xlp_pageaddr
+/// advance with their offset.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct CarveWal {
+    /// The image, as given on the command line.
+    pub image: String,
+    /// Image byte offset of its first page.
+    pub offset: u64,
+    /// Bytes from its first page to the end of its last.
+    pub length: u64,
+    /// WAL pages found in it.
+    pub pages: u64,
+    /// xlp_tli.
+    pub timeline: u32,
+    /// xlp_sysid of a long page header in it (decimal), when it holds one.
+    pub system_identifier: Option<String>,
+    /// The segment size it was read with (a long header's, else 16 MB).
+    pub segment_size: u64,
+    /// The WAL positions (`X/X`) of its first byte and of its end.
+    pub lsn_range: [String; 2],
+    /// Records decoded.
+    pub records: u64,
+    /// The LSNs of the first and last record decoded.
+    pub record_lsn_range: Option<[String; 2]>,
+    /// Full-page images restored from its records.
+    pub fpis: u64,
+    /// Full-page images that could not be restored (lz4, zstd, damaged).
+    pub fpis_unrestored: u64,
 }
 
 /// One group of pages found together: one relation file under `DIR`.
@@ -35,7 +67,8 @@ pub struct CarveGroup {
     /// The block numbers come from the pages themselves (PostgreSQL: the
     /// checksum; Oracle: the rdba), not from their order in the image.
     pub blkno_known: bool,
-    /// The image byte offset of each page, in the order of `blocks`.
+    /// The image byte offset of each page, in the order of `blocks` (of a
+    /// full-page image: where its WAL record starts).
     pub offsets: Vec<u64>,
     /// Oracle: each block's rdba (`0x` and 8 hex digits), in the order of
     /// `blocks`; `null` for PostgreSQL.
@@ -54,6 +87,15 @@ pub struct CarveGroup {
     /// Older copies of blocks written (a page seen twice): not written,
     /// listed here.
     pub duplicates: Vec<CarveDuplicate>,
+    /// PostgreSQL: `spcNode/dbNode/relNode` when WAL records named the
+    /// relation (its full-page images are in the group).
+    pub relfilenode: Option<String>,
+    /// With `relfilenode`: the fork (`main`, `fsm`, `vm`, `init`).
+    pub fork: Option<String>,
+    /// Per written block, in the order of `blocks`: the LSN of the WAL
+    /// record whose full-page image was written, `null` for a page found
+    /// as such in the image; `null` when no block came from WAL.
+    pub wal_lsns: Option<Vec<Option<String>>>,
 }
 
 /// A copy of a block that was not written because a newer one was.
@@ -61,8 +103,13 @@ pub struct CarveGroup {
 pub struct CarveDuplicate {
     /// The block number it has in the group.
     pub block: u64,
-    /// Its image byte offset.
+    /// Its image byte offset (of a full-page image: of its record).
     pub offset: u64,
     /// Its pd_lsn or SCN, as in `lsn_range`.
     pub lsn: String,
+    /// `image` (a page found in the image) or `wal` (a full-page image:
+    /// `offset` is where its record starts).
+    pub source: String,
+    /// `wal`: the LSN of the record holding the image.
+    pub record_lsn: Option<String>,
 }

@@ -6,7 +6,8 @@ use std::path::Path;
 
 use crate::model::carve::CarveManifest;
 
-/// One line per engine and kind (pages, groups), then the manifest's path
+/// One line per engine and kind (pages, groups), a line for the WAL pages
+/// found (stretches, full-page images restored), then the manifest's path
 /// (`dir`; `None`: a dry run, nothing written).
 pub(crate) fn summary(
     out: &mut dyn Write,
@@ -51,7 +52,25 @@ pub(crate) fn summary(
         }
         writeln!(out)?;
     }
-    if rows.is_empty() {
+    if !manifest.wal.is_empty() {
+        let pages: u64 = manifest.wal.iter().map(|w| w.pages).sum();
+        let fpis: u64 = manifest.wal.iter().map(|w| w.fpis).sum();
+        let lost: u64 = manifest.wal.iter().map(|w| w.fpis_unrestored).sum();
+        let unit = if pages == 1 { "page" } else { "pages" };
+        write!(
+            out,
+            "{:<8} {:<14} {pages:>9} {unit:<6} in {}, {}",
+            "postgres",
+            "wal",
+            plural(manifest.wal.len(), "stretch", "stretches"),
+            plural(fpis as usize, "full-page image", "full-page images")
+        )?;
+        if lost > 0 {
+            write!(out, " ({lost} not restored)")?;
+        }
+        writeln!(out)?;
+    }
+    if rows.is_empty() && manifest.wal.is_empty() {
         writeln!(out, "no pages or blocks found")?;
     }
     let groups = plural(manifest.groups.len(), "group", "groups");

@@ -33,7 +33,7 @@ pub(crate) const DECODE: u32 = 2;
 /// (`{"schema", "records": […], "problems": […]}`; NDJSON starts with
 /// `{"schema": 1}`).
 pub(crate) const WAL: u32 = 1;
-/// `carve`'s `manifest.json`: 1 is its first form.
-pub(crate) const CARVE: u32 = 1;
+/// `carve`'s `manifest.json`: 1 its first form; 2 adds WAL (stretches, full-page images, relfilenode).
+pub(crate) const CARVE: u32 = 2;
 /// `infer --format json`: 1 is the first version.
 pub(crate) const INFER: u32 = 1;

@@ -100,6 +100,10 @@ pub(crate) struct PgSig {
     /// Heap: va_valueid of up to two TOAST pointers in the tuples; TOAST:
     /// the lowest and highest chunk_id on the page. 0 when none.
     pub toast_ids: [u32; 2],
+    /// [`item_keys`] of the first four normal items (0 where fewer): what
+    /// tells two versions of one block of one relation apart from pages of
+    /// other relations.
+    pub keys: [u32; 4],
 }
 
 /// VARTAG_ONDISK (varatt.h): the tag of a TOAST pointer.
@@ -134,7 +138,11 @@ pub(crate) fn examine(page: &[u8], endian: Endian) -> Option<PgSig> {
         btpo_prev: 0,
         btpo_next: 0,
         toast_ids: [0; 2],
+        keys: [0; 4],
     };
+    for (k, key) in sig.keys.iter_mut().zip(item_keys(page, endian, 4)) {
+        *k = key;
+    }
     match checked.kind {
         PageKind::Btree => {
             let special = usize::from(h.pd_special);
@@ -152,6 +160,52 @@ pub(crate) fn examine(page: &[u8], endian: Endian) -> Option<PgSig> {
         _ => {}
     }
     Some(sig)
+}
+
+/// A key for each of the first `limit` normal items of a heap or btree
+/// page (CRC-32C, never 0): of a heap tuple its `t_xmin` and data bytes
+/// (what an UPDATE, a hint bit or a freeze leaves alone: the header's
+/// t_xmax, t_ctid and t_infomask change), of an index tuple its bytes.
+/// Two versions of one block of one relation share most of them; pages of
+/// two relations share none unless the same transaction wrote the same
+/// bytes to both. Empty for other pages.
+pub(crate) fn item_keys(page: &[u8], endian: Endian, limit: usize) -> Vec<u32> {
+    let r = Reader::new(page, endian);
+    let Ok(h) = super::page::peek_header(&r) else {
+        return Vec::new();
+    };
+    let heap = match super::page::detect_kind(&h, page, endian) {
+        PageKind::Heap => true,
+        PageKind::Btree => false,
+        _ => return Vec::new(),
+    };
+    let mut ignored = Vec::new();
+    let mut keys = Vec::new();
+    for id in item_ids(&r, &h, &mut ignored) {
+        if keys.len() >= limit {
+            break;
+        }
+        if id.lp_flags != LpFlags::Normal {
+            continue;
+        }
+        let off = usize::from(id.lp_off);
+        let Some(item) = page.get(off..off + usize::from(id.lp_len)) else {
+            continue;
+        };
+        let key = if heap {
+            let Some(&t_hoff) = item.get(22) else {
+                continue;
+            };
+            let (Some(xmin), Some(data)) = (item.get(..4), item.get(usize::from(t_hoff)..)) else {
+                continue;
+            };
+            crc32c::crc32c_append(crc32c::crc32c(xmin), data)
+        } else {
+            crc32c::crc32c(item)
+        };
+        keys.push(key.max(1));
+    }
+    keys
 }
 
 /// A heap page's class from its normal tuples: TOAST when every one is a

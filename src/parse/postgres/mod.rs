@@ -39,6 +39,7 @@ mod tsearch;
 pub(crate) mod values;
 pub(crate) mod visibility;
 pub(crate) mod wal;
+pub(crate) mod walcarve;
 
 #[cfg(test)]
 mod proptests;
