@@ -384,9 +384,13 @@ struct Piece {
 
 /// The most common non-empty class of `members`, else empty.
 fn class_of(found: &[Found], members: &[usize]) -> PgClass {
+    most_common_class(members.iter().map(|&m| found[m].sig.class))
+}
+
+/// The most common non-empty class among `classes`, else empty.
+pub(crate) fn most_common_class(classes: impl Iterator<Item = PgClass>) -> PgClass {
     let mut counts: Vec<(PgClass, usize)> = Vec::new();
-    for &m in members {
-        let c = found[m].sig.class;
+    for c in classes {
         if c == PgClass::Empty {
             continue;
         }

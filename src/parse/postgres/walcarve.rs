@@ -19,7 +19,7 @@ use crate::model::postgres::wal::{
 use crate::model::postgres::PageKind;
 use crate::reader::Endian;
 
-use super::carve::{item_keys, Found, PgClass, PgGroup, PgSig};
+use super::carve::{item_keys, most_common_class, Found, PgClass, PgGroup, PgSig};
 use super::wal::redo;
 use super::wal::{decode_segment, page_header, Geometry, Item, Page, Pages, Segment, KNOWN_MAGIC};
 
@@ -382,20 +382,7 @@ fn wal_class(fpis: &[Fpi], members: &[usize], fork: u8) -> PgClass {
         2 => return PgClass::Other(PageKind::Vm),
         _ => {}
     }
-    let mut counts: Vec<(PgClass, usize)> = Vec::new();
-    for c in members.iter().filter_map(|&m| fpis[m].sig.map(|s| s.class)) {
-        if c == PgClass::Empty {
-            continue;
-        }
-        match counts.iter_mut().find(|(k, _)| *k == c) {
-            Some((_, n)) => *n += 1,
-            None => counts.push((c, 1)),
-        }
-    }
-    counts
-        .into_iter()
-        .max_by_key(|&(_, n)| n)
-        .map_or(PgClass::Empty, |(c, _)| c)
+    most_common_class(members.iter().filter_map(|&m| fpis[m].sig.map(|s| s.class)))
 }
 
 /// How many shared blocks of a carved group and a WAL relation share a
