@@ -4,6 +4,8 @@
 //! numbers and `--jobs` bounded. Every odd file is made here, at test time,
 //! and the built binary is driven as a user would.
 
+mod common;
+
 use std::fs::{self, File};
 use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
@@ -586,20 +588,6 @@ fn segments_past_the_last_block_number_are_refused() {
 
 // Issue 27, point 12: trees are walked once, safely.
 
-/// Copy directory `from` into `to`, recursively (regular files only).
-fn copy_tree(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for entry in fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
-
 fn fixture_path(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
 }
@@ -608,7 +596,7 @@ fn fixture_path(rel: &str) -> PathBuf {
 fn link_loops_and_a_tablespace_link_to_root_are_walked_once() {
     let dir = temp_dir("loops");
     let data = dir.join("data");
-    copy_tree(&fixture_path("fixtures/postgres/catalog/18/datadir"), &data);
+    common::copy_tree(&fixture_path("fixtures/postgres/catalog/18/datadir"), &data);
     let once = run_str(&["verify", "-f", "json", data.to_str().unwrap()], None);
     let once: serde_json::Value = serde_json::from_slice(&once.stdout).unwrap();
     let blocks = once["summary"]["blocks"].clone();
@@ -661,7 +649,7 @@ fn link_loops_and_a_tablespace_link_to_root_are_walked_once() {
 fn a_tablespace_is_walked_in_its_version_directory() {
     let dir = temp_dir("tblspc");
     let data = dir.join("data");
-    copy_tree(&fixture_path("fixtures/postgres/catalog/18/datadir"), &data);
+    common::copy_tree(&fixture_path("fixtures/postgres/catalog/18/datadir"), &data);
     let location = dir.join("location");
     fs::create_dir_all(location.join("PG_18_202506291/5")).unwrap();
     fs::create_dir_all(location.join("other/5")).unwrap();
@@ -701,7 +689,7 @@ fn a_tablespace_is_walked_in_its_version_directory() {
 fn a_relation_file_that_is_a_kernel_file_or_a_device_is_never_clean() {
     let dir = temp_dir("pseudo");
     let data = dir.join("data");
-    copy_tree(&fixture_path("fixtures/postgres/export/data"), &data);
+    common::copy_tree(&fixture_path("fixtures/postgres/export/data"), &data);
     let db = data.join("base/5");
     fs::copy(clean_relation(), db.join("16390")).unwrap();
     symlink("/proc/self/mem", db.join("16391")).unwrap();
@@ -749,7 +737,7 @@ fn a_relation_file_that_is_a_kernel_file_or_a_device_is_never_clean() {
 fn a_fifo_in_pg_xact_does_not_hang_export() {
     let dir = temp_dir("xact-fifo");
     let data = dir.join("data");
-    copy_tree(&fixture_path("fixtures/postgres/export/data"), &data);
+    common::copy_tree(&fixture_path("fixtures/postgres/export/data"), &data);
     let rel = data.join("base/5/16384");
     let schema = fixture_path("fixtures/postgres/export/t.schema.json");
     let args = [
@@ -802,7 +790,7 @@ fn tree(dir: &Path, out: &mut Vec<PathBuf>) {
 fn nothing_read_has_its_access_time_changed() {
     let dir = temp_dir("atime");
     let data = dir.join("data");
-    copy_tree(&fixture_path("fixtures/postgres/export/data"), &data);
+    common::copy_tree(&fixture_path("fixtures/postgres/export/data"), &data);
     fs::create_dir_all(data.join("global")).unwrap();
     fs::copy(
         fixture_path("fixtures/postgres/catalog/15/pg_control"),
@@ -918,7 +906,7 @@ fn outside_names_are_escaped_in_every_output() {
 fn catalog_lookup_messages_escape_the_data_directory() {
     let dir = temp_dir("escape-datadir");
     let data = dir.join(std::ffi::OsStr::from_bytes(b"data\x1b[2J\x07"));
-    copy_tree(&fixture_path("fixtures/postgres/catalog/18/datadir"), &data);
+    common::copy_tree(&fixture_path("fixtures/postgres/catalog/18/datadir"), &data);
     for args in [
         &["export", data.to_str().unwrap(), "--table", "public.nosuch"][..],
         &["show", data.to_str().unwrap(), "--table", "public.nosuch"],

@@ -41,7 +41,7 @@ impl Copy {
             std::process::id()
         ));
         let _ = std::fs::remove_dir_all(&dir);
-        copy_dir(datadir, &dir);
+        common::copy_tree(datadir, &dir);
         Copy(dir)
     }
 
@@ -79,19 +79,6 @@ impl Copy {
 impl Drop for Copy {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
     }
 }
 

@@ -1304,7 +1304,7 @@ fn big_endian_catalog_table_equals_copy(
         std::process::id()
     ));
     let _ = fs::remove_dir_all(&copy_dir);
-    copy_tree(&src, &copy_dir);
+    common::copy_tree(&src, &copy_dir);
 
     let cols = table_cols(names);
     let le = fs::read(src.join(&rel)).unwrap();
@@ -1384,20 +1384,6 @@ fn big_endian_catalog_table_equals_copy(
         );
     }
     eprintln!("big-endian {table} (18): values equal COPY: {by_type:?}");
-}
-
-/// Copy the files under `from` to `to`, directories made as needed.
-fn copy_tree(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for e in fs::read_dir(from).unwrap() {
-        let path = e.unwrap().path();
-        let dest = to.join(path.file_name().unwrap());
-        if path.is_dir() {
-            copy_tree(&path, &dest);
-        } else {
-            fs::copy(&path, &dest).unwrap();
-        }
-    }
 }
 
 /// Enums, ranges (built-in and user-made over float8 and text), composites

@@ -31,19 +31,6 @@ fn relations() -> Vec<String> {
         .collect()
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for e in fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let target = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &target);
-        } else {
-            fs::copy(e.path(), &target).unwrap();
-        }
-    }
-}
-
 /// A copy of the fixture's data directory, in a fresh temporary directory.
 fn datadir_copy(what: &str) -> PathBuf {
     let root = std::env::temp_dir().join(format!(
@@ -51,7 +38,7 @@ fn datadir_copy(what: &str) -> PathBuf {
         std::process::id()
     ));
     let _ = fs::remove_dir_all(&root);
-    copy_dir(&fixture_dir().join("datadir"), &root);
+    common::copy_tree(&fixture_dir().join("datadir"), &root);
     root
 }
 

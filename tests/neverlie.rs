@@ -34,7 +34,7 @@ impl Copy {
         let dir =
             std::env::temp_dir().join(format!("blockscope-neverlie-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        copy_dir(&common::fixture(fixture), &dir);
+        common::copy_tree(&common::fixture(fixture), &dir);
         Copy(dir)
     }
 
@@ -58,19 +58,6 @@ impl Copy {
 impl Drop for Copy {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let dest = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &dest);
-        } else {
-            std::fs::copy(entry.path(), &dest).unwrap();
-        }
     }
 }
 

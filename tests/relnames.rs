@@ -75,23 +75,10 @@ fn temp_dir(name: &str) -> PathBuf {
     dir
 }
 
-fn copy_tree(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for entry in fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
-
 /// A copy of the fixture's data directory.
 fn datadir_copy(name: &str) -> PathBuf {
     let dir = temp_dir(name).join("datadir");
-    copy_tree(&fixtures().join("datadir"), &dir);
+    common::copy_tree(&fixtures().join("datadir"), &dir);
     dir
 }
 

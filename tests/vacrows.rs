@@ -161,21 +161,8 @@ fn datadir_copy(what: &str) -> PathBuf {
     let dir =
         std::env::temp_dir().join(format!("blockscope-vacrows-{what}-{}", std::process::id()));
     let _ = fs::remove_dir_all(&dir);
-    copy_tree(&fixture("postgres/vacrows/datadir"), &dir);
+    common::copy_tree(&fixture("postgres/vacrows/datadir"), &dir);
     dir
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for e in fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let dest = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_tree(&e.path(), &dest);
-        } else {
-            fs::copy(e.path(), dest).unwrap();
-        }
-    }
 }
 
 const SEG8: &str = "pg_wal/000000010000000000000008";

@@ -23,6 +23,21 @@ pub fn fixture_bytes(rel: &str) -> Vec<u8> {
     std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
+/// Copy the files under `from` to `to`, recursively, directories made as
+/// needed (a fixture's data directory into a temporary one a test may damage).
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
 /// Whether golden files and generated fixtures are to be rewritten
 /// (`BLOCKSCOPE_BLESS=1`).
 pub fn bless() -> bool {
