@@ -22,6 +22,7 @@ use crate::parse::postgres::catalog::{
     CatalogRow, TypeCatalog, TypeRow, Unreadable, ACLITEM_OID, MAJORS,
 };
 use crate::parse::postgres::control::{crc_mismatch, parse_control_image};
+use crate::parse::postgres::regnames;
 use crate::parse::postgres::relmap::parse_relmap;
 use crate::parse::postgres::schema::parse_columns;
 use crate::source::open_regular as open_file;
@@ -686,6 +687,7 @@ impl Cluster {
             db_dir: db_dir.clone(),
             db_map: db_map.as_ref(),
             by_oid: &by_oid,
+            namespaces: HashMap::new(),
             catalogs: None,
             notes: &mut notes,
             bad: &mut bad,
@@ -701,6 +703,10 @@ impl Cluster {
             lookup.bad,
         )?;
         let namespaces = one_per_key(Catalog::Namespace, ns_rows, |r| r.oid("oid"), lookup.notes);
+        lookup.namespaces = namespaces
+            .iter()
+            .filter_map(|r| Some((r.oid("oid")?, r.text("nspname")?.to_string())))
+            .collect();
         let Some(nsp) = namespaces
             .iter()
             .find(|r| r.text("nspname") == Some(schema_name.as_str()))
@@ -1026,6 +1032,8 @@ struct Lookup<'a> {
     db_dir: PathBuf,
     db_map: Option<&'a RelMapFile>,
     by_oid: &'a HashMap<u32, &'a CatalogRow>,
+    /// `nspname` by pg_namespace OID.
+    namespaces: HashMap<u32, String>,
     catalogs: Option<DbCatalogs>,
     notes: &'a mut Vec<String>,
     bad: &'a mut Vec<Unreadable>,
@@ -1160,10 +1168,46 @@ impl Lookup<'_> {
                     .push(format!("{e}; enum values are shown as hex")),
             }
         }
-        if uses_type(&atts, &cat, ACLITEM_OID) {
-            cat.names = Some(Arc::new(CatalogNames {
-                roles: self.cluster.roles(self.notes, self.bad),
-            }));
+        let uses = |reg: &str| {
+            regnames::NAMED
+                .iter()
+                .any(|(n, oid)| *n == reg && uses_type(&atts, &cat, *oid))
+        };
+        let (class, typ, nsp, role) = (
+            uses("regclass"),
+            uses("regtype"),
+            uses("regnamespace"),
+            uses("regrole"),
+        );
+        if uses_type(&atts, &cat, ACLITEM_OID) || class || typ || nsp || role {
+            let mut names = CatalogNames::default();
+            if uses_type(&atts, &cat, ACLITEM_OID) || role {
+                names.roles = self.cluster.roles(self.notes, self.bad);
+            }
+            if class || typ || nsp {
+                names.namespaces = self.namespaces.clone();
+                names.search_path = regnames::search_path(&names.namespaces);
+            }
+            if class {
+                names.relations = self
+                    .by_oid
+                    .iter()
+                    .filter_map(|(oid, r)| {
+                        Some((
+                            *oid,
+                            (r.text("relname")?.to_string(), r.oid("relnamespace")?),
+                        ))
+                    })
+                    .collect();
+            }
+            if typ {
+                names.types = catalogs
+                    .types
+                    .values()
+                    .map(|t| (t.oid, t.type_name()))
+                    .collect();
+            }
+            cat.names = Some(Arc::new(names));
         }
         if used.contains(&'r') || used.contains(&'m') {
             let node = unmapped_node(self.by_oid, Catalog::Range, self.notes);

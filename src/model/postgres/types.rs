@@ -81,7 +81,12 @@ pub enum PgType {
     /// `oid`.
     Oid,
     /// `regclass`, `regtype`, `regproc`, …: an OID whose name needs the catalog.
-    RegOid(&'static str),
+    RegOid {
+        /// The type's name (`regclass`, …).
+        name: &'static str,
+        /// The catalogs' names, when read.
+        names: Option<Arc<CatalogNames>>,
+    },
     /// `xid`: a 32-bit transaction id.
     Xid,
     /// `xid8`: a 64-bit FullTransactionId.
@@ -248,7 +253,7 @@ impl PgType {
         match self {
             Bool | Char => 1,
             Int2 => 2,
-            Int4 | Oid | RegOid(_) | Xid | Cid | Float4 | Date => 4,
+            Int4 | Oid | RegOid { .. } | Xid | Cid | Float4 | Date => 4,
             Int8 | Xid8 | Float8 | Money | Time | Timestamp | TimestampTz | PgLsn => 8,
             TimeTz => 12,
             Interval | Uuid | Point => 16,
@@ -399,7 +404,7 @@ impl PgType {
             PgSnapshot => 5038,
             JsonPath => 4072,
             AclItem { .. } => 1033,
-            RegOid(name) => return REG_TYPES.iter().find(|r| r.0 == *name).map(|r| r.1),
+            RegOid { name, .. } => return REG_TYPES.iter().find(|r| r.0 == *name).map(|r| r.1),
             Enum { oid, .. }
             | Range { oid, .. }
             | Multirange { oid, .. }
@@ -481,7 +486,10 @@ impl PgType {
         REG_TYPES
             .iter()
             .find(|r| r.1 == oid)
-            .map(|r| PgType::RegOid(r.0))
+            .map(|r| PgType::RegOid {
+                name: r.0,
+                names: None,
+            })
     }
 
     /// The name `format_type` gives the type without a typmod.
@@ -494,7 +502,7 @@ impl PgType {
             Int4 => "integer",
             Int8 => "bigint",
             Oid => "oid",
-            RegOid(name) => name,
+            RegOid { name, .. } => name,
             Xid => "xid",
             Xid8 => "xid8",
             Cid => "cid",
@@ -680,11 +688,34 @@ impl ExtType {
 }
 
 /// Names of the catalog objects OID-valued types point at (the roles of an
-/// `aclitem`), read from a data directory's catalogs.
+/// `aclitem`, the relations of a `regclass`, …), read from a data
+/// directory's catalogs; a map left empty was not needed or not readable.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CatalogNames {
     /// `pg_authid.rolname` by role OID.
     pub roles: HashMap<u32, String>,
+    /// `pg_namespace.nspname` by namespace OID.
+    pub namespaces: HashMap<u32, String>,
+    /// `pg_class` (`relname`, `relnamespace`) by relation OID.
+    pub relations: HashMap<u32, (String, u32)>,
+    /// `pg_type` rows by type OID, for `regtype`.
+    pub types: HashMap<u32, TypeName>,
+    /// The namespaces a name is looked up in, in order: `pg_catalog`, then
+    /// `public` (the default `search_path` `"$user", public`; see
+    /// `docs/guide.md` for `"$user"`).
+    pub search_path: Vec<u32>,
+}
+
+/// What `format_type` reads of a `pg_type` row.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TypeName {
+    /// `typname`.
+    pub typname: String,
+    /// `typnamespace`.
+    pub typnamespace: u32,
+    /// `typelem`, when the type is a true array (`typelem` set, varlena,
+    /// `typstorage` not plain), else 0.
+    pub array_of: u32,
 }
 
 /// OID-alias types: (name, OID).
@@ -920,7 +951,10 @@ fn base_type(name: &str, typmod: Option<&str>) -> Option<PgType> {
             {
                 return Some(t);
             }
-            return REG_TYPES.iter().find(|r| r.0 == n).map(|r| RegOid(r.0));
+            return REG_TYPES.iter().find(|r| r.0 == n).map(|r| RegOid {
+                name: r.0,
+                names: None,
+            });
         }
     })
 }
@@ -1005,7 +1039,13 @@ mod tests {
         assert_eq!(parse("\"char\"").ty, PgType::Char);
         assert_eq!(parse("char").ty, PgType::Bpchar);
         assert_eq!(parse("interval year to month").ty, PgType::Interval);
-        assert_eq!(parse("regclass").ty, PgType::RegOid("regclass"));
+        assert_eq!(
+            parse("regclass").ty,
+            PgType::RegOid {
+                name: "regclass",
+                names: None
+            }
+        );
         assert_eq!(parse("hstore").ty, PgType::Ext(ExtType::Hstore));
         assert_eq!(parse("citext[]").display(), "citext[]");
         assert_eq!(parse("tsvector").ty, PgType::TsVector);

@@ -815,10 +815,17 @@ fn read_value(
     };
     match values::decode(ty, &payload) {
         Ok(v) => {
-            if let PgType::RegOid(name) = ty {
-                a.problems.push(format!(
-                    "{name} shown as its OID (the name needs the catalog)"
-                ));
+            if let PgType::RegOid { name, names } = ty {
+                // Named when the catalogs were read and the type is one
+                // printed by name (OID 0 only asks which).
+                let named = names
+                    .as_ref()
+                    .is_some_and(|n| super::regnames::reg_out(name, 0, n).is_some());
+                if !named {
+                    a.problems.push(format!(
+                        "{name} shown as its OID (the name needs the catalog)"
+                    ));
+                }
             }
             a.value = Some(v);
         }

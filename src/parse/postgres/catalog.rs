@@ -41,7 +41,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::model::postgres::types::{
-    Align, CatalogNames, Column, ExtType, PgType, Schema, TypeSpec,
+    Align, CatalogNames, Column, ExtType, PgType, Schema, TypeName, TypeSpec,
 };
 use crate::model::postgres::{Attr, PageKind, Storage};
 use crate::model::Severity;
@@ -927,6 +927,10 @@ pub(crate) struct TypeRow {
     pub oid: u32,
     /// `typname`.
     pub typname: String,
+    /// `typnamespace`.
+    pub typnamespace: u32,
+    /// `typstorage`.
+    pub typstorage: char,
     /// `typlen`.
     pub typlen: i16,
     /// `typalign`.
@@ -942,11 +946,25 @@ pub(crate) struct TypeRow {
 }
 
 impl TypeRow {
+    /// What `format_type` (for `regtype`) needs of the row: a true array
+    /// (`typelem` set, varlena, storage not plain: not `int2vector` or
+    /// `oidvector`) prints as its element.
+    pub(crate) fn type_name(&self) -> TypeName {
+        let array = self.typelem != 0 && self.typlen == -1 && self.typstorage != 'p';
+        TypeName {
+            typname: self.typname.clone(),
+            typnamespace: self.typnamespace,
+            array_of: if array { self.typelem } else { 0 },
+        }
+    }
+
     /// From a pg_type row.
     pub(crate) fn from_row(row: &CatalogRow) -> Option<TypeRow> {
         Some(TypeRow {
             oid: row.oid("oid")?,
             typname: row.text("typname")?.to_string(),
+            typnamespace: row.oid("typnamespace").unwrap_or(0),
+            typstorage: row.char("typstorage").unwrap_or('p'),
             typlen: i16::try_from(row.num("typlen")?).ok()?,
             typalign: row.char("typalign")?,
             typtype: row.char("typtype")?,
@@ -972,7 +990,8 @@ pub(crate) struct TypeCatalog {
     pub multiranges: HashMap<u32, u32>,
     /// pg_attribute rows (attnum > 0) by `attrelid`, of composite types' relations.
     pub attributes: HashMap<u32, Vec<CatalogRow>>,
-    /// Role names (pg_authid), for `aclitem` values, when read.
+    /// Role names (pg_authid), for `aclitem` values, and the names reg*
+    /// types print, when read.
     pub names: Option<Arc<CatalogNames>>,
 }
 
@@ -1001,6 +1020,12 @@ fn resolve_depth(oid: u32, cat: &TypeCatalog, depth: u32) -> Option<PgType> {
         });
     }
     if let Some(t) = PgType::from_oid(oid) {
+        if let PgType::RegOid { name, .. } = t {
+            return Some(PgType::RegOid {
+                name,
+                names: cat.names.clone(),
+            });
+        }
         return Some(t);
     }
     let row = cat.types.get(&oid)?;

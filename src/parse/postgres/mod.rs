@@ -29,6 +29,7 @@ pub(crate) mod kinds;
 pub(crate) mod layout;
 pub(crate) mod page;
 pub(crate) mod pglz;
+pub(crate) mod regnames;
 pub(crate) mod relmap;
 pub(crate) mod schema;
 pub(crate) mod special;

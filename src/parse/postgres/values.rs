@@ -20,7 +20,7 @@ pub(crate) use super::datum::MAX_VALUE_TEXT;
 use super::datum::{byte, inner_header_to_little, inner_varlena, u16_at, u32_at, u64_at};
 pub(crate) use super::float::{float4_out, float8_out};
 use super::jsonb;
-use super::{acl, contrib, geo, isn, jsonpath, tsearch};
+use super::{acl, contrib, geo, isn, jsonpath, regnames, tsearch};
 use crate::model::postgres::flags::{HEAP_HASNULL, HEAP_NATTS_MASK};
 
 /// Print one datum of type `ty`.
@@ -32,7 +32,7 @@ pub(crate) fn decode(ty: &PgType, data: &[u8]) -> Result<Value, String> {
         Int2 => Ok(int(i64::from(u16_at(data, 0)? as i16))),
         Int4 => Ok(int(i64::from(u32_at(data, 0)? as i32))),
         Int8 => Ok(int(u64_at(data, 0)? as i64)),
-        Oid | Xid | Cid | RegOid(_) => Ok(uint(u64::from(u32_at(data, 0)?))),
+        Oid | Xid | Cid => Ok(uint(u64::from(u32_at(data, 0)?))),
         Xid8 => Ok(uint(u64_at(data, 0)?)),
         Float4 => Ok(float(float4_out(f32::from_bits(u32_at(data, 0)?)))),
         Float8 => Ok(float(float8_out(f64::from_bits(u64_at(data, 0)?)))),
@@ -41,6 +41,13 @@ pub(crate) fn decode(ty: &PgType, data: &[u8]) -> Result<Value, String> {
         Text | Varchar | Bpchar | Json | Xml | Refcursor => utf8(data).map(Value::text),
         TxidSnapshot | PgSnapshot => acl::snapshot_out(data).map(Value::text),
         JsonPath => jsonpath::jsonpath_out(data).map(Value::text),
+        RegOid { name, names } => {
+            let oid = u32_at(data, 0)?;
+            match names.as_ref().and_then(|n| regnames::reg_out(name, oid, n)) {
+                Some(text) => Ok(Value::text(text)),
+                None => Ok(uint(u64::from(oid))),
+            }
+        }
         AclItem { names, .. } => {
             acl::aclitem_out(data, names.as_ref().map(|n| &n.roles)).map(Value::text)
         }
@@ -182,7 +189,7 @@ pub(crate) fn big_endian_to_little(ty: &PgType, data: &[u8]) -> Result<Vec<u8>, 
         // grantee, grantor, then the AclMode word (4 or 8 bytes).
         AclItem { wide, .. } => swap(&mut out, &[4, 4, if *wide { 8 } else { 4 }], false),
         Int2 => swap(&mut out, &[2], false),
-        Int4 | Oid | Xid | Cid | RegOid(_) | Float4 | Date | Enum { .. } => {
+        Int4 | Oid | Xid | Cid | RegOid { .. } | Float4 | Date | Enum { .. } => {
             swap(&mut out, &[4], false)
         }
         Int8 | Xid8 | Float8 | Money | Time | Timestamp | TimestampTz | PgLsn => {
