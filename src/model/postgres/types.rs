@@ -7,9 +7,9 @@
 //! (`parse::postgres::attrs`) and the value printers
 //! (`parse::postgres::values`) work from these descriptions.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// `pg_type.typalign` / `pg_attribute.attalign`: the boundary an attribute
 /// starts on, relative to the start of the tuple's data.
@@ -704,6 +704,11 @@ pub struct CatalogNames {
     /// `public` (the default `search_path` `"$user", public`; see
     /// `docs/guide.md` for `"$user"`).
     pub search_path: Vec<u32>,
+    /// (`relnamespace`, `relname`) of every relation, made once at the
+    /// first visibility test (`relations` is then not changed).
+    pub relation_keys: OnceLock<HashSet<(u32, String)>>,
+    /// (`typnamespace`, `typname`) of every type, likewise.
+    pub type_keys: OnceLock<HashSet<(u32, String)>>,
 }
 
 /// What `format_type` reads of a `pg_type` row.

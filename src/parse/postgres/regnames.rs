@@ -60,12 +60,14 @@ pub(crate) fn reg_out(reg: &str, oid: u32, names: &CatalogNames) -> Option<Strin
 /// `regclassout`: `relname`, qualified when not visible.
 fn regclass(oid: u32, names: &CatalogNames) -> Option<String> {
     let (relname, nsp) = names.relations.get(&oid)?;
-    let visible = is_visible(*nsp, names, |ns| {
+    let keys = names.relation_keys.get_or_init(|| {
         names
             .relations
             .values()
-            .any(|(n, s)| *s == ns && n == relname)
+            .map(|(n, s)| (*s, n.clone()))
+            .collect()
     });
+    let visible = is_visible(*nsp, names, |ns| keys.contains(&(ns, relname.clone())));
     qualified(visible, *nsp, relname, names)
 }
 
@@ -83,11 +85,15 @@ fn format_type(oid: u32, names: &CatalogNames) -> Option<String> {
         Some(n) => n.to_string(),
         None => {
             let e = names.types.get(&elem)?;
-            let visible = is_visible(e.typnamespace, names, |ns| {
+            let keys = names.type_keys.get_or_init(|| {
                 names
                     .types
                     .values()
-                    .any(|o| o.typnamespace == ns && o.typname == e.typname)
+                    .map(|o| (o.typnamespace, o.typname.clone()))
+                    .collect()
+            });
+            let visible = is_visible(e.typnamespace, names, |ns| {
+                keys.contains(&(ns, e.typname.clone()))
             });
             qualified(visible, e.typnamespace, &e.typname, names)?
         }
