@@ -18,8 +18,8 @@ pub(crate) mod xact;
 use crate::model::postgres::cluster::{ControlFileImage, RelMapFile};
 use crate::model::postgres::types::{CatalogNames, Column, PgType, Schema};
 use crate::parse::postgres::catalog::{
-    catalog_schema, column_from_attribute, one_per_key, page_rows, Catalog, CatalogRead,
-    CatalogRow, TypeCatalog, TypeRow, Unreadable, ACLITEM_OID, MAJORS,
+    catalog_schema, column_from_attribute, one_per_key, page_rows, two_versions, Catalog,
+    CatalogRead, CatalogRow, TypeCatalog, TypeRow, Unreadable, ACLITEM_OID, MAJORS,
 };
 use crate::parse::postgres::control::{crc_mismatch, parse_control_image};
 use crate::parse::postgres::regnames;
@@ -406,6 +406,21 @@ impl Cluster {
         notes: &mut Vec<String>,
         unreadable: &mut Vec<Unreadable>,
     ) -> Result<Vec<CatalogRow>, ClusterError> {
+        self.read_catalog_where(catalog, dir, filenode, notes, unreadable, &mut |_| true)
+    }
+
+    /// [`Cluster::read_catalog`], keeping only the rows `keep` says yes to
+    /// (asked of each row as it is read, before it is stored: a pass holds
+    /// one page of the rest at most).
+    fn read_catalog_where(
+        &self,
+        catalog: Catalog,
+        dir: &Path,
+        filenode: u32,
+        notes: &mut Vec<String>,
+        unreadable: &mut Vec<Unreadable>,
+        keep: &mut dyn FnMut(&CatalogRow) -> bool,
+    ) -> Result<Vec<CatalogRow>, ClusterError> {
         let schema = catalog_schema(catalog, self.major).ok_or_else(|| {
             ClusterError::Catalog(format!(
                 "no {} layout for PostgreSQL {}",
@@ -431,6 +446,7 @@ impl Cluster {
         };
         let mut guessed = 0;
         let mut rows = Vec::new();
+        let mut page_rows_read = Vec::new();
         let mut total = 0u64;
         let mut page = vec![0u8; self.block_size];
         for (segno, path) in segments.iter().enumerate() {
@@ -487,7 +503,16 @@ impl Cluster {
                         continue;
                     }
                 }
-                guessed += page_rows(catalog, &schema, blkno, &page, read, &mut rows, unreadable);
+                guessed += page_rows(
+                    catalog,
+                    &schema,
+                    blkno,
+                    &page,
+                    read,
+                    &mut page_rows_read,
+                    unreadable,
+                );
+                rows.extend(page_rows_read.drain(..).filter(|r| keep(r)));
             }
         }
         if guessed > 0 && self.xact.is_some() {
@@ -1012,10 +1037,17 @@ impl Cluster {
     }
 }
 
-/// pg_attribute and pg_type of one database, read once for a lookup.
+/// pg_attribute and pg_type of one database, read once for a lookup
+/// (pg_attribute's rows only of the relations a lookup needed: see
+/// [`Lookup::load_attributes`]).
 struct DbCatalogs {
-    /// pg_attribute rows (attnum > 0) by attrelid, one version per key.
+    /// pg_attribute rows (attnum > 0) by attrelid, one version per key, of
+    /// the relations in `loaded`.
     attributes: HashMap<u32, Vec<CatalogRow>>,
+    /// The relations whose pg_attribute rows were read (found or not).
+    loaded: HashSet<u32>,
+    /// pg_attribute's file number.
+    attribute_node: u32,
     /// pg_type, as type resolution reads it.
     types: HashMap<u32, TypeRow>,
     /// (typname, typnamespace, typrelid) of the types that are a relation's row type.
@@ -1045,30 +1077,77 @@ impl Lookup<'_> {
     fn catalogs(&mut self) -> &DbCatalogs {
         let catalogs = match self.catalogs.take() {
             Some(c) => c,
-            None => self.read_catalogs(),
+            None => self.read_catalogs(&HashSet::new()),
         };
         self.catalogs.insert(catalogs)
     }
 
-    /// pg_attribute and pg_type of the database, read once.
-    fn read_catalogs(&mut self) -> DbCatalogs {
+    /// pg_type of the database, and pg_attribute's rows of the relations in
+    /// `want`, read once. Every pg_attribute row is still looked at for the
+    /// notes on a row with two live versions, whatever its relation.
+    fn read_catalogs(&mut self, want: &HashSet<u32>) -> DbCatalogs {
         let what = crate::escape::path(&self.db_dir.join("pg_filenode.map")).to_string();
         let mut errors = Vec::new();
-        let mut read = |catalog: Catalog, notes: &mut Vec<String>, bad: &mut Vec<Unreadable>| {
-            let node = Cluster::mapped(self.db_map, catalog, &what, notes);
-            match self
-                .cluster
-                .read_catalog(catalog, &self.db_dir, node, notes, bad)
-            {
-                Ok(rows) => rows,
-                Err(e) => {
-                    errors.push((catalog, e.to_string()));
-                    Vec::new()
+        let attribute_node = Cluster::mapped(self.db_map, Catalog::Attribute, &what, self.notes);
+        // (attrelid, attnum) of every row with attnum > 0, as one_per_key
+        // keys them, with the place and xmin of the version it keeps.
+        let mut versions: HashMap<(u32, i64), (u64, u16, u32)> = HashMap::new();
+        let mut twice = Vec::new();
+        let mut keep = |r: &CatalogRow| {
+            let (Some(rel), Some(attnum)) = (r.oid("attrelid"), r.num("attnum")) else {
+                return false;
+            };
+            if attnum <= 0 {
+                return false;
+            }
+            match versions.entry((rel, attnum)) {
+                std::collections::hash_map::Entry::Occupied(mut old) => {
+                    let (blkno, lp, xmin) = *old.get();
+                    twice.push(two_versions(
+                        Catalog::Attribute,
+                        &(rel, attnum),
+                        &format!("block {blkno} lp {lp}"),
+                        &r.place(),
+                    ));
+                    if r.xmin.wrapping_sub(xmin) as i32 > 0 {
+                        old.insert((r.blkno, r.lp, r.xmin));
+                    }
+                }
+                std::collections::hash_map::Entry::Vacant(v) => {
+                    v.insert((r.blkno, r.lp, r.xmin));
                 }
             }
+            want.contains(&rel)
         };
-        let att_rows = read(Catalog::Attribute, self.notes, self.bad);
-        let type_rows = read(Catalog::Type, self.notes, self.bad);
+        let att_rows = match self.cluster.read_catalog_where(
+            Catalog::Attribute,
+            &self.db_dir,
+            attribute_node,
+            self.notes,
+            self.bad,
+            &mut keep,
+        ) {
+            Ok(rows) => rows,
+            Err(e) => {
+                errors.push((Catalog::Attribute, e.to_string()));
+                Vec::new()
+            }
+        };
+        drop(versions);
+        let type_node = Cluster::mapped(self.db_map, Catalog::Type, &what, self.notes);
+        let type_rows = match self.cluster.read_catalog(
+            Catalog::Type,
+            &self.db_dir,
+            type_node,
+            self.notes,
+            self.bad,
+        ) {
+            Ok(rows) => rows,
+            Err(e) => {
+                errors.push((Catalog::Type, e.to_string()));
+                Vec::new()
+            }
+        };
         let type_rows = one_per_key(Catalog::Type, type_rows, |r| r.oid("oid"), self.notes);
         let row_types = type_rows
             .iter()
@@ -1086,35 +1165,63 @@ impl Lookup<'_> {
             .filter_map(TypeRow::from_row)
             .map(|t| (t.oid, t))
             .collect();
-        let mut attributes: HashMap<u32, Vec<CatalogRow>> = HashMap::new();
-        for row in one_per_key(
-            Catalog::Attribute,
-            att_rows
-                .into_iter()
-                .filter(|r| r.num("attnum").is_some_and(|n| n > 0))
-                .collect(),
-            |r| Some((r.oid("attrelid")?, r.num("attnum")?)),
-            self.notes,
-        ) {
-            if let Some(rel) = row.oid("attrelid") {
-                attributes.entry(rel).or_default().push(row);
-            }
-        }
-        DbCatalogs {
-            attributes,
+        // The notes on two versions were made above, of every row.
+        self.notes.append(&mut twice);
+        let mut catalogs = DbCatalogs {
+            attributes: HashMap::new(),
+            loaded: want.clone(),
+            attribute_node,
             types,
             row_types,
             errors,
+        };
+        catalogs.hold(att_rows);
+        catalogs
+    }
+
+    /// Reads the pg_attribute rows a lookup of relation `oid` needs and
+    /// `catalogs` does not hold yet: its own, then those of the composite
+    /// types its columns' types are made of, pass by pass (one pass for
+    /// each level of nesting, each keeping only the rows of the relations
+    /// it looks for). The notes and unreadable blocks of pg_attribute were
+    /// told by its first read: a later pass does not tell them again.
+    fn load_attributes(&self, catalogs: &mut DbCatalogs, oid: u32) {
+        let mut want = HashSet::from([oid]);
+        want.retain(|r| !catalogs.loaded.contains(r));
+        loop {
+            if !want.is_empty() && !catalogs.errors.iter().any(|e| e.0 == Catalog::Attribute) {
+                let (mut notes, mut bad) = (Vec::new(), Vec::new());
+                let rows = self.cluster.read_catalog_where(
+                    Catalog::Attribute,
+                    &self.db_dir,
+                    catalogs.attribute_node,
+                    &mut notes,
+                    &mut bad,
+                    &mut |r| {
+                        r.num("attnum").is_some_and(|n| n > 0)
+                            && r.oid("attrelid").is_some_and(|rel| want.contains(&rel))
+                    },
+                );
+                catalogs.hold(rows.unwrap_or_default());
+            }
+            catalogs.loaded.extend(want.iter().copied());
+            let atts = catalogs.attributes.get(&oid).map_or(&[][..], |r| &r[..]);
+            want = composite_relations(atts, catalogs);
+            want.retain(|r| !catalogs.loaded.contains(r));
+            if want.is_empty() {
+                return;
+            }
         }
     }
 
     /// The columns of relation `oid` (`relnatts` from its pg_class row, when
     /// known), or what was read of them and why the rest was not.
     fn columns(&mut self, oid: u32, relnatts: Option<i64>) -> Result<Schema, Box<ColumnsUnread>> {
-        let catalogs = match self.catalogs.take() {
+        let mut catalogs = match self.catalogs.take() {
             Some(c) => c,
-            None => self.read_catalogs(),
+            None => self.read_catalogs(&HashSet::from([oid])),
         };
+        self.load_attributes(&mut catalogs, oid);
         let result = self.columns_with(&catalogs, oid, relnatts);
         self.catalogs = Some(catalogs);
         result
@@ -1128,17 +1235,11 @@ impl Lookup<'_> {
     ) -> Result<Schema, Box<ColumnsUnread>> {
         let mut atts: Vec<CatalogRow> = catalogs.attributes.get(&oid).cloned().unwrap_or_default();
         atts.sort_by_key(|r| r.num("attnum"));
-        let composite_rels: HashSet<u32> = catalogs
-            .types
-            .values()
-            .filter(|t| t.typtype == 'c' && t.typrelid != 0)
-            .map(|t| t.typrelid)
-            .collect();
         let mut cat = TypeCatalog {
             types: catalogs.types.clone(),
             ..TypeCatalog::default()
         };
-        for rel in &composite_rels {
+        for rel in &composite_relations(&atts, catalogs) {
             if let Some(rows) = catalogs.attributes.get(rel) {
                 cat.attributes.insert(*rel, rows.clone());
             }
@@ -1594,6 +1695,52 @@ pub(crate) fn column_item(col: &Column) -> String {
     item
 }
 
+impl DbCatalogs {
+    /// Keeps pg_attribute rows read: one version per (attrelid, attnum),
+    /// by attrelid (the notes on two versions were made at the first read).
+    fn hold(&mut self, rows: Vec<CatalogRow>) {
+        let mut told = Vec::new();
+        let rows = one_per_key(
+            Catalog::Attribute,
+            rows,
+            |r| Some((r.oid("attrelid")?, r.num("attnum")?)),
+            &mut told,
+        );
+        #[cfg(test)]
+        tests::ATTRIBUTES_HELD.with(|n| n.set(n.get() + rows.len()));
+        for row in rows {
+            if let Some(rel) = row.oid("attrelid") {
+                self.attributes.entry(rel).or_default().push(row);
+            }
+        }
+    }
+}
+
+/// The relations of the composite types that columns `atts`' types are or
+/// are made of (array elements, domains' base types, composites'
+/// attributes, as far as `catalogs` holds them), as [`uses_type`] walks them.
+fn composite_relations(atts: &[CatalogRow], catalogs: &DbCatalogs) -> HashSet<u32> {
+    let mut seen = HashSet::new();
+    let mut rels = HashSet::new();
+    let mut todo: Vec<u32> = atts.iter().filter_map(|r| r.oid("atttypid")).collect();
+    while let Some(oid) = todo.pop() {
+        if !seen.insert(oid) || seen.len() > 100_000 {
+            continue;
+        }
+        let Some(t) = catalogs.types.get(&oid) else {
+            continue;
+        };
+        todo.extend([t.typelem, t.typbasetype].into_iter().filter(|&o| o != 0));
+        if t.typtype == 'c' && t.typrelid != 0 {
+            rels.insert(t.typrelid);
+            if let Some(rows) = catalogs.attributes.get(&t.typrelid) {
+                todo.extend(rows.iter().filter_map(|r| r.oid("atttypid")));
+            }
+        }
+    }
+    rels
+}
+
 /// Whether type `want` is a column's type or one they are made of (array
 /// elements, domains' base types, composites' attributes).
 fn uses_type(atts: &[CatalogRow], cat: &TypeCatalog, want: u32) -> bool {
@@ -1718,6 +1865,33 @@ fn split_qualified(q: &str) -> Result<(String, String), LookupError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    thread_local! {
+        /// pg_attribute rows a lookup in this thread kept, over all its passes.
+        pub(super) static ATTRIBUTES_HELD: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    }
+
+    /// A table lookup keeps the pg_attribute rows of the table and of the
+    /// composite types its columns are made of (here `pair`, `pair[]` and
+    /// the row type of table `item`), not every row of the database.
+    #[test]
+    fn lookup_keeps_only_the_pg_attribute_rows_it_needs() {
+        let datadir = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/postgres/catalog/types/18/datadir");
+        let cluster = Cluster::open(&datadir).unwrap();
+        ATTRIBUTES_HELD.with(|n| n.set(0));
+        let info = cluster.find_table("postgres", "public.kinds").unwrap();
+        let held = ATTRIBUTES_HELD.with(|n| n.get());
+        // kinds' 17 columns, pair's 4 attributes (one dropped), item's 2.
+        assert_eq!(held, 17 + 4 + 2, "{:?}", info.notes);
+        let mut notes = Vec::new();
+        let mut bad = Vec::new();
+        let db_dir = cluster.database_dir(DEFAULT_TABLESPACE, 5);
+        let all = cluster
+            .read_catalog(Catalog::Attribute, &db_dir, 1249, &mut notes, &mut bad)
+            .unwrap();
+        assert!(all.len() > 2000, "{}", all.len());
+    }
 
     #[test]
     fn qualified_names() {

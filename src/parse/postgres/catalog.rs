@@ -898,12 +898,7 @@ pub(crate) fn one_per_key<K: std::hash::Hash + Eq + Clone + std::fmt::Debug>(
         let Some(k) = key(&row) else { continue };
         match by_key.get_mut(&k) {
             Some(old) => {
-                notes.push(format!(
-                    "{}: two live versions of row {k:?} ({} and {}); the one with the newer xmin is used",
-                    catalog.name(),
-                    old.place(),
-                    row.place()
-                ));
+                notes.push(two_versions(catalog, &k, &old.place(), &row.place()));
                 if row.xmin.wrapping_sub(old.xmin) as i32 > 0 {
                     *old = row;
                 }
@@ -918,6 +913,20 @@ pub(crate) fn one_per_key<K: std::hash::Hash + Eq + Clone + std::fmt::Debug>(
         .into_iter()
         .filter_map(|k| by_key.remove(&k))
         .collect()
+}
+
+/// The note of [`one_per_key`] on two live versions of the row of key `k`
+/// (at places `old` and `new`).
+pub(crate) fn two_versions(
+    catalog: Catalog,
+    k: &dyn std::fmt::Debug,
+    old: &str,
+    new: &str,
+) -> String {
+    format!(
+        "{}: two live versions of row {k:?} ({old} and {new}); the one with the newer xmin is used",
+        catalog.name(),
+    )
 }
 
 /// What a column's type needs from `pg_type`.
