@@ -1716,73 +1716,63 @@ impl DbCatalogs {
     }
 }
 
-/// The relations of the composite types that columns `atts`' types are or
-/// are made of (array elements, domains' base types, composites'
-/// attributes, as far as `catalogs` holds them), as [`uses_type`] walks them.
-fn composite_relations(atts: &[CatalogRow], catalogs: &DbCatalogs) -> HashSet<u32> {
+/// Walk the columns `atts`' types and every type they are made of (array
+/// elements, domains' base types, composites' attributes, as far as
+/// `attributes` holds them), each once and at most 100,000 of them, calling
+/// `visit` with each type's OID and its `types` row when there is one;
+/// stops early when `visit` says so, and says whether it did.
+fn walk_types(
+    atts: &[CatalogRow],
+    types: &HashMap<u32, TypeRow>,
+    attributes: &HashMap<u32, Vec<CatalogRow>>,
+    mut visit: impl FnMut(u32, Option<&TypeRow>) -> bool,
+) -> bool {
     let mut seen = HashSet::new();
-    let mut rels = HashSet::new();
     let mut todo: Vec<u32> = atts.iter().filter_map(|r| r.oid("atttypid")).collect();
     while let Some(oid) = todo.pop() {
         if !seen.insert(oid) || seen.len() > 100_000 {
             continue;
         }
-        let Some(t) = catalogs.types.get(&oid) else {
-            continue;
-        };
-        todo.extend([t.typelem, t.typbasetype].into_iter().filter(|&o| o != 0));
-        if t.typtype == 'c' && t.typrelid != 0 {
-            rels.insert(t.typrelid);
-            if let Some(rows) = catalogs.attributes.get(&t.typrelid) {
-                todo.extend(rows.iter().filter_map(|r| r.oid("atttypid")));
-            }
-        }
-    }
-    rels
-}
-
-/// Whether type `want` is a column's type or one they are made of (array
-/// elements, domains' base types, composites' attributes).
-fn uses_type(atts: &[CatalogRow], cat: &TypeCatalog, want: u32) -> bool {
-    let mut seen = std::collections::HashSet::new();
-    let mut todo: Vec<u32> = atts.iter().filter_map(|r| r.oid("atttypid")).collect();
-    while let Some(oid) = todo.pop() {
-        if oid == want {
+        let t = types.get(&oid);
+        if visit(oid, t) {
             return true;
         }
-        if !seen.insert(oid) || seen.len() > 100_000 {
-            continue;
-        }
-        let Some(t) = cat.types.get(&oid) else {
+        let Some(t) = t else {
             continue;
         };
         todo.extend([t.typelem, t.typbasetype].into_iter().filter(|&o| o != 0));
-        if let Some(rows) = cat.attributes.get(&t.typrelid) {
+        if let Some(rows) = attributes.get(&t.typrelid) {
             todo.extend(rows.iter().filter_map(|r| r.oid("atttypid")));
         }
     }
     false
 }
 
-/// The `typtype`s of the columns' types and of every type they are made of
-/// (array elements, domains' base types, composites' attributes).
-fn used_typtypes(atts: &[CatalogRow], cat: &TypeCatalog) -> std::collections::HashSet<char> {
-    let mut seen = std::collections::HashSet::new();
-    let mut out = std::collections::HashSet::new();
-    let mut todo: Vec<u32> = atts.iter().filter_map(|r| r.oid("atttypid")).collect();
-    while let Some(oid) = todo.pop() {
-        if !seen.insert(oid) || seen.len() > 100_000 {
-            continue;
+/// The relations of the composite types that columns `atts`' types are or
+/// are made of, as far as `catalogs` holds them.
+fn composite_relations(atts: &[CatalogRow], catalogs: &DbCatalogs) -> HashSet<u32> {
+    let mut rels = HashSet::new();
+    walk_types(atts, &catalogs.types, &catalogs.attributes, |_, t| {
+        if let Some(t) = t.filter(|t| t.typtype == 'c' && t.typrelid != 0) {
+            rels.insert(t.typrelid);
         }
-        let Some(t) = cat.types.get(&oid) else {
-            continue;
-        };
-        out.insert(t.typtype);
-        todo.extend([t.typelem, t.typbasetype].into_iter().filter(|&o| o != 0));
-        if let Some(rows) = cat.attributes.get(&t.typrelid) {
-            todo.extend(rows.iter().filter_map(|r| r.oid("atttypid")));
-        }
-    }
+        false
+    });
+    rels
+}
+
+/// Whether type `want` is a column's type or one they are made of.
+fn uses_type(atts: &[CatalogRow], cat: &TypeCatalog, want: u32) -> bool {
+    walk_types(atts, &cat.types, &cat.attributes, |oid, _| oid == want)
+}
+
+/// The `typtype`s of the columns' types and of every type they are made of.
+fn used_typtypes(atts: &[CatalogRow], cat: &TypeCatalog) -> HashSet<char> {
+    let mut out = HashSet::new();
+    walk_types(atts, &cat.types, &cat.attributes, |_, t| {
+        out.extend(t.map(|t| t.typtype));
+        false
+    });
     out
 }
 
