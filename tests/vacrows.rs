@@ -196,13 +196,7 @@ fn damage_anywhere_never_crashes() {
     let mut seed = 0x9E37_79B9_7F4A_7C15u64;
     for round in 0..10 {
         let mut bytes = clean.clone();
-        for _ in 0..(1 << (round % 6)) {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            let at = (seed % bytes.len() as u64) as usize;
-            bytes[at] = (seed >> 32) as u8;
-        }
+        common::scramble(&mut bytes, &mut seed, 1 << (round % 6));
         if round == 9 {
             bytes.truncate(0x6_0000);
         }

@@ -294,13 +294,7 @@ fn damage_anywhere_never_crashes() {
     let mut seed = 0x2545_F491_4F6C_DD1Du64;
     for round in 0..12 {
         let mut bytes = clean.clone();
-        for _ in 0..(1 << (round % 6)) {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            let at = (seed % bytes.len() as u64) as usize;
-            bytes[at] = (seed >> 32) as u8;
-        }
+        common::scramble(&mut bytes, &mut seed, 1 << (round % 6));
         fs::write(&path, &bytes).unwrap();
         let r = run(&["wal", s(&dir), "-f", "ndjson"]);
         assert!(r.code == 0 || r.code == 1, "round {round}: {}", r.stderr);

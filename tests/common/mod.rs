@@ -38,6 +38,19 @@ pub fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
+/// Overwrite `count` bytes of `bytes` at places drawn from `seed` (an
+/// xorshift state, advanced), each with a byte drawn from it: damage
+/// anywhere, the same on every run.
+pub fn scramble(bytes: &mut [u8], seed: &mut u64, count: usize) {
+    for _ in 0..count {
+        *seed ^= *seed << 13;
+        *seed ^= *seed >> 7;
+        *seed ^= *seed << 17;
+        let at = (*seed % bytes.len() as u64) as usize;
+        bytes[at] = (*seed >> 32) as u8;
+    }
+}
+
 /// Whether golden files and generated fixtures are to be rewritten
 /// (`BLOCKSCOPE_BLESS=1`).
 pub fn bless() -> bool {
