@@ -123,6 +123,10 @@ pub struct AssmHeader {
     pub last_l3: u32,
     /// `Inc` after the map header.
     pub inc: u32,
+    /// The label is printed `Inc # N` (the 11.2.0.4 dump of 2015; the older
+    /// copy prints `Inc N `).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub inc_hash: bool,
     /// `Auxillary Map` entries.
     pub aux_map: Vec<AuxEntry>,
     /// `Second Level Bitmap block DBAs` (`DBA 1:` …).
@@ -179,9 +183,31 @@ pub struct SegmentHeader {
     /// `FREE BLOCK POOL::`, `TRN TBL::`.
     pub undo: Option<Box<UndoHeader>>,
     /// The labels carry `#` (`#extents:`, `#blocks:`, `#maps:`, `#blocks
-    /// below:`), as 10g and 11g print them in undo segment headers.
+    /// below:`), as 10g and 11g print them in undo segment headers and
+    /// 11.2.0.4 in ASSM segment headers (the Low HighWater Mark's too).
     #[serde(skip)]
     pub hash_labels: bool,
+    /// Where the published copy lays out its fixed lines differently.
+    #[serde(skip)]
+    pub layout: SegmentHeaderLayout,
+}
+
+/// How a published copy of a segment header lays out lines that carry no
+/// value (indents, trailing blanks, blank lines), so that `--format dump`
+/// prints it back line for line. The default is the form of the first
+/// published copy read (`assm_segment_header.trc`); each `true` is the form
+/// of the 11.2.0.4 dump of 2015 (`assm_11g_hash_labels.trc`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SegmentHeaderLayout {
+    /// `Extent Control Header` starts the line (no two-blank indent).
+    pub marker_unindented: bool,
+    /// `  Low HighWater Mark :` ends without the trailing blank.
+    pub low_hwm_no_trailing_blank: bool,
+    /// A blank line follows the extent map.
+    pub blank_after_extent_map: bool,
+    /// `Second Level Bitmap block DBAs` follows a blank line, unindented
+    /// and without a trailing blank.
+    pub l2_heading_unindented: bool,
 }
 
 /// `TRN CTL::` of an undo segment header: the transaction table's control
@@ -446,6 +472,10 @@ pub struct SecondLevelBitmap {
     /// A blank line after the ranges, before the closing dashes (11.2.0.4).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub blank_after_ranges: bool,
+    /// The `number:`, `opcode:`, `xid:` and range lines end without the
+    /// trailing blank the older copy prints (11.2.0.4, as published).
+    #[serde(skip)]
+    pub no_trailing_blanks: bool,
 }
 
 /// A space-management body read from a dump's text.

@@ -207,7 +207,9 @@ fn highwater_labels(s: &mut String, h: &Highwater, hash: bool) {
 
 fn segment_header(s: &mut String, h: &SegmentHeader) {
     let e = &h.extent_header;
-    line!(s, "  Extent Control Header");
+    let l = &h.layout;
+    let indent = if l.marker_unindented { "" } else { "  " };
+    line!(s, "{indent}Extent Control Header");
     line!(s, "  {DASH65}");
     if h.hash_labels {
         line!(
@@ -246,8 +248,9 @@ fn segment_header(s: &mut String, h: &SegmentHeader) {
     line!(s, "                   {}", h.lock);
     if let Some(a) = &h.assm {
         line!(s, "  {DASH56}");
-        line!(s, "  Low HighWater Mark : ");
-        highwater(s, &a.low_highwater);
+        let blank = if l.low_hwm_no_trailing_blank { "" } else { " " };
+        line!(s, "  Low HighWater Mark :{blank}");
+        highwater_labels(s, &a.low_highwater, h.hash_labels);
         line!(
             s,
             "  Level 1 BMB for High HWM block: 0x{:08x}",
@@ -285,7 +288,11 @@ fn segment_header(s: &mut String, h: &SegmentHeader) {
         m.flag
     );
     if let Some(a) = &h.assm {
-        line!(s, "  Inc {} ", a.inc);
+        if a.inc_hash {
+            line!(s, "  Inc # {}", a.inc);
+        } else {
+            line!(s, "  Inc {} ", a.inc);
+        }
     }
     line!(s, "  Extent Map");
     line!(s, "  {DASH65}");
@@ -293,6 +300,9 @@ fn segment_header(s: &mut String, h: &SegmentHeader) {
         line!(s, "   0x{:08x}  length: {:<5} ", x.dba, x.length);
     }
     if let Some(a) = &h.assm {
+        if l.blank_after_extent_map {
+            s.push('\n');
+        }
         line!(s, "  Auxillary Map");
         line!(s, "  {DASH56}");
         for x in &a.aux_map {
@@ -305,7 +315,12 @@ fn segment_header(s: &mut String, h: &SegmentHeader) {
             );
         }
         line!(s, "  {DASH56}");
-        line!(s, "   Second Level Bitmap block DBAs ");
+        if l.l2_heading_unindented {
+            s.push('\n');
+            line!(s, "Second Level Bitmap block DBAs");
+        } else {
+            line!(s, "   Second Level Bitmap block DBAs ");
+        }
         line!(s, "   {DASH56}");
         for (i, d) in a.l2_dbas.iter().enumerate() {
             line!(s, "   DBA {}:   0x{d:08x}", i + 1);
@@ -548,10 +563,11 @@ fn first_level(s: &mut String, b: &FirstLevelBitmap) {
 }
 
 fn second_level(s: &mut String, b: &SecondLevelBitmap) {
+    let end = if b.no_trailing_blanks { "" } else { " " };
     line!(s, "Dump of Second Level Bitmap Block");
     line!(
         s,
-        "   number: {:<7} nfree: {:<7} ffree: {:<6} pdba:     0x{:08x} ",
+        "   number: {:<7} nfree: {:<7} ffree: {:<6} pdba:     0x{:08x}{end}",
         b.number,
         b.nfree,
         b.ffree,
@@ -559,12 +575,22 @@ fn second_level(s: &mut String, b: &SecondLevelBitmap) {
     );
     let inc = if b.inc_hash { "Inc #:" } else { "Inc:" };
     line!(s, "   {inc} {} Objd: {}", b.inc, b.objd);
-    line!(s, "  opcode:{} ", b.opcode);
-    line!(s, " xid: {}", b.xid);
+    line!(s, "  opcode:{}{end}", b.opcode);
+    if b.xid.is_empty() {
+        line!(s, " xid:{end}");
+    } else {
+        line!(s, " xid: {}", b.xid);
+    }
     line!(s, "  L1 Ranges :");
     line!(s, "  {DASH56}");
     for r in &b.ranges {
-        line!(s, "   0x{:08x}  Free: {} Inst: {} ", r.dba, r.free, r.inst);
+        line!(
+            s,
+            "   0x{:08x}  Free: {} Inst: {}{end}",
+            r.dba,
+            r.free,
+            r.inst
+        );
     }
     if b.blank_after_ranges {
         s.push('\n');

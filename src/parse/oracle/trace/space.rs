@@ -211,6 +211,11 @@ pub(super) fn segment_header(lines: &mut Lines<'_>) -> Result<SpaceBody, TextErr
         lines,
         what: "segment header",
     };
+    // The marker line, consumed by the caller: 11.2.0.4 prints it unindented.
+    let marker_unindented = c
+        .lines
+        .get(c.lines.last_no())
+        .is_some_and(|l| !l.text.starts_with(' '));
     c.dashes()?;
     let hash = c.lines.peek().is_some_and(|l| l.text.contains("#extents:"));
     let e1 = c.expect(&labels(
@@ -240,10 +245,15 @@ pub(super) fn segment_header(lines: &mut Lines<'_>) -> Result<SpaceBody, TextErr
         hash_labels: hash,
         ..SegmentHeader::default()
     };
+    h.layout.marker_unindented = marker_unindented;
     if c.try_dashes() {
         let mut a = AssmHeader::default();
+        let low = c.lines.next_no();
         c.expect("Low HighWater Mark :")?;
-        a.low_highwater = c.highwater()?;
+        h.layout.low_hwm_no_trailing_blank = c.lines.raw(low).is_some_and(|r| !r.ends_with(' '));
+        // The labels as the Extent Control Header prints them (`#blocks
+        // below:` in 11.2.0.4, `blocks below:` in the older copy).
+        a.low_highwater = c.highwater_labels(hash)?;
         a.l1_high_hwm = n(&c.expect("Level 1 BMB for High HWM block: {}")?, 0);
         a.l1_low_hwm = n(&c.expect("Level 1 BMB for Low HWM block: {}")?, 0);
         c.dashes()?;
@@ -271,7 +281,14 @@ pub(super) fn segment_header(lines: &mut Lines<'_>) -> Result<SpaceBody, TextErr
         flag: n(&m, 3),
     };
     if let Some(a) = h.assm.as_mut() {
-        a.inc = n(&c.expect("Inc {}")?, 0);
+        // `Inc # 0` (11.2.0.4) or `Inc 0 `.
+        a.inc = match c.try_fit("Inc # {}") {
+            Some(v) => {
+                a.inc_hash = true;
+                n(&v, 0)
+            }
+            None => n(&c.expect("Inc {}")?, 0),
+        };
     }
     c.expect("Extent Map")?;
     c.dashes()?;
@@ -284,7 +301,12 @@ pub(super) fn segment_header(lines: &mut Lines<'_>) -> Result<SpaceBody, TextErr
             length: n(&e, 1),
         });
     }
+    let mut layout = std::mem::take(&mut h.layout);
     if let Some(a) = h.assm.as_mut() {
+        if c.lines.peek().is_some_and(|l| l.text.is_empty()) {
+            c.lines.advance();
+            layout.blank_after_extent_map = true;
+        }
         if c.try_fit("Auxillary Map").is_some() {
             c.dashes()?;
             while a.aux_map.len() < MAX_ENTRIES {
@@ -298,6 +320,18 @@ pub(super) fn segment_header(lines: &mut Lines<'_>) -> Result<SpaceBody, TextErr
                 });
             }
             c.dashes()?;
+        }
+        // 11.2.0.4: a blank line, then the heading at the line's start.
+        let blank = c.lines.peek().is_some_and(|l| l.text.is_empty());
+        let heading = c.lines.get(c.lines.next_no() + usize::from(blank));
+        if heading.is_some_and(|l| {
+            fit(l.text, "Second Level Bitmap block DBAs").is_some()
+                && blank != l.text.starts_with(' ')
+        }) {
+            if blank {
+                c.lines.advance();
+            }
+            layout.l2_heading_unindented = blank;
         }
         if c.try_fit("Second Level Bitmap block DBAs").is_some() {
             c.dashes()?;
@@ -338,6 +372,7 @@ pub(super) fn segment_header(lines: &mut Lines<'_>) -> Result<SpaceBody, TextErr
     } else {
         h.undo = undo_header(&mut c)?;
     }
+    h.layout = layout;
     Ok(SpaceBody::SegmentHeader(h))
 }
 
@@ -742,7 +777,9 @@ pub(super) fn second_level_bitmap(lines: &mut Lines<'_>) -> Result<SpaceBody, Te
         what: "second level bitmap block",
     };
     let mut b = SecondLevelBitmap::default();
+    let first = c.lines.next_no();
     let v = c.expect("number: {} nfree: {} ffree: {} pdba: {}")?;
+    b.no_trailing_blanks = c.lines.raw(first).is_some_and(|r| !r.ends_with(' '));
     (b.number, b.nfree, b.ffree, b.pdba) = (n(&v, 0), n(&v, 1), n(&v, 2), n(&v, 3));
     let v = match c.try_fit("Inc #: {} Objd: {}") {
         Some(v) => {
