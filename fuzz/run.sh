@@ -41,6 +41,11 @@ for f in glob.glob(os.path.join(root, "fixtures/postgres/heap/*.json")):
     open(os.path.join(out, os.path.basename(f)[:-5]), "wb").write(cols.encode() + b"\0" + page)
 PY
       ;;
+    oracle_trace)
+      # The published dumps of every release: table blocks and the
+      # space-management bodies (segment headers, bitmap and undo blocks).
+      cp "$root"/fixtures/reference/blog-oracle/*.bin "$root"/fixtures/oracle/trace/*.trc \
+         "$root"/fixtures/oracle/blocks/*.trc "$dir"/ 2>/dev/null || true ;;
     oracle_*) cp "$root"/fixtures/reference/blog-oracle/*.bin "$dir"/ 2>/dev/null || true ;;
     *) for f in "$root"/fixtures/postgres/*/*.page; do
          cp "$f" "$dir/$(basename "$(dirname "$f")")-$(basename "$f")"

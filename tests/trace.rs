@@ -440,6 +440,105 @@ proptest! {
     }
 }
 
+/// The published space-management dumps (segment headers, bitmap blocks,
+/// undo header and block, KTFB blocks) of every release in fixtures/oracle/blocks/.
+const SPACE_TRACES: [&str; 8] = [
+    "assm_11g_hash_labels.trc",
+    "assm_segment_header.trc",
+    "assm_l1_l2.trc",
+    "mssm_segment_header.trc",
+    "undo_header.trc",
+    "undo_block.trc",
+    "ktfb_9i.trc",
+    "ktfb_header_11g_i686.trc",
+];
+
+/// The lines of the space bodies: from each body's first line (`Extent
+/// Control Header`, `UNDO BLK:` …) up to the next framing line or hex section.
+fn body_lines(lines: &[&str]) -> Vec<usize> {
+    const FIRST: [&str; 6] = [
+        "Extent Control Header",
+        "Dump of First Level Bitmap Block",
+        "Dump of Second Level Bitmap Block",
+        "UNDO BLK:",
+        "File Space Header Block:",
+        "File Space Bitmap Block:",
+    ];
+    let mut out = Vec::new();
+    let mut inside = false;
+    for (i, l) in lines.iter().enumerate() {
+        let t = l.trim_start();
+        inside |= FIRST.iter().any(|f| t.starts_with(f));
+        if t.starts_with("buffer tsn:")
+            || t.starts_with("Dump of memory")
+            || t.starts_with("scn:")
+            || t.starts_with("Block dump from")
+            || t.starts_with("Start dump")
+            || t.starts_with("End dump")
+        {
+            inside = false;
+            continue;
+        }
+        if inside {
+            out.push(i);
+        }
+    }
+    out
+}
+
+/// Blocks with a cache header, by their label.
+fn cached_labels(text: &[u8]) -> Vec<String> {
+    read_trace(text, None)
+        .unwrap()
+        .iter()
+        .filter(|b| b.text.as_ref().is_some_and(|t| t.cache.is_some()))
+        .map(|b| b.label())
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// A body line of a published space dump cut short, garbled, dropped or
+    /// doubled: the reader never panics, every block keeps its cache header
+    /// (the body is decoded or kept as its lines), and the dump prints.
+    #[test]
+    fn damaged_space_dump_lines_keep_their_blocks(
+        file in 0usize..SPACE_TRACES.len(),
+        pick in any::<usize>(),
+        how in 0u8..4,
+        at in any::<usize>(),
+        noise in "[ -~]{1,6}",
+    ) {
+        let text = fs::read_to_string(blocks_fixture(SPACE_TRACES[file])).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        let body = body_lines(&lines);
+        prop_assume!(!body.is_empty());
+        let i = body[pick % body.len()];
+        let line = lines[i];
+        let cut = line.char_indices().map(|(k, _)| k).nth(at % line.chars().count().max(1)).unwrap_or(0);
+        let mut out: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+        match how {
+            0 => out[i] = line[..cut].to_string(),
+            1 => out[i] = format!("{}{noise}{}", &line[..cut], &line[cut..]),
+            2 => { out.remove(i); }
+            _ => out.insert(i, line.to_string()),
+        }
+        let damaged = out.join("\n") + "\n";
+        let before = cached_labels(text.as_bytes());
+        let blocks = read_trace(damaged.as_bytes(), None);
+        prop_assert!(blocks.is_ok(), "{:?}", blocks.err());
+        prop_assert_eq!(cached_labels(damaged.as_bytes()), before);
+        for b in blocks.unwrap() {
+            if let Some(t) = &b.text {
+                if let Some(view) = blockscope::oracle::render_view(t, 0) {
+                    let _ = dump_text(&view, &[], &DumpOptions::default());
+                }
+            }
+        }
+    }
+}
+
 /// `blockscope ARGS` on `path`: exit code and stdout, with the path replaced by `TRACE`.
 fn run_on(cmd: &str, path: &Path, extra: &[&str]) -> (Option<i32>, String) {
     let p = path.to_str().unwrap();
