@@ -504,3 +504,69 @@ fn datafile_header_recovery_fields_in_both_byte_orders() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The tail of an 11.2.0.4 first level bitmap block as published (file 5
+/// block 129, from `HWM Flag:` on; the post, "ASSM三级位图结构与高水位的探究（下）",
+/// liupzmin 2015-09-30, cuts the lines before it), with the 64 block states.
+fn l1_tail_11204() -> String {
+    let mut t = String::from(
+        "  HWM Flag: HWM Set\n\
+         \x20     Highwater::  0x014000c1  ext#: 0      blk#: 65     ext size: 128   \n\
+         \x20 #blocks in seg. hdr's freelists: 0     \n\
+         \x20 #blocks below: 65    \n\
+         \x20 mapblk  0x00000000  offset: 0     \n\
+         \x20 --------------------------------------------------------\n\
+         \x20 DBA Ranges :\n\
+         \x20 --------------------------------------------------------\n\
+         \x20  0x014000c0  Length: 64     Offset: 0      \n\
+         \n",
+    );
+    for row in 0..16 {
+        let states: Vec<String> = (row * 4..row * 4 + 4)
+            .map(|n| format!("{n}:{}", if n == 0 { "FULL" } else { "unformatted" }))
+            .collect();
+        t.push_str(&format!("   {}\n", states.join("   ")));
+    }
+    t.push_str("  --------------------------------------------------------\n");
+    t
+}
+
+#[test]
+fn first_level_bitmap_with_11204_tail_prints_back() {
+    // 11.2.0.4 prints `#blocks…` in the L1 block's high-water mark and a
+    // blank line before the block states. No whole 11.2.0.4 L1 dump is
+    // published; its published tail is put after the head lines of the
+    // older L1 dump (`assm_l1_l2.trc`, the block up to `Inc: 0 Objd:`). The
+    // post's excerpt starts `HWM Flag:` at column 0; the line has the two
+    // blanks of indent every other copy shows.
+    let text = std::fs::read_to_string(fixture("oracle/blocks/assm_l1_l2.trc")).unwrap();
+    let head: String = text
+        .lines()
+        .take_while(|l| !l.starts_with("  HWM Flag:"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let tail = l1_tail_11204();
+    let dir = std::env::temp_dir().join(format!("blockscope-oracle-l1-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("l1.trc");
+    std::fs::write(&p, format!("{head}{tail}")).unwrap();
+    let r = run(&["show", "--format", "dump", p.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.stderr, "");
+    let got: String = r
+        .stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("  HWM Flag:"))
+        .take_while(|l| !l.starts_with("End dump"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_eq!(got, tail);
+    let v = json(p.to_str().unwrap());
+    let b = &v[0]["text"]["space"];
+    assert_eq!(b["body"], "first_level_bitmap", "{b}");
+    assert_eq!(b["highwater"]["blocks_below"], 65);
+    assert_eq!(b["ranges"][0]["length"], 64);
+    assert_eq!(b["ranges"][0]["states"].as_array().unwrap().len(), 64);
+    assert_eq!(b["ranges"][0]["states"][0], serde_json::json!([0, "FULL"]));
+    let _ = std::fs::remove_dir_all(&dir);
+}

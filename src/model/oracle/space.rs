@@ -432,6 +432,14 @@ pub struct FirstLevelBitmap {
     pub highwater: Highwater,
     /// `DBA Ranges :`.
     pub ranges: Vec<DbaRange>,
+    /// The high-water mark's labels carry `#` (`#blocks below:`), as
+    /// 11.2.0.4 prints them.
+    #[serde(skip)]
+    pub hash_labels: bool,
+    /// A blank line between each range's `Length:` line and its block
+    /// states (11.2.0.4).
+    #[serde(skip)]
+    pub blank_before_states: bool,
 }
 
 /// One `L1 Ranges` entry of a second level bitmap block.

@@ -175,10 +175,6 @@ fn file_space_bitmap(s: &mut String, b: &FileSpaceBitmap) {
     }
 }
 
-fn highwater(s: &mut String, h: &Highwater) {
-    highwater_labels(s, h, false);
-}
-
 /// `hash`: the labels as 10g and 11g print them in undo segment headers
 /// (`  #blocks in seg. hdr's freelists:`).
 fn highwater_labels(s: &mut String, h: &Highwater, hash: bool) {
@@ -542,7 +538,7 @@ fn first_level(s: &mut String, b: &FirstLevelBitmap) {
     line!(s, "   Flag: 0x{:08x} ({})", b.flag, b.flag_text);
     line!(s, "   Inc: {} Objd: {} ", b.inc, b.objd);
     line!(s, "  HWM Flag: {}", b.hwm_flag);
-    highwater(s, &b.highwater);
+    highwater_labels(s, &b.highwater, b.hash_labels);
     line!(s, "  {DASH56}");
     line!(s, "  DBA Ranges :");
     line!(s, "  {DASH56}");
@@ -554,6 +550,9 @@ fn first_level(s: &mut String, b: &FirstLevelBitmap) {
             r.length,
             r.offset
         );
+        if b.blank_before_states {
+            s.push('\n');
+        }
         for chunk in r.states.chunks(4) {
             let parts: Vec<String> = chunk.iter().map(|(n, st)| format!("{n}:{st}")).collect();
             line!(s, "   {}", parts.join("   "));

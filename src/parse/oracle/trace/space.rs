@@ -158,10 +158,6 @@ impl<'a> Cursor<'_, 'a> {
         })
     }
 
-    fn highwater(&mut self) -> Result<Highwater, TextError> {
-        self.highwater_labels(false)
-    }
-
     fn highwater_labels(&mut self, hash: bool) -> Result<Highwater, TextError> {
         let a = self.expect("Highwater:: {} ext#: {} blk#: {} ext size: {}")?;
         let b = self.expect(&labels(hash, "blocks in seg. hdr's freelists: {}"))?;
@@ -721,7 +717,12 @@ pub(super) fn first_level_bitmap(lines: &mut Lines<'_>) -> Result<SpaceBody, Tex
     let v = c.expect("Inc: {} Objd: {}")?;
     (b.inc, b.objd) = (n(&v, 0), n(&v, 1));
     b.hwm_flag = c.expect_prefix("HWM Flag:")?.to_string();
-    b.highwater = c.highwater()?;
+    // 11.2.0.4 prints `#blocks in seg. hdr's freelists:` here too.
+    b.hash_labels = c
+        .lines
+        .get(c.lines.next_no() + 1)
+        .is_some_and(|l| l.text.trim_start().starts_with("#blocks"));
+    b.highwater = c.highwater_labels(b.hash_labels)?;
     c.dashes()?;
     c.expect("DBA Ranges :")?;
     c.dashes()?;
@@ -735,6 +736,15 @@ pub(super) fn first_level_bitmap(lines: &mut Lines<'_>) -> Result<SpaceBody, Tex
             offset: n(&r, 2),
             states: Vec::new(),
         };
+        // 11.2.0.4: a blank line before the states.
+        if c.lines.peek().is_some_and(|l| l.text.is_empty())
+            && c.lines
+                .get(c.lines.next_no() + 1)
+                .is_some_and(|l| block_states(l.text).is_some())
+        {
+            c.lines.advance();
+            b.blank_before_states = true;
+        }
         while let Some(l) = c.lines.peek() {
             let Some(states) = block_states(l.text) else {
                 break;
