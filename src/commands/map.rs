@@ -20,7 +20,7 @@ use crate::verify::{self, ChecksumMode, VerifyOptions};
 use super::inputs::{
     further_segments, handed_not_pages, not_pages_message, table_found_note, table_lookup_notes,
 };
-use super::progress::{self, Advancing, Progress, ProgressMode, ProgressReport};
+use super::progress::{self, Progress, ProgressMode, ProgressReport};
 use super::relnames::{Namer, Naming};
 use super::{is_broken_pipe, note_terminal_stdin, stdout_error, Sink};
 
@@ -161,10 +161,7 @@ pub(crate) fn run(cfg: &MapConfig, sink: &mut Sink) -> Result<ExitCode, Error> {
                     block_size: args.block_size,
                     ..DatafileOptions::default()
                 };
-                let report = &mut Advancing {
-                    inner: &mut printer,
-                    progress: &progress,
-                };
+                let report = &mut ProgressReport::sharing(&mut printer, &progress);
                 let result = match kind {
                     OracleInput::Trace => verify_trace(path, None, false, report),
                     OracleInput::Datafile => verify_datafile(path, &opts, report),

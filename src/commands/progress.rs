@@ -225,21 +225,40 @@ impl Drop for Progress {
     }
 }
 
-/// A [`Report`] of verify's checks (`verify`, `map`) with the progress bar:
-/// started when the run knows its inputs' size, advanced as their blocks
-/// are reported, off the screen while the report writes.
+/// A [`Report`] of verify's checks (`verify`, `map`) with the progress bar,
+/// advanced as the blocks are reported and off the screen while the report
+/// writes. The bar is either the report's own, started when the run knows
+/// its inputs' size ([`ProgressReport::new`]), or a run's one bar that
+/// several inputs' reports advance in turn ([`ProgressReport::sharing`]:
+/// an Oracle datafile among several).
 pub(crate) struct ProgressReport<'a, R: ?Sized> {
     pub(crate) inner: &'a mut R,
-    mode: ProgressMode,
-    progress: Progress,
+    bar: Bar<'a>,
+}
+
+/// The bar a [`ProgressReport`] advances.
+enum Bar<'a> {
+    /// Its own, opened in `mode` when the run starts.
+    Own(ProgressMode, Progress),
+    /// A run's bar, opened by the caller.
+    Shared(&'a Progress),
 }
 
 impl<'a, R: ?Sized> ProgressReport<'a, R> {
+    /// A report with its own bar, drawn as `mode` says once the run knows
+    /// its inputs' size.
     pub(crate) fn new(inner: &'a mut R, mode: ProgressMode) -> Self {
         ProgressReport {
             inner,
-            mode,
-            progress: Progress::none(),
+            bar: Bar::Own(mode, Progress::none()),
+        }
+    }
+
+    /// A report of one input among several, advancing the run's `progress`.
+    pub(crate) fn sharing(inner: &'a mut R, progress: &'a Progress) -> Self {
+        ProgressReport {
+            inner,
+            bar: Bar::Shared(progress),
         }
     }
 }
@@ -247,11 +266,13 @@ impl<'a, R: ?Sized> ProgressReport<'a, R> {
 impl<F: ?Sized, R: Report<F> + ?Sized> Report<F> for ProgressReport<'_, R> {
     fn skipped(&mut self, skipped: &Skipped) -> io::Result<()> {
         // Notes go to standard error, where the bar is.
-        self.progress.suspend(|| self.inner.skipped(skipped))
+        let ProgressReport { inner, bar } = self;
+        progress_of(bar).suspend(|| inner.skipped(skipped))
     }
 
     fn problem(&mut self, problem: &F) -> io::Result<()> {
-        self.progress.output(|| self.inner.problem(problem))
+        let ProgressReport { inner, bar } = self;
+        progress_of(bar).output(|| inner.problem(problem))
     }
 
     fn wants_blocks(&self) -> bool {
@@ -259,15 +280,27 @@ impl<F: ?Sized, R: Report<F> + ?Sized> Report<F> for ProgressReport<'_, R> {
     }
 
     fn block(&mut self, figures: &BlockFigures) -> io::Result<()> {
-        self.progress.output(|| self.inner.block(figures))
+        let ProgressReport { inner, bar } = self;
+        progress_of(bar).output(|| inner.block(figures))
     }
 
     fn started(&mut self, total_bytes: Option<u64>) {
-        self.progress = Progress::open(self.mode, total_bytes);
+        // A shared bar was opened for the whole run by its caller.
+        if let Bar::Own(mode, progress) = &mut self.bar {
+            *progress = Progress::open(*mode, total_bytes);
+        }
     }
 
     fn advanced(&mut self, bytes: u64) {
-        self.progress.inc(bytes);
+        progress_of(&self.bar).inc(bytes);
+    }
+}
+
+/// The bar itself, whoever opened it.
+fn progress_of<'b>(bar: &'b Bar<'_>) -> &'b Progress {
+    match bar {
+        Bar::Own(_, progress) => progress,
+        Bar::Shared(progress) => progress,
     }
 }
 
@@ -284,34 +317,4 @@ pub(crate) fn datafile_bytes(files: &[(PathBuf, OracleInput)]) -> Option<u64> {
         }
     }
     Some(total)
-}
-
-/// A [`Report`] of one input among several (an Oracle datafile of a
-/// `verify` run) advancing the run's one bar, off the screen while the
-/// report writes.
-pub(crate) struct Advancing<'a, R: ?Sized> {
-    pub(crate) inner: &'a mut R,
-    pub(crate) progress: &'a Progress,
-}
-
-impl<F: ?Sized, R: Report<F> + ?Sized> Report<F> for Advancing<'_, R> {
-    fn skipped(&mut self, skipped: &Skipped) -> io::Result<()> {
-        self.progress.suspend(|| self.inner.skipped(skipped))
-    }
-
-    fn problem(&mut self, problem: &F) -> io::Result<()> {
-        self.progress.output(|| self.inner.problem(problem))
-    }
-
-    fn wants_blocks(&self) -> bool {
-        self.inner.wants_blocks()
-    }
-
-    fn block(&mut self, figures: &BlockFigures) -> io::Result<()> {
-        self.progress.output(|| self.inner.block(figures))
-    }
-
-    fn advanced(&mut self, bytes: u64) {
-        self.progress.inc(bytes);
-    }
 }

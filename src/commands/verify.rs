@@ -25,7 +25,7 @@ use crate::verify::{self, VerifyOptions};
 
 use super::inputs::{further_segments, handed_not_pages, not_pages_message};
 use super::lostwrite::{self, WalSource};
-use super::progress::{self, Advancing, Progress, ProgressMode, ProgressReport};
+use super::progress::{self, Progress, ProgressMode, ProgressReport};
 use super::relnames::{Namer, Naming};
 use super::{is_broken_pipe, note_terminal_stdin, stdout_error, BlockRange, Sink};
 use crate::model::postgres::verify::ProvenanceInput;
@@ -235,10 +235,7 @@ fn oracle(
             .then(|| std::fs::metadata(path).and_then(|m| m.modified()).ok())
             .flatten();
         let mut file_report = printer.file_report(&file);
-        let report = &mut Advancing {
-            inner: &mut file_report,
-            progress: &progress,
-        };
+        let report = &mut ProgressReport::sharing(&mut file_report, &progress);
         let verdict = match kind {
             OracleInput::Datafile => verify_oracle::verify_datafile(path, &opts, report),
             OracleInput::Trace => {

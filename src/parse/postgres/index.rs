@@ -23,8 +23,10 @@ use super::itup::{
     empty_item, read_itup_header, size_check, tuple_bounds, unreadable_item, SIZE_OF_INDEX_BITMAP,
     SIZE_OF_INDEX_TUPLE,
 };
+use super::kinds::brin;
+use super::kinds::gin;
+use super::kinds::spgist;
 use super::layout::page_free_space;
-use super::{brin, gin, spgist};
 use crate::model::postgres::flags::{F_LEAF, LH_BITMAP_PAGE};
 use crate::model::postgres::names::hash_page_type;
 

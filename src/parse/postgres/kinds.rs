@@ -8,9 +8,9 @@
 //!
 //! `page.rs` (the parse behind `show`) and `check.rs` (the walk
 //! behind `verify`) iterate this table and name no kind. The access-method
-//! files below it depend only downward, on [`super::layout`] and
-//! [`super::itup`]. A new page kind is its model, one parser file, one entry
-//! here, and its renderers.
+//! files below it (`kinds/NAME.rs`, declared here) depend only downward, on
+//! [`super::layout`] and [`super::itup`]. A new page kind is its model, one
+//! parser file in `kinds/`, one entry and one `mod` line here, and its renderers.
 
 use crate::model::postgres::flags::{
     BRIN_PAGETYPE_META, BRIN_PAGETYPE_REGULAR, BTP_DELETED, BTP_HAS_FULLXID, BTP_META, F_DELETED,
@@ -25,7 +25,14 @@ use crate::reader::{Endian, ReadError, Reader};
 
 use super::btree::{self, Relation};
 use super::toast::ToastStore;
-use super::{attrs, brin, gin, heap, index, itup, special, spgist};
+use super::{attrs, heap, index, itup, special};
+
+// The access methods' parser files, one per kind, in `kinds/` (the older
+// kinds' parsers — heap, btree, and hash and GiST in `index.rs` — sit
+// beside this file).
+pub(crate) mod brin;
+pub(crate) mod gin;
+pub(crate) mod spgist;
 
 /// What a page's special space shows, read once for recognition.
 pub(crate) struct Probe<'a> {

@@ -920,7 +920,7 @@ mod tests {
         for off in 1..=3u16 {
             assert_eq!(u32_at(&item(&p, off).unwrap(), 8), u32::from(off));
         }
-        assert_eq!(item_id(&p, 3).off, pd_upper(&p));
+        assert_eq!(usize::from(item_id(&p, 3).off), pd_upper(&p));
         // Data that ends inside a tuple, or a tuple of size 0: errors.
         assert!(restore_page(&mut p, &data[..20]).is_err());
         assert!(restore_page(&mut p, &[0u8; 16]).is_err());

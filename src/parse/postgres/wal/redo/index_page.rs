@@ -21,19 +21,8 @@ pub(crate) use super::page::{
     lower as pd_lower, max_offset, maxalign, special as pd_special, u16_at, u32_at,
     upper as pd_upper, SIZE_OF_PAGE_HEADER,
 };
-use super::page::{set_u16, set_u32, ITEM_ID_SIZE};
+use super::page::{set_u16, set_u32, ItemId, ITEM_ID_SIZE};
 use crate::model::postgres::disk::page_header::{PD_LOWER, PD_UPPER};
-
-/// A line pointer: `lp_off`, `lp_flags`, `lp_len`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct ItemId {
-    /// `lp_off`.
-    pub off: usize,
-    /// `lp_flags`.
-    pub flags: u8,
-    /// `lp_len`.
-    pub len: usize,
-}
 
 fn item_id_at(offnum: u16) -> usize {
     SIZE_OF_PAGE_HEADER + (usize::from(offnum).saturating_sub(1)) * ITEM_ID_SIZE
@@ -43,17 +32,22 @@ fn item_id_at(offnum: u16) -> usize {
 pub(crate) fn item_id(p: &[u8], offnum: u16) -> ItemId {
     let v = u32_at(p, item_id_at(offnum));
     ItemId {
-        off: (v & 0x7FFF) as usize,
+        off: (v & 0x7FFF) as u16,
         flags: ((v >> 15) & 0x3) as u8,
-        len: (v >> 17) as usize,
+        len: (v >> 17) as u16,
     }
+}
+
+/// A line pointer's `lp_off` and `lp_len` as positions on the page.
+fn off_len(id: ItemId) -> (usize, usize) {
+    (usize::from(id.off), usize::from(id.len))
 }
 
 /// Write line pointer `offnum`.
 pub(crate) fn set_item_id(p: &mut [u8], offnum: u16, id: ItemId) {
-    let v = (id.off as u32 & 0x7FFF)
+    let v = (u32::from(id.off) & 0x7FFF)
         | ((u32::from(id.flags) & 0x3) << 15)
-        | ((id.len as u32 & 0x7FFF) << 17);
+        | ((u32::from(id.len) & 0x7FFF) << 17);
     let at = item_id_at(offnum);
     set_u32(p, at, v);
 }
@@ -82,14 +76,13 @@ pub(crate) fn item_range(p: &[u8], offnum: u16) -> Result<std::ops::Range<usize>
     if offnum == 0 || offnum > max_offset(p) {
         return Err(format!("no item {offnum} (the page has {})", max_offset(p)));
     }
-    let id = item_id(p, offnum);
-    if id.off < upper || id.off + id.len > special {
+    let (off, len) = off_len(item_id(p, offnum));
+    if off < upper || off + len > special {
         return Err(format!(
-            "item {offnum} at {} (length {}) lies outside the tuple space {upper}..{special}",
-            id.off, id.len
+            "item {offnum} at {off} (length {len}) lies outside the tuple space {upper}..{special}"
         ));
     }
-    Ok(id.off..id.off + id.len)
+    Ok(off..off + len)
 }
 
 /// A copy of item `offnum`'s bytes.
@@ -125,9 +118,9 @@ pub(crate) fn add_item(p: &mut [u8], item: &[u8], offnum: u16) -> Result<(), Str
         p,
         offnum,
         ItemId {
-            off: new_upper,
+            off: new_upper as u16,
             flags: LP_NORMAL,
-            len: item.len(),
+            len: item.len() as u16,
         },
     );
     p[new_upper..new_upper + item.len()].copy_from_slice(item);
@@ -140,10 +133,10 @@ pub(crate) fn add_item(p: &mut [u8], item: &[u8], offnum: u16) -> Result<(), Str
 /// in the tuple space and is MAXALIGNed.
 fn checked_item(p: &[u8], offnum: u16, upper: usize, special: usize) -> Result<ItemId, String> {
     let id = item_id(p, offnum);
-    if id.off < upper || id.off + id.len > special || id.off != maxalign(id.off) {
+    let (off, len) = off_len(id);
+    if off < upper || off + len > special || off != maxalign(off) {
         return Err(format!(
-            "corrupted line pointer {offnum}: offset = {}, size = {}",
-            id.off, id.len
+            "corrupted line pointer {offnum}: offset = {off}, size = {len}"
         ));
     }
     Ok(id)
@@ -157,11 +150,12 @@ pub(crate) fn tuple_delete(p: &mut [u8], offnum: u16) -> Result<(), String> {
         return Err(format!("invalid index offnum: {offnum}"));
     }
     let id = checked_item(p, offnum, upper, special)?;
-    let size = maxalign(id.len);
+    let (off, len) = off_len(id);
+    let size = maxalign(len);
     let at = item_id_at(offnum);
     p.copy_within(at + ITEM_ID_SIZE..lower, at);
-    if id.off > upper {
-        p.copy_within(upper..id.off, upper + size);
+    if off > upper {
+        p.copy_within(upper..off, upper + size);
     }
     set_u16(p, PD_UPPER, (upper + size) as u16);
     set_u16(p, PD_LOWER, (lower - ITEM_ID_SIZE) as u16);
@@ -169,7 +163,8 @@ pub(crate) fn tuple_delete(p: &mut [u8], offnum: u16) -> Result<(), String> {
     for i in 1..nline {
         let mut ii = item_id(p, i);
         if ii.off <= id.off {
-            ii.off += size;
+            // lp_off keeps its low 15 bits when written back.
+            ii.off = ii.off.wrapping_add(size as u16);
             set_item_id(p, i, ii);
         }
     }
@@ -195,7 +190,7 @@ pub(crate) fn multi_delete(p: &mut [u8], itemnos: &[u16]) -> Result<(), String> 
         if next < itemnos.len() && offnum == itemnos[next] {
             next += 1;
         } else {
-            total += maxalign(id.len);
+            total += maxalign(usize::from(id.len));
             kept.push(id);
         }
     }
@@ -216,12 +211,13 @@ fn compact(p: &mut [u8], kept: &mut [ItemId], special: usize) {
     let scratch = p.to_vec();
     let mut upper = special;
     for id in kept.iter_mut() {
-        let len = maxalign(id.len);
+        let (off, len) = off_len(*id);
+        let len = maxalign(len);
         upper -= len;
-        let end = (id.off + len).min(scratch.len());
-        let src = &scratch[id.off..end];
+        let end = (off + len).min(scratch.len());
+        let src = &scratch[off..end];
         p[upper..upper + src.len()].copy_from_slice(src);
-        id.off = upper;
+        id.off = upper as u16;
     }
     for (i, id) in kept.iter().enumerate() {
         set_item_id(p, (i + 1) as u16, *id);
@@ -243,7 +239,7 @@ pub(crate) fn tuple_overwrite(p: &mut [u8], offnum: u16, new: &[u8]) -> Result<(
         return Err(format!("invalid index offnum: {offnum}"));
     }
     let id = checked_item(p, offnum, upper, special)?;
-    let old = maxalign(id.len);
+    let old = maxalign(usize::from(id.len));
     let aligned = maxalign(new.len());
     if aligned > old + (upper - lower) || new.len() > 0x7FFF {
         return Err(format!(
@@ -255,14 +251,15 @@ pub(crate) fn tuple_overwrite(p: &mut [u8], offnum: u16, new: &[u8]) -> Result<(
     let diff = old as isize - aligned as isize;
     let new_upper = (upper as isize + diff) as usize;
     if diff != 0 {
-        let moved = p[upper..id.off].to_vec();
+        let moved = p[upper..usize::from(id.off)].to_vec();
         p[new_upper..new_upper + moved.len()].copy_from_slice(&moved);
         set_u16(p, PD_UPPER, new_upper as u16);
         for i in 1..=count {
             let mut ii = item_id(p, i);
             // ItemIdHasStorage: a length.
             if ii.len > 0 && ii.off <= id.off {
-                ii.off = (ii.off as isize + diff) as usize;
+                // lp_off keeps its low 15 bits when written back.
+                ii.off = (ii.off as isize + diff) as u16;
                 set_item_id(p, i, ii);
             }
         }
@@ -272,9 +269,9 @@ pub(crate) fn tuple_overwrite(p: &mut [u8], offnum: u16, new: &[u8]) -> Result<(
         p,
         offnum,
         ItemId {
-            off,
+            off: off as u16,
             flags: id.flags,
-            len: new.len(),
+            len: new.len() as u16,
         },
     );
     p[off..off + new.len()].copy_from_slice(new);

@@ -126,7 +126,9 @@ pub(crate) fn max_heap_tuples(page_size: usize) -> usize {
     (page_size.saturating_sub(SIZE_OF_PAGE_HEADER)) / (maxalign(23) + ITEM_ID_SIZE)
 }
 
-/// One `ItemIdData`: `lp_off:15, lp_flags:2, lp_len:15`.
+/// One `ItemIdData`: `lp_off:15, lp_flags:2, lp_len:15` — the one line
+/// pointer type of redo, for heap pages here and index pages in
+/// `index_page.rs`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct ItemId {
     /// `lp_off`.

@@ -21,11 +21,11 @@ use crate::model::span::Region;
 use crate::model::{Problem, ProblemClass, Severity};
 use crate::reader::{ReadError, Reader};
 
-use super::itup::{
-    empty_item, peek_tid, read_itup_header, read_tid, tuple_bounds, unreadable_item,
-};
 use crate::model::postgres::flags::{
     GIN_COMPRESSED, GIN_DATA, GIN_DELETED, GIN_LEAF, GIN_LIST, GIN_META,
+};
+use crate::parse::postgres::itup::{
+    empty_item, peek_tid, read_itup_header, read_tid, tuple_bounds, unreadable_item,
 };
 
 /// `GIN_TREE_POSTING`: nposting of an entry whose TIDs are in a posting tree.
@@ -203,7 +203,7 @@ fn entry_tuple(
 }
 
 /// Whether the GIN page's tuples were laid out by a 32-bit build: as
-/// [`super::itup::detect_max_align`] finds (some tuple at 4 mod 8), or, on
+/// [`crate::parse::postgres::itup::detect_max_align`] finds (some tuple at 4 mod 8), or, on
 /// an entry leaf page whose tuples all sit at multiples of 8, by an entry
 /// with a null bitmap whose posting list starts before offset 18. A 64-bit
 /// build puts a null entry's posting list at SHORTALIGN of at least
@@ -211,7 +211,7 @@ fn entry_tuple(
 /// after the int2 attnum of a multi-column index): 18 or later; a 32-bit
 /// build's data offset is 12, its posting list at 14 or 16.
 pub(crate) fn detect_max_align(r: &Reader, h: &PageHeader, ids: &[ItemId]) -> Option<Problem> {
-    if let Some(note) = super::itup::detect_max_align(r, ids) {
+    if let Some(note) = crate::parse::postgres::itup::detect_max_align(r, ids) {
         return Some(note);
     }
     let flags = r.peek_u16(usize::from(h.pd_special) + 6, "flags").ok()?;
@@ -225,7 +225,7 @@ pub(crate) fn detect_max_align(r: &Reader, h: &PageHeader, ids: &[ItemId]) -> Op
         if id.lp_off % 4 != 0
             || len % 4 != 0
             || len < 16
-            || usize::from(t_info & super::itup::INDEX_SIZE_MASK) != len
+            || usize::from(t_info & crate::parse::postgres::itup::INDEX_SIZE_MASK) != len
         {
             return None;
         }
@@ -233,7 +233,7 @@ pub(crate) fn detect_max_align(r: &Reader, h: &PageHeader, ids: &[ItemId]) -> Op
         let at = r.peek_block_id(off, "ip_blkid").ok()? & !GIN_ITUP_COMPRESSED;
         if first.is_none()
             && id.lp_flags == LpFlags::Normal
-            && t_info & super::itup::INDEX_NULL_MASK != 0
+            && t_info & crate::parse::postgres::itup::INDEX_NULL_MASK != 0
             && posid != GIN_TREE_POSTING
             && (12..18).contains(&at)
         {
@@ -245,7 +245,9 @@ pub(crate) fn detect_max_align(r: &Reader, h: &PageHeader, ids: &[ItemId]) -> Op
         Problem::new(
             Severity::Info,
             ProblemClass::LinePointer,
-            Some(super::layout::item_id_offset(usize::from(lp))),
+            Some(crate::parse::postgres::layout::item_id_offset(usize::from(
+                lp,
+            ))),
             format!("lp[{lp}]"),
             format!(
             "index tuples laid out by a 32-bit build (MAXALIGN 4): lp[{lp}] is an entry with a \

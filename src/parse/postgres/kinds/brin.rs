@@ -32,9 +32,9 @@ use crate::model::span::Region;
 use crate::model::{Problem, ProblemClass, Severity};
 use crate::reader::{Endian, ReadError, Reader};
 
-use super::attrs::{self, layout_in, Slot};
-use super::itup::{empty_item, tuple_bounds, unreadable_item};
-use super::values;
+use crate::parse::postgres::attrs::{self, layout_in, Slot};
+use crate::parse::postgres::itup::{empty_item, tuple_bounds, unreadable_item};
+use crate::parse::postgres::values;
 
 /// `SizeOfBrinTuple`: offsetof(BrinTuple, bt_info) + 1.
 const SIZE_OF_BRIN_TUPLE: usize = 5;
@@ -305,11 +305,11 @@ fn minmax_multi_out(p: &[u8], col: &Column, big: bool) -> Option<Result<String, 
                 raw.to_vec()
             };
             let data = if big {
-                super::values::big_endian_to_little(ty, &data)?
+                crate::parse::postgres::values::big_endian_to_little(ty, &data)?
             } else {
                 data
             };
-            super::values::decode(ty, &data).map(|v| v.text)
+            crate::parse::postgres::values::decode(ty, &data).map(|v| v.text)
         })
         .collect();
     Some(texts.map(|t| {
@@ -346,7 +346,7 @@ fn value_reads(raw: &[u8], col: &Column, big: bool) -> bool {
         raw.to_vec()
     };
     let data = if big {
-        match super::values::big_endian_to_little(ty, &data) {
+        match crate::parse::postgres::values::big_endian_to_little(ty, &data) {
             Ok(d) => d,
             Err(_) => return true,
         }
@@ -359,7 +359,7 @@ fn value_reads(raw: &[u8], col: &Column, big: bool) -> bool {
             matches!(data.first(), Some(2) if data.len() == 6)
                 || matches!(data.first(), Some(3) if data.len() == 18)
         }
-        _ => super::values::decode(ty, &data).is_ok(),
+        _ => crate::parse::postgres::values::decode(ty, &data).is_ok(),
     }
 }
 

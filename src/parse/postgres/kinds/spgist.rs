@@ -15,11 +15,11 @@ use crate::model::span::Region;
 use crate::model::{Problem, ProblemClass, Severity};
 use crate::reader::{ReadError, Reader};
 
-use super::itup::{
+use crate::model::postgres::flags::{SPGIST_DELETED, SPGIST_LEAF, SPGIST_META, SPGIST_NULLS};
+use crate::parse::postgres::itup::{
     empty_item, read_itup_header, read_tid, tuple_bounds, unreadable_item, INDEX_SIZE_MASK,
     SIZE_OF_INDEX_TUPLE,
 };
-use crate::model::postgres::flags::{SPGIST_DELETED, SPGIST_LEAF, SPGIST_META, SPGIST_NULLS};
 
 /// A leaf tuple's t_info flag: a null bitmap follows the header.
 const SGLT_HASNULLMASK: u16 = 0x8000;
@@ -101,7 +101,7 @@ fn read_meta(r: &mut Reader) -> Result<SpGistMeta, ReadError> {
     })
 }
 
-/// As [`super::itup::detect_max_align`] for SP-GiST tuples, whose sizes
+/// As [`crate::parse::postgres::itup::detect_max_align`] for SP-GiST tuples, whose sizes
 /// are in their own headers: `size` (the 30-bit field of leaf and dead
 /// tuples, the uint16 after an inner tuple's bitfields). A 64-bit build
 /// MAXALIGNs every tuple to 8; a 32-bit build to 4, and its leaf tuples'
@@ -116,7 +116,7 @@ pub(crate) fn detect_max_align(r: &Reader, h: &PageHeader, ids: &[ItemId]) -> Op
     let leaf = r.peek_u16(usize::from(h.pd_special), "flags").ok()? & SPGIST_LEAF != 0;
     let big = r.endian() == crate::reader::Endian::Big;
     let fits = |id: &ItemId| size_fits(r, id, leaf, big);
-    if let Some(note) = super::layout::four_byte_maxalign(
+    if let Some(note) = crate::parse::postgres::layout::four_byte_maxalign(
         ids,
         ItemId::has_storage,
         |id| fits(id),
@@ -155,7 +155,9 @@ pub(crate) fn detect_max_align(r: &Reader, h: &PageHeader, ids: &[ItemId]) -> Op
         Problem::new(
             Severity::Info,
             ProblemClass::LinePointer,
-            Some(super::layout::item_id_offset(usize::from(lp))),
+            Some(crate::parse::postgres::layout::item_id_offset(usize::from(
+                lp,
+            ))),
             format!("lp[{lp}]"),
             format!(
                 "SP-GiST tuples laid out by a 32-bit build (MAXALIGN 4): lp[{lp}] is a live leaf \
