@@ -4,9 +4,12 @@
 //!
 //! The catalogs' own rows are laid out like any table's: their columns, in
 //! attnum order, are the `CATALOG(...)` structs of catalog/pg_database.h,
-//! pg_class.h, pg_namespace.h, pg_attribute.h and pg_type.h of each major
-//! ([`LAYOUTS`], taken from each major's own pg_attribute and checked against
-//! it by the fixtures). Before PostgreSQL 12 a catalog row's `oid` is not a
+//! pg_class.h, pg_namespace.h, pg_attribute.h and pg_type.h of each major,
+//! and of the catalogs read for some column types (pg_enum, pg_range,
+//! pg_authid, and the names reg* types print: pg_proc, pg_operator,
+//! pg_collation, pg_ts_config, pg_ts_dict, of which only the columns up to
+//! the last one used) ([`LAYOUTS`], taken from each major's own pg_attribute
+//! and checked against it by the fixtures). Before PostgreSQL 12 a catalog row's `oid` is not a
 //! column but the tuple header's `t_oid` (WITH OIDS).
 //!
 //! Which versions of a row count: the rows a query would see once every
@@ -495,8 +498,8 @@ pub(crate) const LAYOUTS: &[(Catalog, u32, u32, &str)] = &[
     // The catalogs reg* names come from: only the columns up to the last
     // one read (`~` leaves the rest, TOASTed or not, undecoded), from
     // catalog/pg_proc.h, pg_operator.h, pg_collation.h, pg_ts_config.h and
-    // pg_ts_dict.h of each major; checked against the pg_attribute of the
-    // majors fixtures/postgres/printed/layouts/ holds (live.sh made them).
+    // pg_ts_dict.h of each major; checked against each major's own
+    // pg_attribute (fixtures/postgres/printed/layouts/, made by live.sh).
     (
         Catalog::Proc,
         10,
@@ -1532,8 +1535,8 @@ mod tests {
     /// The layouts of the catalogs reg* names come from, up to their last
     /// column read, are the servers' own pg_attribute
     /// (fixtures/postgres/printed/layouts/MAJOR.txt, made by
-    /// fixtures/postgres/printed/live.sh --keep with real servers of those
-    /// majors); pg_collation only from 13, which has regcollation.
+    /// fixtures/postgres/printed/live.sh --keep with a real server of each
+    /// major 10 to 18); pg_collation only from 13, which has regcollation.
     #[test]
     fn reg_name_layouts_are_the_servers() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -1577,7 +1580,7 @@ mod tests {
                 assert_eq!(got, want, "{} of PostgreSQL {major}", catalog.name());
             }
         }
-        assert!(majors >= 6, "{majors} layouts");
+        assert_eq!(majors, MAJORS.1 - MAJORS.0 + 1, "layouts of every major");
     }
 
     #[test]
