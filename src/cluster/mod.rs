@@ -18,8 +18,9 @@ pub(crate) mod xact;
 use crate::model::postgres::cluster::{ControlFileImage, RelMapFile};
 use crate::model::postgres::types::{CatalogNames, Column, PgType, Schema};
 use crate::parse::postgres::catalog::{
-    catalog_schema, column_from_attribute, one_per_key, page_rows, two_versions, Catalog,
-    CatalogRead, CatalogRow, TypeCatalog, TypeRow, Unreadable, ACLITEM_OID, MAJORS,
+    catalog_schema, coll_name, column_from_attribute, one_per_key, oper_name, page_rows, proc_name,
+    ts_name, two_versions, Catalog, CatalogRead, CatalogRow, TypeCatalog, TypeRow, Unreadable,
+    ACLITEM_OID, MAJORS,
 };
 use crate::parse::postgres::control::{crc_mismatch, parse_control_image};
 use crate::parse::postgres::regnames;
@@ -645,8 +646,11 @@ impl Cluster {
         let mut notes = self.notes.clone();
         let mut bad: Vec<Unreadable> = Vec::new();
         let dbs = self.databases(&mut notes, &mut bad)?;
-        let (dboid, db_tablespace) = match dbs.iter().find(|r| r.text("datname") == Some(database))
-        {
+        let db_row = dbs.iter().find(|r| r.text("datname") == Some(database));
+        let encoding = db_row
+            .and_then(|db| db.num("encoding"))
+            .and_then(|e| i32::try_from(e).ok());
+        let (dboid, db_tablespace) = match db_row {
             Some(db) => (
                 db.oid("oid").ok_or_else(|| {
                     ClusterError::Catalog(format!("pg_database {}: no oid", db.place()))
@@ -713,6 +717,7 @@ impl Cluster {
             db_map: db_map.as_ref(),
             by_oid: &by_oid,
             namespaces: HashMap::new(),
+            encoding,
             catalogs: None,
             notes: &mut notes,
             bad: &mut bad,
@@ -1066,6 +1071,8 @@ struct Lookup<'a> {
     by_oid: &'a HashMap<u32, &'a CatalogRow>,
     /// `nspname` by pg_namespace OID.
     namespaces: HashMap<u32, String>,
+    /// The database's `pg_database.encoding`, when its row was read.
+    encoding: Option<i32>,
     catalogs: Option<DbCatalogs>,
     notes: &'a mut Vec<String>,
     bad: &'a mut Vec<Unreadable>,
@@ -1214,6 +1221,67 @@ impl Lookup<'_> {
         }
     }
 
+    /// The names of pg_proc, pg_operator, pg_ts_config, pg_ts_dict and
+    /// pg_collation that the reg* types `regs` print, each catalog read once
+    /// and only when one of them needs it; a type whose catalog cannot be
+    /// read is not added to `names.read` (its values stay numbers) and a
+    /// note says so.
+    fn read_reg_names(&mut self, regs: &[&'static str], names: &mut CatalogNames) {
+        let wanted = [
+            (Catalog::Proc, ["regproc", "regprocedure"]),
+            (Catalog::Operator, ["regoper", "regoperator"]),
+            (Catalog::TsConfig, ["regconfig", "regconfig"]),
+            (Catalog::TsDict, ["regdictionary", "regdictionary"]),
+            (Catalog::Collation, ["regcollation", "regcollation"]),
+        ];
+        for (catalog, types) in wanted {
+            let needed: Vec<&'static str> =
+                regs.iter().copied().filter(|r| types.contains(r)).collect();
+            if needed.is_empty() {
+                continue;
+            }
+            let shown = needed.join(" and ");
+            if catalog == Catalog::Collation && self.encoding.is_none() {
+                self.notes.push(format!(
+                    "the database's encoding is not known (no pg_database row); \
+                     {shown} values are shown as OIDs"
+                ));
+                continue;
+            }
+            let node = if catalog == Catalog::Proc {
+                let what = crate::escape::path(&self.db_dir.join("pg_filenode.map")).to_string();
+                Cluster::mapped(self.db_map, catalog, &what, self.notes)
+            } else {
+                unmapped_node(self.by_oid, catalog, self.notes)
+            };
+            let rows =
+                match self
+                    .cluster
+                    .read_catalog(catalog, &self.db_dir, node, self.notes, self.bad)
+                {
+                    Ok(rows) => one_per_key(catalog, rows, |r| r.oid("oid"), self.notes),
+                    Err(e) => {
+                        self.notes
+                            .push(format!("{e}; {shown} values are shown as OIDs"));
+                        continue;
+                    }
+                };
+            match catalog {
+                Catalog::Proc => names.procs = rows.iter().filter_map(proc_name).collect(),
+                Catalog::Operator => names.operators = rows.iter().filter_map(oper_name).collect(),
+                Catalog::Collation => {
+                    names.collations = rows.iter().filter_map(coll_name).collect();
+                    names.encoding = self.encoding;
+                }
+                Catalog::TsConfig => {
+                    names.ts_configs = rows.iter().filter_map(|r| ts_name(r, catalog)).collect()
+                }
+                _ => names.ts_dicts = rows.iter().filter_map(|r| ts_name(r, catalog)).collect(),
+            }
+            names.read.extend(needed);
+        }
+    }
+
     /// The columns of relation `oid` (`relnatts` from its pg_class row, when
     /// known), or what was read of them and why the rest was not.
     fn columns(&mut self, oid: u32, relnatts: Option<i64>) -> Result<Schema, Box<ColumnsUnread>> {
@@ -1269,27 +1337,24 @@ impl Lookup<'_> {
                     .push(format!("{e}; enum values are shown as hex")),
             }
         }
-        let uses = |reg: &str| {
-            regnames::NAMED
-                .iter()
-                .any(|(n, oid)| *n == reg && uses_type(&atts, &cat, *oid))
-        };
-        let (class, typ, nsp, role) = (
-            uses("regclass"),
-            uses("regtype"),
-            uses("regnamespace"),
-            uses("regrole"),
-        );
-        if uses_type(&atts, &cat, ACLITEM_OID) || class || typ || nsp || role {
+        // The reg* types the columns' types are or are made of.
+        let mut regs: Vec<&'static str> = Vec::new();
+        walk_types(&atts, &cat.types, &cat.attributes, |oid, _| {
+            regs.extend(regnames::NAMED.iter().filter(|r| r.1 == oid).map(|r| r.0));
+            false
+        });
+        let uses = |reg: &str| regs.contains(&reg);
+        let aclitem = uses_type(&atts, &cat, ACLITEM_OID);
+        if aclitem || !regs.is_empty() {
             let mut names = CatalogNames::default();
-            if uses_type(&atts, &cat, ACLITEM_OID) || role {
+            if aclitem || uses("regrole") {
                 names.roles = self.cluster.roles(self.notes, self.bad);
             }
-            if class || typ || nsp {
+            if regs.iter().any(|r| *r != "regrole") {
                 names.namespaces = self.namespaces.clone();
                 names.search_path = regnames::search_path(&names.namespaces);
             }
-            if class {
+            if uses("regclass") {
                 names.relations = self
                     .by_oid
                     .iter()
@@ -1301,13 +1366,14 @@ impl Lookup<'_> {
                     })
                     .collect();
             }
-            if typ {
+            if uses("regtype") || uses("regprocedure") || uses("regoperator") {
                 names.types = catalogs
                     .types
                     .values()
                     .map(|t| (t.oid, t.type_name()))
                     .collect();
             }
+            self.read_reg_names(&regs, &mut names);
             cat.names = Some(Arc::new(names));
         }
         if used.contains(&'r') || used.contains(&'m') {

@@ -709,6 +709,84 @@ pub struct CatalogNames {
     pub relation_keys: OnceLock<HashSet<(u32, String)>>,
     /// (`typnamespace`, `typname`) of every type, likewise.
     pub type_keys: OnceLock<HashSet<(u32, String)>>,
+    /// The reg* types whose catalogs were read for this table beyond
+    /// `regclass`, `regtype`, `regnamespace` and `regrole` (`regproc`, …):
+    /// the others print as numbers.
+    pub read: Vec<&'static str>,
+    /// `pg_proc` rows by OID, for `regproc` and `regprocedure`.
+    pub procs: HashMap<u32, ProcName>,
+    /// `pg_operator` rows by OID, for `regoper` and `regoperator`.
+    pub operators: HashMap<u32, OperName>,
+    /// `pg_ts_config` (`cfgname`, `cfgnamespace`) by OID, for `regconfig`.
+    pub ts_configs: HashMap<u32, (String, u32)>,
+    /// `pg_ts_dict` (`dictname`, `dictnamespace`) by OID, for `regdictionary`.
+    pub ts_dicts: HashMap<u32, (String, u32)>,
+    /// `pg_collation` rows by OID, for `regcollation`.
+    pub collations: HashMap<u32, CollName>,
+    /// The database's `pg_database.encoding` (a collation is found by its
+    /// name only when it works with it); `None` when not known.
+    pub encoding: Option<i32>,
+    /// Made once at the first value that needs them (the maps above are
+    /// then not changed): the lookups namespace.c makes by name.
+    pub lookups: OnceLock<NameLookups>,
+}
+
+/// What `regproc` and `regprocedure` read of a `pg_proc` row.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProcName {
+    /// `proname`.
+    pub proname: String,
+    /// `pronamespace`.
+    pub pronamespace: u32,
+    /// `proargtypes` (`pronargs` of them).
+    pub proargtypes: Vec<u32>,
+}
+
+/// What `regoper` and `regoperator` read of a `pg_operator` row.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OperName {
+    /// `oprname`.
+    pub oprname: String,
+    /// `oprnamespace`.
+    pub oprnamespace: u32,
+    /// `oprleft` (0 for a prefix operator).
+    pub oprleft: u32,
+    /// `oprright` (0 for a postfix operator, PostgreSQL 13 and older).
+    pub oprright: u32,
+}
+
+/// What `regcollation` reads of a `pg_collation` row.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CollName {
+    /// `collname`.
+    pub collname: String,
+    /// `collnamespace`.
+    pub collnamespace: u32,
+    /// `collencoding` (-1: any).
+    pub collencoding: i32,
+    /// `collprovider` (`c` libc, `i` ICU, `b` builtin, `d` default).
+    pub collprovider: char,
+}
+
+/// The by-name lookups of namespace.c, made once from [`CatalogNames`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NameLookups {
+    /// (`pronamespace`, `proname`, `proargtypes`) of every function.
+    pub proc_keys: HashSet<(u32, String, Vec<u32>)>,
+    /// For each function name: the one function `regprocin` finds by the
+    /// bare name, when it finds exactly one.
+    pub proc_unique: HashMap<String, u32>,
+    /// (`oprnamespace`, `oprname`, `oprleft`, `oprright`) of every operator.
+    pub oper_keys: HashSet<(u32, String, u32, u32)>,
+    /// For each operator name: the one operator `regoperin` finds by the
+    /// bare name, when it finds exactly one.
+    pub oper_unique: HashMap<String, u32>,
+    /// (`cfgnamespace`, `cfgname`) of every text search configuration.
+    pub config_keys: HashSet<(u32, String)>,
+    /// (`dictnamespace`, `dictname`) of every text search dictionary.
+    pub dict_keys: HashSet<(u32, String)>,
+    /// (`collnamespace`, `collname`, `collencoding`) → (OID, `collprovider`).
+    pub collation_keys: HashMap<(u32, String, i32), (u32, char)>,
 }
 
 /// What `format_type` reads of a `pg_type` row.

@@ -4,9 +4,12 @@
 //!
 //! The catalogs' own rows are laid out like any table's: their columns, in
 //! attnum order, are the `CATALOG(...)` structs of catalog/pg_database.h,
-//! pg_class.h, pg_namespace.h, pg_attribute.h and pg_type.h of each major
-//! ([`LAYOUTS`], taken from each major's own pg_attribute and checked against
-//! it by the fixtures). Before PostgreSQL 12 a catalog row's `oid` is not a
+//! pg_class.h, pg_namespace.h, pg_attribute.h and pg_type.h of each major,
+//! and of the catalogs read for some column types (pg_enum, pg_range,
+//! pg_authid, and the names reg* types print: pg_proc, pg_operator,
+//! pg_collation, pg_ts_config, pg_ts_dict, of which only the columns up to
+//! the last one used) ([`LAYOUTS`], taken from each major's own pg_attribute
+//! and checked against it by the fixtures). Before PostgreSQL 12 a catalog row's `oid` is not a
 //! column but the tuple header's `t_oid` (WITH OIDS).
 //!
 //! Which versions of a row count: the rows a query would see once every
@@ -41,7 +44,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::model::postgres::types::{
-    Align, CatalogNames, Column, ExtType, PgType, Schema, TypeName, TypeSpec,
+    Align, CatalogNames, CollName, Column, ExtType, OperName, PgType, ProcName, Schema, TypeName,
+    TypeSpec,
 };
 use crate::model::postgres::{Attr, PageKind, Storage};
 use crate::model::Severity;
@@ -77,6 +81,16 @@ pub(crate) enum Catalog {
     Range,
     /// `pg_authid` (shared, mapped): role names, for `aclitem` values.
     Authid,
+    /// `pg_proc` (mapped): function names, for `regproc`/`regprocedure`.
+    Proc,
+    /// `pg_operator` (not mapped): operator names, for `regoper`/`regoperator`.
+    Operator,
+    /// `pg_collation` (not mapped): collation names, for `regcollation`.
+    Collation,
+    /// `pg_ts_config` (not mapped): text search configurations, for `regconfig`.
+    TsConfig,
+    /// `pg_ts_dict` (not mapped): text search dictionaries, for `regdictionary`.
+    TsDict,
 }
 
 impl Catalog {
@@ -91,6 +105,11 @@ impl Catalog {
             Catalog::Enum => "pg_enum",
             Catalog::Range => "pg_range",
             Catalog::Authid => "pg_authid",
+            Catalog::Proc => "pg_proc",
+            Catalog::Operator => "pg_operator",
+            Catalog::Collation => "pg_collation",
+            Catalog::TsConfig => "pg_ts_config",
+            Catalog::TsDict => "pg_ts_dict",
         }
     }
 
@@ -105,6 +124,11 @@ impl Catalog {
             Catalog::Enum => 3501,
             Catalog::Range => 3541,
             Catalog::Authid => 1260,
+            Catalog::Proc => 1255,
+            Catalog::Operator => 2617,
+            Catalog::Collation => 3456,
+            Catalog::TsConfig => 3602,
+            Catalog::TsDict => 3600,
         }
     }
 }
@@ -471,6 +495,93 @@ pub(crate) const LAYOUTS: &[(Catalog, u32, u32, &str)] = &[
          rolreplication boolean:1:c, rolbypassrls boolean:1:c, rolconnlimit integer:4:i, \
          rolpassword text:-1:i, rolvaliduntil timestamp with time zone:8:d",
     ),
+    // The catalogs reg* names come from: only the columns up to the last
+    // one read (`~` leaves the rest, TOASTed or not, undecoded), from
+    // catalog/pg_proc.h, pg_operator.h, pg_collation.h, pg_ts_config.h and
+    // pg_ts_dict.h of each major; checked against each major's own
+    // pg_attribute (fixtures/postgres/printed/layouts/, made by live.sh).
+    (
+        Catalog::Proc,
+        10,
+        10,
+        "proname name:64:c, pronamespace oid:4:i, proowner oid:4:i, prolang oid:4:i, \
+         procost real:4:i, prorows real:4:i, provariadic oid:4:i, protransform regproc:4:i, \
+         proisagg boolean:1:c, proiswindow boolean:1:c, prosecdef boolean:1:c, \
+         proleakproof boolean:1:c, proisstrict boolean:1:c, proretset boolean:1:c, \
+         provolatile \"char\":1:c, proparallel \"char\":1:c, pronargs smallint:2:s, \
+         pronargdefaults smallint:2:s, prorettype oid:4:i, proargtypes oidvector:-1:i, ~",
+    ),
+    (
+        Catalog::Proc,
+        11,
+        11,
+        "proname name:64:c, pronamespace oid:4:i, proowner oid:4:i, prolang oid:4:i, \
+         procost real:4:i, prorows real:4:i, provariadic oid:4:i, protransform regproc:4:i, \
+         prokind \"char\":1:c, prosecdef boolean:1:c, proleakproof boolean:1:c, \
+         proisstrict boolean:1:c, proretset boolean:1:c, provolatile \"char\":1:c, \
+         proparallel \"char\":1:c, pronargs smallint:2:s, pronargdefaults smallint:2:s, \
+         prorettype oid:4:i, proargtypes oidvector:-1:i, ~",
+    ),
+    (
+        Catalog::Proc,
+        12,
+        18,
+        "oid oid:4:i, proname name:64:c, pronamespace oid:4:i, proowner oid:4:i, \
+         prolang oid:4:i, procost real:4:i, prorows real:4:i, provariadic oid:4:i, \
+         prosupport regproc:4:i, prokind \"char\":1:c, prosecdef boolean:1:c, \
+         proleakproof boolean:1:c, proisstrict boolean:1:c, proretset boolean:1:c, \
+         provolatile \"char\":1:c, proparallel \"char\":1:c, pronargs smallint:2:s, \
+         pronargdefaults smallint:2:s, prorettype oid:4:i, proargtypes oidvector:-1:i, ~",
+    ),
+    (
+        Catalog::Operator,
+        10,
+        11,
+        "oprname name:64:c, oprnamespace oid:4:i, oprowner oid:4:i, oprkind \"char\":1:c, \
+         oprcanmerge boolean:1:c, oprcanhash boolean:1:c, oprleft oid:4:i, \
+         oprright oid:4:i, ~",
+    ),
+    (
+        Catalog::Operator,
+        12,
+        18,
+        "oid oid:4:i, oprname name:64:c, oprnamespace oid:4:i, oprowner oid:4:i, \
+         oprkind \"char\":1:c, oprcanmerge boolean:1:c, oprcanhash boolean:1:c, \
+         oprleft oid:4:i, oprright oid:4:i, ~",
+    ),
+    // regcollation is a type from PostgreSQL 13 on.
+    (
+        Catalog::Collation,
+        13,
+        18,
+        "oid oid:4:i, collname name:64:c, collnamespace oid:4:i, collowner oid:4:i, \
+         collprovider \"char\":1:c, collisdeterministic boolean:1:c, \
+         collencoding integer:4:i, ~",
+    ),
+    (
+        Catalog::TsConfig,
+        10,
+        11,
+        "cfgname name:64:c, cfgnamespace oid:4:i, ~",
+    ),
+    (
+        Catalog::TsConfig,
+        12,
+        18,
+        "oid oid:4:i, cfgname name:64:c, cfgnamespace oid:4:i, ~",
+    ),
+    (
+        Catalog::TsDict,
+        10,
+        11,
+        "dictname name:64:c, dictnamespace oid:4:i, ~",
+    ),
+    (
+        Catalog::TsDict,
+        12,
+        18,
+        "oid oid:4:i, dictname name:64:c, dictnamespace oid:4:i, ~",
+    ),
 ];
 
 /// The column list of `catalog` as PostgreSQL `major` lays it out.
@@ -733,6 +844,11 @@ fn key_columns(catalog: Catalog) -> &'static [&'static str] {
         Catalog::Enum => &["oid", "enumtypid"],
         Catalog::Range => &["rngtypid"],
         Catalog::Authid => &["oid", "rolname"],
+        Catalog::Proc => &["oid", "proname"],
+        Catalog::Operator => &["oid", "oprname"],
+        Catalog::Collation => &["oid", "collname"],
+        Catalog::TsConfig => &["oid", "cfgname"],
+        Catalog::TsDict => &["oid", "dictname"],
     }
 }
 
@@ -927,6 +1043,57 @@ pub(crate) fn two_versions(
         "{}: two live versions of row {k:?} ({old} and {new}); the one with the newer xmin is used",
         catalog.name(),
     )
+}
+
+/// What `regproc`/`regprocedure` need of a pg_proc row, by its OID; `None`
+/// when a column is missing or `proargtypes` does not hold `pronargs` OIDs.
+pub(crate) fn proc_name(row: &CatalogRow) -> Option<(u32, ProcName)> {
+    let args = row
+        .text("proargtypes")?
+        .split_whitespace()
+        .map(|a| a.parse().ok())
+        .collect::<Option<Vec<u32>>>()?;
+    if row.num("pronargs")? != args.len() as i64 {
+        return None;
+    }
+    let p = ProcName {
+        proname: row.text("proname")?.to_string(),
+        pronamespace: row.oid("pronamespace")?,
+        proargtypes: args,
+    };
+    Some((row.oid("oid")?, p))
+}
+
+/// What `regoper`/`regoperator` need of a pg_operator row, by its OID.
+pub(crate) fn oper_name(row: &CatalogRow) -> Option<(u32, OperName)> {
+    let o = OperName {
+        oprname: row.text("oprname")?.to_string(),
+        oprnamespace: row.oid("oprnamespace")?,
+        oprleft: row.oid("oprleft")?,
+        oprright: row.oid("oprright")?,
+    };
+    Some((row.oid("oid")?, o))
+}
+
+/// What `regcollation` needs of a pg_collation row, by its OID.
+pub(crate) fn coll_name(row: &CatalogRow) -> Option<(u32, CollName)> {
+    let c = CollName {
+        collname: row.text("collname")?.to_string(),
+        collnamespace: row.oid("collnamespace")?,
+        collencoding: i32::try_from(row.num("collencoding")?).ok()?,
+        collprovider: row.char("collprovider")?,
+    };
+    Some((row.oid("oid")?, c))
+}
+
+/// (name, namespace) of a pg_ts_config or pg_ts_dict row, by its OID.
+pub(crate) fn ts_name(row: &CatalogRow, catalog: Catalog) -> Option<(u32, (String, u32))> {
+    let (name, nsp) = match catalog {
+        Catalog::TsConfig => ("cfgname", "cfgnamespace"),
+        _ => ("dictname", "dictnamespace"),
+    };
+    let named = (row.text(name)?.to_string(), row.oid(nsp)?);
+    Some((row.oid("oid")?, named))
 }
 
 /// What a column's type needs from `pg_type`.
@@ -1363,6 +1530,57 @@ mod tests {
             let skip = usize::from(major < 12);
             assert_eq!(got[..], want[skip..], "pg_authid of PostgreSQL {major}");
         }
+    }
+
+    /// The layouts of the catalogs reg* names come from, up to their last
+    /// column read, are the servers' own pg_attribute
+    /// (fixtures/postgres/printed/layouts/MAJOR.txt, made by
+    /// fixtures/postgres/printed/live.sh --keep with a real server of each
+    /// major 10 to 18); pg_collation only from 13, which has regcollation.
+    #[test]
+    fn reg_name_layouts_are_the_servers() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut majors = 0;
+        for major in MAJORS.0..=MAJORS.1 {
+            let path = root.join(format!("fixtures/postgres/printed/layouts/{major}.txt"));
+            let Ok(text) = std::fs::read_to_string(&path) else {
+                continue;
+            };
+            majors += 1;
+            for catalog in [
+                Catalog::Proc,
+                Catalog::Operator,
+                Catalog::Collation,
+                Catalog::TsConfig,
+                Catalog::TsDict,
+            ] {
+                let Some(schema) = catalog_schema(catalog, major) else {
+                    assert!(catalog == Catalog::Collation && major < 13, "{major}");
+                    continue;
+                };
+                assert!(schema.ignore_rest);
+                let want: Vec<(String, i16, char)> = text
+                    .lines()
+                    .map(|l| l.split('|').collect::<Vec<_>>())
+                    .filter(|f| f[0] == catalog.name())
+                    .map(|f| {
+                        (
+                            f[2].to_string(),
+                            f[4].parse().unwrap(),
+                            f[5].chars().next().unwrap(),
+                        )
+                    })
+                    .take(schema.columns.len())
+                    .collect();
+                let got: Vec<(String, i16, char)> = schema
+                    .columns
+                    .iter()
+                    .map(|c| (c.name.clone().unwrap(), c.attlen, c.align.code()))
+                    .collect();
+                assert_eq!(got, want, "{} of PostgreSQL {major}", catalog.name());
+            }
+        }
+        assert_eq!(majors, MAJORS.1 - MAJORS.0 + 1, "layouts of every major");
     }
 
     #[test]
