@@ -50,7 +50,13 @@ impl TracePages {
                     None => true,
                 });
             })
-            .ok();
+            .map_err(|e| InputError {
+                format: InputFormat::OracleTrace,
+                line: None,
+                offset: None,
+                message: format!("cannot start the thread that decodes its blocks: {e}"),
+            })?;
+        let worker = Some(worker);
         Ok(TracePages { rx, worker })
     }
 }
