@@ -40,7 +40,7 @@ pub use sniff::{Detection, EngineScore};
 use spec::EngineSpec;
 pub(crate) use spec::RowStorage;
 pub use spec::{ColumnSpec, ParseOptions};
-pub(crate) use trace::trace_pages;
+pub(crate) use trace::TracePages;
 
 impl Engine {
     /// Every engine, in detection order (the first is read when no other

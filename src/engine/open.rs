@@ -18,7 +18,7 @@ use crate::input::InputFormat;
 use crate::reader::Endian;
 use crate::source::{Source, Tap};
 
-use super::{trace_pages, Decoded, Detection, Engine};
+use super::{Detection, Engine, TracePages};
 
 /// What to open, and what is already known of it.
 pub(crate) struct OpenRequest<'a> {
@@ -38,8 +38,9 @@ pub(crate) struct OpenRequest<'a> {
 
 /// One input, opened.
 pub(crate) enum OpenedInput {
-    /// An Oracle trace: its blocks, found in its text and decoded.
-    Trace(Vec<Decoded>),
+    /// An Oracle trace: its blocks, found in its text and decoded as they
+    /// are taken.
+    Trace(TracePages),
     /// Blocks of one engine, cut by size from the source.
     Blocks {
         /// The input, its form and block size detected.
@@ -57,7 +58,7 @@ pub(crate) fn open(req: OpenRequest<'_>) -> Result<OpenedInput, Error> {
     let mut source = Source::open_tapped(req.input, req.input_format, req.block_size, req.tap)?;
     source.detect_block_size(super::sniff_block_size);
     if let Some(text) = source.take_trace_text() {
-        let pages = trace_pages(&text, req.endian).map_err(|e| Error::Input {
+        let pages = TracePages::open(text, req.endian).map_err(|e| Error::Input {
             path: source.name.clone(),
             source: e,
         })?;

@@ -3,35 +3,91 @@
 //! its `Dump of memory` section and cross-checked against the formatted
 //! text, or, when the trace carries only the text, kept as that text.
 
+use std::sync::mpsc::{sync_channel, Receiver};
+use std::thread::JoinHandle;
+
 use crate::input::{InputError, InputFormat};
 use crate::model::oracle::space::SpaceBody;
 use crate::model::oracle::{OracleBlock, TextBlock};
 use crate::model::{Problem, ProblemClass, Severity};
 use crate::parse::oracle::trace::buffer::BlockCopy;
 use crate::parse::oracle::trace::consistency::check_text;
-use crate::parse::oracle::trace::crosscheck::{compare, compare_copies};
-use crate::parse::oracle::trace::{read_trace, render_view};
+use crate::parse::oracle::trace::crosscheck::compare;
+use crate::parse::oracle::trace::render_view;
+use crate::parse::oracle::trace::split::{self, Found};
 use crate::parse::oracle::{parse_block, BlockOptions};
 use crate::reader::Endian;
 
 use super::{Decoded, DumpFacts, Page, TextPage, TraceOrigin};
 
-/// Every block of trace `text`, in order. `endian` forces the byte order of
-/// the hex words (`None` detects it per block and warns when nothing tells).
-pub(crate) fn trace_pages(text: &[u8], endian: Option<Endian>) -> Result<Vec<Decoded>, InputError> {
-    let mut pages = Vec::new();
-    let blocks = read_trace(text, endian).map_err(|e| e.into_input(InputFormat::OracleTrace))?;
-    let copies = compare_copies(&blocks);
-    let id = |b: &crate::parse::oracle::trace::TraceBlock| b.block.map(|n| (b.file, n));
-    let cached: Vec<_> = blocks
-        .iter()
-        .filter(|b| b.copy == Some(BlockCopy::Cache))
-        .filter_map(id)
-        .collect();
-    for (tb, copy_problems) in blocks.into_iter().zip(copies) {
-        let copy = tb
-            .copy
-            .filter(|c| *c == BlockCopy::Cache || id(&tb).is_some_and(|i| cached.contains(&i)));
+/// How many decoded blocks wait for the reader of a trace's blocks at most.
+const AHEAD: usize = 2;
+
+/// The blocks of an Oracle trace, decoded one at a time as they are asked
+/// for: a thread reads the text a second time (after [`split::plan`] read it
+/// whole) and decodes each block it finds, at most [`AHEAD`] ahead of the
+/// reader, so that memory is bounded by a block, not by the trace.
+pub(crate) struct TracePages {
+    rx: Receiver<Decoded>,
+    worker: Option<JoinHandle<()>>,
+}
+
+impl TracePages {
+    /// Plan trace `text` (the whole text read once: a grammar error anywhere
+    /// refuses it before a block is shown), then start decoding its blocks.
+    /// `endian` forces the byte order of the hex words (`None` detects it per
+    /// block and warns when nothing tells).
+    pub(crate) fn open(text: Vec<u8>, endian: Option<Endian>) -> Result<TracePages, InputError> {
+        let plan =
+            split::plan(&text, endian).map_err(|e| e.into_input(InputFormat::OracleTrace))?;
+        let (tx, rx) = sync_channel(AHEAD);
+        let worker = std::thread::Builder::new()
+            .name("trace".into())
+            .spawn(move || {
+                // The text was read without error once: it reads the same again.
+                let _ = plan.each(&text, |found| match decode(found, endian) {
+                    Some(d) => tx.send(d).is_ok(),
+                    None => true,
+                });
+            })
+            .map_err(|e| InputError {
+                format: InputFormat::OracleTrace,
+                line: None,
+                offset: None,
+                message: format!("cannot start the thread that decodes its blocks: {e}"),
+            })?;
+        let worker = Some(worker);
+        Ok(TracePages { rx, worker })
+    }
+}
+
+impl Iterator for TracePages {
+    type Item = Decoded;
+
+    fn next(&mut self) -> Option<Decoded> {
+        match self.rx.recv() {
+            Ok(d) => Some(d),
+            Err(_) => {
+                // Every block sent; a panic of the reader is this thread's.
+                if let Some(Err(panic)) = self.worker.take().map(JoinHandle::join) {
+                    std::panic::resume_unwind(panic);
+                }
+                None
+            }
+        }
+    }
+}
+
+/// One block found in a trace, decoded (`None`: it has neither bytes nor
+/// text).
+fn decode(found: Found, endian: Option<Endian>) -> Option<Decoded> {
+    let Found {
+        block: tb,
+        copy_problems,
+        cached,
+    } = found;
+    Some({
+        let copy = tb.copy.filter(|c| *c == BlockCopy::Cache || cached);
         let blkno = u64::from(tb.block.unwrap_or(0));
         let mut origin = TraceOrigin {
             file: tb.file,
@@ -90,12 +146,12 @@ pub(crate) fn trace_pages(text: &[u8], endian: Option<Endian>) -> Result<Vec<Dec
                 ));
             }
             origin.text = tb.text;
-            pages.push(Decoded {
+            Decoded {
                 page: Page::Oracle(parsed),
                 bytes,
                 trace: Some(Box::new(origin)),
                 facts,
-            });
+            }
         } else if let Some(text) = tb.text {
             origin.notes = tb.notes;
             let view = render_view(&text, blkno);
@@ -107,7 +163,7 @@ pub(crate) fn trace_pages(text: &[u8], endian: Option<Endian>) -> Result<Vec<Dec
                     text.data.as_ref()?.header_address.checked_sub(off)
                 });
             }
-            pages.push(Decoded {
+            Decoded {
                 page: Page::OracleText(Box::new(TextPage {
                     text,
                     view,
@@ -116,10 +172,11 @@ pub(crate) fn trace_pages(text: &[u8], endian: Option<Endian>) -> Result<Vec<Dec
                 bytes: Vec::new(),
                 trace: Some(Box::new(origin)),
                 facts,
-            });
+            }
+        } else {
+            return None;
         }
-    }
-    Ok(pages)
+    })
 }
 
 /// An undo block's records decode from the trace's text only (their byte

@@ -12,7 +12,7 @@ use crate::model::map::{BlockFigures, ChecksumState};
 use crate::model::oracle::verify::{BlockReport, DbvSummary};
 use crate::model::oracle::{OracleBlock, OracleKind, Rdba};
 use crate::model::{Problem, ProblemClass, Severity};
-use crate::parse::oracle::trace::rebuilt_blocks;
+use crate::parse::oracle::trace::split;
 use crate::parse::oracle::verify::DatafileVerifier;
 use crate::parse::oracle::{parse_block, BlockOptions};
 use crate::reader::Endian;
@@ -97,10 +97,74 @@ pub(crate) fn verify_datafile(
     let mut checker = Checker::new(report);
     // Bytes checked and not yet told to the progress bar.
     let mut unreported = 0u64;
-    for block in src.blocks() {
-        let block = match block {
-            Ok(block) => block,
-            Err(Error::Io { source, .. }) => {
+    // The blocks of a regular file's holes (by position): all zeros, checked
+    // as such without reading them.
+    let holes = if src.format == InputFormat::Raw && path.as_os_str() != "-" {
+        hole_blocks(path, size, block_size)
+    } else {
+        Vec::new()
+    };
+    let zeros = vec![0u8; if holes.is_empty() { 0 } else { src.block_size }];
+    let mut holes = holes.into_iter().peekable();
+    let mut blocks = src.blocks();
+    // One block's bytes checked at position `index` of the input; `false`
+    // once past END.
+    let mut step = |checker: &mut Checker, index: u64, data: &[u8], hole: bool| {
+        checker.verdict.size += data.len() as u64;
+        unreported += data.len() as u64;
+        if unreported >= PROGRESS_BYTES {
+            checker.report.advanced(std::mem::take(&mut unreported));
+        }
+        if let Some(h) = hash.as_mut() {
+            h.update(data);
+        }
+        checker.whole += u64::from(data.len() as u64 == block_size);
+        let position = if lone_block {
+            own_block_number(data).unwrap_or(index)
+        } else {
+            index.saturating_add(opts.first_block)
+        };
+        if position < opts.first || position > opts.last {
+            // Outside START..END: not examined, but the file header still
+            // tells the relative file number.
+            if position == 1 {
+                checker.verifier.learn(data);
+            }
+            return Ok(position <= opts.last);
+        }
+        if hole {
+            checker.zero_block(position, data)?;
+        } else {
+            checker.datafile_block(position, data)?;
+        }
+        Ok::<bool, Error>(true)
+    };
+    loop {
+        let next = blocks.next_index();
+        while holes.next_if(|h| h.end <= next).is_some() {}
+        if let Some(hole) = holes.peek().filter(|h| h.start <= next).cloned() {
+            // Past the hole by position; when that cannot be done, its
+            // blocks are read as any others.
+            blocks.seek_to(hole.end);
+            holes.next();
+            if blocks.next_index() == hole.end {
+                let mut going = true;
+                for index in next..hole.end {
+                    going = step(&mut checker, index, &zeros, true)?;
+                    if !going {
+                        break;
+                    }
+                }
+                if !going {
+                    break;
+                }
+                continue;
+            }
+        }
+        let block = match blocks.next() {
+            None => break,
+            Some(Ok(block)) => block,
+            Some(Err(Error::Io { source, .. })) => {
                 // An unreadable block ends this file's run, not the whole
                 // run: the blocks read so far stand, the error is reported.
                 let at = opts
@@ -110,34 +174,11 @@ pub(crate) fn verify_datafile(
                 checker.verifier.summary.unreadable += 1;
                 break;
             }
-            Err(e) => return Err(e),
+            Some(Err(e)) => return Err(e),
         };
-        checker.verdict.size += block.data.len() as u64;
-        unreported += block.data.len() as u64;
-        if unreported >= PROGRESS_BYTES {
-            checker.report.advanced(std::mem::take(&mut unreported));
+        if !step(&mut checker, block.index, &block.data, false)? {
+            break;
         }
-        if let Some(h) = hash.as_mut() {
-            h.update(&block.data);
-        }
-        checker.whole += u64::from(block.data.len() as u64 == block_size);
-        let position = if lone_block {
-            own_block_number(&block.data).unwrap_or(block.index)
-        } else {
-            block.index.saturating_add(opts.first_block)
-        };
-        if position < opts.first || position > opts.last {
-            // Outside START..END: not examined, but the file header still
-            // tells the relative file number.
-            if position == 1 {
-                checker.verifier.learn(&block.data);
-            }
-            if position > opts.last {
-                break;
-            }
-            continue;
-        }
-        checker.datafile_block(position, &block.data)?;
     }
     checker.report.advanced(unreported);
     if checker.whole == 0 && checker.verdict.read_error.is_none() {
@@ -158,6 +199,24 @@ pub(crate) fn verify_datafile(
         .filter(|_| verdict.read_error.is_none())
         .map(hex_digest);
     Ok(verdict)
+}
+
+/// The blocks (by position, `block_size` bytes each) of the regular file
+/// at `path` (`size` bytes) that lie wholly in its holes: ranges the file
+/// system keeps no data for, which read as zeros (found with SEEK_DATA and
+/// SEEK_HOLE, without reading). None when it cannot tell.
+fn hole_blocks(path: &Path, size: u64, block_size: u64) -> Vec<std::ops::Range<u64>> {
+    let Ok(file) = crate::source::open_file(path) else {
+        return Vec::new();
+    };
+    if block_size == 0 || !file.metadata().is_ok_and(|m| m.is_file()) {
+        return Vec::new();
+    }
+    crate::source::holes(&file, 0, size)
+        .into_iter()
+        .map(|h| h.start.div_ceil(block_size)..h.end.min(size) / block_size)
+        .filter(|r| r.start < r.end)
+        .collect()
 }
 
 /// A datafile (or standard input) opened as blocks of the size given or
@@ -200,6 +259,9 @@ struct Checker<'r> {
     /// can be one): held until a whole block says the file was verified at
     /// all.
     early: Vec<BlockReport>,
+    /// An all-zero block as checked once: what every other all-zero block
+    /// of a hole checks to, but for its block number.
+    zero: Option<(OracleBlock, Vec<Problem>)>,
 }
 
 impl<'r> Checker<'r> {
@@ -210,12 +272,43 @@ impl<'r> Checker<'r> {
             verdict: FileVerdict::default(),
             whole: 0,
             early: Vec::new(),
+            zero: None,
         }
     }
 
     /// The block at `position` of a datafile checked and reported.
     fn datafile_block(&mut self, position: u64, data: &[u8]) -> Result<(), Error> {
         let (parsed, problems) = self.verifier.check(position, data);
+        self.checked(parsed, problems)
+    }
+
+    /// The all-zero block `zeros` at `position` (in a hole, not read)
+    /// checked and reported: the first checked as any block, the others
+    /// taking its outcome with their own block number (an all-zero block's
+    /// checks do not depend on where it lies).
+    fn zero_block(&mut self, position: u64, zeros: &[u8]) -> Result<(), Error> {
+        if position <= 1 {
+            // Where the OS and file headers lie: checked as read.
+            return self.datafile_block(position, zeros);
+        }
+        let (parsed, problems) = match &self.zero {
+            Some((block, problems)) => {
+                let mut block = block.clone();
+                block.blkno = position;
+                self.verifier.summary.add(&block, problems);
+                (block, problems.clone())
+            }
+            None => {
+                let (block, problems) = self.verifier.check(position, zeros);
+                self.zero = Some((block.clone(), problems.clone()));
+                (block, problems)
+            }
+        };
+        self.checked(parsed, problems)
+    }
+
+    /// A checked block reported (held while no whole block was read).
+    fn checked(&mut self, parsed: OracleBlock, problems: Vec<Problem>) -> Result<(), Error> {
         let block = self.examined(&parsed, problems)?;
         if self.whole > 0 {
             for r in self.early.drain(..) {
@@ -247,6 +340,39 @@ impl<'r> Checker<'r> {
         let mut block = BlockReport::new(parsed, problems);
         block.rel_file = self.verifier.rel_file;
         Ok(block)
+    }
+
+    /// A block rebuilt from a trace's hex section (file# `file`) checked at
+    /// block number `blkno` and reported, with what the trace reader noted
+    /// and its differences from the cache copy of the same block.
+    fn trace_block(
+        &mut self,
+        blkno: u64,
+        file: Option<u32>,
+        bytes: &[u8],
+        notes: &[String],
+        copy_problems: Vec<Problem>,
+    ) -> Result<(), Error> {
+        if let Some(file) = file {
+            self.verifier.rel_file.get_or_insert(file);
+        }
+        let (parsed, mut problems) = self.verifier.check(blkno, bytes);
+        // What the trace reader cut or merged (bounds, duplicate sections).
+        problems.extend(notes.iter().map(|n| {
+            Problem::new(
+                Severity::Warning,
+                ProblemClass::Trace,
+                None,
+                "bounds",
+                n.clone(),
+            )
+        }));
+        problems.extend(copy_problems);
+        let block = self.examined(&parsed, problems)?;
+        if block.failed() {
+            self.report.problem(&block).map_err(report_error)?;
+        }
+        Ok(())
     }
 
     /// The blocks held back reported; the verdict with DBVERIFY's tallies.
@@ -332,11 +458,14 @@ pub(crate) fn verify_trace(
         hex_digest(hash)
     });
     let text = crate::input::utf8_text(text);
-    let blocks = rebuilt_blocks(&text, endian).map_err(|e| Error::Input {
+    let input_error = |e: crate::error::TextError| Error::Input {
         path: path.to_path_buf(),
         source: e.into_input(InputFormat::OracleTrace),
-    })?;
-    if blocks.iter().all(|b| b.bytes.is_empty()) {
+    };
+    // Read whole once (a grammar error anywhere refuses the trace), then
+    // again, a block at a time: no more than one block held.
+    let plan = split::plan(&text, endian).map_err(input_error)?;
+    if !plan.any_bytes() {
         // A trace of formatted text only: no block bytes to verify.
         return Err(Error::Usage(format!(
             "{}: the trace holds no block bytes (no `Dump of memory` hex section): nothing was \
@@ -345,28 +474,26 @@ pub(crate) fn verify_trace(
         )));
     }
     let mut checker = Checker::new(report);
-    for (i, b) in blocks.iter().enumerate() {
-        let blkno = b.block.map_or(i as u64, u64::from);
-        if let Some(file) = b.file {
-            checker.verifier.rel_file.get_or_insert(file);
+    let mut i = 0u64;
+    let mut failed = None;
+    plan.each(&text, |found| {
+        let Some(bytes) = &found.block.bytes else {
+            return true;
+        };
+        let b = &found.block;
+        let blkno = b.block.map_or(i, u64::from);
+        i += 1;
+        match checker.trace_block(blkno, b.file, bytes, &b.notes, found.copy_problems) {
+            Ok(()) => true,
+            Err(e) => {
+                failed = Some(e);
+                false
+            }
         }
-        let (parsed, mut problems) = checker.verifier.check(blkno, &b.bytes);
-        // What the trace reader cut or merged (bounds, duplicate sections).
-        problems.extend(b.notes.iter().map(|n| {
-            Problem::new(
-                Severity::Warning,
-                ProblemClass::Trace,
-                None,
-                "bounds",
-                n.clone(),
-            )
-        }));
-        // Differences from the cache copy of the same block.
-        problems.extend(b.copy_problems.iter().cloned());
-        let block = checker.examined(&parsed, problems)?;
-        if block.failed() {
-            checker.report.problem(&block).map_err(report_error)?;
-        }
+    })
+    .map_err(input_error)?;
+    if let Some(e) = failed {
+        return Err(e);
     }
     let mut verdict = checker.finish()?;
     verdict.size = size;

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use crate::cluster::xact::XactLog;
 use crate::engine::open::{OpenRequest, OpenedInput};
-use crate::engine::{Decoded, Decoder, Engine, Page, ParseOptions};
+use crate::engine::{Decoded, Decoder, Engine, Page, ParseOptions, TracePages};
 use crate::error::Error;
 use crate::input::InputFormat;
 use crate::model::postgres::verify::{Provenance, ProvenanceInput};
@@ -44,8 +44,8 @@ enum Input {
         /// Where the block last returned starts in the input (bytes).
         offset: u64,
     },
-    /// The blocks of an Oracle trace, found in its text.
-    Trace(std::vec::IntoIter<Decoded>),
+    /// The blocks of an Oracle trace, found in its text (decoded as taken).
+    Trace(TracePages),
 }
 
 impl Input {
@@ -216,7 +216,7 @@ pub(crate) fn open(cfg: &ShowConfig, spans: bool, tap: Option<Tap>) -> Result<Op
     let (source, engine, detection) = match opened {
         OpenedInput::Trace(pages) => {
             return Ok(Opened {
-                input: Input::Trace(pages.into_iter()),
+                input: Input::Trace(pages),
                 is_trace: true,
                 detection: None,
                 parallel: None,

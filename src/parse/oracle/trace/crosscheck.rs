@@ -638,6 +638,12 @@ pub fn compare_copies(blocks: &[super::TraceBlock]) -> Vec<Vec<Problem>> {
     out
 }
 
+/// What [`compare_copies`] finds for one disk copy and the cache copy it
+/// is compared with (the last cache copy of the same block before it).
+pub(crate) fn compare_pair(cache: &super::TraceBlock, disk: &super::TraceBlock) -> Vec<Problem> {
+    copies(&CopyFacts::of(cache), &CopyFacts::of(disk))
+}
+
 fn copies(c: &CopyFacts<'_>, d: &CopyFacts<'_>) -> Vec<Problem> {
     let newer = match (c.scn, d.scn) {
         (Some(a), Some(b)) => a > b || (a == b && c.seq > d.seq),

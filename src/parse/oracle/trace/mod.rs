@@ -38,6 +38,7 @@ pub(crate) mod hex;
 mod lines;
 pub(crate) mod model;
 mod space;
+pub(crate) mod split;
 mod text;
 
 use std::collections::hash_map::DefaultHasher;
@@ -142,28 +143,10 @@ pub fn rebuilt_blocks(text: &[u8], endian: Option<Endian>) -> Result<Vec<Rebuilt
 pub fn read_trace(text: &[u8], endian: Option<Endian>) -> Result<Vec<TraceBlock>, TextError> {
     let limit = rebuilt_limit(text.len());
     let text = String::from_utf8_lossy(text);
-    let mut p = Parser {
-        lines: Lines::new(&text),
-        endian,
-        blocks: Vec::new(),
-        cur: None,
-        ctx: Context::default(),
-        copy: None,
-        bh: None,
-        level: None,
-        pending_encrypted: false,
-        pending: None,
-        limit,
-        budget: limit,
-        seen: HashMap::new(),
-        merged: Vec::new(),
-    };
+    let mut p = Parser::new(&text, endian, limit);
     p.run()?;
     if p.blocks.is_empty() {
-        return Err(TextError::whole(
-            "expected a block dump (`buffer tsn:`, `Dump of memory from`, \
-             `Block header dump:` or `data_block_dump`), found none",
-        ));
+        return Err(no_block());
     }
     let Parser {
         mut blocks, merged, ..
@@ -174,6 +157,14 @@ pub fn read_trace(text: &[u8], endian: Option<Endian>) -> Result<Vec<TraceBlock>
         }
     }
     Ok(blocks)
+}
+
+/// A trace without a single block.
+fn no_block() -> TextError {
+    TextError::whole(
+        "expected a block dump (`buffer tsn:`, `Dump of memory from`, \
+         `Block header dump:` or `data_block_dump`), found none",
+    )
 }
 
 /// Hex-only sections with the same bytes as a kept block.
@@ -218,11 +209,21 @@ struct Parser<'a> {
     /// The most rebuilt bytes in all, and what is left of it.
     limit: u64,
     budget: u64,
-    /// Kept hex-only blocks by a hash of their file, length and ends.
-    seen: HashMap<u64, Vec<usize>>,
+    /// Kept hex-only blocks by a hash of their file, length and ends: each
+    /// block's index, file and bytes (kept here, so that a block handed on
+    /// by `emit` is still compared with).
+    seen: HashMap<u64, Vec<Kept>>,
     /// Per kept block: the duplicate sections merged into it.
     merged: Vec<Option<Merged>>,
+    /// Where each finished block goes instead of `blocks` (one at a time, see
+    /// [`split`]); `false` from it stops the reading.
+    emit: Option<Box<dyn FnMut(TraceBlock) -> bool + 'a>>,
+    /// `emit` said to stop: no line is read after it.
+    stopped: bool,
 }
+
+/// A kept hex-only block: its index, file# and bytes.
+type Kept = (usize, Option<u32>, Vec<u8>);
 
 /// Which part of a block a line opens.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -234,6 +235,28 @@ enum Part {
 }
 
 impl<'a> Parser<'a> {
+    /// A reader of `text` (rebuilt bytes at most `limit` in all).
+    fn new(text: &'a str, endian: Option<Endian>, limit: u64) -> Self {
+        Parser {
+            lines: Lines::new(text),
+            endian,
+            blocks: Vec::new(),
+            cur: None,
+            ctx: Context::default(),
+            copy: None,
+            bh: None,
+            level: None,
+            pending_encrypted: false,
+            pending: None,
+            limit,
+            budget: limit,
+            seen: HashMap::new(),
+            merged: Vec::new(),
+            emit: None,
+            stopped: false,
+        }
+    }
+
     fn finish(&mut self) {
         let Some(mut b) = self.cur.take() else {
             return;
@@ -276,11 +299,9 @@ impl<'a> Parser<'a> {
             (b.file, bytes.len(), head, tail).hash(&mut h);
             let key = h.finish();
             let twin = self.seen.get(&key).and_then(|ks| {
-                ks.iter().copied().find(|&k| {
-                    self.blocks
-                        .get(k)
-                        .is_some_and(|o| o.file == b.file && o.bytes.as_ref() == Some(bytes))
-                })
+                ks.iter()
+                    .find(|(_, file, kept)| *file == b.file && kept == bytes)
+                    .map(|(k, _, _)| *k)
             });
             if let Some(k) = twin {
                 self.budget = self.budget.saturating_add(bytes.len() as u64);
@@ -296,10 +317,18 @@ impl<'a> Parser<'a> {
                 }
                 return;
             }
-            self.seen.entry(key).or_default().push(self.blocks.len());
+            let entry = (self.merged.len(), b.file, bytes.clone());
+            self.seen.entry(key).or_default().push(entry);
         }
-        self.blocks.push(b);
         self.merged.push(None);
+        match self.emit.as_mut() {
+            Some(emit) => {
+                if !emit(b) {
+                    self.stopped = true;
+                }
+            }
+            None => self.blocks.push(b),
+        }
     }
 
     /// The current block, or a new one, for a line opening `part` at `line`.
@@ -396,7 +425,7 @@ impl<'a> Parser<'a> {
     }
 
     fn run(&mut self) -> Result<(), TextError> {
-        while let Some(l) = self.lines.next_line() {
+        while let Some(l) = self.lines.next_line().filter(|_| !self.stopped) {
             let line = l.no;
             let Some(m) = lines::marker(l.text) else {
                 continue;
