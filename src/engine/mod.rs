@@ -352,26 +352,32 @@ pub(crate) fn verify_plan(
             }
             continue;
         }
-        // An unreadable file is verify's to report (class `io`), not a reason to stop.
-        let Ok(mut src) = Source::open(Some(path), InputFormat::Auto, None) else {
+        // An unreadable file is verify's to report (class `io`), not a reason
+        // to stop. Opened and identified as every command opens its input.
+        let req = open::OpenRequest {
+            input: Some(path),
+            input_format: InputFormat::Auto,
+            block_size: None,
+            tap: None,
+            engine,
+            endian: None,
+        };
+        let Ok(identified) = open::identify(req) else {
             undecided.push(path.clone());
             continue;
         };
-        if src.format == InputFormat::OracleTrace {
-            oracle.push((path.clone(), OracleInput::Trace));
-            continue;
-        }
-        if engine == Some(Engine::Oracle) {
-            oracle.push((path.clone(), OracleInput::Datafile));
-            continue;
-        }
-        let head = src.head(src.block_size)?;
-        let detection = Engine::sniff(&head);
-        if let Some(note) = detection.note() {
-            notes.push((path.clone(), note));
-        }
-        if detection.engine == Engine::Oracle {
-            oracle.push((path.clone(), OracleInput::Datafile));
+        match identified {
+            open::Identified::Trace { .. } => oracle.push((path.clone(), OracleInput::Trace)),
+            open::Identified::Blocks {
+                engine, detection, ..
+            } => {
+                if let Some(note) = detection.as_ref().and_then(Detection::note) {
+                    notes.push((path.clone(), note));
+                }
+                if engine == Engine::Oracle {
+                    oracle.push((path.clone(), OracleInput::Datafile));
+                }
+            }
         }
     }
     if oracle.is_empty() {

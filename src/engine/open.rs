@@ -1,16 +1,19 @@
-//! Opening an input: the one way `show`, `diff` and `export` reach an
-//! input's bytes and the engine that wrote them.
+//! Opening an input: the one way `show`, `diff`, `export`, `verify` and
+//! `map` reach an input's bytes and the engine that wrote them.
 //!
 //! ```text
 //!   path or stdin ──Source──▶ form (raw, text dump, trace) and block size
 //!                 ──sniff───▶ engine (unless given)
 //! ```
 //!
-//! [`open`] stops at the detected engine and the opened source; the caller
-//! builds its decoder from them (with [`Decoder::new`](super::Decoder::new))
-//! or reads the source its own way.
+//! [`identify`] stops at the detected engine (or a trace's text) and the
+//! opened source: `verify` and `map` choose their verifier from it (through
+//! `verify_plan`), `export` keeps a file's engine ([`file_engine`]). [`open`]
+//! goes on to a trace's blocks; `show` and `diff` build their decoder from
+//! it (with [`Decoder::new`](super::Decoder::new)) or read the source their
+//! own way. Standard input given to `verify` or `map` is the one exception:
+//! its first bytes are peeked and kept for the checker, which reads it once.
 
-use std::io::Read;
 use std::path::Path;
 
 use crate::error::Error;
@@ -52,17 +55,36 @@ pub(crate) enum OpenedInput {
     },
 }
 
-/// Open `req.input`: detect its form and block size, find an Oracle
-/// trace's blocks, and otherwise the engine of its first block.
-pub(crate) fn open(req: OpenRequest<'_>) -> Result<OpenedInput, Error> {
+/// An input opened and identified, before any block of it is decoded.
+pub(crate) enum Identified {
+    /// An Oracle trace: its text, taken from the source.
+    Trace {
+        /// The input (its name is the trace's).
+        source: Source,
+        /// The trace's text.
+        text: Vec<u8>,
+    },
+    /// Blocks of one engine, cut by size from the source.
+    Blocks {
+        /// The input, its form and block size detected.
+        source: Source,
+        /// The engine given or detected.
+        engine: Engine,
+        /// The detection's scores (None: `--engine` given).
+        detection: Option<Detection>,
+    },
+}
+
+/// Open `req.input` and say what it is: detect its form and block size,
+/// take an Oracle trace's text, and otherwise find the engine of its first
+/// block. The one way every command reaches an input: [`open`] (show,
+/// diff) goes on to a trace's blocks, [`file_engine`] (export) keeps the
+/// engine, and `verify_plan` (verify, map) chooses the verifier from it.
+pub(crate) fn identify(req: OpenRequest<'_>) -> Result<Identified, Error> {
     let mut source = Source::open_tapped(req.input, req.input_format, req.block_size, req.tap)?;
     source.detect_block_size(super::sniff_block_size);
     if let Some(text) = source.take_trace_text() {
-        let pages = TracePages::open(text, req.endian).map_err(|e| Error::Input {
-            path: source.name.clone(),
-            source: e,
-        })?;
-        return Ok(OpenedInput::Trace(pages));
+        return Ok(Identified::Trace { source, text });
     }
     let (engine, detection) = match req.engine {
         Some(e) => (e, None),
@@ -71,26 +93,54 @@ pub(crate) fn open(req: OpenRequest<'_>) -> Result<OpenedInput, Error> {
             (d.engine, Some(d))
         }
     };
-    Ok(OpenedInput::Blocks {
+    Ok(Identified::Blocks {
         source,
         engine,
         detection,
     })
 }
 
+/// Open `req.input`: detect its form and block size, find an Oracle
+/// trace's blocks, and otherwise the engine of its first block.
+pub(crate) fn open(req: OpenRequest<'_>) -> Result<OpenedInput, Error> {
+    let endian = req.endian;
+    Ok(match identify(req)? {
+        Identified::Trace { source, text } => {
+            let pages = TracePages::open(text, endian).map_err(|e| Error::Input {
+                path: source.name.clone(),
+                source: e,
+            })?;
+            OpenedInput::Trace(pages)
+        }
+        Identified::Blocks {
+            source,
+            engine,
+            detection,
+        } => OpenedInput::Blocks {
+            source,
+            engine,
+            detection,
+        },
+    })
+}
+
 /// The engine of a relation file read by position (`export`): the one given,
-/// or the one its first 8 kB look like.
+/// or the one its first block looks like.
 pub(crate) fn file_engine(path: &Path, engine: Option<Engine>) -> Result<Engine, Error> {
     if let Some(engine) = engine {
         return Ok(engine);
     }
-    let mut head = vec![0u8; 8192];
-    let n = crate::source::open_file(path)
-        .and_then(|mut f| f.read(&mut head))
-        .map_err(|source| Error::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
-    head.truncate(n);
-    Ok(Engine::sniff(&head).engine)
+    // A relation file is pages, never a text dump: read it raw.
+    let req = OpenRequest {
+        input: Some(path),
+        input_format: InputFormat::Raw,
+        block_size: None,
+        tap: None,
+        engine: None,
+        endian: None,
+    };
+    Ok(match identify(req)? {
+        Identified::Blocks { engine, .. } => engine,
+        Identified::Trace { .. } => Engine::Oracle,
+    })
 }
