@@ -1109,8 +1109,8 @@ fn lines_after_a_read_body_are_named_by_a_note() {
     assert_eq!(
         blocks[0].notes,
         vec![
-            "trace line 14: a line the reader does not know: \"a line of a release we do not \
-             know\", after the block's body; lines 14 to 15 (2) are not read"
+            "trace line 13: a line the reader does not know: \"a line of a release we do not \
+             know\", after the block's body; lines 13 to 14 (2) are not read"
                 .to_string()
         ]
     );
@@ -1134,4 +1134,48 @@ fn dump_takes_tsn_from_buffer_tsn_without_a_start_dump_line() {
     );
     assert!(ours.contains("Start dump data blocks tsn: 8 file#:5 minblk 131 maxblk 131"));
     assert!(ours.contains("\nbuffer tsn: 8 rdba: 0x01400083 (5/131)\n"));
+}
+
+#[test]
+fn an_undo_header_dump_without_a_cache_header_is_shown_as_read() {
+    // `alter system dump undo header` prints the undo segment header's body
+    // under its own heading, with no cache header: the shipped undo header
+    // without its first four lines (framing and cache header) and its last.
+    let text = fs::read_to_string(blocks_fixture("undo_header.trc")).unwrap();
+    let body: Vec<&str> = text
+        .lines()
+        .skip(4)
+        .take_while(|l| !l.starts_with("End dump"))
+        .collect();
+    assert_eq!(body.first(), Some(&"  Extent Control Header"));
+    let dump = format!(
+        "{}\nUndo Segment:  _SYSSMU10$ (10)\n{}\n{}\n",
+        "*".repeat(80),
+        "*".repeat(80),
+        body.join("\n")
+    );
+    let dir = std::env::temp_dir().join(format!("blockscope-undo-hdr-{}", std::process::id()));
+    fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("undo_header.trc");
+    fs::write(&p, &dump).unwrap();
+    let out = blockscope(&["show", p.to_str().unwrap(), "--format", "dump"]);
+    let json = blockscope(&["show", p.to_str().unwrap(), "--format", "json"]);
+    let _ = fs::remove_dir_all(&dir);
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let ours = String::from_utf8(out.stdout).unwrap();
+    let mut printed: Vec<&str> = ours.lines().collect();
+    assert_eq!(
+        printed.remove(0),
+        "[blockscope: a body without a cache header (no buffer tsn:, rdba or type): its lines \
+         as read]"
+    );
+    assert_eq!(printed, body);
+    assert!(
+        err.contains("trace line 4: a body without a cache header (no `buffer tsn:` line"),
+        "{err}"
+    );
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(v["blocks"][0]["text"]["cache"], serde_json::Value::Null);
+    assert_eq!(v["blocks"][0]["text"]["space"]["body"], "segment_header");
 }

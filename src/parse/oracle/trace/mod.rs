@@ -247,6 +247,20 @@ impl<'a> Parser<'a> {
         let Some(mut b) = self.cur.take() else {
             return;
         };
+        if let Some(t) = b
+            .text
+            .as_ref()
+            .filter(|t| t.cache.is_none() && t.header.is_none())
+        {
+            if let Some(s) = &t.space {
+                b.notes.push(format!(
+                    "trace line {}: a body without a cache header (no `buffer tsn:` line: no \
+                     block address or type), as `alter system dump undo header` prints one; \
+                     shown as read",
+                    s.line
+                ));
+            }
+        }
         if b.block.is_none() {
             b.block = b
                 .text
