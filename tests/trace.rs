@@ -1035,3 +1035,147 @@ fn reading_goes_on_at_the_next_block_after_an_unknown_body() {
     assert_eq!(blocks[0].notes.len(), 1);
     assert_eq!(blocks[1].block, Some(129));
 }
+
+#[test]
+fn a_body_without_its_heading_is_kept_with_a_note() {
+    // The L1 block of `assm_l1_l2.trc` with its `Dump of First Level Bitmap
+    // Block` heading removed (the shipped `.no-heading.edited.trc`), as an
+    // author who cut it would publish it: the lines after the cache header
+    // are kept, shown as the dump's own, with a note naming the first; the
+    // next block is read as before.
+    let published = fs::read_to_string(blocks_fixture("assm_l1_l2.trc")).unwrap();
+    let path = blocks_fixture("assm_l1_l2.no-heading.edited.trc");
+    let edited = fs::read_to_string(&path).unwrap();
+    assert_eq!(
+        edited,
+        published.replacen("Dump of First Level Bitmap Block\n", "", 1)
+    );
+    let p = path.to_str().unwrap();
+    let out = blockscope(&["show", p, "--format", "dump"]);
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let ours = String::from_utf8(out.stdout).unwrap();
+    let body: Vec<&str> = edited.lines().skip(4).take(26).collect();
+    assert_eq!(body.first(), Some(&" --------------------------------"));
+    assert_eq!(
+        body.last(),
+        Some(&"  --------------------------------------------------------")
+    );
+    let printed: Vec<&str> = ours
+        .lines()
+        .skip_while(|l| !l.starts_with(" -----"))
+        .take(26)
+        .collect();
+    assert_eq!(printed, body);
+    assert!(
+        err.contains(
+            "trace block ?/128: trace line 5: a line the reader does not know: \
+             \"--------------------------------\" (no body heading before it); the 26 lines \
+             from line 5 on are kept as the dump's own lines"
+        ),
+        "{err}"
+    );
+    assert!(!err.contains("trace block ?/129"), "{err}");
+    let out = blockscope(&["show", p]);
+    let table = String::from_utf8(out.stdout).unwrap();
+    assert!(table.contains("space.lines[20]") && table.contains("  DBA Ranges :"));
+    let out = blockscope(&["show", p, "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let u = &v["blocks"][0]["text"]["space"];
+    assert_eq!(u["body"], "unparsed", "{u}");
+    assert_eq!(u["from_line"], 5, "{u}");
+    assert_eq!(
+        v["blocks"][1]["text"]["space"]["body"],
+        "second_level_bitmap"
+    );
+}
+
+#[test]
+fn lines_after_a_read_body_are_named_by_a_note() {
+    // A second level bitmap block read whole, then a line no release is known
+    // to print before the next block: the body stays decoded, the note names
+    // the line.
+    let text = fs::read_to_string(blocks_fixture("assm_l1_l2.trc")).unwrap();
+    let l2: String = text
+        .lines()
+        .skip_while(|l| !l.starts_with("buffer tsn: 6 rdba: 0x01800081"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let text = format!("{l2}  a line of a release we do not know\n  and another\n");
+    let blocks = read_trace(text.as_bytes(), None).unwrap();
+    assert_eq!(blocks.len(), 1);
+    let space = serde_json::to_value(&blocks[0].text.as_ref().unwrap().space).unwrap();
+    assert_eq!(space["body"], "second_level_bitmap", "{space}");
+    assert_eq!(
+        blocks[0].notes,
+        vec![
+            "trace line 13: a line the reader does not know: \"a line of a release we do not \
+             know\", after the block's body; lines 13 to 14 (2) are not read"
+                .to_string()
+        ]
+    );
+    // Oracle's own lines that carry nothing are not named.
+    let blocks = read_trace(l2.as_bytes(), None).unwrap();
+    assert!(blocks[0].notes.is_empty(), "{:?}", blocks[0].notes);
+}
+
+#[test]
+fn dump_takes_tsn_from_buffer_tsn_without_a_start_dump_line() {
+    // No `Start dump data blocks tsn:` line: `buffer tsn: 8` gives the
+    // tablespace number Oracle prints in both places.
+    let path = blocks_fixture("assm_11g_hash_labels.trc");
+    let text = fs::read_to_string(&path).unwrap();
+    assert!(!text.contains("Start dump") && text.contains("buffer tsn: 8 rdba: 0x01400083"));
+    let out = blockscope(&["show", path.to_str().unwrap(), "--format", "dump"]);
+    let ours = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        !ours.contains("tsn: ?") && !ours.contains("tsn=?"),
+        "{ours}"
+    );
+    assert!(ours.contains("Start dump data blocks tsn: 8 file#:5 minblk 131 maxblk 131"));
+    assert!(ours.contains("\nbuffer tsn: 8 rdba: 0x01400083 (5/131)\n"));
+}
+
+#[test]
+fn an_undo_header_dump_without_a_cache_header_is_shown_as_read() {
+    // `alter system dump undo header` prints the undo segment header's body
+    // under its own heading, with no cache header: the shipped undo header
+    // without its first four lines (framing and cache header) and its last.
+    let text = fs::read_to_string(blocks_fixture("undo_header.trc")).unwrap();
+    let body: Vec<&str> = text
+        .lines()
+        .skip(4)
+        .take_while(|l| !l.starts_with("End dump"))
+        .collect();
+    assert_eq!(body.first(), Some(&"  Extent Control Header"));
+    let dump = format!(
+        "{}\nUndo Segment:  _SYSSMU10$ (10)\n{}\n{}\n",
+        "*".repeat(80),
+        "*".repeat(80),
+        body.join("\n")
+    );
+    let dir = std::env::temp_dir().join(format!("blockscope-undo-hdr-{}", std::process::id()));
+    fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("undo_header.trc");
+    fs::write(&p, &dump).unwrap();
+    let out = blockscope(&["show", p.to_str().unwrap(), "--format", "dump"]);
+    let json = blockscope(&["show", p.to_str().unwrap(), "--format", "json"]);
+    let _ = fs::remove_dir_all(&dir);
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let ours = String::from_utf8(out.stdout).unwrap();
+    let mut printed: Vec<&str> = ours.lines().collect();
+    assert_eq!(
+        printed.remove(0),
+        "[blockscope: a body without a cache header (no buffer tsn:, rdba or type): its lines \
+         as read]"
+    );
+    assert_eq!(printed, body);
+    assert!(
+        err.contains("trace line 4: a body without a cache header (no `buffer tsn:` line"),
+        "{err}"
+    );
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(v["blocks"][0]["text"]["cache"], serde_json::Value::Null);
+    assert_eq!(v["blocks"][0]["text"]["space"]["body"], "segment_header");
+}

@@ -134,11 +134,14 @@ pub(super) fn hex_or_base64<'a>(lines: impl Iterator<Item = Line<'a>>) -> InputF
 }
 
 /// The lines that mark an Oracle block-dump trace (after leading blanks).
-const TRACE_MARKS: [&[u8]; 4] = [
+const TRACE_MARKS: [&[u8]; 5] = [
     b"Start dump data blocks",
     b"Block header dump:",
     b"Dump of memory from",
     b"buffer tsn:",
+    // `alter system dump undo header` prints a segment header without one
+    // of the above.
+    b"Extent Control Header",
 ];
 
 /// Which UTF-16 byte order `data` is in: by its byte order mark, or, without
@@ -191,7 +194,7 @@ pub(super) fn utf8_text(data: &[u8]) -> Cow<'_, [u8]> {
 /// Whether `sample` is the start of an Oracle block-dump trace: in UTF-8,
 /// UTF-16 or an 8-bit encoding, with LF or CRLF line ends, one of its first
 /// 2,000 lines starts with `Start dump data blocks`, `Block header dump:`,
-/// `Dump of memory from` or `buffer tsn:`, and it holds no NUL (binary data
+/// `Dump of memory from`, `buffer tsn:` or `Extent Control Header`, and it holds no NUL (binary data
 /// is no trace, whatever it happens to contain).
 pub(super) fn looks_like_trace(sample: &[u8]) -> bool {
     let text = utf8_text(sample);

@@ -296,9 +296,16 @@ fn page_json<'a>(page: &'a Page, trace: Option<&'a TraceOrigin>, opts: &Options)
 /// block's surroundings say.
 fn dump_options(d: &Decoded, opts: &Options) -> DumpOptions {
     let (base, f) = (opts.dump, d.facts);
+    // Without `Start dump data blocks tsn:`, the cache header's `buffer tsn:`
+    // (the same tablespace number: both print the buffer's tsn).
+    let text = match &d.page {
+        Page::OracleText(t) => Some(&t.text),
+        _ => d.trace.as_ref().and_then(|t| t.text.as_ref()),
+    };
+    let buffer_tsn = text.and_then(|t| t.cache.as_ref()).map(|c| c.tsn);
     DumpOptions {
         version: base.version.or(f.version),
-        tsn: base.tsn.or(f.tsn),
+        tsn: base.tsn.or(f.tsn).or(buffer_tsn),
         file: base.file.or(f.file),
         buffer: base.buffer.or(f.buffer),
         address_digits: base.address_digits.or(f.address_digits),

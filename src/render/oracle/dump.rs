@@ -222,6 +222,19 @@ impl Dump<'_> {
                 );
                 return;
             }
+            (None, _) if b.size == 0 && b.space.is_some() => {
+                // Read from a trace's text that has a body but no cache
+                // header (`alter system dump undo header` prints none).
+                line!(
+                    self,
+                    "[blockscope: a body without a cache header (no buffer tsn:, rdba or type): \
+                     its lines as read]"
+                );
+                if let Some(body) = &b.space {
+                    self.s.push_str(&super::space::space_text(body));
+                }
+                return;
+            }
             (None, _) => {
                 line!(
                     self,

@@ -220,6 +220,11 @@ struct Parser<'a> {
     emit: Option<Box<dyn FnMut(TraceBlock) -> bool + 'a>>,
     /// `emit` said to stop: no line is read after it.
     stopped: bool,
+    /// The first and last non-blank line of a run of lines inside the
+    /// current block that no part of the reader took.
+    stray: Option<(usize, usize)>,
+    /// `end_of_block_dump` was met: lines up to the next block are outside.
+    closed: bool,
 }
 
 /// A kept hex-only block: its index, file# and bytes.
@@ -252,15 +257,33 @@ impl<'a> Parser<'a> {
             budget: limit,
             seen: HashMap::new(),
             merged: Vec::new(),
+            stray: None,
+            closed: false,
             emit: None,
             stopped: false,
         }
     }
 
     fn finish(&mut self) {
+        self.keep_stray();
+        self.closed = false;
         let Some(mut b) = self.cur.take() else {
             return;
         };
+        if let Some(t) = b
+            .text
+            .as_ref()
+            .filter(|t| t.cache.is_none() && t.header.is_none())
+        {
+            if let Some(s) = &t.space {
+                b.notes.push(format!(
+                    "trace line {}: a body without a cache header (no `buffer tsn:` line: no \
+                     block address or type), as `alter system dump undo header` prints one; \
+                     shown as read",
+                    s.line
+                ));
+            }
+        }
         if b.block.is_none() {
             b.block = b
                 .text
@@ -424,12 +447,79 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// A line no part of the reader took: inside a block whose cache header
+    /// was read (and before its `end_of_block_dump`), it is kept. Blank lines,
+    /// Oracle's `Hex dump of block:` heading (its hex section follows) and its
+    /// row of `*` before `UNDO BLK:` are not.
+    fn stray_line(&mut self, line: usize, text: &str) {
+        let inside = !self.closed
+            && self
+                .cur
+                .as_ref()
+                .and_then(|b| b.text.as_ref())
+                .is_some_and(|t| t.cache.is_some());
+        let t = text.trim();
+        let known =
+            t.is_empty() || t.starts_with("Hex dump of block:") || t.bytes().all(|c| c == b'*');
+        if !inside || known {
+            return;
+        }
+        let first = self.stray.map_or(line, |(f, _)| f);
+        self.stray = Some((first, line));
+    }
+
+    /// The stray lines met since the last part, kept in the current block
+    /// with a note naming the first: as the block's body, shown as the
+    /// dump's own lines, when the block has no body yet; else named by the
+    /// note (the body read is kept as it is).
+    fn keep_stray(&mut self) {
+        let Some((first, last)) = self.stray.take() else {
+            return;
+        };
+        let lines: Vec<String> = (first..=last)
+            .filter_map(|no| self.lines.raw(no))
+            .map(|l| l.to_string())
+            .collect();
+        let head = lines.first().map_or("", |l| l.trim()).to_string();
+        let n = lines.len();
+        let Some(t) = self.cur.as_mut().and_then(|b| b.text.as_mut()) else {
+            return;
+        };
+        let bodiless = t.space.is_none() && t.data.is_none() && t.other_body.is_none();
+        let reason = format!("a line the reader does not know: {head:?}");
+        let note = if bodiless {
+            t.space = Some(At {
+                value: SpaceBody::Unparsed(UnparsedLines {
+                    line: first,
+                    from_line: first,
+                    reason: reason.clone(),
+                    lines,
+                }),
+                line: first,
+            });
+            format!(
+                "trace line {first}: {reason} (no body heading before it); the {n} lines from \
+                 line {first} on are kept as the dump's own lines"
+            )
+        } else {
+            format!(
+                "trace line {first}: {reason}, after the block's body; lines {first} to {last} \
+                 ({n}) are not read"
+            )
+        };
+        if let Some(b) = self.cur.as_mut() {
+            b.notes.push(note);
+        }
+    }
+
     fn run(&mut self) -> Result<(), TextError> {
         while let Some(l) = self.lines.next_line().filter(|_| !self.stopped) {
             let line = l.no;
             let Some(m) = lines::marker(l.text) else {
+                self.stray_line(line, l.text);
                 continue;
             };
+            self.keep_stray();
             match m {
                 Marker::StartDump(rest) => {
                     self.finish();
@@ -519,6 +609,12 @@ impl<'a> Parser<'a> {
                     self.block_for(Part::Data, line);
                     let d = text::data(&mut self.lines, l, rest, bdba)?;
                     self.text_mut(line).data = Some(d);
+                    // The table data layer ends at `end_of_block_dump`.
+                    let last = self.lines.last_no();
+                    self.closed |= self
+                        .lines
+                        .get(last)
+                        .is_some_and(|p| p.text.trim() == "end_of_block_dump");
                 }
                 Marker::IndexBody(name) => {
                     self.block_for(Part::Data, line);
@@ -558,7 +654,7 @@ impl<'a> Parser<'a> {
                     };
                     self.text_mut(line).space = Some(At { value: body, line });
                 }
-                Marker::EndOfBlockDump => {}
+                Marker::EndOfBlockDump => self.closed = true,
             }
         }
         self.finish();

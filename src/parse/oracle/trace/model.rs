@@ -13,10 +13,31 @@ use crate::model::oracle::{
 /// renderer (`--format dump` of a trace that carries no bytes). Only what the
 /// dump prints is filled in: bytes the text does not show (spare bytes, the
 /// format byte's size bits, absolute offsets of columns) are zero here and are
-/// never shown by that renderer. `None` without a cache header or block header.
+/// never shown by that renderer. `None` without a cache header, block header
+/// or space-management body.
 pub fn render_view(t: &TextBlock, blkno: u64) -> Option<OracleBlock> {
     if t.cache.is_none() && t.header.is_none() {
-        return None;
+        // A body alone (`alter system dump undo header` prints no cache
+        // header): the renderer prints its lines and says what is missing.
+        return t.space.as_ref().map(|s| OracleBlock {
+            blkno,
+            size: 0,
+            endian: ByteOrder::Little,
+            kind: OracleKind::Other,
+            encrypted: false,
+            kcbh: None,
+            tailchk: None,
+            checksum: None,
+            os_header: None,
+            file_header: None,
+            ktbbh: None,
+            table: None,
+            index: None,
+            space: Some(Box::new(s.value.clone())),
+            undecoded: None,
+            problems: Vec::new(),
+            spans: Vec::new(),
+        });
     }
     let rdba = t
         .cache
