@@ -15,9 +15,10 @@ use std::process::ExitCode;
 
 use serde_json::Value;
 
-use crate::diff::{compare, only, Version};
+use crate::diff::{compare, only, AttrsOf, Version};
 use crate::error::Error;
 use crate::model::diff::Change;
+use crate::model::page::Decoded;
 use crate::model::span::Span;
 use crate::render::diff::DiffWriter;
 use crate::render::{self};
@@ -57,7 +58,30 @@ struct Block {
     blkno: u64,
     value: Option<Value>,
     bytes: Vec<u8>,
+    /// What the comparison needs of its spans ([`crate::diff::covering`]).
     spans: Vec<Span>,
+    /// The decoded page, kept when `value` was written without its items'
+    /// `attrs` ([`render::page_value_without_attrs`]), to make them one
+    /// item at a time.
+    decoded: Option<Decoded>,
+}
+
+impl Block {
+    /// A decoded block: its value (without attrs when the page has them),
+    /// what the comparison needs of its spans, its bytes.
+    fn decoded(blkno: u64, mut d: Decoded, opts: &render::Options, ignore: &Ignore) -> Block {
+        let spans = render::take_spans(&mut d);
+        let spans = crate::diff::covering(&spans, d.bytes.len(), ignore);
+        let (value, left_out) = render::page_value_without_attrs(&d, opts);
+        let bytes = std::mem::take(&mut d.bytes);
+        Block {
+            blkno,
+            value: Some(value),
+            bytes,
+            spans,
+            decoded: left_out.then_some(d),
+        }
+    }
 }
 
 /// One input of one side.
@@ -98,7 +122,7 @@ impl Blocks {
         }
     }
 
-    fn next(&mut self, range: BlockRange) -> Option<Result<Block, Error>> {
+    fn next(&mut self, range: BlockRange, ignore: &Ignore) -> Option<Result<Block, Error>> {
         match self {
             Blocks::File(opened, _) if opened.raw_blocks() => {
                 let mut bytes = Vec::new();
@@ -111,6 +135,7 @@ impl Blocks {
                     value: None,
                     bytes,
                     spans: Vec::new(),
+                    decoded: None,
                 }))
             }
             Blocks::File(opened, cfg) => {
@@ -118,19 +143,14 @@ impl Blocks {
                     Ok(d) => d,
                     Err(e) => return Some(Err(e)),
                 };
-                let value = render::page_value(&d, &cfg.output);
-                let Some(blkno) = block_number(&value) else {
+                let block = Block::decoded(0, d, &cfg.output, ignore);
+                let Some(blkno) = block.value.as_ref().and_then(block_number) else {
                     return Some(Err(Error::Usage(format!(
                         "{}: a block without a block number (diff matches blocks by it)",
                         cfg.input_name()
                     ))));
                 };
-                Some(Ok(Block {
-                    blkno,
-                    value: Some(value),
-                    spans: d.page.spans().to_vec(),
-                    bytes: d.bytes,
-                }))
+                Some(Ok(Block { blkno, ..block }))
             }
             Blocks::Json(values, name) => loop {
                 let value = values.next()?;
@@ -145,6 +165,7 @@ impl Blocks {
                         value: Some(value),
                         bytes: Vec::new(),
                         spans: Vec::new(),
+                        decoded: None,
                     }));
                 }
             },
@@ -155,15 +176,13 @@ impl Blocks {
 impl Blocks {
     /// `block` decoded, when it came undecoded: its value and spans as
     /// [`Blocks::next`] gives them for a decoded block.
-    fn decode(&mut self, block: &mut Block) {
+    fn decode(&mut self, block: &mut Block, ignore: &Ignore) {
         if block.value.is_some() {
             return;
         }
         if let Blocks::File(opened, cfg) = self {
             let d = opened.decode(block.blkno, std::mem::take(&mut block.bytes));
-            block.value = Some(render::page_value(&d, &cfg.output));
-            block.spans = d.page.spans().to_vec();
-            block.bytes = d.bytes;
+            *block = Block::decoded(block.blkno, d, &cfg.output, ignore);
         }
     }
 
@@ -276,7 +295,7 @@ fn compare_input(
     let range = cfg.show.range;
     let mut last = (None, None);
     let next = |side: &mut Blocks, last: &mut Option<u64>, name: String| {
-        let block = side.next(range).transpose()?;
+        let block = side.next(range, &cfg.ignore).transpose()?;
         if let (Some(b), Some(prev)) = (&block, *last) {
             if b.blkno < prev {
                 return Err(Error::Usage(format!(
@@ -306,9 +325,15 @@ fn compare_input(
                     // `compare` would find after decoding both.
                     only(p.blkno.into(), Change::Changed)
                 } else {
-                    a.decode(p);
-                    b.decode(q);
-                    compare(p.blkno, &version(p), &version(q), &cfg.ignore)
+                    a.decode(p, &cfg.ignore);
+                    b.decode(q, &cfg.ignore);
+                    let (fp, fq) = (attrs_of(p), attrs_of(q));
+                    compare(
+                        p.blkno,
+                        &version(p, fp.as_ref().map(|f| f as _)),
+                        &version(q, fq.as_ref().map(|f| f as _)),
+                        &cfg.ignore,
+                    )
                 };
                 x = next(&mut a, &mut last.0, an.clone())?;
                 y = next(&mut b, &mut last.1, bn.clone())?;
@@ -382,12 +407,19 @@ fn same_position(cfg: &ShowConfig, a: &Input, b: &Input) -> ShowConfig {
     }
 }
 
-fn version(b: &Block) -> Version<'_> {
+fn version<'a>(b: &'a Block, attrs: Option<AttrsOf<'a>>) -> Version<'a> {
     Version {
         value: b.value.as_ref().unwrap_or(&Value::Null),
         bytes: &b.bytes,
         spans: &b.spans,
+        attrs,
     }
+}
+
+/// The maker of a block's items' `attrs`, when its value left them out.
+fn attrs_of(b: &Block) -> Option<impl Fn(&Value) -> Option<String> + '_> {
+    let d = b.decoded.as_ref()?;
+    Some(move |item: &Value| render::item_attrs(d, item))
 }
 
 fn side_name(_old: &Path, b: &Blocks) -> String {

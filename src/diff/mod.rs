@@ -15,6 +15,7 @@
 //! Memory: one block pair at a time; items are matched through a hash map,
 //! so a page of a thousand line pointers is not quadratic.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use serde_json::{Map, Value};
@@ -87,6 +88,80 @@ pub(crate) struct Version<'a> {
     pub bytes: &'a [u8],
     /// The byte spans of its decoded fields.
     pub spans: &'a [Span],
+    /// When `value`'s items were written without their `attrs` (a page of a
+    /// million columns would be gigabytes as one JSON value): the `attrs`
+    /// of the item given, as JSON text, made when that item is compared.
+    pub attrs: Option<AttrsOf<'a>>,
+}
+
+/// The `attrs` of one item of a block's `items` as JSON text (the item's
+/// object without them given), or `None` when it has none.
+pub(crate) type AttrsOf<'a> = &'a dyn Fn(&Value) -> Option<String>;
+
+/// Two paired items (either may be missing) made ready to compare: with
+/// their `attrs` when these were left out, else as they are.
+type Complete<'f, 'a> = &'f dyn Fn(
+    Option<&'a Value>,
+    Option<&'a Value>,
+) -> (Option<Cow<'a, Value>>, Option<Cow<'a, Value>>);
+
+/// Items as they are.
+fn as_they_are<'a>(
+    a: Option<&'a Value>,
+    b: Option<&'a Value>,
+) -> (Option<Cow<'a, Value>>, Option<Cow<'a, Value>>) {
+    (a.map(Cow::Borrowed), b.map(Cow::Borrowed))
+}
+
+/// The item `e` with the `attrs` of JSON text `attrs`, if any.
+fn with_attrs(e: &Value, attrs: Option<String>) -> Cow<'_, Value> {
+    match (attrs, e) {
+        (Some(text), Value::Object(m)) => {
+            let mut m = m.clone();
+            let a = serde_json::from_str(&text).unwrap_or(Value::Null);
+            m.insert("attrs".to_string(), a);
+            Cow::Owned(Value::Object(m))
+        }
+        _ => Cow::Borrowed(e),
+    }
+}
+
+/// The block's `items` when a side left their `attrs` out: compared item
+/// by item as [`block_field`] compares them, each pair completed when its
+/// turn comes (one item's attributes held at a time, not the page's). Two
+/// items whose `attrs` have the same text are compared without them (equal
+/// values add no change).
+fn items_completed<'x>(
+    x: &'x Value,
+    y: &'x Value,
+    (fa, fb): (Option<AttrsOf<'_>>, Option<AttrsOf<'_>>),
+    ignore: &Ignore,
+    d: &mut BlockDiff,
+) {
+    let text = |e: &Value, f: Option<AttrsOf<'_>>| f.and_then(|f| f(e));
+    if let (Value::Array(xs), Value::Array(ys)) = (x, y) {
+        if let Some(key) = item_key(xs, ys) {
+            let complete = |a: Option<&'x Value>, b: Option<&'x Value>| {
+                let ta = a.and_then(|e| text(e, fa));
+                let tb = b.and_then(|e| text(e, fb));
+                if ta.is_some() && ta == tb {
+                    return as_they_are(a, b);
+                }
+                (a.map(|e| with_attrs(e, ta)), b.map(|e| with_attrs(e, tb)))
+            };
+            items("items", key, xs, ys, ignore, &mut d.items, &complete);
+            return;
+        }
+    }
+    let all = |v: &Value, f: Option<AttrsOf<'_>>| match v {
+        Value::Array(a) => Value::Array(
+            a.iter()
+                .map(|e| with_attrs(e, text(e, f)).into_owned())
+                .collect(),
+        ),
+        v => v.clone(),
+    };
+    block_field("items".to_string(), &all(x, fa), &all(y, fb), ignore, d);
 }
 
 /// Compare two versions of one block; the result [`BlockDiff::is_empty`]
@@ -106,7 +181,8 @@ pub(crate) fn compare(
         problems: Vec::new(),
         bytes: Vec::new(),
     };
-    if old.value != new.value {
+    let lazy = old.attrs.is_some() || new.attrs.is_some();
+    if lazy || old.value != new.value {
         match (old.value, new.value) {
             (Value::Object(a), Value::Object(b)) => {
                 for key in keys(a, b) {
@@ -116,6 +192,8 @@ pub(crate) fn compare(
                     let (x, y) = (get(a, key), get(b, key));
                     if key == "problems" {
                         problems(x, y, ignore, &mut d.problems);
+                    } else if key == "items" && lazy {
+                        items_completed(x, y, (old.attrs, new.attrs), ignore, &mut d);
                     } else if key == "text" {
                         // A trace's formatted text: compared when both
                         // versions came with one, without its line numbers.
@@ -207,7 +285,7 @@ fn block_field(path: String, a: &Value, b: &Value, ignore: &Ignore, d: &mut Bloc
             }
         }
         (Value::Array(x), Value::Array(y)) => match item_key(x, y) {
-            Some(key) => items(&path, key, x, y, ignore, &mut d.items),
+            Some(key) => items(&path, key, x, y, ignore, &mut d.items, &as_they_are),
             None => fields(path, a, b, ignore, &mut d.fields),
         },
         _ => fields(path, a, b, ignore, &mut d.fields),
@@ -318,17 +396,19 @@ fn pair_items<'a>(
     pairs
 }
 
-/// The block's items that differ.
-fn items(
+/// The block's items that differ (each pair made ready by `complete`).
+fn items<'a>(
     path: &str,
     key: &'static str,
-    x: &[Value],
-    y: &[Value],
+    x: &'a [Value],
+    y: &'a [Value],
     ignore: &Ignore,
     out: &mut Vec<ItemChange>,
+    complete: Complete<'_, 'a>,
 ) {
     for (id, ex, ey) in pair_items(key, x, y) {
-        let (change, fs, item) = match (ex, ey) {
+        let (ex, ey) = complete(ex, ey);
+        let (change, fs, item) = match (ex.as_deref(), ey.as_deref()) {
             (Some(a), Some(b)) => {
                 if a == b {
                     continue;
@@ -406,15 +486,8 @@ fn byte_ranges(old: &Version<'_>, new: &Version<'_>, ignore: &Ignore) -> Vec<Byt
         return Vec::new();
     }
     let mut covered = vec![false; a.len()];
-    for s in old.spans.iter().chain(new.spans) {
-        let decoded = !matches!(s.region, Region::FreeSpace | Region::Unknown);
-        if decoded || ignore.span(&s.name) {
-            let end = s.end().min(a.len());
-            if let Some(c) = covered.get_mut(s.start.min(end)..end) {
-                c.fill(true);
-            }
-        }
-    }
+    cover(&mut covered, old.spans, ignore);
+    cover(&mut covered, new.spans, ignore);
     let mut ranges: Vec<ByteRange> = Vec::new();
     for i in 0..a.len() {
         if a[i] == b[i] || covered[i] {
@@ -431,6 +504,44 @@ fn byte_ranges(old: &Version<'_>, new: &Version<'_>, ignore: &Ignore) -> Vec<Byt
     ranges
 }
 
+/// Marks in `covered` the bytes of `spans` that [`byte_ranges`] does not
+/// report: those of a decoded field, or of an ignored one.
+fn cover(covered: &mut [bool], spans: &[Span], ignore: &Ignore) {
+    for s in spans {
+        let decoded = !matches!(s.region, Region::FreeSpace | Region::Unknown);
+        if decoded || ignore.span(&s.name) {
+            let end = s.end().min(covered.len());
+            if let Some(c) = covered.get_mut(s.start.min(end)..end) {
+                c.fill(true);
+            }
+        }
+    }
+}
+
+/// What a block of `len` bytes keeps of its `spans` for [`byte_ranges`]:
+/// one span for each run of bytes they cover there (a page of a million
+/// fields keeps a few spans, not a million). Its [`Version`] gives the
+/// same byte ranges as with all its spans.
+pub(crate) fn covering(spans: &[Span], len: usize, ignore: &Ignore) -> Vec<Span> {
+    let mut covered = vec![false; len];
+    cover(&mut covered, spans, ignore);
+    let mut out: Vec<Span> = Vec::new();
+    for (i, _) in covered.iter().enumerate().filter(|(_, &c)| c) {
+        match out.last_mut() {
+            Some(s) if s.end() == i => s.len += 1,
+            _ => out.push(Span {
+                start: i,
+                len: 1,
+                region: Region::TupleData,
+                owner: None,
+                name: String::new(),
+                value: String::new(),
+            }),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -444,14 +555,61 @@ mod tests {
                 value: &a,
                 bytes: &[],
                 spans: &[],
+                attrs: None,
             },
             &Version {
                 value: &b,
                 bytes: &[],
                 spans: &[],
+                attrs: None,
             },
             &ig,
         )
+    }
+
+    /// Items whose `attrs` are made one at a time compare exactly as the
+    /// same items with their `attrs` inline: a changed value, an item on
+    /// one side only, equal attributes, and one side a JSON document.
+    #[test]
+    fn attrs_made_per_item_compare_as_inline_ones() {
+        let item = |lp: u64, v: &str| {
+            json!({"lp": lp, "t_xmin": 5, "attrs": [
+                {"attnum": 1, "value": v, "raw": "\\x0561"},
+                {"attnum": 2, "value": null, "raw": null}]})
+        };
+        let a = json!({"blkno": 0, "items": [item(1, "a"), item(2, "b"), item(3, "c")], "problems": []});
+        let b = json!({"blkno": 0, "items": [item(1, "a"), item(2, "z"), item(4, "d")], "problems": []});
+        let strip = |v: &Value| {
+            let mut v = v.clone();
+            for i in v["items"].as_array_mut().unwrap() {
+                i.as_object_mut().unwrap().shift_remove("attrs");
+            }
+            v
+        };
+        let attrs_in = |full: Value| {
+            move |item: &Value| {
+                let lp = item["lp"].as_u64()?;
+                let found = full["items"].as_array()?.iter().find(|i| i["lp"] == lp)?;
+                Some(found["attrs"].to_string())
+            }
+        };
+        let (fa, fb) = (attrs_in(a.clone()), attrs_in(b.clone()));
+        let (sa, sb) = (strip(&a), strip(&b));
+        let version = |value, attrs| Version {
+            value,
+            bytes: &[],
+            spans: &[],
+            attrs,
+        };
+        let ig = Ignore::default();
+        let inline = compare(0, &version(&a, None), &version(&b, None), &ig);
+        assert_eq!(inline.items.len(), 3, "{inline:?}");
+        let lazy = compare(0, &version(&sa, Some(&fa)), &version(&sb, Some(&fb)), &ig);
+        assert_eq!(lazy, inline);
+        let mixed = compare(0, &version(&a, None), &version(&sb, Some(&fb)), &ig);
+        assert_eq!(mixed, inline);
+        let same = compare(0, &version(&sa, Some(&fa)), &version(&sa, Some(&fa)), &ig);
+        assert!(same.is_empty(), "{same:?}");
     }
 
     #[test]
@@ -515,11 +673,13 @@ mod tests {
                 value: &v,
                 bytes: &x,
                 spans: &spans,
+                attrs: None,
             },
             &Version {
                 value: &v,
                 bytes: &y,
                 spans: &[],
+                attrs: None,
             },
             &Ignore::default(),
         );

@@ -15,10 +15,12 @@
 //! whole.
 
 use std::fmt;
+use std::io::{self, Write};
 use std::ops::{Deref, DerefMut};
 
 use comfy_table::presets::UTF8_FULL_CONDENSED;
 use comfy_table::{Cell, CellAlignment, ContentArrangement, Table};
+use unicode_width::UnicodeWidthStr;
 
 use super::RenderOptions;
 
@@ -47,38 +49,155 @@ impl Fitted {
             .header()
             .map(|h| h.cell_iter().map(|c| c.content()).collect())
             .unwrap_or_default();
-        let name_width = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
-        // The value column starts after "name │ ".
-        let value_width = width.saturating_sub(name_width + 3).max(16);
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
         for (i, row) in self.table.row_iter().enumerate() {
-            if i > 0 {
-                writeln!(f)?;
-            }
-            let title = format!("-[ RECORD {} ]", i + 1);
-            let rule = width.saturating_sub(title.chars().count());
-            writeln!(f, "{title}{}", "-".repeat(rule.min(64)))?;
-            for (j, cell) in row.cell_iter().enumerate() {
-                let name = names.get(j).map_or("", String::as_str);
-                let content = cell.content();
-                let mut lines = wrap_words(&content, value_width);
-                if lines.is_empty() {
-                    lines.push(String::new());
-                }
-                for (k, line) in lines.iter().enumerate() {
-                    let label = if k == 0 { name } else { "" };
-                    // The value's own trailing spaces stay (a char(n)
-                    // column's blank padding, as psql prints it); only an
-                    // empty value leaves no spaces after the rule.
-                    if line.is_empty() {
-                        writeln!(f, "{}", format!("{label:<name_width$} │").trim_end())?;
-                    } else {
-                        writeln!(f, "{label:<name_width$} │ {line}")?;
-                    }
-                }
-            }
+            let cells: Vec<String> = row.cell_iter().map(Cell::content).collect();
+            write_record(f, width, &names, i, &cells)?;
         }
         Ok(())
     }
+}
+
+/// Record `i` (0-based) of an expanded table: `-[ RECORD i+1 ]`, then each
+/// cell under its column's name, wrapped at spaces to `width`.
+fn write_record(
+    f: &mut dyn fmt::Write,
+    width: usize,
+    names: &[&str],
+    i: usize,
+    cells: &[String],
+) -> fmt::Result {
+    let name_width = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
+    // The value column starts after "name │ ".
+    let value_width = width.saturating_sub(name_width + 3).max(16);
+    if i > 0 {
+        writeln!(f)?;
+    }
+    let title = format!("-[ RECORD {} ]", i + 1);
+    let rule = width.saturating_sub(title.chars().count());
+    writeln!(f, "{title}{}", "-".repeat(rule.min(64)))?;
+    for (j, content) in cells.iter().enumerate() {
+        let name = names.get(j).copied().unwrap_or("");
+        let mut lines = wrap_words(content, value_width);
+        if lines.is_empty() {
+            lines.push(String::new());
+        }
+        for (k, line) in lines.iter().enumerate() {
+            let label = if k == 0 { name } else { "" };
+            // The value's own trailing spaces stay (a char(n)
+            // column's blank padding, as psql prints it); only an
+            // empty value leaves no spaces after the rule.
+            if line.is_empty() {
+                writeln!(f, "{}", format!("{label:<name_width$} │").trim_end())?;
+            } else {
+                writeln!(f, "{label:<name_width$} │ {line}")?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Rows handed one at a time to the function given: a table's rows made
+/// again each time they are asked for, instead of held.
+pub(crate) type Rows<'a> =
+    &'a dyn Fn(&mut dyn FnMut(Vec<String>) -> io::Result<()>) -> io::Result<()>;
+
+/// The widest content one column of a streamed table may have: past it,
+/// comfy-table (whose widths are `u16`) splits lines, and the table is
+/// drawn by it instead.
+const STREAMED_MAX_WIDTH: usize = 60_000;
+
+/// A table of `header` and `rows` written as `write!(out, "{}",
+/// new_table(…))` writes it, byte for byte (natural width or expanded
+/// records, columns `right` right-aligned), without holding its rows: they
+/// are made twice, once to measure the columns and once to draw them. For
+/// tables of millions of rows (a page's attributes), which comfy-table
+/// holds several times over.
+pub(crate) fn write_streamed(
+    out: &mut dyn Write,
+    opts: &RenderOptions,
+    header: &[&str],
+    right_aligned: &[usize],
+    rows: Rows<'_>,
+) -> io::Result<()> {
+    // Each column's widest line (at least 1), as comfy-table measures it.
+    let mut widths: Vec<usize> = header.iter().map(|h| h.width().max(1)).collect();
+    rows(&mut |cells: Vec<String>| {
+        for (w, c) in widths.iter_mut().zip(&cells) {
+            let cw = c.split('\n').map(UnicodeWidthStr::width).max().unwrap_or(0);
+            *w = (*w).max(cw.max(1));
+        }
+        Ok(())
+    })?;
+    if widths.iter().any(|&w| w > STREAMED_MAX_WIDTH) {
+        let mut t = new_table(opts, header);
+        rows(&mut |cells: Vec<String>| {
+            t.add_row(cells);
+            Ok(())
+        })?;
+        right(&mut t, right_aligned);
+        return write!(out, "{t}");
+    }
+    let natural = widths.iter().map(|w| w + 2).sum::<usize>() + widths.len() + 1;
+    if let Some(width) = opts.width.map(usize::from).filter(|&w| natural > w) {
+        let mut i = 0;
+        rows(&mut |cells: Vec<String>| {
+            let mut text = String::new();
+            // Writing to a String cannot fail.
+            let _ = write_record(&mut text, width, header, i, &cells);
+            i += 1;
+            out.write_all(text.as_bytes())
+        })?;
+        return Ok(());
+    }
+    let rule = |left: &str, line: &str, middle: &str, end: &str| {
+        let parts: Vec<String> = widths.iter().map(|w| line.repeat(w + 2)).collect();
+        format!("{left}{}{end}\n", parts.join(middle))
+    };
+    let line = |cells: &[&str]| -> String {
+        let mut s = String::from("│");
+        for (j, (w, c)) in widths.iter().zip(cells).enumerate() {
+            if j > 0 {
+                s.push('┆');
+            }
+            let pad = " ".repeat(w.saturating_sub(c.width()));
+            if right_aligned.contains(&j) {
+                s.push(' ');
+                s.push_str(&pad);
+                s.push_str(c);
+            } else {
+                s.push(' ');
+                s.push_str(c);
+                s.push_str(&pad);
+            }
+            s.push(' ');
+        }
+        s.push_str("│\n");
+        s
+    };
+    // A row of several lines (a cell with a newline) takes as many lines as
+    // its tallest cell, the others' left blank.
+    let row_lines = |cells: &[String]| -> String {
+        let split: Vec<Vec<&str>> = cells.iter().map(|c| c.split('\n').collect()).collect();
+        let height = split.iter().map(Vec::len).max().unwrap_or(0);
+        (0..height)
+            .map(|k| {
+                let parts: Vec<&str> = split
+                    .iter()
+                    .map(|c| c.get(k).copied().unwrap_or(""))
+                    .collect();
+                line(&parts)
+            })
+            .collect()
+    };
+    out.write_all(rule("┌", "─", "┬", "┐").as_bytes())?;
+    let head: Vec<String> = header.iter().map(|h| h.to_string()).collect();
+    out.write_all(row_lines(&head).as_bytes())?;
+    out.write_all(rule("╞", "═", "╪", "╡").as_bytes())?;
+    rows(&mut |cells: Vec<String>| out.write_all(row_lines(&cells).as_bytes()))?;
+    // The bottom border ends the table; `writeln!` adds the newline after it.
+    let bottom = rule("└", "─", "┴", "┘");
+    out.write_all(bottom.trim_end_matches('\n').as_bytes())
 }
 
 impl Deref for Fitted {
@@ -210,6 +329,57 @@ mod tests {
         assert!(narrow.contains("meaning │\n"), "{narrow:?}");
         assert_eq!(wrap_words("c1   ", 80), vec!["c1   "]);
         assert_eq!(wrap_words("aaa  bbb", 4), vec!["aaa", "bbb"]);
+    }
+
+    /// `write_streamed` draws what comfy-table draws for the same rows:
+    /// right-aligned columns, empty cells, wide characters, cells of
+    /// several lines, and expanded records when the table does not fit.
+    #[test]
+    fn streamed_tables_are_drawn_as_comfy_table_draws_them() {
+        let rows: Vec<Vec<String>> = [
+            [
+                "1",
+                "1",
+                "c1",
+                "text",
+                "8176",
+                "1-byte header, 3 bytes",
+                "ab",
+            ],
+            ["", "2", "", "integer", "", "null", "NULL"],
+            ["12", "3", "名前", "text", "9", "x", "日本語 and more words"],
+            ["", "4", "two\nlines", "t", "10", "", "a\nb\nc"],
+            ["", "5", "", "", "", "", ""],
+        ]
+        .iter()
+        .map(|r| r.iter().map(|c| c.to_string()).collect())
+        .collect();
+        let header = [
+            "lp", "attnum", "column", "type", "offset", "storage", "value",
+        ];
+        for width in [None, Some(200), Some(40), Some(10)] {
+            let opts = RenderOptions {
+                width,
+                ..RenderOptions::default()
+            };
+            let mut t = new_table(&opts, &header);
+            for r in &rows {
+                t.add_row(r.clone());
+            }
+            right(&mut t, &[0, 1, 4]);
+            let whole = format!("{t}\n");
+            let mut streamed = Vec::new();
+            let each = |row: &mut dyn FnMut(Vec<String>) -> io::Result<()>| -> io::Result<()> {
+                rows.iter().try_for_each(|r| row(r.clone()))
+            };
+            write_streamed(&mut streamed, &opts, &header, &[0, 1, 4], &each).unwrap();
+            streamed.push(b'\n');
+            assert_eq!(
+                String::from_utf8(streamed).unwrap(),
+                whole,
+                "width {width:?}"
+            );
+        }
     }
 
     #[test]

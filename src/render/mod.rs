@@ -254,8 +254,59 @@ pub(crate) fn header_line() -> Vec<u8> {
 /// text (so it equals the value a golden file of it parses to, numbers
 /// included).
 pub(crate) fn page_value(d: &Decoded, opts: &Options) -> serde_json::Value {
-    let text = serde_json::to_string(&page_json(&d.page, d.trace.as_deref(), opts))
-        .unwrap_or_else(|_| "null".to_string());
+    value_of(&page_json(&d.page, d.trace.as_deref(), opts))
+}
+
+/// `diff`'s JSON value of a block: [`page_value`], except that the heap
+/// items of a PostgreSQL page split into columns are written without their
+/// `attrs` (`true` then), which [`item_attrs`] makes one item at a time: a
+/// page of 1.87 million columns is gigabytes as one JSON value.
+pub(crate) fn page_value_without_attrs(d: &Decoded, opts: &Options) -> (serde_json::Value, bool) {
+    let Page::Postgres(p) = &d.page else {
+        return (page_value(d, opts), false);
+    };
+    let mut page = json::PgPageJson::from_page(p);
+    let mut left_out = false;
+    if let json::ItemsJson::Heap(items) = &mut page.items {
+        for item in items.iter_mut() {
+            left_out |= item.attrs.take().is_some();
+        }
+    }
+    if !left_out {
+        return (page_value(d, opts), false);
+    }
+    (value_of(&PageJson::Postgres(page)), true)
+}
+
+/// The `attrs` of the heap item `item` (its JSON object, by its `lp`) of a
+/// block [`page_value_without_attrs`] left them out of, as the JSON text
+/// [`page_value`] reads them from.
+pub(crate) fn item_attrs(d: &Decoded, item: &serde_json::Value) -> Option<String> {
+    let Page::Postgres(p) = &d.page else {
+        return None;
+    };
+    let lp = item.get("lp")?.as_u64()?;
+    let found = usize::try_from(lp)
+        .ok()
+        .and_then(|lp| p.items.get(lp.checked_sub(1)?))
+        .filter(|i| u64::from(i.id.lp) == lp)
+        .or_else(|| p.items.iter().find(|i| u64::from(i.id.lp) == lp))?;
+    serde_json::to_string(&json::AttrsJson(found.attrs.as_deref()?)).ok()
+}
+
+/// The byte spans of a decoded block, taken out of it.
+pub(crate) fn take_spans(d: &mut Decoded) -> Vec<crate::model::span::Span> {
+    match &mut d.page {
+        Page::Postgres(p) => std::mem::take(&mut p.spans),
+        Page::Oracle(b) => std::mem::take(&mut b.spans),
+        Page::OracleText(_) => Vec::new(),
+    }
+}
+
+/// `v` as the JSON value its text reads back as (the text written, then
+/// read: numbers and strings exactly as a JSON document gives them).
+fn value_of<T: Serialize>(v: &T) -> serde_json::Value {
+    let text = serde_json::to_string(v).unwrap_or_else(|_| "null".to_string());
     serde_json::from_str(&text).unwrap_or(serde_json::Value::Null)
 }
 

@@ -389,6 +389,12 @@ pub(crate) fn decode_heap_page(
             Endian::Little
         },
     );
+    // A page parsed without spans (output that shows no hex view) has none,
+    // not even its header's: its values record none either (a page of 1.87
+    // million columns would otherwise hold as many spans no one reads).
+    if page.spans.is_empty() {
+        r = r.without_spans();
+    }
     let mut problems = Vec::new();
     let mut budget = PAGE_VALUE_BUDGET;
     let mut columns_left = page_column_budget(data.len());
@@ -415,9 +421,12 @@ pub(crate) fn decode_heap_page(
         item.attrs = Some(attrs);
     }
     page.problems.extend(problems);
-    page.spans.extend(r.into_spans());
-    page.spans
-        .sort_by_key(|s| (s.start, std::cmp::Reverse(s.len)));
+    let spans = r.into_spans();
+    if !spans.is_empty() {
+        page.spans.extend(spans);
+        page.spans
+            .sort_by_key(|s| (s.start, std::cmp::Reverse(s.len)));
+    }
 }
 
 /// `MaxHeapAttributeNumber`: the most columns a table has.
@@ -488,7 +497,9 @@ fn split_tuple(
                 a.offset = Some(start + off);
                 a.raw = Some(raw.to_vec());
                 read_value(col, raw, &mut a, toast.as_deref_mut(), budget, pl);
-                r.mark(start + off, len, &label, span_value(&a));
+                if r.recording() {
+                    r.mark(start + off, len, &label, span_value(&a));
+                }
                 for message in &a.problems {
                     let severity = if a.storage == Storage::ExternalToast
                         && a.value.is_none()

@@ -13,7 +13,7 @@ use serde::Serialize;
 use crate::model::postgres::flags::FlagList;
 use crate::model::postgres::{flags, names};
 use crate::model::postgres::{
-    AmData, BtItem, BtMetaPageData, BtPageOpaque, BtPageStats, ChecksumCheck, HeapItem,
+    AmData, Attr, BtItem, BtMetaPageData, BtPageOpaque, BtPageStats, ChecksumCheck, HeapItem,
     ItemPointer, PageHeader, PgPage,
 };
 use crate::model::Problem;
@@ -83,7 +83,17 @@ pub struct HeapItemJson<'a> {
     pub verdict: &'a crate::model::postgres::verdict::ItemVerdict,
     /// The tuple's attributes, when column types were given.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub attrs: Option<Vec<AttrJson<'a>>>,
+    pub attrs: Option<AttrsJson<'a>>,
+}
+
+/// A tuple's attributes as a JSON array, each made into its [`AttrJson`]
+/// only while it is written: a page of a million columns is not held twice.
+pub struct AttrsJson<'a>(pub &'a [Attr]);
+
+impl Serialize for AttrsJson<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().map(AttrJson::from_attr))
+    }
 }
 
 impl<'a> HeapItemJson<'a> {
@@ -108,10 +118,7 @@ impl<'a> HeapItemJson<'a> {
             raw_flags: t.map(|t| &t.raw_flags),
             combined_flags: t.map(|t| &t.combined_flags),
             verdict: &item.verdict,
-            attrs: item
-                .attrs
-                .as_ref()
-                .map(|v| v.iter().map(AttrJson::from_attr).collect()),
+            attrs: item.attrs.as_deref().map(AttrsJson),
         }
     }
 }

@@ -10,7 +10,7 @@ use crate::model::postgres::{
 };
 use crate::render::postgres::json::{spaced_hex, AmJson};
 
-use crate::render::fit::{new_table, right, Fitted, WIDE_CELL_CHARS};
+use crate::render::fit::{new_table, right, write_streamed, Fitted, WIDE_CELL_CHARS};
 use crate::render::RenderOptions;
 
 /// The first line of a page's table and hex views:
@@ -103,7 +103,8 @@ pub fn render_page(out: &mut dyn Write, page: &PgPage, opts: &RenderOptions) -> 
                 .iter()
                 .any(|i| i.attrs.as_ref().is_some_and(|a| !a.is_empty()))
             {
-                writeln!(out, "{}", attrs_table(&page.items, opts))?;
+                write_attrs_table(out, &page.items, opts)?;
+                writeln!(out)?;
             }
         } else {
             writeln!(out, "{}", line_pointer_table(&page.items, opts))?;
@@ -350,18 +351,40 @@ fn short_flag(name: &'static str, wide: bool) -> &'static str {
 const NARROW_VALUE_CHARS: usize = 48;
 
 /// One row per attribute of every tuple: what `SELECT` prints, and how the
-/// value is stored.
-fn attrs_table(items: &[HeapItem], opts: &RenderOptions) -> Fitted {
-    let mut t = new_table(
+/// value is stored. Written row by row (a 32 KiB page splits into up to
+/// 1.87 million columns), byte for byte as the table would be drawn whole.
+fn write_attrs_table(
+    out: &mut dyn Write,
+    items: &[HeapItem],
+    opts: &RenderOptions,
+) -> io::Result<()> {
+    let rows = |row: &mut dyn FnMut(Vec<String>) -> io::Result<()>| -> io::Result<()> {
+        for item in items {
+            attrs_rows(item, opts, row)?;
+        }
+        Ok(())
+    };
+    write_streamed(
+        out,
         opts,
         &[
             "lp", "attnum", "column", "type", "offset", "storage", "value",
         ],
-    );
-    for item in items {
-        let Some(attrs) = item.attrs.as_ref().filter(|a| !a.is_empty()) else {
-            continue;
-        };
+        &[0, 1, 4],
+        &rows,
+    )
+}
+
+/// The rows of `item`'s attributes in the attributes table.
+fn attrs_rows(
+    item: &HeapItem,
+    opts: &RenderOptions,
+    row: &mut dyn FnMut(Vec<String>) -> io::Result<()>,
+) -> io::Result<()> {
+    let Some(attrs) = item.attrs.as_ref().filter(|a| !a.is_empty()) else {
+        return Ok(());
+    };
+    {
         for (i, a) in attrs.iter().enumerate() {
             let column = match (&a.name, a.dropped) {
                 (Some(n), false) => n.clone(),
@@ -369,7 +392,7 @@ fn attrs_table(items: &[HeapItem], opts: &RenderOptions) -> Fitted {
                 (None, true) => "(dropped)".to_string(),
                 (None, false) => String::new(),
             };
-            t.add_row(vec![
+            row(vec![
                 if i == 0 {
                     item.id.lp.to_string()
                 } else {
@@ -381,11 +404,10 @@ fn attrs_table(items: &[HeapItem], opts: &RenderOptions) -> Fitted {
                 a.offset.map_or(String::new(), |o| o.to_string()),
                 storage_cell(a),
                 value_cell(a, opts.wide),
-            ]);
+            ])?;
         }
     }
-    right(&mut t, &[0, 1, 4]);
-    t
+    Ok(())
 }
 
 /// `1-byte header`, `pglz 3080 bytes`, `TOAST 16496 (pglz, 6 chunks)`, …
