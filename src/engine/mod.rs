@@ -36,6 +36,7 @@ mod trace;
 pub(crate) mod wal;
 pub use crate::model::page::{Decoded, DumpFacts, Engine, Page, TextPage, TraceOrigin};
 pub(crate) use crate::verify::oracle::OracleInput;
+pub(crate) use sniff::sniff_block_size;
 pub use sniff::{Detection, EngineScore};
 use spec::EngineSpec;
 pub(crate) use spec::RowStorage;
@@ -471,12 +472,6 @@ pub(crate) fn check_block_size(
         range.start(),
         range.end()
     )))
-}
-
-/// The block size the first bytes of an input announce, whichever engine
-/// wrote them (PostgreSQL's header is asked first).
-pub(crate) fn sniff_block_size(head: &[u8]) -> Option<usize> {
-    Engine::ALL.iter().find_map(|e| e.block_size(head))
 }
 
 impl Page {

@@ -21,7 +21,8 @@ use crate::input::InputFormat;
 use crate::reader::Endian;
 use crate::source::{Source, Tap};
 
-use super::{Detection, Engine, TracePages};
+use super::sniff::{sniff_block_size, Detection};
+use super::{Engine, TracePages};
 
 /// What to open, and what is already known of it.
 pub(crate) struct OpenRequest<'a> {
@@ -82,7 +83,7 @@ pub(crate) enum Identified {
 /// engine, and `verify_plan` (verify, map) chooses the verifier from it.
 pub(crate) fn identify(req: OpenRequest<'_>) -> Result<Identified, Error> {
     let mut source = Source::open_tapped(req.input, req.input_format, req.block_size, req.tap)?;
-    source.detect_block_size(super::sniff_block_size);
+    source.detect_block_size(sniff_block_size);
     if let Some(text) = source.take_trace_text() {
         return Ok(Identified::Trace { source, text });
     }

@@ -160,3 +160,9 @@ impl Detection {
         (!self.clear).then(|| format!("read as {}: {}", self.engine.blocks_noun(), self.reason))
     }
 }
+
+/// The block size the first bytes of an input announce, whichever engine
+/// wrote them (PostgreSQL's header is asked first).
+pub(crate) fn sniff_block_size(head: &[u8]) -> Option<usize> {
+    Engine::ALL.iter().find_map(|e| e.block_size(head))
+}
