@@ -882,6 +882,30 @@ pub struct OracleBlock {
 }
 
 impl OracleBlock {
+    /// A block of `size` bytes at `blkno` of which nothing is decoded yet:
+    /// every part `None`, no problems, no spans.
+    pub fn empty(blkno: u64, size: usize, endian: ByteOrder, kind: OracleKind) -> OracleBlock {
+        OracleBlock {
+            blkno,
+            size,
+            endian,
+            kind,
+            encrypted: false,
+            kcbh: None,
+            tailchk: None,
+            checksum: None,
+            os_header: None,
+            file_header: None,
+            ktbbh: None,
+            table: None,
+            index: None,
+            space: None,
+            undecoded: None,
+            problems: Vec::new(),
+            spans: Vec::new(),
+        }
+    }
+
     /// The dump conventions the block implies: the big-SCN flag in the cache
     /// header or the cleanout SCN means 12.2 or later (§2.4). `None` when the
     /// block does not tell.

@@ -102,25 +102,7 @@ fn order(endian: Endian) -> ByteOrder {
 /// Decode one block. Never fails: what cannot be read becomes a problem.
 pub fn parse_block(data: &[u8], opts: &BlockOptions) -> OracleBlock {
     let endian = opts.endian.unwrap_or_else(|| detect_endian(data));
-    let mut block = OracleBlock {
-        blkno: opts.blkno,
-        size: data.len(),
-        endian: order(endian),
-        kind: OracleKind::Unknown,
-        encrypted: false,
-        kcbh: None,
-        tailchk: None,
-        checksum: None,
-        os_header: None,
-        file_header: None,
-        ktbbh: None,
-        table: None,
-        index: None,
-        space: None,
-        undecoded: None,
-        problems: Vec::new(),
-        spans: Vec::new(),
-    };
+    let mut block = OracleBlock::empty(opts.blkno, data.len(), order(endian), OracleKind::Unknown);
     let mut r = Reader::new(data, endian);
 
     if !data.is_empty() && data.iter().all(|&b| b == 0) {

@@ -20,23 +20,8 @@ pub fn render_view(t: &TextBlock, blkno: u64) -> Option<OracleBlock> {
         // A body alone (`alter system dump undo header` prints no cache
         // header): the renderer prints its lines and says what is missing.
         return t.space.as_ref().map(|s| OracleBlock {
-            blkno,
-            size: 0,
-            endian: ByteOrder::Little,
-            kind: OracleKind::Other,
-            encrypted: false,
-            kcbh: None,
-            tailchk: None,
-            checksum: None,
-            os_header: None,
-            file_header: None,
-            ktbbh: None,
-            table: None,
-            index: None,
             space: Some(Box::new(s.value.clone())),
-            undecoded: None,
-            problems: Vec::new(),
-            spans: Vec::new(),
+            ..OracleBlock::empty(blkno, 0, ByteOrder::Little, OracleKind::Other)
         });
     }
     let rdba = t
