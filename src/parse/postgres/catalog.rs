@@ -1424,6 +1424,34 @@ fn missing_value(raw: &[u8], col: &Column) -> Result<String, String> {
 mod tests {
     use super::*;
 
+    /// A column as pg_attribute describes it: attname, attlen, attalign.
+    type Row = (String, i16, char);
+
+    /// The rows of a `layout.txt` (`relname|attnum|attname|typname|attlen|attalign`,
+    /// as the fixture scripts write pg_attribute), those of one catalog or all.
+    fn layout_rows(text: &str, catalog: Option<&str>) -> Vec<Row> {
+        text.lines()
+            .map(|l| l.split('|').collect::<Vec<_>>())
+            .filter(|f| catalog.is_none_or(|c| f[0] == c))
+            .map(|f| {
+                (
+                    f[2].to_string(),
+                    f[4].parse().unwrap(),
+                    f[5].chars().next().unwrap(),
+                )
+            })
+            .collect()
+    }
+
+    /// A layout's columns as [`layout_rows`] gives them.
+    fn schema_rows(schema: &Schema) -> Vec<Row> {
+        schema
+            .columns
+            .iter()
+            .map(|c| (c.name.clone().unwrap(), c.attlen, c.align.code()))
+            .collect()
+    }
+
     /// Each major's layouts are its own pg_attribute's rows of the five
     /// catalogs (fixtures/postgres/catalog/MAJOR/layout.txt, made by a real
     /// server of that major).
@@ -1440,24 +1468,9 @@ mod tests {
                 Catalog::Attribute,
                 Catalog::Type,
             ] {
-                let want: Vec<(String, i16, char)> = text
-                    .lines()
-                    .map(|l| l.split('|').collect::<Vec<_>>())
-                    .filter(|f| f[0] == catalog.name())
-                    .map(|f| {
-                        (
-                            f[2].to_string(),
-                            f[4].parse().unwrap(),
-                            f[5].chars().next().unwrap(),
-                        )
-                    })
-                    .collect();
+                let want = layout_rows(&text, Some(catalog.name()));
                 let schema = catalog_schema(catalog, major).unwrap();
-                let got: Vec<(String, i16, char)> = schema
-                    .columns
-                    .iter()
-                    .map(|c| (c.name.clone().unwrap(), c.attlen, c.align.code()))
-                    .collect();
+                let got = schema_rows(&schema);
                 assert_eq!(got, want, "{} of PostgreSQL {major}", catalog.name());
             }
         }
@@ -1475,25 +1488,10 @@ mod tests {
             ));
             let text = std::fs::read_to_string(&path).unwrap();
             for catalog in [Catalog::Enum, Catalog::Range] {
-                let want: Vec<(String, i16, char)> = text
-                    .lines()
-                    .map(|l| l.split('|').collect::<Vec<_>>())
-                    .filter(|f| f[0] == catalog.name())
-                    .map(|f| {
-                        (
-                            f[2].to_string(),
-                            f[4].parse().unwrap(),
-                            f[5].chars().next().unwrap(),
-                        )
-                    })
-                    .collect();
+                let want = layout_rows(&text, Some(catalog.name()));
                 assert!(!want.is_empty());
                 let schema = catalog_schema(catalog, major).unwrap();
-                let got: Vec<(String, i16, char)> = schema
-                    .columns
-                    .iter()
-                    .map(|c| (c.name.clone().unwrap(), c.attlen, c.align.code()))
-                    .collect();
+                let got = schema_rows(&schema);
                 assert_eq!(got, want, "{} of PostgreSQL {major}", catalog.name());
             }
         }
@@ -1508,25 +1506,11 @@ mod tests {
         let text =
             std::fs::read_to_string(root.join("fixtures/postgres/printed/authid_layout.txt"))
                 .unwrap();
-        let want: Vec<(String, i16, char)> = text
-            .lines()
-            .map(|l| l.split('|').collect::<Vec<_>>())
-            .map(|f| {
-                (
-                    f[2].to_string(),
-                    f[4].parse().unwrap(),
-                    f[5].chars().next().unwrap(),
-                )
-            })
-            .collect();
+        let want = layout_rows(&text, None);
         assert_eq!(want.len(), 12);
         for major in MAJORS.0..=MAJORS.1 {
             let schema = catalog_schema(Catalog::Authid, major).unwrap();
-            let got: Vec<(String, i16, char)> = schema
-                .columns
-                .iter()
-                .map(|c| (c.name.clone().unwrap(), c.attlen, c.align.code()))
-                .collect();
+            let got = schema_rows(&schema);
             let skip = usize::from(major < 12);
             assert_eq!(got[..], want[skip..], "pg_authid of PostgreSQL {major}");
         }
@@ -1559,24 +1543,11 @@ mod tests {
                     continue;
                 };
                 assert!(schema.ignore_rest);
-                let want: Vec<(String, i16, char)> = text
-                    .lines()
-                    .map(|l| l.split('|').collect::<Vec<_>>())
-                    .filter(|f| f[0] == catalog.name())
-                    .map(|f| {
-                        (
-                            f[2].to_string(),
-                            f[4].parse().unwrap(),
-                            f[5].chars().next().unwrap(),
-                        )
-                    })
+                let want: Vec<Row> = layout_rows(&text, Some(catalog.name()))
+                    .into_iter()
                     .take(schema.columns.len())
                     .collect();
-                let got: Vec<(String, i16, char)> = schema
-                    .columns
-                    .iter()
-                    .map(|c| (c.name.clone().unwrap(), c.attlen, c.align.code()))
-                    .collect();
+                let got = schema_rows(&schema);
                 assert_eq!(got, want, "{} of PostgreSQL {major}", catalog.name());
             }
         }
