@@ -562,6 +562,22 @@ fn sparse_file(path: &std::path::Path, len: u64, blocks: &[u64]) {
     }
 }
 
+/// `args` then the sparse file, and `args` then the same file written out in
+/// full: the same exit status and the same output (the file's name aside),
+/// which is returned.
+fn same_output(dir: &std::path::Path, args: &[&str], sparse: &str, dense: &str) -> String {
+    let run = |path: &str| {
+        let mut all = args.to_vec();
+        all.push(path);
+        run_within(60, dir, &all)
+    };
+    let (a, b) = (run(sparse), run(dense));
+    assert_eq!(a.0, b.0, "{args:?}");
+    let out = a.1.replace(sparse, "F");
+    assert_eq!(out, b.1.replace(dense, "F"), "{args:?}");
+    out
+}
+
 /// Holes of a sparse file are all-zero blocks, counted without being read:
 /// `verify` and `map` say exactly what they say of the same file written
 /// out in full (zeros and all), in every format.
@@ -581,18 +597,7 @@ fn holes_read_as_the_zero_blocks_they_are() {
         &["map"],
         &["map", "--format", "ndjson"],
     ] {
-        let run = |path: &str| {
-            let mut all = args.to_vec();
-            all.push(path);
-            run_within(60, &dir, &all)
-        };
-        let (a, b) = (run(sparse), run(dense));
-        assert_eq!(a.0, b.0, "{args:?}");
-        assert_eq!(
-            a.1.replace(sparse, "F"),
-            b.1.replace(dense, "F"),
-            "{args:?}"
-        );
+        same_output(&dir, args, sparse, dense);
     }
     let _ = fs::remove_dir_all(&dir);
 }
@@ -853,19 +858,8 @@ fn oracle_holes_read_as_the_zero_blocks_they_are() {
         ] {
             let args = [command, "--engine", "oracle", "--block-size", "8192"];
             let args = [&args[..], &["--format", format]].concat();
-            let run = |path: &str| {
-                let mut all = args.clone();
-                all.push(path);
-                run_within(60, &dir, &all)
-            };
-            let (a, b) = (run(sparse), run(dense));
-            assert_eq!(a.0, b.0, "{name} {args:?}");
-            assert!(a.1.contains("zero"), "{name} {args:?}: {}", a.1);
-            assert_eq!(
-                a.1.replace(sparse, "F"),
-                b.1.replace(dense, "F"),
-                "{name} {args:?}"
-            );
+            let out = same_output(&dir, &args, sparse, dense);
+            assert!(out.contains("zero"), "{name} {args:?}: {out}");
         }
     }
     let _ = fs::remove_dir_all(&dir);
