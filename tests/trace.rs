@@ -1092,31 +1092,85 @@ fn a_body_without_its_heading_is_kept_with_a_note() {
 
 #[test]
 fn lines_after_a_read_body_are_named_by_a_note() {
-    // A second level bitmap block read whole, then a line no release is known
+    // A second level bitmap block read whole, then lines no release is known
     // to print before the next block: the body stays decoded, the note names
-    // the line.
+    // the lines, and they are kept verbatim (a blank line between them and
+    // trailing blanks too): the model, JSON, `show`'s table and
+    // `--format dump` (after the body, where they stood) carry them.
     let text = fs::read_to_string(blocks_fixture("assm_l1_l2.trc")).unwrap();
     let l2: String = text
         .lines()
         .skip_while(|l| !l.starts_with("buffer tsn: 6 rdba: 0x01800081"))
         .map(|l| format!("{l}\n"))
         .collect();
-    let text = format!("{l2}  a line of a release we do not know\n  and another\n");
+    let extra = [
+        "  a line of a release we do not know",
+        "",
+        "  and another  ",
+    ];
+    let text = format!("{l2}{}\n", extra.join("\n"));
     let blocks = read_trace(text.as_bytes(), None).unwrap();
     assert_eq!(blocks.len(), 1);
-    let space = serde_json::to_value(&blocks[0].text.as_ref().unwrap().space).unwrap();
+    let t = blocks[0].text.as_ref().unwrap();
+    let space = serde_json::to_value(&t.space).unwrap();
     assert_eq!(space["body"], "second_level_bitmap", "{space}");
-    assert_eq!(
-        blocks[0].notes,
-        vec![
-            "trace line 13: a line the reader does not know: \"a line of a release we do not \
-             know\", after the block's body; lines 13 to 14 (2) are not read"
-                .to_string()
-        ]
+    assert_eq!(t.trailing_lines.len(), 1);
+    assert_eq!(t.trailing_lines[0].line, 13);
+    assert_eq!(t.trailing_lines[0].lines, extra);
+    let note = "trace line 13: a line the reader does not know: \"a line of a release we do not \
+                know\", after the block's body; lines 13 to 15 (3) are not read, kept as the \
+                dump's own lines";
+    assert_eq!(blocks[0].notes, vec![note.to_string()]);
+
+    let dir = std::env::temp_dir().join(format!("blockscope-trailing-{}", std::process::id()));
+    fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("l2_trailing.trc");
+    fs::write(&p, &text).unwrap();
+    let p = p.to_str().unwrap();
+    let dump = blockscope(&["show", p, "--format", "dump"]);
+    let table = blockscope(&["show", p]);
+    let json = blockscope(&["show", p, "--format", "json"]);
+    let _ = fs::remove_dir_all(&dir);
+    let err = String::from_utf8(dump.stderr).unwrap();
+    assert_eq!(dump.status.code(), Some(0), "{err}");
+    assert!(err.contains(note), "{err}");
+    // The dump: the body as the trace has it, then the kept lines, then
+    // `End dump data blocks`.
+    let ours = String::from_utf8(dump.stdout).unwrap();
+    let body: Vec<&str> = l2.lines().skip(3).collect();
+    let printed: Vec<&str> = ours
+        .lines()
+        .skip_while(|l| !l.starts_with("frmt: "))
+        .skip(1)
+        .collect();
+    let mut want = body.clone();
+    want.extend(extra);
+    want.push("End dump data blocks tsn: 6 file#: 6 minblk 129 maxblk 129");
+    assert_eq!(printed, want, "{ours}");
+    // `show`'s table: the lines by their path, as an unparsed body's are.
+    let table = String::from_utf8(table.stdout).unwrap();
+    assert!(
+        table.contains("trailing_lines[0].lines[0]")
+            && table.contains("a line of a release we do not know")
+            && table.contains("trailing_lines[0].lines[2]")
+            && table.contains("and another"),
+        "{table}"
     );
-    // Oracle's own lines that carry nothing are not named.
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let kept = &v["blocks"][0]["text"]["trailing_lines"];
+    assert_eq!(kept[0]["line"], 13, "{kept}");
+    assert_eq!(kept[0]["lines"], serde_json::json!(extra), "{kept}");
+    assert_eq!(
+        v["blocks"][0]["text"]["space"]["body"],
+        "second_level_bitmap"
+    );
+
+    // Oracle's own lines that carry nothing are not named, and a block
+    // without such lines carries no `trailing_lines` in JSON.
     let blocks = read_trace(l2.as_bytes(), None).unwrap();
     assert!(blocks[0].notes.is_empty(), "{:?}", blocks[0].notes);
+    let t = serde_json::to_value(blocks[0].text.as_ref().unwrap()).unwrap();
+    assert!(t.get("trailing_lines").is_none(), "{t}");
 }
 
 #[test]

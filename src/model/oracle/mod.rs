@@ -874,6 +874,10 @@ pub struct OracleBlock {
     /// A body that is not decoded: shown as hex, with the reason.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub undecoded: Option<Box<space::Undecoded>>,
+    /// Lines of a trace's text after the body that the reader does not
+    /// know, verbatim: the dump prints them back after the body.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub trailing_lines: Vec<String>,
     /// Problems found while decoding.
     pub problems: Vec<Problem>,
     /// Labelled byte ranges for the hex view.
@@ -901,6 +905,7 @@ impl OracleBlock {
             index: None,
             space: None,
             undecoded: None,
+            trailing_lines: Vec::new(),
             problems: Vec::new(),
             spans: Vec::new(),
         }
@@ -985,6 +990,11 @@ pub struct TextBlock {
     /// of First Level Bitmap Block` …).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub space: Option<At<space::SpaceBody>>,
+    /// Runs of lines after a body read whole that no part of the reader
+    /// takes (another release's, or an author's), each kept verbatim with
+    /// the line of its first; printed back after the body. Absent when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub trailing_lines: Vec<space::UnparsedLines>,
 }
 
 /// The cache header as the dump prints it (§6.2).

@@ -233,6 +233,7 @@ impl Dump<'_> {
                 if let Some(body) = &b.space {
                     self.s.push_str(&super::space::space_text(body));
                 }
+                self.trailing_lines();
                 return;
             }
             (None, _) => {
@@ -337,8 +338,17 @@ impl Dump<'_> {
                 }
             }
         }
+        self.trailing_lines();
         if trace {
             self.end(&tsn, &file, blk);
+        }
+    }
+
+    /// The lines of a trace's text after the body that the reader does not
+    /// know, printed back as the trace has them.
+    fn trailing_lines(&mut self) {
+        for l in &self.block.trailing_lines {
+            line!(self, "{l}");
         }
     }
 

@@ -470,8 +470,8 @@ impl<'a> Parser<'a> {
 
     /// The stray lines met since the last part, kept in the current block
     /// with a note naming the first: as the block's body, shown as the
-    /// dump's own lines, when the block has no body yet; else named by the
-    /// note (the body read is kept as it is).
+    /// dump's own lines, when the block has no body yet; else as its
+    /// trailing lines after the body (the body read is kept as it is).
     fn keep_stray(&mut self) {
         let Some((first, last)) = self.stray.take() else {
             return;
@@ -487,14 +487,15 @@ impl<'a> Parser<'a> {
         };
         let bodiless = t.space.is_none() && t.data.is_none() && t.other_body.is_none();
         let reason = format!("a line the reader does not know: {head:?}");
+        let kept = UnparsedLines {
+            line: first,
+            from_line: first,
+            reason: reason.clone(),
+            lines,
+        };
         let note = if bodiless {
             t.space = Some(At {
-                value: SpaceBody::Unparsed(UnparsedLines {
-                    line: first,
-                    from_line: first,
-                    reason: reason.clone(),
-                    lines,
-                }),
+                value: SpaceBody::Unparsed(kept),
                 line: first,
             });
             format!(
@@ -502,9 +503,10 @@ impl<'a> Parser<'a> {
                  line {first} on are kept as the dump's own lines"
             )
         } else {
+            t.trailing_lines.push(kept);
             format!(
                 "trace line {first}: {reason}, after the block's body; lines {first} to {last} \
-                 ({n}) are not read"
+                 ({n}) are not read, kept as the dump's own lines"
             )
         };
         if let Some(b) = self.cur.as_mut() {

@@ -21,6 +21,7 @@ pub fn render_view(t: &TextBlock, blkno: u64) -> Option<OracleBlock> {
         // header): the renderer prints its lines and says what is missing.
         return t.space.as_ref().map(|s| OracleBlock {
             space: Some(Box::new(s.value.clone())),
+            trailing_lines: trailing_lines(t),
             ..OracleBlock::empty(blkno, 0, ByteOrder::Little, OracleKind::Other)
         });
     }
@@ -173,7 +174,17 @@ pub fn render_view(t: &TextBlock, blkno: u64) -> Option<OracleBlock> {
                 bytes: Vec::new(),
             })
         }),
+        trailing_lines: trailing_lines(t),
         problems: Vec::new(),
         spans: Vec::new(),
     })
+}
+
+/// The text's trailing runs of lines, one after the other, as the trace has
+/// them.
+fn trailing_lines(t: &TextBlock) -> Vec<String> {
+    t.trailing_lines
+        .iter()
+        .flat_map(|u| u.lines.iter().cloned())
+        .collect()
 }
